@@ -1,0 +1,28 @@
+//! veilkit core: the cryptographic primitives and constructions of the
+//! veilkit SDK, in pure Rust with no WebAssembly types.
+//!
+//! The optional `wasm` feature adds the thin wasm-bindgen layer in
+//! [`wasm`](crate::wasm); nothing in the core depends on it.
+//!
+//! Layout mirrors the TypeScript facade: `aead` ↔ `ts/aead.ts`, and so on.
+#![forbid(unsafe_code)]
+#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]
+
+pub mod aead;
+pub mod bip39;
+pub mod ed25519;
+pub mod error;
+pub mod hash;
+pub mod kdf;
+pub mod keywrap;
+pub mod mldsa;
+pub mod mlkem;
+pub mod rng;
+pub mod shamir;
+pub mod x25519;
+pub mod xwing;
+
+#[cfg(feature = "wasm")]
+pub mod wasm;
+
+pub use error::{CryptoError, Result};

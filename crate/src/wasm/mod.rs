@@ -1,0 +1,1 @@
+//! wasm-bindgen layer (feature `wasm`): validate, call the core, convert.
