@@ -1,1 +1,69 @@
 //! wasm-bindgen layer (feature `wasm`): validate, call the core, convert.
+//!
+//! Conventions (kept by every file here, mirroring `crate/src/<area>.rs`):
+//! - JS names are camelCase and set explicitly with `js_name`.
+//! - Secret inputs arrive as `Vec<u8>` (ownership moves into wasm memory) and
+//!   are wrapped in `Zeroizing` at once, so the copy in linear memory is wiped
+//!   when the call returns. Public inputs are borrowed `&[u8]`.
+//! - Secret outputs leave as a `Uint8Array` copied out of a `Zeroizing`
+//!   buffer, so linear memory keeps no copy. Several outputs are concatenated
+//!   in a documented order and split by the TypeScript facade (keeps the
+//!   generated `.d.ts` free of `any`).
+//! - Errors become a JS `Error` named `VeilError` with a stable `code`
+//!   (`CryptoError::code`, an exhaustive match); the TypeScript facade turns
+//!   it into its `VeilError` class.
+
+use crate::error::CryptoError;
+use js_sys::Uint8Array;
+use wasm_bindgen::prelude::*;
+use zeroize::Zeroizing;
+
+mod aead;
+mod bip39;
+mod ed25519;
+mod hash;
+mod kdf;
+mod keywrap;
+mod mldsa;
+mod mlkem;
+mod shamir;
+mod x25519;
+mod xwing;
+
+/// Result type of every exported function.
+pub(crate) type JsResult<T> = Result<T, JsValue>;
+
+/// Converts a core error into the JS error the facade understands.
+pub(crate) fn js_error(e: CryptoError) -> JsValue {
+    let err = js_sys::Error::new(&e.to_string());
+    err.set_name("VeilError");
+    // Setting a property on a fresh Error object cannot fail.
+    let _ = js_sys::Reflect::set(&err, &JsValue::from_str("code"), &JsValue::from_str(e.code()));
+    err.into()
+}
+
+/// Copies secret bytes out to JS; the caller's `Zeroizing` wipes the source.
+pub(crate) fn secret_out(bytes: &[u8]) -> Uint8Array {
+    Uint8Array::from(bytes)
+}
+
+/// Takes ownership of a secret input so that it is wiped on drop.
+pub(crate) fn secret_in(bytes: Vec<u8>) -> Zeroizing<Vec<u8>> {
+    Zeroizing::new(bytes)
+}
+
+/// Concatenates parts into one zeroizing buffer and copies it out.
+pub(crate) fn concat_out(parts: &[&[u8]]) -> Uint8Array {
+    let mut buf = Zeroizing::new(Vec::with_capacity(parts.iter().map(|p| p.len()).sum()));
+    for p in parts {
+        buf.extend_from_slice(p);
+    }
+    secret_out(&buf)
+}
+
+/// Version string of the core, for diagnostics.
+#[wasm_bindgen(js_name = "coreVersion")]
+#[must_use]
+pub fn core_version() -> String {
+    env!("CARGO_PKG_VERSION").to_owned()
+}

@@ -1,0 +1,9 @@
+/**
+ * veilkit: post-quantum end-to-end encryption for the browser.
+ *
+ * `import { init } from 'veilkit'; await init();` loads the SIMD WebAssembly
+ * core (memoised; page, Worker or Node). The low-level primitives are
+ * re-exported here with the seed SDK's camelCase names and also live at
+ * `veilkit/primitives`.
+ */
+export * from './primitives.js';

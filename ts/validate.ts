@@ -1,0 +1,80 @@
+/** Argument checks run before anything crosses into WebAssembly. */
+
+const EMPTY = new Uint8Array(0);
+
+/** Throws `TypeError` unless `value` is a `Uint8Array`. */
+export function bytes(name: string, value: unknown): Uint8Array {
+  if (!(value instanceof Uint8Array)) {
+    throw new TypeError(`${name} must be a Uint8Array, got ${describe(value)}`);
+  }
+  return value;
+}
+
+/** A `Uint8Array` of exactly `length` bytes, else `TypeError` / `RangeError`. */
+export function exact(name: string, value: unknown, length: number): Uint8Array {
+  const b = bytes(name, value);
+  if (b.length !== length) {
+    throw new RangeError(`${name} must be ${length} bytes, got ${b.length}`);
+  }
+  return b;
+}
+
+/** A `Uint8Array` whose length is one of `lengths`. */
+export function oneOf(name: string, value: unknown, lengths: readonly number[]): Uint8Array {
+  const b = bytes(name, value);
+  if (!lengths.includes(b.length)) {
+    throw new RangeError(`${name} must be ${lengths.join(' or ')} bytes, got ${b.length}`);
+  }
+  return b;
+}
+
+/** A `Uint8Array` of at least `min` bytes. */
+export function atLeast(name: string, value: unknown, min: number): Uint8Array {
+  const b = bytes(name, value);
+  if (b.length < min) {
+    throw new RangeError(`${name} must be at least ${min} bytes, got ${b.length}`);
+  }
+  return b;
+}
+
+/** Optional bytes: `undefined`/`null` mean empty. */
+export function optionalBytes(name: string, value: unknown): Uint8Array {
+  if (value === undefined || value === null) return EMPTY;
+  return bytes(name, value);
+}
+
+/** A string or bytes (UTF-8 encoded); returns bytes and whether we allocated them. */
+export function stringOrBytes(name: string, value: unknown): { data: Uint8Array; owned: boolean } {
+  if (typeof value === 'string') return { data: new TextEncoder().encode(value), owned: true };
+  if (value instanceof Uint8Array) return { data: value, owned: false };
+  throw new TypeError(`${name} must be a string or a Uint8Array, got ${describe(value)}`);
+}
+
+/** An integer in `[min, max]`, else `TypeError` / `RangeError`. */
+export function integer(name: string, value: unknown, min: number, max: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value)) {
+    throw new TypeError(`${name} must be an integer, got ${describe(value)}`);
+  }
+  if (value < min || value > max) {
+    throw new RangeError(`${name} must be between ${min} and ${max}, got ${value}`);
+  }
+  return value;
+}
+
+/** A string, else `TypeError`. */
+export function string(name: string, value: unknown): string {
+  if (typeof value !== 'string') throw new TypeError(`${name} must be a string, got ${describe(value)}`);
+  return value;
+}
+
+/** Overwrites a buffer this library allocated. Never call it on a caller's buffer. */
+export function wipe(...buffers: Uint8Array[]): void {
+  for (const b of buffers) b.fill(0);
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an Array';
+  if (typeof value === 'object') return value.constructor?.name ?? 'an object';
+  return typeof value;
+}
