@@ -1,0 +1,53 @@
+import { defineConfig } from '@playwright/test';
+
+const PORT = 8787;
+const BASE_URL = `http://127.0.0.1:${PORT}`;
+
+export default defineConfig({
+  testDir: 'tests/playwright',
+  testMatch: '**/*.spec.ts',
+  // One worker: the machine has two cores and the vector suites are CPU-bound.
+  workers: 1,
+  fullyParallel: false,
+  forbidOnly: !!process.env.CI,
+  retries: 0,
+  timeout: 120_000,
+  reporter: 'list',
+  outputDir: 'test-results',
+  use: {
+    baseURL: BASE_URL,
+    headless: true,
+    trace: 'off',
+  },
+  projects: [
+    {
+      name: 'chromium',
+      use: {
+        browserName: 'chromium',
+        launchOptions: {
+          // Debian's Chromium; Playwright's own browser download is not possible here.
+          executablePath: '/usr/bin/chromium',
+          args: [
+            '--headless',
+            '--no-sandbox',
+            '--disable-gpu',
+            '--disable-quic',
+            '--disable-background-networking',
+            '--disable-component-update',
+            '--disable-sync',
+            '--no-first-run',
+          ],
+        },
+      },
+    },
+  ],
+  webServer: {
+    command: 'node tests/server.mjs',
+    url: `${BASE_URL}/package.json`,
+    env: { PORT: String(PORT) },
+    reuseExistingServer: !process.env.CI,
+    timeout: 30_000,
+    stdout: 'ignore',
+    stderr: 'pipe',
+  },
+});

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Idempotent machine setup for building and testing veilkit.
+#   - wasm32-unknown-unknown Rust target
+#   - wasm-bindgen-cli of exactly the wasm-bindgen version in Cargo.lock
+#   - npm dev dependencies (no browser download)
+#   - Debian Chromium at /usr/bin/chromium (Playwright drives it)
+# Fast on a second run: every step first checks whether it is already done.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+# cargo-installed tools live here; a fresh login shell may not have it on PATH.
+if [[ -d "${CARGO_HOME:-$HOME/.cargo}/bin" ]]; then
+  export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
+fi
+
+step() { printf 'setup: %-28s %s\n' "$1" "$2"; }
+die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
+
+command -v cargo >/dev/null 2>&1 || die "cargo not found (install Rust with rustup first)"
+command -v node >/dev/null 2>&1 || die "node not found (Node.js >= 20 is required)"
+command -v npm >/dev/null 2>&1 || die "npm not found"
+
+# 1. Rust target --------------------------------------------------------------
+if rustup target list --installed 2>/dev/null | grep -qx 'wasm32-unknown-unknown'; then
+  step "wasm32-unknown-unknown" "already present"
+else
+  rustup target add wasm32-unknown-unknown >/dev/null
+  step "wasm32-unknown-unknown" "done (rustup target add)"
+fi
+
+# 2. wasm-bindgen-cli, same version as the wasm-bindgen crate in Cargo.lock -----
+[[ -f Cargo.lock ]] || die "Cargo.lock missing"
+WB_VERSION="$(awk '
+  /^\[\[package\]\]/ { in_wb = 0 }
+  /^name = "wasm-bindgen"$/ { in_wb = 1; next }
+  in_wb && /^version = / { gsub(/"/, "", $3); print $3; exit }
+' Cargo.lock)"
+[[ -n "$WB_VERSION" ]] || die "no wasm-bindgen package in Cargo.lock"
+HAVE_WB="$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)"
+if [[ "$HAVE_WB" == "$WB_VERSION" ]]; then
+  step "wasm-bindgen-cli $WB_VERSION" "already present"
+else
+  step "wasm-bindgen-cli $WB_VERSION" "installing (had: ${HAVE_WB:-none}; this compiles, takes minutes)…"
+  cargo install wasm-bindgen-cli --version "$WB_VERSION" --force
+  HAVE_WB="$(wasm-bindgen --version 2>/dev/null | awk '{print $2}' || true)"
+  [[ "$HAVE_WB" == "$WB_VERSION" ]] || die "wasm-bindgen --version reports '${HAVE_WB:-nothing}', wanted $WB_VERSION"
+  step "wasm-bindgen-cli $WB_VERSION" "done (cargo install)"
+fi
+
+# 3. npm dev dependencies -------------------------------------------------------
+# npm writes node_modules/.package-lock.json on every install: use it as the stamp.
+export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
+STAMP="node_modules/.package-lock.json"
+if [[ -f package-lock.json ]]; then
+  if [[ ! -f "$STAMP" || package-lock.json -nt "$STAMP" || package.json -nt "$STAMP" ]]; then
+    npm ci --no-audit --no-fund --loglevel=error
+    step "npm dependencies" "done (npm ci)"
+  else
+    step "npm dependencies" "already present"
+  fi
+else
+  if [[ ! -f "$STAMP" || package.json -nt "$STAMP" ]]; then
+    npm install --no-audit --no-fund --loglevel=error
+    step "npm dependencies" "done (npm install, no package-lock.json)"
+  else
+    step "npm dependencies" "already present"
+  fi
+fi
+
+# 4. Chromium (Debian package; Playwright cannot download its own browser here) --
+if [[ -x /usr/bin/chromium ]]; then
+  step "chromium" "already present (/usr/bin/chromium)"
+elif [[ "$(id -u)" -eq 0 ]] && command -v apt-get >/dev/null 2>&1; then
+  step "chromium" "installing Debian package…"
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+  [[ -x /usr/bin/chromium ]] || die "apt-get installed chromium but /usr/bin/chromium is missing"
+  step "chromium" "done (apt-get install chromium)"
+else
+  step "chromium" "MISSING: /usr/bin/chromium not found and not root; run: sudo apt-get install -y chromium (browser tests will fail)"
+fi

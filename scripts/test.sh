@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Full test run: setup, native vectors, clippy (native + wasm), build, Node
+# tests, Playwright (Chromium). Every step runs even after a failure so the
+# summary is complete; exit status is non-zero if any step failed. The last
+# line of output is exactly "N passed, N failed" (steps).
+set -uo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+if [[ -d "${CARGO_HOME:-$HOME/.cargo}/bin" ]]; then
+  export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
+fi
+export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
+
+NAMES=()
+RESULTS=()
+TIMES=()
+BUILD_OK=0
+
+now() { date +%s%N; }
+
+# run_step NAME CMD...  — runs CMD, records PASS/FAIL and duration.
+run_step() {
+  local name="$1"
+  shift
+  printf '\n==> %s: %s\n' "$name" "$*"
+  local start end status
+  start=$(now)
+  "$@"
+  status=$?
+  end=$(now)
+  NAMES+=("$name")
+  TIMES+=("$(( (end - start) / 1000000 ))")
+  if [[ $status -eq 0 ]]; then
+    RESULTS+=("PASS")
+  else
+    RESULTS+=("FAIL")
+    printf '==> %s FAILED (exit %d)\n' "$name" "$status"
+  fi
+  return $status
+}
+
+# skip_step NAME REASON — a step that cannot run counts as failed.
+skip_step() {
+  printf '\n==> %s: not run (%s)\n' "$1" "$2"
+  NAMES+=("$1")
+  RESULTS+=("FAIL")
+  TIMES+=("0")
+}
+
+run_step "setup" bash scripts/setup.sh
+run_step "cargo test (native vectors)" cargo test -p veilkit
+run_step "clippy (native, all targets)" cargo clippy -p veilkit --all-targets -- -D warnings
+run_step "clippy (wasm32, --features wasm)" \
+  cargo clippy -p veilkit --features wasm --target wasm32-unknown-unknown -- -D warnings
+run_step "build (wasm + tsc)" bash scripts/build.sh && BUILD_OK=1
+if [[ $BUILD_OK -eq 1 ]]; then
+  run_step "node tests" node --test dist/tests/node/
+  run_step "playwright (chromium)" npx --no-install playwright test
+else
+  skip_step "node tests" "build failed"
+  skip_step "playwright (chromium)" "build failed"
+fi
+
+passed=0
+failed=0
+printf '\n%-36s %-6s %10s\n' "step" "result" "seconds"
+printf '%-36s %-6s %10s\n' "------------------------------------" "------" "----------"
+for i in "${!NAMES[@]}"; do
+  ms=${TIMES[$i]}
+  printf '%-36s %-6s %6d.%03d\n' "${NAMES[$i]}" "${RESULTS[$i]}" $(( ms / 1000 )) $(( ms % 1000 ))
+  if [[ ${RESULTS[$i]} == PASS ]]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+done
+echo
+echo "$passed passed, $failed failed"
+[[ $failed -eq 0 ]]

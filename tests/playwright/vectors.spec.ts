@@ -1,0 +1,35 @@
+// Known-answer vectors through the public API inside a module Worker in Chromium.
+// One page load runs every family; each family is its own step with soft
+// assertions, so one failing family never hides the others.
+import { test, expect } from '@playwright/test';
+import { FAMILIES, formatReport } from '../shared/vector-suites.js';
+import type { VectorWorkerMessage } from './fixtures/vector-worker.js';
+
+test('vector suites in a module worker (Chromium)', async ({ page }) => {
+  test.setTimeout(10 * 60_000);
+  const pageLog: string[] = [];
+  page.on('console', (m) => pageLog.push(`[console.${m.type()}] ${m.text()}`));
+  page.on('pageerror', (e) => pageLog.push(`[pageerror] ${e.message}`));
+  page.on('requestfailed', (r) => pageLog.push(`[requestfailed] ${r.url()} ${r.failure()?.errorText ?? ''}`));
+
+  await page.goto('/tests/playwright/fixtures/vectors.html');
+  const result = (await page.evaluate('window.vectorResult')) as VectorWorkerMessage;
+  if (result.type !== 'reports') throw new Error(`vector worker failed: ${result.message}\n${pageLog.join('\n')}`);
+
+  console.log(`vector suites in a module worker: ${result.millis} ms, crossOriginIsolated=${result.crossOriginIsolated}`);
+  for (const r of result.reports) console.log(`  ${formatReport(r)}`);
+
+  expect.soft(result.crossOriginIsolated, 'worker is cross-origin isolated (COOP/COEP)').toBe(true);
+  expect.soft(result.reports.map((r) => r.family)).toEqual([...FAMILIES]);
+  for (const family of FAMILIES) {
+    await test.step(`vectors: ${family}`, () => {
+      const r = result.reports.find((x) => x.family === family);
+      expect.soft(r, `report for ${family}`).toBeDefined();
+      if (r === undefined) return;
+      for (const reason of r.skipped) test.info().annotations.push({ type: 'skipped-vector', description: reason });
+      expect.soft(r.failures, `${family} failures`).toEqual([]);
+      expect.soft(r.expected, `${family}: vectors selected`).toBeGreaterThan(0);
+      expect.soft(r.checked, `${family}: cases checked`).toBe(r.expected);
+    });
+  }
+});

@@ -1,0 +1,115 @@
+#!/usr/bin/env node
+// Tiny static file server for the browser tests and the demo (no dependencies).
+//
+// Serves the repository root on 127.0.0.1 only (PORT, default 8787) with the
+// cross-origin isolation headers (COOP/COEP/CORP), correct MIME types for
+// modules and wasm, no caching, no access outside the root and no dot-files.
+import { createServer } from 'node:http';
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { extname, join, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
+const HOST = '127.0.0.1';
+const PORT = Number.parseInt(process.env.PORT ?? '8787', 10);
+
+const MIME = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.map': 'application/json; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.css': 'text/css; charset=utf-8',
+  '.txt': 'text/plain; charset=utf-8',
+  '.md': 'text/plain; charset=utf-8',
+  '.rsp': 'text/plain; charset=utf-8',
+  '.ts': 'text/plain; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.gz': 'application/gzip',
+};
+
+const BASE_HEADERS = {
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Embedder-Policy': 'require-corp',
+  'Cross-Origin-Resource-Policy': 'same-origin',
+  'Cache-Control': 'no-store',
+  'X-Content-Type-Options': 'nosniff',
+};
+
+function send(res, status, body) {
+  res.writeHead(status, { ...BASE_HEADERS, 'Content-Type': 'text/plain; charset=utf-8' });
+  res.end(`${body}\n`);
+}
+
+/** Maps a URL path to a file path inside ROOT, or null if it escapes the root. */
+function toFilePath(urlPath) {
+  let decoded;
+  try {
+    decoded = decodeURIComponent(urlPath);
+  } catch {
+    return null;
+  }
+  if (decoded.includes('\0')) return null;
+  // No dot-files or dot-directories (.git, .ci, .cargo …).
+  if (decoded.split(/[\\/]/).some((segment) => segment.startsWith('.'))) return null;
+  const candidate = resolve(join(ROOT, decoded));
+  if (candidate !== ROOT && !candidate.startsWith(ROOT + sep)) return null;
+  return candidate;
+}
+
+const server = createServer(async (req, res) => {
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    res.setHeader('Allow', 'GET, HEAD');
+    send(res, 405, 'method not allowed');
+    return;
+  }
+  let pathname;
+  try {
+    pathname = new URL(req.url ?? '/', `http://${HOST}`).pathname;
+  } catch {
+    send(res, 400, 'bad request');
+    return;
+  }
+  let file = toFilePath(pathname);
+  if (file === null) {
+    send(res, 403, 'forbidden');
+    return;
+  }
+  try {
+    let info = await stat(file);
+    if (info.isDirectory()) {
+      file = join(file, 'index.html');
+      info = await stat(file);
+    }
+    if (!info.isFile()) {
+      send(res, 404, 'not found');
+      return;
+    }
+    res.writeHead(200, {
+      ...BASE_HEADERS,
+      'Content-Type': MIME[extname(file).toLowerCase()] ?? 'application/octet-stream',
+      'Content-Length': info.size,
+    });
+    if (req.method === 'HEAD') {
+      res.end();
+      return;
+    }
+    createReadStream(file)
+      .on('error', () => res.destroy())
+      .pipe(res);
+  } catch {
+    send(res, 404, 'not found');
+  }
+});
+
+server.listen(PORT, HOST, () => {
+  console.log(`veilkit test server: serving ${ROOT} at http://${HOST}:${PORT}/`);
+});
+
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => server.close(() => process.exit(0)));
+}
