@@ -1,1 +1,258 @@
-//! TODO: being written.
+//! ML-KEM-768 (FIPS 203), over RustCrypto `ml-kem`.
+//!
+//! Keys are generated from a 64-byte seed `d ‖ z` (FIPS 203 `ML-KEM.KeyGen_internal`)
+//! drawn from [`crate::rng`], and encapsulation uses an explicit 32-byte `m`
+//! (`ML-KEM.Encaps_internal`), so no RNG object is ever handed to the crate.
+//!
+//! The decapsulation key is the 2400-byte expanded form
+//! `dk_PKE ‖ ek ‖ H(ek) ‖ z`. The FIPS 203 §7.2/§7.3 input checks are applied:
+//! the encapsulation key modulus check before encapsulating, and before
+//! decapsulating both the hash check `H(ek) = h` and the modulus check on the
+//! embedded `ek`. An invalid ciphertext of the right length is *not* an
+//! error: implicit rejection returns the pseudo-random key `J(z ‖ c)`.
+
+use core::fmt;
+
+#[allow(deprecated)]
+use ml_kem::ExpandedKeyEncoding;
+use ml_kem::array::Array;
+use ml_kem::array::sizes::U32;
+use ml_kem::{
+    B32, Ciphertext, Decapsulate, ExpandedDecapsulationKey, Key, KeyExport, MlKem768, Seed,
+    ml_kem_768::{DecapsulationKey, EncapsulationKey},
+};
+use zeroize::{Zeroize, Zeroizing};
+
+use crate::error::{CryptoError, Result, exact};
+use crate::rng;
+
+/// Length of an encapsulation (public) key.
+pub const EK_LEN: usize = 1184;
+/// Length of an expanded decapsulation (secret) key.
+pub const DK_LEN: usize = 2400;
+/// Length of a ciphertext.
+pub const CT_LEN: usize = 1088;
+/// Length of the shared secret.
+pub const SS_LEN: usize = 32;
+/// Length of a key-generation seed `d ‖ z`.
+pub const SEED_LEN: usize = 64;
+/// Length of the encapsulation randomness `m`.
+pub const M_LEN: usize = 32;
+
+/// An ML-KEM-768 key pair. The decapsulation key is wiped on drop; `Debug`
+/// shows only the encapsulation key length.
+pub struct MlKemKeypair {
+    /// Expanded decapsulation key (2400 bytes).
+    pub decapsulation_key: Zeroizing<Vec<u8>>,
+    /// Encapsulation key (1184 bytes).
+    pub encapsulation_key: Vec<u8>,
+}
+
+impl fmt::Debug for MlKemKeypair {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("MlKemKeypair")
+            .field("encapsulation_key_len", &self.encapsulation_key.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Generates a fresh ML-KEM-768 key pair (seed from the platform CSPRNG).
+///
+/// # Errors
+/// [`CryptoError::RandomnessUnavailable`] if the random generator fails.
+#[must_use = "the generated key pair is the only copy of the secret"]
+pub fn mlkem_generate() -> Result<MlKemKeypair> {
+    let seed = rng::array::<SEED_LEN>()?;
+    mlkem_from_seed(seed.as_slice())
+}
+
+/// Derives the ML-KEM-768 key pair of a 64-byte seed `d ‖ z` (FIPS 203 Algorithm 16).
+///
+/// # Errors
+/// [`CryptoError::InvalidLength`] (`seed`) unless `seed` is 64 bytes.
+#[must_use = "this returns the key pair and has no side effect"]
+pub fn mlkem_from_seed(seed: &[u8]) -> Result<MlKemKeypair> {
+    let seed = exact::<SEED_LEN>("seed", "64 bytes", seed)?;
+    let mut seed = Seed::from(*seed);
+    let dk = DecapsulationKey::from_seed(seed);
+    seed.zeroize();
+    #[allow(deprecated)]
+    let mut expanded = dk.to_expanded_bytes();
+    let decapsulation_key = Zeroizing::new(expanded.to_vec());
+    expanded.zeroize();
+    let encapsulation_key = dk.encapsulation_key().to_bytes().to_vec();
+    Ok(MlKemKeypair {
+        decapsulation_key,
+        encapsulation_key,
+    })
+}
+
+fn encapsulation_key(ek: &[u8]) -> Result<EncapsulationKey> {
+    let ek = exact::<EK_LEN>("encapsulationKey", "1184 bytes", ek)?;
+    let ek: &Key<EncapsulationKey> = ek.into();
+    EncapsulationKey::new(ek)
+        .map_err(|_| CryptoError::InvalidKey("ML-KEM encapsulation key fails the modulus check"))
+}
+
+fn shared_secret(mut k: Array<u8, U32>) -> Zeroizing<[u8; 32]> {
+    let out = Zeroizing::new(k.0);
+    k.zeroize();
+    out
+}
+
+/// Encapsulates a fresh shared secret to `ek` (random `m` from the platform CSPRNG).
+///
+/// Returns `(ciphertext, shared_secret)`.
+///
+/// # Errors
+/// - [`CryptoError::InvalidLength`] (`encapsulationKey`) unless `ek` is 1184 bytes.
+/// - [`CryptoError::InvalidKey`] if `ek` fails the FIPS 203 modulus check.
+/// - [`CryptoError::RandomnessUnavailable`] if the random generator fails.
+#[must_use = "the shared secret is lost if the result is dropped"]
+pub fn mlkem_encapsulate(ek: &[u8]) -> Result<(Vec<u8>, Zeroizing<[u8; 32]>)> {
+    let key = encapsulation_key(ek)?;
+    let m = rng::array::<M_LEN>()?;
+    Ok(encapsulate_with(&key, &m))
+}
+
+/// Encapsulates with caller-provided randomness `m` (FIPS 203 `ML-KEM.Encaps_internal`).
+///
+/// For known-answer tests only: `m` must be 32 fresh uniformly random bytes,
+/// never reused.
+///
+/// # Errors
+/// - [`CryptoError::InvalidLength`] (`encapsulationKey` 1184 bytes, `m` 32 bytes).
+/// - [`CryptoError::InvalidKey`] if `ek` fails the FIPS 203 modulus check.
+#[must_use = "the shared secret is lost if the result is dropped"]
+pub fn mlkem_encapsulate_derand(ek: &[u8], m: &[u8]) -> Result<(Vec<u8>, Zeroizing<[u8; 32]>)> {
+    let key = encapsulation_key(ek)?;
+    let m = exact::<M_LEN>("m", "32 bytes", m)?;
+    Ok(encapsulate_with(&key, m))
+}
+
+fn encapsulate_with(key: &EncapsulationKey, m: &[u8; 32]) -> (Vec<u8>, Zeroizing<[u8; 32]>) {
+    let m: &B32 = m.into();
+    let (ct, k) = key.encapsulate_deterministic(m);
+    (ct.to_vec(), shared_secret(k))
+}
+
+/// Decapsulates `ct` with the 2400-byte expanded decapsulation key `dk`.
+///
+/// A ciphertext that does not re-encrypt identically yields the implicit
+/// rejection key (FIPS 203 Algorithm 18), not an error.
+///
+/// # Errors
+/// - [`CryptoError::InvalidLength`] (`decapsulationKey` 2400 bytes, `ciphertext` 1088 bytes).
+/// - [`CryptoError::InvalidKey`] if the embedded `H(ek)` does not match the
+///   embedded `ek`, or that `ek` fails the modulus check.
+#[must_use = "this returns the shared secret and has no side effect"]
+pub fn mlkem_decapsulate(dk: &[u8], ct: &[u8]) -> Result<Zeroizing<[u8; 32]>> {
+    let dk = exact::<DK_LEN>("decapsulationKey", "2400 bytes", dk)?;
+    let ct = exact::<CT_LEN>("ciphertext", "1088 bytes", ct)?;
+    let dk: &ExpandedDecapsulationKey<MlKem768> = dk.into();
+    let ct: &Ciphertext<MlKem768> = ct.into();
+    #[allow(deprecated)]
+    let key = DecapsulationKey::from_expanded_bytes(dk).map_err(|_| {
+        CryptoError::InvalidKey(
+            "ML-KEM decapsulation key: embedded H(ek) mismatch or ek fails the modulus check",
+        )
+    })?;
+    Ok(shared_secret(key.decapsulate(ct)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip() {
+        let kp = mlkem_generate().unwrap();
+        assert_eq!(kp.decapsulation_key.len(), DK_LEN);
+        assert_eq!(kp.encapsulation_key.len(), EK_LEN);
+        let (ct, k1) = mlkem_encapsulate(&kp.encapsulation_key).unwrap();
+        assert_eq!(ct.len(), CT_LEN);
+        let k2 = mlkem_decapsulate(&kp.decapsulation_key, &ct).unwrap();
+        assert_eq!(*k1, *k2);
+        // Derived key pairs are deterministic.
+        let seed = [7u8; 64];
+        let a = mlkem_from_seed(&seed).unwrap();
+        let b = mlkem_from_seed(&seed).unwrap();
+        assert_eq!(*a.decapsulation_key, *b.decapsulation_key);
+        let (c1, s1) = mlkem_encapsulate_derand(&a.encapsulation_key, &[1; 32]).unwrap();
+        let (c2, s2) = mlkem_encapsulate_derand(&a.encapsulation_key, &[1; 32]).unwrap();
+        assert_eq!((c1, *s1), (c2, *s2));
+        assert!(!format!("{a:?}").contains("decapsulation_key:"));
+    }
+
+    #[test]
+    fn tampered_ciphertext_implicit_rejection() {
+        let kp = mlkem_from_seed(&[3u8; 64]).unwrap();
+        let (mut ct, k) = mlkem_encapsulate_derand(&kp.encapsulation_key, &[9; 32]).unwrap();
+        ct[10] ^= 1;
+        let k_bad = mlkem_decapsulate(&kp.decapsulation_key, &ct).unwrap();
+        assert_ne!(*k, *k_bad);
+        // Implicit rejection is deterministic.
+        assert_eq!(
+            *k_bad,
+            *mlkem_decapsulate(&kp.decapsulation_key, &ct).unwrap()
+        );
+    }
+
+    #[test]
+    fn invalid_keys() {
+        let kp = mlkem_from_seed(&[5u8; 64]).unwrap();
+        // Coefficient 0xFFF >= q: the modulus check fails.
+        let mut ek = kp.encapsulation_key.clone();
+        ek[0] = 0xff;
+        ek[1] |= 0x0f;
+        assert!(matches!(
+            mlkem_encapsulate(&ek),
+            Err(CryptoError::InvalidKey(_))
+        ));
+        assert!(matches!(
+            mlkem_encapsulate_derand(&ek, &[0; 32]),
+            Err(CryptoError::InvalidKey(_))
+        ));
+        let (ct, _) = mlkem_encapsulate_derand(&kp.encapsulation_key, &[0; 32]).unwrap();
+        // Corrupt the embedded hash H(ek).
+        let mut dk = kp.decapsulation_key.to_vec();
+        dk[DK_LEN - 64] ^= 1;
+        assert!(matches!(
+            mlkem_decapsulate(&dk, &ct),
+            Err(CryptoError::InvalidKey(_))
+        ));
+        // Corrupt the embedded ek (so H(ek) no longer matches).
+        let mut dk = kp.decapsulation_key.to_vec();
+        dk[1152 + 5] ^= 1;
+        assert!(matches!(
+            mlkem_decapsulate(&dk, &ct),
+            Err(CryptoError::InvalidKey(_))
+        ));
+    }
+
+    #[test]
+    fn wrong_lengths() {
+        let kp = mlkem_from_seed(&[1u8; 64]).unwrap();
+        let (ct, _) = mlkem_encapsulate(&kp.encapsulation_key).unwrap();
+        let len_err = |r: Result<_>, w: &str| {
+            assert!(matches!(r, Err(CryptoError::InvalidLength { what, .. }) if what == w));
+        };
+        len_err(mlkem_from_seed(&[0; 63]).map(|_| ()), "seed");
+        len_err(
+            mlkem_encapsulate(&kp.encapsulation_key[1..]).map(|_| ()),
+            "encapsulationKey",
+        );
+        len_err(
+            mlkem_encapsulate_derand(&kp.encapsulation_key, &[0; 31]).map(|_| ()),
+            "m",
+        );
+        len_err(
+            mlkem_decapsulate(&kp.decapsulation_key[1..], &ct).map(|_| ()),
+            "decapsulationKey",
+        );
+        len_err(
+            mlkem_decapsulate(&kp.decapsulation_key, &ct[1..]).map(|_| ()),
+            "ciphertext",
+        );
+    }
+}
