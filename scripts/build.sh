@@ -13,7 +13,7 @@ fi
 
 say() { printf 'build: %s\n' "$*"; }
 
-RAW_WASM="target/wasm32-unknown-unknown/release/veilkit.wasm"
+RAW_WASM="${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/release/veilkit.wasm"
 GLUE_DIR="ts/wasm"
 DIST_WASM_DIR="dist/ts/wasm"
 

@@ -55,14 +55,14 @@ export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
 STAMP="node_modules/.package-lock.json"
 if [[ -f package-lock.json ]]; then
   if [[ ! -f "$STAMP" || package-lock.json -nt "$STAMP" || package.json -nt "$STAMP" ]]; then
-    npm ci --no-audit --no-fund --loglevel=error
+    npm ci --no-audit --no-fund --loglevel=error >/dev/null
     step "npm dependencies" "done (npm ci)"
   else
     step "npm dependencies" "already present"
   fi
 else
   if [[ ! -f "$STAMP" || package.json -nt "$STAMP" ]]; then
-    npm install --no-audit --no-fund --loglevel=error
+    npm install --no-audit --no-fund --loglevel=error >/dev/null
     step "npm dependencies" "done (npm install, no package-lock.json)"
   else
     step "npm dependencies" "already present"
