@@ -22,7 +22,7 @@ pub fn shamir_split(secret: Vec<u8>, threshold: u8, count: u8) -> JsResult<Uint8
 #[wasm_bindgen(js_name = "shamirCombine")]
 pub fn shamir_combine(shares: Vec<u8>, share_len: usize) -> JsResult<Uint8Array> {
     let shares = secret_in(shares);
-    if share_len < 2 || shares.len() % share_len != 0 {
+    if share_len < 2 || !shares.len().is_multiple_of(share_len) {
         return Err(js_error(CryptoError::length("shares", "a whole number of equal shares", shares.len())));
     }
     let parsed = shares
