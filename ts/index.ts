@@ -7,3 +7,4 @@
  * `veilkit/primitives`.
  */
 export * from './primitives.js';
+export { WorkerPool, deserializeError, type PoolOptions, type RunOptions, type RequestBody } from './pool.js';

@@ -1,0 +1,290 @@
+/**
+ * A pool of veilkit workers: FIFO scheduling, affinity for stateful work,
+ * `AbortSignal` cancellation, typed error propagation, crash recovery, idle
+ * termination and `dispose()`.
+ *
+ * Each worker runs one request at a time, so a crash or a cancellation is
+ * attributed to exactly one call: that call fails, the worker is replaced,
+ * every other call goes on.
+ */
+import { VeilError, isVeilErrorCode } from './errors.js';
+import type {
+  PrimitiveArgs, PrimitiveResult, ReadyMessage, Reply, Request, SerializedError, WorkerPrimitive,
+} from '../worker/protocol.js';
+
+/** Distributes `Omit` over a union, keeping each member's fields. */
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+/** A request before the pool gives it an id. */
+export type RequestBody = DistributiveOmit<Request, 'id'>;
+
+export interface PoolOptions {
+  /** Number of workers (default `navigator.hardwareConcurrency`, at least 1). */
+  size?: number;
+  /** Terminate a worker idle for this long (ms, default 30 s; 0 = never). */
+  idleTimeoutMs?: number;
+  /** Creates a worker (default: the bundled module worker). */
+  createWorker?: () => Worker;
+  /** URL of `veilkit_bg.wasm` for the workers (default: next to the worker module). */
+  wasmUrl?: string | URL;
+  /** Enables `debug/*` requests (tests only). */
+  debug?: boolean;
+}
+
+export interface RunOptions {
+  /** Cancels the call: queued calls never start; a running call's worker is terminated and replaced. */
+  signal?: AbortSignal;
+  /** Calls with the same affinity key always run on the same worker (stateful work). */
+  affinity?: string;
+  /** Buffers to transfer (hand over) to the worker instead of copying. Only pass buffers you own and no longer need. */
+  transfer?: Transferable[];
+}
+
+interface Job {
+  body: RequestBody;
+  options: RunOptions;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+  onAbort?: () => void;
+}
+
+interface Slot {
+  index: number;
+  worker: Worker | undefined;
+  ready: Promise<void> | undefined;
+  job: (Job & { id: number }) | undefined;
+  idleTimer: ReturnType<typeof setTimeout> | undefined;
+}
+
+function defaultSize(): number {
+  const n = (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator?.hardwareConcurrency;
+  return typeof n === 'number' && n > 0 ? n : 2;
+}
+
+function defaultWorker(): Worker {
+  return new Worker(new URL('../worker/veilkit.worker.js', import.meta.url), { type: 'module', name: 'veilkit' });
+}
+
+/** Rebuilds a thrown error from its serialized form. */
+export function deserializeError(e: SerializedError): Error {
+  if (e.name === 'VeilError' && isVeilErrorCode(e.code)) return new VeilError(e.code, e.message);
+  if (e.name === 'TypeError') return new TypeError(e.message);
+  if (e.name === 'RangeError') return new RangeError(e.message);
+  return new VeilError('INTERNAL', e.message);
+}
+
+function abortError(signal: AbortSignal): unknown {
+  return signal.reason ?? new DOMException('The operation was aborted', 'AbortError');
+}
+
+export class WorkerPool {
+  readonly size: number;
+  private readonly slots: Slot[];
+  private readonly queue: Job[] = [];
+  private readonly affinity = new Map<string, number>();
+  private readonly idleTimeoutMs: number;
+  private readonly createWorker: () => Worker;
+  private readonly wasmUrl: string | undefined;
+  private readonly debug: boolean;
+  private nextId = 1;
+  private nextAffinity = 0;
+  private disposed = false;
+
+  constructor(options: PoolOptions = {}) {
+    const size = options.size ?? defaultSize();
+    if (!Number.isInteger(size) || size < 1 || size > 64) throw new RangeError(`size must be an integer between 1 and 64, got ${size}`);
+    this.size = size;
+    this.idleTimeoutMs = options.idleTimeoutMs ?? 30_000;
+    this.createWorker = options.createWorker ?? defaultWorker;
+    this.wasmUrl = options.wasmUrl === undefined ? undefined : String(options.wasmUrl);
+    this.debug = options.debug === true;
+    this.slots = Array.from({ length: size }, (_, index) => ({ index, worker: undefined, ready: undefined, job: undefined, idleTimer: undefined }));
+  }
+
+  /** Calls a primitive in a worker. Arguments are copied (structured clone) unless listed in `transfer`. */
+  call<K extends WorkerPrimitive>(name: K, args: PrimitiveArgs<K>, options: RunOptions = {}): Promise<PrimitiveResult<K>> {
+    return this.run({ type: 'primitives/call', name, args }, options) as Promise<PrimitiveResult<K>>;
+  }
+
+  /** Sends a raw request; resolves with the worker's value or rejects with its error. */
+  run(body: RequestBody, options: RunOptions = {}): Promise<unknown> {
+    if (this.disposed) return Promise.reject(new VeilError('INTERNAL', 'the worker pool has been disposed'));
+    const { signal } = options;
+    if (signal?.aborted) return Promise.reject(abortError(signal));
+    return new Promise((resolve, reject) => {
+      const job: Job = { body, options, resolve, reject };
+      if (signal) {
+        job.onAbort = () => this.abort(job, signal);
+        signal.addEventListener('abort', job.onAbort, { once: true });
+      }
+      this.queue.push(job);
+      this.pump();
+    });
+  }
+
+  /** Number of calls waiting for a worker. */
+  get pending(): number {
+    return this.queue.length;
+  }
+
+  /** Number of live workers. */
+  get liveWorkers(): number {
+    return this.slots.filter((s) => s.worker !== undefined).length;
+  }
+
+  /** Terminates every worker and rejects every queued and running call. */
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    const err = new VeilError('INTERNAL', 'the worker pool has been disposed');
+    for (const job of this.queue.splice(0)) this.settle(job, err);
+    for (const slot of this.slots) {
+      if (slot.job) this.settle(slot.job, err);
+      slot.job = undefined;
+      this.kill(slot);
+    }
+  }
+
+  private slotFor(job: Job): Slot | undefined {
+    const key = job.options.affinity;
+    if (key !== undefined) {
+      let idx = this.affinity.get(key);
+      if (idx === undefined) {
+        idx = this.nextAffinity++ % this.size;
+        this.affinity.set(key, idx);
+      }
+      const slot = this.slots[idx]!;
+      return slot.job === undefined ? slot : undefined;
+    }
+    return this.slots.find((s) => s.job === undefined && s.worker !== undefined) ?? this.slots.find((s) => s.job === undefined);
+  }
+
+  /** FIFO: the oldest job that has a free worker starts (an affinity job waits for its worker without blocking others). */
+  private pump(): void {
+    for (let i = 0; i < this.queue.length; ) {
+      const job = this.queue[i]!;
+      const slot = this.slotFor(job);
+      if (slot === undefined) {
+        i++;
+        continue;
+      }
+      this.queue.splice(i, 1);
+      this.start(slot, job);
+    }
+  }
+
+  private spawn(slot: Slot): Promise<void> {
+    const worker = this.createWorker();
+    slot.worker = worker;
+    slot.ready = new Promise<void>((resolve, reject) => {
+      const onReady = (e: MessageEvent) => {
+        const msg = e.data as ReadyMessage;
+        if (msg?.type !== 'veilkit/ready') return;
+        worker.removeEventListener('message', onReady);
+        if (msg.ok) resolve();
+        else reject(msg.error ? deserializeError(msg.error) : new VeilError('INTERNAL', 'worker failed to start'));
+      };
+      worker.addEventListener('message', onReady);
+      worker.addEventListener('error', (e) => {
+        e.preventDefault();
+        reject(new VeilError('INTERNAL', `worker failed to start: ${e.message}`));
+      }, { once: true });
+    });
+    worker.addEventListener('message', (e: MessageEvent) => this.onReply(slot, worker, e.data as Reply | ReadyMessage));
+    worker.addEventListener('error', (e: ErrorEvent) => {
+      e.preventDefault();
+      this.onCrash(slot, worker, e.message);
+    });
+    worker.addEventListener('messageerror', () => this.onCrash(slot, worker, 'a message could not be deserialized'));
+    worker.postMessage({ type: 'veilkit/init', wasmUrl: this.wasmUrl, debug: this.debug });
+    return slot.ready;
+  }
+
+  private start(slot: Slot, job: Job): void {
+    if (slot.idleTimer !== undefined) clearTimeout(slot.idleTimer);
+    slot.idleTimer = undefined;
+    const id = this.nextId++;
+    const running = Object.assign(job, { id });
+    slot.job = running;
+    const ready = slot.worker !== undefined && slot.ready ? slot.ready : this.spawn(slot);
+    ready.then(
+      () => {
+        if (slot.job !== running || !slot.worker) return; // aborted meanwhile
+        try {
+          slot.worker.postMessage({ ...job.body, id }, job.options.transfer ?? []);
+        } catch (e) {
+          this.finish(slot, running);
+          this.settle(running, e);
+        }
+      },
+      (err: unknown) => {
+        if (slot.job !== running) return;
+        this.kill(slot);
+        this.finish(slot, running);
+        this.settle(running, err);
+      },
+    );
+  }
+
+  private onReply(slot: Slot, worker: Worker, msg: Reply | ReadyMessage): void {
+    if (slot.worker !== worker || 'type' in msg) return;
+    const job = slot.job;
+    if (!job || job.id !== msg.id) return;
+    this.finish(slot, job);
+    if (msg.ok) this.settle(job, msg.value, true);
+    else this.settle(job, deserializeError(msg.error));
+  }
+
+  private onCrash(slot: Slot, worker: Worker, message: string): void {
+    if (slot.worker !== worker) return;
+    const job = slot.job;
+    this.kill(slot);
+    if (job) {
+      this.finish(slot, job);
+      this.settle(job, new VeilError('WASM_PANIC', `the worker running this call died: ${message}`));
+    } else {
+      this.pump();
+    }
+  }
+
+  private abort(job: Job, signal: AbortSignal): void {
+    const queued = this.queue.indexOf(job);
+    if (queued >= 0) {
+      this.queue.splice(queued, 1);
+      this.settle(job, abortError(signal));
+      return;
+    }
+    const slot = this.slots.find((s) => s.job === job);
+    if (slot) {
+      // The worker may be deep inside wasm: terminating it is the only way to release the work.
+      this.kill(slot);
+      this.finish(slot, slot.job!);
+      this.settle(job, abortError(signal));
+    }
+  }
+
+  /** Frees the slot and schedules more work (or the idle timer). */
+  private finish(slot: Slot, job: Job): void {
+    if (slot.job === job) slot.job = undefined;
+    if (this.disposed) return;
+    this.pump();
+    if (slot.job === undefined && slot.worker !== undefined && this.idleTimeoutMs > 0) {
+      slot.idleTimer = setTimeout(() => {
+        if (slot.job === undefined) this.kill(slot);
+      }, this.idleTimeoutMs);
+    }
+  }
+
+  private settle(job: Job, valueOrError: unknown, ok = false): void {
+    if (job.onAbort) job.options.signal?.removeEventListener('abort', job.onAbort);
+    if (ok) job.resolve(valueOrError);
+    else job.reject(valueOrError);
+  }
+
+  private kill(slot: Slot): void {
+    if (slot.idleTimer !== undefined) clearTimeout(slot.idleTimer);
+    slot.idleTimer = undefined;
+    slot.worker?.terminate();
+    slot.worker = undefined;
+    slot.ready = undefined;
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * Worker entry. Start it as a module worker:
+ * `new Worker(new URL('./veilkit.worker.js', import.meta.url), { type: 'module' })`
+ * and send `{ type: 'veilkit/init' }`; it answers `{ type: 'veilkit/ready', ok }`
+ * and then serves {@link Request}s one reply each.
+ */
+import * as primitives from '../ts/primitives.js';
+import { VeilError } from '../ts/errors.js';
+import {
+  WORKER_PRIMITIVES, transferables,
+  type InitRequest, type ReadyMessage, type Reply, type Request, type SerializedError, type WorkerPrimitive,
+} from './protocol.js';
+
+interface WorkerScope {
+  postMessage(message: unknown, transfer?: Transferable[]): void;
+  addEventListener(type: 'message', listener: (e: MessageEvent) => void): void;
+  removeEventListener(type: 'message', listener: (e: MessageEvent) => void): void;
+}
+const scope = globalThis as unknown as WorkerScope;
+const allowed: ReadonlySet<string> = new Set(WORKER_PRIMITIVES);
+let debug = false;
+/** Identifies this worker instance (lets tests observe affinity and replacement). */
+const workerId = Math.random().toString(36).slice(2);
+
+export function serializeError(e: unknown): SerializedError {
+  if (e instanceof VeilError) return { name: 'VeilError', message: e.message, code: e.code };
+  if (e instanceof TypeError || e instanceof RangeError) return { name: e.name, message: e.message };
+  if (e instanceof Error) return { name: 'Error', message: e.message };
+  return { name: 'Error', message: String(e) };
+}
+
+async function handle(req: Request): Promise<unknown> {
+  switch (req.type) {
+    case 'veilkit/ping':
+      return { pong: true, workerId };
+    case 'primitives/call': {
+      if (!allowed.has(req.name)) throw new TypeError(`unknown primitive ${String(req.name)}`);
+      const fn = primitives[req.name as WorkerPrimitive] as (...a: unknown[]) => unknown;
+      return fn(...req.args);
+    }
+    case 'debug/crash':
+      if (!debug) throw new TypeError('debug requests are disabled');
+      // An uncaught exception outside the message handler: the page sees the worker die.
+      setTimeout(() => {
+        throw new Error('debug/crash: deliberate worker crash');
+      }, 0);
+      return new Promise<never>(() => {});
+    case 'debug/hang': {
+      if (!debug) throw new TypeError('debug requests are disabled');
+      const end = Date.now() + req.ms;
+      while (Date.now() < end) {
+        // busy: only termination releases this worker
+      }
+      return 'done';
+    }
+  }
+}
+
+async function onRequest(e: MessageEvent): Promise<void> {
+  const req = e.data as Request;
+  let reply: Reply;
+  try {
+    reply = { id: req.id, ok: true, value: await handle(req) };
+  } catch (err) {
+    reply = { id: req.id, ok: false, error: serializeError(err) };
+  }
+  scope.postMessage(reply, reply.ok ? transferables(reply.value) : []);
+}
+
+function onInit(e: MessageEvent): void {
+  const msg = e.data as InitRequest;
+  if (msg?.type !== 'veilkit/init') return;
+  scope.removeEventListener('message', onInit);
+  debug = msg.debug === true;
+  const options = msg.wasmUrl === undefined ? {} : { wasm: msg.wasmUrl };
+  primitives.init(options).then(
+    () => {
+      scope.addEventListener('message', (ev) => void onRequest(ev));
+      scope.postMessage({ type: 'veilkit/ready', ok: true } satisfies ReadyMessage);
+    },
+    (err: unknown) => scope.postMessage({ type: 'veilkit/ready', ok: false, error: serializeError(err) } satisfies ReadyMessage),
+  );
+}
+
+scope.addEventListener('message', onInit);
