@@ -8,7 +8,7 @@ import * as primitives from '../ts/primitives.js';
 import { VeilError } from '../ts/errors.js';
 import {
   WORKER_PRIMITIVES, transferables,
-  type InitRequest, type ReadyMessage, type Reply, type Request, type SerializedError, type WorkerPrimitive,
+  type InitRequest, type ReadyMessage, type Reply, type Request, type SerializedError,
 } from './protocol.js';
 
 interface WorkerScope {
@@ -29,31 +29,42 @@ export function serializeError(e: unknown): SerializedError {
   return { name: 'Error', message: String(e) };
 }
 
+/**
+ * One handler per request type. The mapped type makes this table exhaustive:
+ * adding a request to the `Request` union without a handler is a type error.
+ * Areas (keystore, files, sessions …) add their handlers here.
+ */
+type Handlers = { [T in Request['type']]: (req: Extract<Request, { type: T }>) => unknown };
+
+const handlers: Handlers = {
+  'veilkit/ping': () => ({ pong: true, workerId }),
+  'primitives/call': (req) => {
+    if (!allowed.has(req.name)) throw new TypeError(`unknown primitive ${String(req.name)}`);
+    const fn = primitives[req.name] as (...a: unknown[]) => unknown;
+    return fn(...req.args);
+  },
+  'debug/crash': () => {
+    if (!debug) throw new TypeError('debug requests are disabled');
+    // An uncaught exception outside the message handler: the page sees the worker die.
+    setTimeout(() => {
+      throw new Error('debug/crash: deliberate worker crash');
+    }, 0);
+    return new Promise<never>(() => {});
+  },
+  'debug/hang': (req) => {
+    if (!debug) throw new TypeError('debug requests are disabled');
+    const end = Date.now() + req.ms;
+    while (Date.now() < end) {
+      // busy: only termination releases this worker
+    }
+    return 'done';
+  },
+};
+
 async function handle(req: Request): Promise<unknown> {
-  switch (req.type) {
-    case 'veilkit/ping':
-      return { pong: true, workerId };
-    case 'primitives/call': {
-      if (!allowed.has(req.name)) throw new TypeError(`unknown primitive ${String(req.name)}`);
-      const fn = primitives[req.name as WorkerPrimitive] as (...a: unknown[]) => unknown;
-      return fn(...req.args);
-    }
-    case 'debug/crash':
-      if (!debug) throw new TypeError('debug requests are disabled');
-      // An uncaught exception outside the message handler: the page sees the worker die.
-      setTimeout(() => {
-        throw new Error('debug/crash: deliberate worker crash');
-      }, 0);
-      return new Promise<never>(() => {});
-    case 'debug/hang': {
-      if (!debug) throw new TypeError('debug requests are disabled');
-      const end = Date.now() + req.ms;
-      while (Date.now() < end) {
-        // busy: only termination releases this worker
-      }
-      return 'done';
-    }
-  }
+  const handler = handlers[req.type] as ((r: Request) => unknown) | undefined;
+  if (handler === undefined) throw new TypeError(`unknown request type ${String(req.type)}`);
+  return handler(req);
 }
 
 async function onRequest(e: MessageEvent): Promise<void> {
