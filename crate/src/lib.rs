@@ -15,6 +15,7 @@ pub mod error;
 pub mod hash;
 pub mod kdf;
 pub mod keywrap;
+pub mod messaging;
 pub mod mldsa;
 pub mod mlkem;
 pub mod rng;

@@ -1,0 +1,185 @@
+//! Errors of the messaging domain.
+//!
+//! One enum, [`MessagingError`], for every messaging construction. Each variant
+//! has a stable machine-readable [`MessagingError::code`] (SCREAMING_SNAKE), the
+//! string the TypeScript `VeilError.code` carries. Every authentication failure
+//! (AEAD tag, sealed-sender signature, authenticated-KEM signature) is the single
+//! opaque `AUTHENTICATION_FAILED`; nothing about *why* leaks. Errors of the
+//! underlying primitives are wrapped in [`MessagingError::Crypto`], whose code
+//! is the inner [`CryptoError::code`].
+
+use core::fmt;
+
+use crate::error::CryptoError;
+
+/// Why a key-transparency log entry was rejected.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyLogFault {
+    /// The entry cannot be decoded (bad base64url, wrong length, unknown field …).
+    Malformed,
+    /// `prevHash` is not the hash of the previous entry (zero for the first).
+    BadPrevHash,
+    /// The timestamp is smaller than the previous entry's.
+    TimestampDecreased,
+    /// The signature does not verify under the key that must have made it.
+    BadSignature,
+    /// The first entry for a user is not an `add`.
+    FirstNotAdd,
+    /// An `add` for a user who already has a key.
+    DuplicateAdd,
+    /// Any entry for a user after that user's `revoke`.
+    AfterRevoke,
+    /// A `revoke` naming a key other than the user's current key.
+    RevokeKeyMismatch,
+}
+
+impl KeyLogFault {
+    /// Stable reason code.
+    #[must_use]
+    pub const fn code(self) -> &'static str {
+        match self {
+            Self::Malformed => "MALFORMED",
+            Self::BadPrevHash => "BAD_PREV_HASH",
+            Self::TimestampDecreased => "TIMESTAMP_DECREASED",
+            Self::BadSignature => "BAD_SIGNATURE",
+            Self::FirstNotAdd => "FIRST_NOT_ADD",
+            Self::DuplicateAdd => "DUPLICATE_ADD",
+            Self::AfterRevoke => "AFTER_REVOKE",
+            Self::RevokeKeyMismatch => "REVOKE_KEY_MISMATCH",
+        }
+    }
+}
+
+/// Why a device-registry change was rejected.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RegistryFault {
+    /// The registry or a change cannot be decoded.
+    Malformed,
+    /// The registry belongs to another account key than the one expected.
+    AccountKeyMismatch,
+    /// `prevHash` is not the hash of the previous change (zero for the first).
+    BadPrevHash,
+    /// The timestamp is smaller than the previous change's.
+    TimestampDecreased,
+    /// The signature does not verify under the account identity key.
+    BadSignature,
+    /// An `add` reusing a device id (active or revoked).
+    DuplicateDevice,
+    /// A `revoke` of a device id that was never added.
+    UnknownDevice,
+    /// A `revoke` of a device that is already revoked.
+    AlreadyRevoked,
+}
+
+impl RegistryFault {
+    /// Stable reason code.
+    #[must_use]
+    pub const fn code(self) -> &'static str {
+        match self {
+            Self::Malformed => "MALFORMED",
+            Self::AccountKeyMismatch => "ACCOUNT_KEY_MISMATCH",
+            Self::BadPrevHash => "BAD_PREV_HASH",
+            Self::TimestampDecreased => "TIMESTAMP_DECREASED",
+            Self::BadSignature => "BAD_SIGNATURE",
+            Self::DuplicateDevice => "DUPLICATE_DEVICE",
+            Self::UnknownDevice => "UNKNOWN_DEVICE",
+            Self::AlreadyRevoked => "ALREADY_REVOKED",
+        }
+    }
+}
+
+/// Error of a messaging construction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MessagingError {
+    /// An error of an underlying primitive; its code is the inner code.
+    Crypto(CryptoError),
+    /// Authentication failed (AEAD tag, sealed-sender or authenticated-KEM
+    /// signature, anything inside a sealed packet). Deliberately opaque.
+    AuthenticationFailed,
+    /// An encoded input (chunked header, authenticated-KEM prefix, JSON form) is malformed.
+    Malformed(&'static str),
+    /// A padded message is not in canonical veilkit padding.
+    InvalidPadding,
+    /// A key-transparency log is invalid: entry `index` failed because of `fault`.
+    KeyLog {
+        /// Index of the first entry that failed (the would-be index for an append).
+        index: usize,
+        /// Why.
+        fault: KeyLogFault,
+    },
+    /// A device registry is invalid: change `index` (or the registry itself) failed.
+    Registry {
+        /// Index of the first change that failed (the would-be index for an
+        /// append); `None` for the registry as a whole.
+        index: Option<usize>,
+        /// Why.
+        fault: RegistryFault,
+    },
+    /// The hash is already in the replay store.
+    Replay,
+    /// The timestamp is outside the replay store's window (too old, too far
+    /// in the future, or older than what the store has had to forget).
+    ReplayOutOfWindow,
+}
+
+impl MessagingError {
+    /// Stable code, identical to the TypeScript `VeilError.code`.
+    #[must_use]
+    pub const fn code(&self) -> &'static str {
+        match self {
+            Self::Crypto(inner) => inner.code(),
+            Self::AuthenticationFailed => "AUTHENTICATION_FAILED",
+            Self::Malformed(_) => "MALFORMED_INPUT",
+            Self::InvalidPadding => "INVALID_PADDING",
+            Self::KeyLog { .. } => "KEY_LOG_INVALID",
+            Self::Registry { .. } => "REGISTRY_INVALID",
+            Self::Replay => "REPLAY_DETECTED",
+            Self::ReplayOutOfWindow => "REPLAY_OUT_OF_WINDOW",
+        }
+    }
+}
+
+impl From<CryptoError> for MessagingError {
+    /// Wraps a primitive error; an AEAD / key-wrap authentication failure
+    /// becomes the one opaque [`MessagingError::AuthenticationFailed`].
+    fn from(e: CryptoError) -> Self {
+        match e {
+            CryptoError::AuthenticationFailed => Self::AuthenticationFailed,
+            other => Self::Crypto(other),
+        }
+    }
+}
+
+impl fmt::Display for MessagingError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Crypto(inner) => inner.fmt(f),
+            Self::AuthenticationFailed => f.write_str("authentication failed"),
+            Self::Malformed(what) => write!(f, "malformed input: {what}"),
+            Self::InvalidPadding => f.write_str("invalid padding"),
+            Self::KeyLog { index, fault } => {
+                write!(f, "key log entry {index} rejected: {}", fault.code())
+            }
+            Self::Registry { index: Some(index), fault } => {
+                write!(f, "device registry change {index} rejected: {}", fault.code())
+            }
+            Self::Registry { index: None, fault } => {
+                write!(f, "device registry rejected: {}", fault.code())
+            }
+            Self::Replay => f.write_str("replay detected: hash already seen"),
+            Self::ReplayOutOfWindow => f.write_str("timestamp outside the replay window"),
+        }
+    }
+}
+
+impl std::error::Error for MessagingError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Self::Crypto(inner) => Some(inner),
+            _ => None,
+        }
+    }
+}
+
+/// Result alias of the messaging domain.
+pub type Result<T> = core::result::Result<T, MessagingError>;

@@ -1,0 +1,253 @@
+//! Replay store: a bounded set of message hashes seen within a time window,
+//! with O(1) lookups and insertions, and a JSON form for persistence.
+//!
+//! A hash is accepted by [`ReplayStore::insert`] only if
+//! `floor ≤ timestamp`, `now − window ≤ timestamp ≤ now + window` and it is
+//! not already stored. When the store is full, expired entries are pruned;
+//! if it is still full the oldest insertion is evicted and `floor` rises
+//! above its timestamp, so an evicted (forgotten) hash can never be replayed:
+//! anything at or below a forgotten timestamp is refused as out of window.
+//!
+//! JSON form: `{"version":1,"windowSeconds":n,"maxEntries":n,"floor":n,"entries":[[b64url hash, timestamp], …]}`
+//! (entries oldest insertion first, integers ≤ 2^53 − 1, unknown fields refused).
+
+use std::collections::{HashMap, VecDeque};
+use std::hash::{BuildHasher, Hasher};
+
+use serde::{Deserialize, Serialize};
+
+use super::codec::{MAX_SAFE_INTEGER, b64_decode_array, b64_encode};
+use super::error::{MessagingError, Result};
+use crate::error::{CryptoError, exact};
+use crate::rng;
+
+/// JSON `version`.
+pub const VERSION: u32 = 1;
+/// Largest `max_entries`.
+pub const MAX_ENTRIES_LIMIT: usize = 1 << 20;
+
+/// SipHash-2-4 keyed from the CSPRNG, so that attacker-chosen hashes cannot
+/// be ground into colliding buckets (the platform `RandomState` is not keyed
+/// on every target).
+#[derive(Clone)]
+struct KeyedState {
+    k0: u64,
+    k1: u64,
+}
+
+impl BuildHasher for KeyedState {
+    type Hasher = KeyedHasher;
+    fn build_hasher(&self) -> KeyedHasher {
+        #[allow(deprecated)]
+        KeyedHasher(std::hash::SipHasher::new_with_keys(self.k0, self.k1))
+    }
+}
+
+#[allow(deprecated)]
+struct KeyedHasher(std::hash::SipHasher);
+
+impl Hasher for KeyedHasher {
+    fn finish(&self) -> u64 {
+        self.0.finish()
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        self.0.write(bytes);
+    }
+}
+
+/// A bounded replay-protection store.
+pub struct ReplayStore {
+    window_seconds: u64,
+    max_entries: usize,
+    floor: u64,
+    seen: HashMap<[u8; 32], u64, KeyedState>,
+    order: VecDeque<[u8; 32]>,
+}
+
+impl core::fmt::Debug for ReplayStore {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("ReplayStore")
+            .field("window_seconds", &self.window_seconds)
+            .field("max_entries", &self.max_entries)
+            .field("floor", &self.floor)
+            .field("len", &self.seen.len())
+            .finish()
+    }
+}
+
+fn check_params(window_seconds: u64, max_entries: usize) -> Result<()> {
+    if window_seconds == 0 || window_seconds > MAX_SAFE_INTEGER {
+        return Err(CryptoError::InvalidParameter("windowSeconds must be 1..=2^53 - 1").into());
+    }
+    if max_entries == 0 || max_entries > MAX_ENTRIES_LIMIT {
+        return Err(CryptoError::InvalidParameter("maxEntries must be 1..=1048576").into());
+    }
+    Ok(())
+}
+
+impl ReplayStore {
+    /// An empty store remembering hashes for `window_seconds`, holding at most `max_entries`.
+    ///
+    /// # Errors
+    /// `INVALID_PARAMETER` (ranges), `RANDOMNESS_UNAVAILABLE` (hash keys).
+    pub fn new(window_seconds: u64, max_entries: usize) -> Result<Self> {
+        check_params(window_seconds, max_entries)?;
+        let k0 = u64::from_be_bytes(*rng::array::<8>()?);
+        let k1 = u64::from_be_bytes(*rng::array::<8>()?);
+        Ok(Self {
+            window_seconds,
+            max_entries,
+            floor: 0,
+            seen: HashMap::with_hasher(KeyedState { k0, k1 }),
+            order: VecDeque::new(),
+        })
+    }
+
+    /// Number of stored hashes.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.seen.len()
+    }
+
+    /// Whether the store is empty.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.seen.is_empty()
+    }
+
+    /// The window in seconds.
+    #[must_use]
+    pub const fn window_seconds(&self) -> u64 {
+        self.window_seconds
+    }
+
+    /// The capacity.
+    #[must_use]
+    pub const fn max_entries(&self) -> usize {
+        self.max_entries
+    }
+
+    /// Timestamps below this are refused (the store may have forgotten them).
+    #[must_use]
+    pub const fn floor(&self) -> u64 {
+        self.floor
+    }
+
+    /// Whether `hash` is stored.
+    ///
+    /// # Errors
+    /// `INVALID_LENGTH` unless `hash` is 32 bytes.
+    pub fn has(&self, hash: &[u8]) -> Result<bool> {
+        Ok(self.seen.contains_key(exact::<32>("hash", "32 bytes", hash)?))
+    }
+
+    /// Records `hash` (seen at `timestamp`) at time `now`.
+    ///
+    /// # Errors
+    /// `REPLAY_DETECTED` if it is already stored; `REPLAY_OUT_OF_WINDOW` if
+    /// `timestamp` is below the floor or more than a window away from `now`;
+    /// `INVALID_LENGTH` unless `hash` is 32 bytes.
+    pub fn insert(&mut self, hash: &[u8], timestamp: u64, now: u64) -> Result<()> {
+        let hash = *exact::<32>("hash", "32 bytes", hash)?;
+        if timestamp < self.floor
+            || timestamp.saturating_add(self.window_seconds) < now
+            || timestamp > now.saturating_add(self.window_seconds)
+        {
+            return Err(MessagingError::ReplayOutOfWindow);
+        }
+        if self.seen.contains_key(&hash) {
+            return Err(MessagingError::Replay);
+        }
+        if self.seen.len() >= self.max_entries {
+            self.prune(now);
+        }
+        while self.seen.len() >= self.max_entries {
+            let Some(oldest) = self.order.pop_front() else { break };
+            if let Some(ts) = self.seen.remove(&oldest) {
+                self.floor = self.floor.max(ts.saturating_add(1));
+            }
+        }
+        if timestamp < self.floor {
+            return Err(MessagingError::ReplayOutOfWindow);
+        }
+        self.seen.insert(hash, timestamp);
+        self.order.push_back(hash);
+        Ok(())
+    }
+
+    /// Forgets every hash whose timestamp is more than a window before `now`
+    /// (raising the floor above them); returns how many were removed.
+    pub fn prune(&mut self, now: u64) -> usize {
+        let cutoff = now.saturating_sub(self.window_seconds);
+        let before = self.seen.len();
+        let mut floor = self.floor;
+        self.seen.retain(|_, ts| {
+            let keep = *ts >= cutoff;
+            if !keep {
+                floor = floor.max(ts.saturating_add(1));
+            }
+            keep
+        });
+        self.floor = floor;
+        let seen = &self.seen;
+        self.order.retain(|h| seen.contains_key(h));
+        before - self.seen.len()
+    }
+
+    /// The JSON form.
+    ///
+    /// # Errors
+    /// `MALFORMED_INPUT` if serialisation fails.
+    pub fn to_json(&self) -> Result<String> {
+        let j = StoreJson {
+            version: VERSION,
+            window_seconds: self.window_seconds,
+            max_entries: self.max_entries as u64,
+            floor: self.floor,
+            entries: self
+                .order
+                .iter()
+                .filter_map(|h| self.seen.get(h).map(|ts| (b64_encode(h), *ts)))
+                .collect(),
+        };
+        serde_json::to_string(&j).map_err(|_| MessagingError::Malformed("replay store"))
+    }
+
+    /// Parses the JSON form (bounds are checked before anything is stored).
+    ///
+    /// # Errors
+    /// `MALFORMED_INPUT` (syntax, version, ranges, more entries than
+    /// `maxEntries`, duplicate hashes), `RANDOMNESS_UNAVAILABLE`.
+    pub fn from_json(json: &str) -> Result<Self> {
+        let j: StoreJson = serde_json::from_str(json).map_err(|_| MessagingError::Malformed("replay store JSON"))?;
+        let max_entries = usize::try_from(j.max_entries).map_err(|_| MessagingError::Malformed("maxEntries"))?;
+        if j.version != VERSION
+            || check_params(j.window_seconds, max_entries).is_err()
+            || j.floor > MAX_SAFE_INTEGER
+            || j.entries.len() > max_entries
+        {
+            return Err(MessagingError::Malformed("replay store parameters"));
+        }
+        let mut store = Self::new(j.window_seconds, max_entries)?;
+        store.floor = j.floor;
+        store.seen.reserve(j.entries.len());
+        for (h, ts) in &j.entries {
+            let hash = b64_decode_array::<32>("hash", h)?;
+            if *ts > MAX_SAFE_INTEGER || store.seen.insert(hash, *ts).is_some() {
+                return Err(MessagingError::Malformed("replay store entries"));
+            }
+            store.order.push_back(hash);
+        }
+        Ok(store)
+    }
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+struct StoreJson {
+    version: u32,
+    window_seconds: u64,
+    max_entries: u64,
+    floor: u64,
+    entries: Vec<(String, u64)>,
+}
