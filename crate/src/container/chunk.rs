@@ -1,0 +1,375 @@
+//! Chunk layer: the data-encryption key, the per-chunk key / IV schedule,
+//! the chunk AAD, chunk geometry and the chunk envelope
+//! `u32 index ‖ iv12 ‖ ciphertext ‖ tag16`.
+//!
+//! # Per-chunk key schedule (byte-identical in WebCrypto)
+//!
+//! ```text
+//! chunk_key_i = HKDF-SHA-256(ikm = DEK, salt = file_id,
+//!                            info = "vollcrypt-file-chunk-key-v1" ‖ u32be(i), L = 32)
+//! chunk_iv_i  = HKDF-SHA-256(ikm = DEK, salt = file_id,
+//!                            info = "vollcrypt-file-chunk-iv-v1"  ‖ u32be(i), L = 12)
+//! ```
+//!
+//! A browser holding the DEK derives the same bytes with
+//! `crypto.subtle.importKey("raw", dek, "HKDF", false, ["deriveBits"])` and
+//! `deriveBits({ name: "HKDF", hash: "SHA-256", salt: fileId, info }, 256 | 96)`
+//! where `info` is [`chunk_key_info`] / [`chunk_iv_info`]; the AES-GCM call
+//! then uses `iv = chunk_iv_i`, `additionalData =` [`chunk_aad`] and
+//! `tagLength = 128`. Test vectors: `vectors/container/README.md`.
+
+use subtle::ConstantTimeEq;
+use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
+
+use super::error::{ContainerError, Result};
+use super::header::{CIPHER_SUITE_AES_256_GCM, HashAlg, Header, MAGIC};
+use super::merkle;
+use crate::aead::{aes_gcm_decrypt_with_iv, aes_gcm_encrypt_with_iv};
+use crate::hash::Sha256;
+use crate::kdf::hkdf_sha256;
+use crate::rng;
+
+/// HKDF info label of the chunk key.
+pub const CHUNK_KEY_LABEL: &[u8] = b"vollcrypt-file-chunk-key-v1";
+/// HKDF info label of the chunk IV.
+pub const CHUNK_IV_LABEL: &[u8] = b"vollcrypt-file-chunk-iv-v1";
+/// First bytes of the chunk AAD.
+pub const CHUNK_AAD_LABEL: &[u8] = b"vollcrypt-file-chunk-aad-v1";
+/// Domain label of the header hash.
+pub const HEADER_HASH_LABEL: &[u8] = b"vollcrypt-file-header-v1";
+
+/// DEK length in bytes.
+pub const DEK_LEN: usize = 32;
+/// Length of the stored per-chunk IV.
+pub const IV_LEN: usize = 12;
+/// Length of the AES-GCM tag.
+pub const TAG_LEN: usize = 16;
+/// Envelope bytes besides the ciphertext: `u32 index ‖ iv12 ‖ … ‖ tag16`.
+pub const ENVELOPE_OVERHEAD: usize = 4 + IV_LEN + TAG_LEN;
+/// Length of [`chunk_aad`].
+pub const CHUNK_AAD_LEN: usize = 27 + 32 + 16 + 4 + 4 + 8 + 4;
+/// Largest number of chunks in a container (u32 indices).
+pub const MAX_CHUNKS: u64 = 1 << 32;
+
+/// The 32-byte data-encryption key of one container. Wiped on drop; no `Debug`.
+#[derive(Clone, Zeroize, ZeroizeOnDrop)]
+pub struct Dek([u8; DEK_LEN]);
+
+impl Dek {
+    /// A fresh random DEK.
+    ///
+    /// # Errors
+    /// [`ContainerError::Crypto`] (`RANDOMNESS_UNAVAILABLE`).
+    pub fn generate() -> Result<Self> {
+        let k = rng::array::<DEK_LEN>()?;
+        Ok(Self(*k))
+    }
+
+    /// Takes a DEK from its 32 bytes (the documented export path is
+    /// [`ContainerReader::export_dek`](super::ContainerReader::export_dek)).
+    ///
+    /// # Errors
+    /// [`ContainerError::Crypto`] (`INVALID_LENGTH`) unless 32 bytes.
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
+        let k = crate::error::exact::<DEK_LEN>("dek", "32 bytes", bytes)?;
+        Ok(Self(*k))
+    }
+
+    /// The key bytes.
+    #[must_use]
+    pub const fn as_bytes(&self) -> &[u8; DEK_LEN] {
+        &self.0
+    }
+}
+
+/// The header fields every chunk is bound to (the immutable part of the header).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FileContext {
+    /// File id.
+    pub file_id: [u8; 16],
+    /// Chunk size `C`.
+    pub chunk_size: u32,
+    /// Plaintext size `P`.
+    pub plaintext_size: u64,
+    /// Merkle hash algorithm.
+    pub hash_alg: HashAlg,
+    /// `header_hash` (see [`header_hash`]).
+    pub header_hash: [u8; 32],
+}
+
+impl FileContext {
+    /// The context of a parsed header.
+    #[must_use]
+    pub fn of(header: &Header) -> Self {
+        Self {
+            file_id: header.file_id,
+            chunk_size: header.chunk_size,
+            plaintext_size: header.plaintext_size,
+            hash_alg: header.hash_alg,
+            header_hash: header_hash(
+                &header.file_id,
+                header.chunk_size,
+                header.plaintext_size,
+                header.hash_alg,
+            ),
+        }
+    }
+
+    /// Number of chunks: `ceil(P / C)` (0 for an empty file).
+    #[must_use]
+    pub fn chunk_count(&self) -> u64 {
+        chunk_count(self.plaintext_size, self.chunk_size)
+    }
+
+    /// Plaintext length of chunk `index`.
+    ///
+    /// # Errors
+    /// [`ContainerError::InvalidChunk`] if `index ≥ chunk_count`.
+    pub fn chunk_len(&self, index: u64) -> Result<u32> {
+        let count = self.chunk_count();
+        if index >= count {
+            return Err(ContainerError::InvalidChunk("chunk index out of range"));
+        }
+        let c = u64::from(self.chunk_size);
+        let len = if index + 1 == count {
+            self.plaintext_size - index * c
+        } else {
+            c
+        };
+        u32::try_from(len).map_err(|_| ContainerError::InvalidChunk("chunk length"))
+    }
+
+    /// Envelope length of chunk `index`: `32 + chunk_len`.
+    ///
+    /// # Errors
+    /// As [`FileContext::chunk_len`].
+    pub fn envelope_len(&self, index: u64) -> Result<usize> {
+        let len = usize::try_from(self.chunk_len(index)?)
+            .map_err(|_| ContainerError::InvalidChunk("chunk length"))?;
+        len.checked_add(ENVELOPE_OVERHEAD)
+            .ok_or(ContainerError::InvalidChunk("chunk length"))
+    }
+
+    /// Offset of envelope `index` after the header: `index · (C + 32)`.
+    #[must_use]
+    pub fn envelope_offset(&self, index: u64) -> u64 {
+        index.saturating_mul(u64::from(self.chunk_size) + ENVELOPE_OVERHEAD as u64)
+    }
+
+    /// Total length of all envelopes: `P + 32 · n`.
+    #[must_use]
+    pub fn body_len(&self) -> u64 {
+        self.plaintext_size
+            .saturating_add(self.chunk_count().saturating_mul(ENVELOPE_OVERHEAD as u64))
+    }
+}
+
+/// `ceil(P / C)`; 0 for `P = 0` (and for the invalid `C = 0`).
+#[must_use]
+pub fn chunk_count(plaintext_size: u64, chunk_size: u32) -> u64 {
+    if chunk_size == 0 {
+        return 0;
+    }
+    plaintext_size.div_ceil(u64::from(chunk_size))
+}
+
+/// `header_hash = SHA-256("vollcrypt-file-header-v1" ‖ "VOLLVALT" ‖ u8 cipher_suite
+/// ‖ file_id16 ‖ u32be chunk_size ‖ u64be plaintext_size ‖ u8 hash_alg)` — the
+/// immutable header fields. Version, mode, Merkle root, wraps, metadata and
+/// signatures are excluded, so they can change without re-encrypting chunks.
+#[must_use]
+pub fn header_hash(
+    file_id: &[u8; 16],
+    chunk_size: u32,
+    plaintext_size: u64,
+    hash_alg: HashAlg,
+) -> [u8; 32] {
+    let mut h = Sha256::new();
+    h.update(HEADER_HASH_LABEL);
+    h.update(MAGIC);
+    h.update(&[CIPHER_SUITE_AES_256_GCM]);
+    h.update(file_id);
+    h.update(&chunk_size.to_be_bytes());
+    h.update(&plaintext_size.to_be_bytes());
+    h.update(&[hash_alg.id()]);
+    h.finalize()
+}
+
+/// HKDF `info` of chunk key `index`: `"vollcrypt-file-chunk-key-v1" ‖ u32be(index)` (31 bytes).
+#[must_use]
+pub fn chunk_key_info(index: u32) -> [u8; 31] {
+    let mut out = [0u8; 31];
+    let (label, idx) = out.split_at_mut(27);
+    label.copy_from_slice(CHUNK_KEY_LABEL);
+    idx.copy_from_slice(&index.to_be_bytes());
+    out
+}
+
+/// HKDF `info` of chunk IV `index`: `"vollcrypt-file-chunk-iv-v1" ‖ u32be(index)` (30 bytes).
+#[must_use]
+pub fn chunk_iv_info(index: u32) -> [u8; 30] {
+    let mut out = [0u8; 30];
+    let (label, idx) = out.split_at_mut(26);
+    label.copy_from_slice(CHUNK_IV_LABEL);
+    idx.copy_from_slice(&index.to_be_bytes());
+    out
+}
+
+/// The 32-byte AES-256-GCM key of chunk `index`.
+///
+/// # Errors
+/// Only if HKDF fails (it cannot for these lengths).
+pub fn chunk_key(dek: &Dek, file_id: &[u8; 16], index: u32) -> Result<Zeroizing<[u8; 32]>> {
+    let okm = hkdf_sha256(dek.as_bytes(), file_id, &chunk_key_info(index), 32)?;
+    let mut out = Zeroizing::new([0u8; 32]);
+    out.copy_from_slice(&okm);
+    Ok(out)
+}
+
+/// The 12-byte AES-GCM IV of chunk `index`.
+///
+/// # Errors
+/// Only if HKDF fails (it cannot for these lengths).
+pub fn chunk_iv(dek: &Dek, file_id: &[u8; 16], index: u32) -> Result<[u8; 12]> {
+    let okm = hkdf_sha256(dek.as_bytes(), file_id, &chunk_iv_info(index), IV_LEN)?;
+    let mut out = [0u8; IV_LEN];
+    out.copy_from_slice(&okm);
+    Ok(out)
+}
+
+/// `AAD_FileChunk_V1 = "vollcrypt-file-chunk-aad-v1" ‖ header_hash32 ‖ file_id16 ‖
+/// u32be index ‖ u32be chunk_size ‖ u64be plaintext_size ‖ u32be chunk_plaintext_len`
+/// ([`CHUNK_AAD_LEN`] = 95 bytes).
+#[must_use]
+pub fn chunk_aad(ctx: &FileContext, index: u32, chunk_len: u32) -> Vec<u8> {
+    let mut out = Vec::with_capacity(CHUNK_AAD_LEN);
+    out.extend_from_slice(CHUNK_AAD_LABEL);
+    out.extend_from_slice(&ctx.header_hash);
+    out.extend_from_slice(&ctx.file_id);
+    out.extend_from_slice(&index.to_be_bytes());
+    out.extend_from_slice(&ctx.chunk_size.to_be_bytes());
+    out.extend_from_slice(&ctx.plaintext_size.to_be_bytes());
+    out.extend_from_slice(&chunk_len.to_be_bytes());
+    out
+}
+
+fn index_u32(index: u64) -> Result<u32> {
+    u32::try_from(index).map_err(|_| ContainerError::InvalidChunk("chunk index out of range"))
+}
+
+/// Encrypts chunk `index` (whose plaintext must have exactly the length the
+/// geometry prescribes) into its envelope.
+///
+/// # Errors
+/// [`ContainerError::InvalidChunk`] for an index out of range or a wrong length.
+pub fn seal_chunk(dek: &Dek, ctx: &FileContext, index: u64, plaintext: &[u8]) -> Result<Vec<u8>> {
+    let expected = ctx.chunk_len(index)?;
+    if u32::try_from(plaintext.len()).ok() != Some(expected) {
+        return Err(ContainerError::InvalidChunk(
+            "chunk plaintext has the wrong length",
+        ));
+    }
+    let i = index_u32(index)?;
+    let key = chunk_key(dek, &ctx.file_id, i)?;
+    let iv = chunk_iv(dek, &ctx.file_id, i)?;
+    let aad = chunk_aad(ctx, i, expected);
+    let ct = aes_gcm_encrypt_with_iv(key.as_slice(), &iv, plaintext, &aad)?;
+    let mut env = Vec::with_capacity(ENVELOPE_OVERHEAD + plaintext.len());
+    env.extend_from_slice(&i.to_be_bytes());
+    env.extend_from_slice(&iv);
+    env.extend_from_slice(&ct);
+    Ok(env)
+}
+
+/// The public parts of an envelope: stored index, IV and tag.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EnvelopeParts {
+    /// Stored index.
+    pub index: u32,
+    /// Stored IV.
+    pub iv: [u8; IV_LEN],
+    /// Stored tag.
+    pub tag: [u8; TAG_LEN],
+}
+
+/// Checks the envelope of chunk `index` structurally (length, stored index)
+/// and returns its public parts. Needs no key.
+///
+/// # Errors
+/// [`ContainerError::InvalidChunk`] for an out-of-range index,
+/// [`ContainerError::Truncated`] / [`ContainerError::TrailingBytes`] for a
+/// wrong envelope length, [`ContainerError::AuthenticationFailed`] if the
+/// stored index is not `index` (swapped or spliced chunk).
+pub fn envelope_parts(ctx: &FileContext, index: u64, envelope: &[u8]) -> Result<EnvelopeParts> {
+    let expected = ctx.envelope_len(index)?;
+    if envelope.len() < expected {
+        return Err(ContainerError::truncated(expected, envelope.len()));
+    }
+    if envelope.len() > expected {
+        return Err(ContainerError::TrailingBytes);
+    }
+    let (idx, rest) = envelope
+        .split_first_chunk::<4>()
+        .ok_or_else(|| ContainerError::truncated(expected, envelope.len()))?;
+    let (iv, rest) = rest
+        .split_first_chunk::<IV_LEN>()
+        .ok_or_else(|| ContainerError::truncated(expected, envelope.len()))?;
+    let (_, tag) = rest
+        .split_last_chunk::<TAG_LEN>()
+        .ok_or_else(|| ContainerError::truncated(expected, envelope.len()))?;
+    let stored = u32::from_be_bytes(*idx);
+    if u64::from(stored) != index {
+        return Err(ContainerError::AuthenticationFailed);
+    }
+    Ok(EnvelopeParts {
+        index: stored,
+        iv: *iv,
+        tag: *tag,
+    })
+}
+
+/// The Merkle leaf of the envelope of chunk `index` (structural checks as
+/// [`envelope_parts`]; needs no key).
+///
+/// # Errors
+/// As [`envelope_parts`].
+pub fn envelope_leaf(ctx: &FileContext, index: u64, envelope: &[u8]) -> Result<[u8; 32]> {
+    let parts = envelope_parts(ctx, index, envelope)?;
+    let len = ctx.chunk_len(index)?;
+    Ok(merkle::leaf_hash(
+        ctx.hash_alg,
+        &ctx.file_id,
+        parts.index,
+        len,
+        &parts.iv,
+        &parts.tag,
+    ))
+}
+
+/// Authenticates and decrypts the envelope of chunk `index`. The stored index
+/// and IV must equal the expected index and the derived IV; any mismatch and
+/// any tag failure is [`ContainerError::AuthenticationFailed`] with no
+/// plaintext released.
+///
+/// # Errors
+/// As [`envelope_parts`], plus [`ContainerError::AuthenticationFailed`].
+pub fn open_chunk(
+    dek: &Dek,
+    ctx: &FileContext,
+    index: u64,
+    envelope: &[u8],
+) -> Result<Zeroizing<Vec<u8>>> {
+    let parts = envelope_parts(ctx, index, envelope)?;
+    let len = ctx.chunk_len(index)?;
+    let iv = chunk_iv(dek, &ctx.file_id, parts.index)?;
+    if !bool::from(iv.ct_eq(&parts.iv)) {
+        return Err(ContainerError::AuthenticationFailed);
+    }
+    let key = chunk_key(dek, &ctx.file_id, parts.index)?;
+    let aad = chunk_aad(ctx, parts.index, len);
+    let ct_tag = envelope
+        .get(4 + IV_LEN..)
+        .ok_or(ContainerError::AuthenticationFailed)?;
+    let pt = aes_gcm_decrypt_with_iv(key.as_slice(), &iv, ct_tag, &aad)?;
+    Ok(Zeroizing::new(pt))
+}
