@@ -331,7 +331,7 @@ impl DeviceRegistry {
     /// # Errors
     /// `MALFORMED_INPUT` if serialisation fails.
     pub fn to_json(&self) -> Result<String> {
-        let j = RegistryJson {
+        let j = RegistryJsonOut {
             version: VERSION,
             account_key: b64_encode(&self.account_key),
             changes: self
@@ -339,7 +339,7 @@ impl DeviceRegistry {
                 .iter()
                 .map(|c| {
                     let add = c.action == RegistryAction::Add;
-                    serde_json::to_value(ChangeJson {
+                    ChangeJson {
                         action: c.action,
                         device_id: c.device_id.clone(),
                         name: add.then(|| c.name.clone()),
@@ -347,10 +347,9 @@ impl DeviceRegistry {
                         timestamp: c.timestamp,
                         prev_hash: b64_encode(&c.prev_hash),
                         signature: b64_encode(&c.signature),
-                    })
+                    }
                 })
-                .collect::<core::result::Result<_, _>>()
-                .map_err(|_| MessagingError::Malformed("device registry"))?,
+                .collect(),
         };
         serde_json::to_string(&j).map_err(|_| MessagingError::Malformed("device registry"))
     }
@@ -399,12 +398,22 @@ fn parse_change(v: serde_json::Value) -> Result<RegistryChange> {
     })
 }
 
-#[derive(Serialize, Deserialize)]
+/// Parsing form: changes stay generic so a bad one is reported by index.
+#[derive(Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct RegistryJson {
     version: u32,
     account_key: String,
     changes: Vec<serde_json::Value>,
+}
+
+/// Serialisation form (field order as documented).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct RegistryJsonOut {
+    version: u32,
+    account_key: String,
+    changes: Vec<ChangeJson>,
 }
 
 #[derive(Serialize, Deserialize)]

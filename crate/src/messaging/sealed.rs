@@ -30,8 +30,10 @@ use crate::{ed25519, rng, x25519};
 pub const KEY_INFO: &[u8] = b"veilkit-sealed-sender-v1";
 /// Signature label.
 pub const SIGNATURE_LABEL: &[u8] = b"veilkit-sealed-v1";
-/// Shortest possible packet: `eph_pub ‖ iv ‖ 64-byte padded block ‖ tag`.
-pub const MIN_PACKET_LEN: usize = 32 + IV_LEN + 64 + TAG_LEN;
+/// Shortest possible packet: `eph_pub ‖ iv ‖ padded inner ‖ tag`, where the
+/// smallest inner plaintext (`2 + 1 + 64` bytes, plus the 4-byte length)
+/// pads to the 128-byte bucket.
+pub const MIN_PACKET_LEN: usize = 32 + IV_LEN + 128 + TAG_LEN;
 /// Longest sender id (its length is a `u16`).
 pub const MAX_SENDER_ID_LEN: usize = 65535;
 
@@ -139,7 +141,7 @@ struct Opened {
 fn open(packet: &[u8], our_x25519_secret: &[u8]) -> Result<Opened> {
     let recipient_pub = x25519::x25519_public(our_x25519_secret)?;
     if packet.len() < MIN_PACKET_LEN {
-        return Err(CryptoError::length("sealedPacket", "at least 124 bytes", packet.len()).into());
+        return Err(CryptoError::length("sealedPacket", "at least 188 bytes", packet.len()).into());
     }
     let auth = |_: CryptoError| MessagingError::AuthenticationFailed;
     let (eph_pub, sealed) = packet.split_first_chunk::<32>().ok_or(MessagingError::AuthenticationFailed)?;
@@ -171,7 +173,7 @@ fn open(packet: &[u8], our_x25519_secret: &[u8]) -> Result<Opened> {
 /// [`unseal_message`] with the key to get it.
 ///
 /// # Errors
-/// `INVALID_LENGTH` (our key; packet shorter than 124 bytes), `AUTHENTICATION_FAILED`.
+/// `INVALID_LENGTH` (our key; packet shorter than 188 bytes), `AUTHENTICATION_FAILED`.
 #[must_use = "the sender id is the only output"]
 pub fn unseal_sender_id(sealed_packet: &[u8], our_x25519_secret: &[u8]) -> Result<Vec<u8>> {
     Ok(open(sealed_packet, our_x25519_secret)?.sender_id)
@@ -181,7 +183,7 @@ pub fn unseal_sender_id(sealed_packet: &[u8], our_x25519_secret: &[u8]) -> Resul
 /// `sender_identity_public` (32-byte Ed25519).
 ///
 /// # Errors
-/// `INVALID_LENGTH` (keys; packet shorter than 124 bytes), `AUTHENTICATION_FAILED`
+/// `INVALID_LENGTH` (keys; packet shorter than 188 bytes), `AUTHENTICATION_FAILED`
 /// for anything else (tampering, wrong recipient, wrong sender key).
 #[must_use = "the message is the only output"]
 pub fn unseal_message(
