@@ -23,6 +23,15 @@ export const VEIL_ERROR_CODES = [
   'UNSUPPORTED_PLATFORM',
   'WASM_PANIC',
   'INTERNAL',
+  // From the keystore (ts/keystore.ts, worker/keystore.ts).
+  'KEYSTORE_LOCKED',
+  'KEY_NOT_FOUND',
+  'KEY_EXISTS',
+  'INVALID_BACKUP',
+  'STORAGE_VERSION_MISMATCH',
+  'STORAGE_QUOTA_EXCEEDED',
+  'STORAGE_UNSUPPORTED',
+  'STORAGE_FAILED',
 ] as const;
 
 export type VeilErrorCode = (typeof VEIL_ERROR_CODES)[number];

@@ -8,3 +8,9 @@
  */
 export * from './primitives.js';
 export { WorkerPool, deserializeError, type PoolOptions, type RunOptions, type RequestBody } from './pool.js';
+export {
+  Keystore, decodePublicBundle, verifyPublicBundle, IDENTITY_DERIVATION, DEFAULT_PASSPHRASE_KDF, MIN_PASSPHRASE_KDF,
+  type KeystoreOptions, type CreateIdentityOptions, type RestoreOptions, type DecapsulateOptions, type PublicBundle,
+  type IdentityHandle, type KeyHandle, type KeyRoute, type KeyType, type ImportBackupResult, type KeystoreCapabilities,
+  type KeystoreChange, type KeystoreStatus, type PassphraseKdfParams,
+} from './keystore.js';

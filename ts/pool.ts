@@ -28,6 +28,8 @@ export interface PoolOptions {
   wasmUrl?: string | URL;
   /** Enables `debug/*` requests (tests only). */
   debug?: boolean;
+  /** Called with every worker→page message (test builds: e.g. asserting that no secret bytes reach the page). */
+  inspectReply?: (message: unknown) => void;
 }
 
 export interface RunOptions {
@@ -85,6 +87,7 @@ export class WorkerPool {
   private readonly createWorker: () => Worker;
   private readonly wasmUrl: string | undefined;
   private readonly debug: boolean;
+  private readonly inspectReply: ((message: unknown) => void) | undefined;
   private nextId = 1;
   private nextAffinity = 0;
   private disposed = false;
@@ -97,6 +100,7 @@ export class WorkerPool {
     this.createWorker = options.createWorker ?? defaultWorker;
     this.wasmUrl = options.wasmUrl === undefined ? undefined : String(options.wasmUrl);
     this.debug = options.debug === true;
+    this.inspectReply = options.inspectReply;
     this.slots = Array.from({ length: size }, (_, index) => ({ index, worker: undefined, ready: undefined, job: undefined, idleTimer: undefined }));
   }
 
@@ -189,7 +193,10 @@ export class WorkerPool {
         reject(new VeilError('INTERNAL', `worker failed to start: ${e.message}`));
       }, { once: true });
     });
-    worker.addEventListener('message', (e: MessageEvent) => this.onReply(slot, worker, e.data as Reply | ReadyMessage));
+    worker.addEventListener('message', (e: MessageEvent) => {
+      this.inspectReply?.(e.data);
+      this.onReply(slot, worker, e.data as Reply | ReadyMessage);
+    });
     worker.addEventListener('error', (e: ErrorEvent) => {
       e.preventDefault();
       this.onCrash(slot, worker, e.message);

@@ -48,7 +48,8 @@ export type Request =
   | { readonly id: number; readonly type: 'primitives/call'; readonly name: WorkerPrimitive; readonly args: readonly unknown[] }
   | { readonly id: number; readonly type: 'veilkit/ping' }
   | { readonly id: number; readonly type: 'debug/crash' }
-  | { readonly id: number; readonly type: 'debug/hang'; readonly ms: number };
+  | { readonly id: number; readonly type: 'debug/hang'; readonly ms: number }
+  | import('./keystore.protocol.js').KeystoreRequest;
 
 export type RequestType = Request['type'];
 

@@ -10,6 +10,7 @@ import {
   WORKER_PRIMITIVES, transferables,
   type InitRequest, type ReadyMessage, type Reply, type Request, type SerializedError,
 } from './protocol.js';
+import { keystoreHandlers } from './keystore.js';
 
 interface WorkerScope {
   postMessage(message: unknown, transfer?: Transferable[]): void;
@@ -37,6 +38,7 @@ export function serializeError(e: unknown): SerializedError {
 type Handlers = { [T in Request['type']]: (req: Extract<Request, { type: T }>) => unknown };
 
 const handlers: Handlers = {
+  ...keystoreHandlers,
   'veilkit/ping': () => ({ pong: true, workerId }),
   'primitives/call': (req) => {
     if (!allowed.has(req.name)) throw new TypeError(`unknown primitive ${String(req.name)}`);

@@ -1,0 +1,259 @@
+/**
+ * Keys in the browser. `Keystore` is a thin page-side proxy: the keystore
+ * itself lives in a veilkit worker (worker/keystore.ts) and this class only
+ * ever receives handles, public keys, signed public bundles, signatures and
+ * non-extractable `CryptoKey`s — plus, through the two documented export
+ * paths, a recovery phrase (`exportRecoveryPhrase`) or a passphrase-encrypted
+ * backup (`exportBackup`). Specified in docs/KEYSTORE.md.
+ *
+ * ```ts
+ * const ks = await Keystore.open({ name: 'main' });
+ * const me = await ks.createIdentity({ label: 'me', mlDsa: true });
+ * const bundle = await ks.getPublicBundle(me);       // send bundle.bytes to peers
+ * const sig = await ks.sign(me, message);             // Ed25519, in the worker
+ * const key = await ks.deriveSharedKey(me, peerX25519, info); // non-extractable AES-GCM
+ * ```
+ */
+import { WorkerPool, type PoolOptions, type RequestBody } from './pool.js';
+import type { PublicBundle } from './keystore-format.js';
+import type {
+  IdentityHandle, ImportBackupResult, KeystoreCapabilities, KeystoreChange, KeystoreRequest, KeystoreStatus,
+  PassphraseKdfParams,
+} from '../worker/keystore.protocol.js';
+
+export type {
+  IdentityHandle, KeyHandle, KeyRoute, KeyType, ImportBackupResult, KeystoreCapabilities, KeystoreChange, KeystoreStatus,
+  PassphraseKdfParams,
+} from '../worker/keystore.protocol.js';
+export {
+  decodePublicBundle, verifyPublicBundle, IDENTITY_DERIVATION, DEFAULT_PASSPHRASE_KDF, MIN_PASSPHRASE_KDF,
+  type PublicBundle,
+} from './keystore-format.js';
+
+export interface KeystoreOptions {
+  /** Store name: 1–64 characters from `A-Z a-z 0-9 . _ -`. The IndexedDB database is `veilkit-keystore:<name>`. */
+  name: string;
+  /**
+   * Pool to run in (calls use affinity `keystore:<name>`). Default: a private
+   * one-worker pool without idle termination, closed by `close()`. A shared
+   * pool whose workers idle out or crash relocks a passphrase-protected store.
+   */
+  pool?: WorkerPool;
+  /** Options of the private pool (ignored with `pool`). */
+  poolOptions?: PoolOptions;
+}
+
+export interface CreateIdentityOptions {
+  /** Local name shown to the user (at most 256 characters); not part of the public bundle. */
+  label: string;
+  /** Also create an ML-DSA-65 signing key (default `false`). Restore with the same setting. */
+  mlDsa?: boolean;
+}
+
+export interface RestoreOptions {
+  label?: string;
+  /** Must match the original identity's setting (default `false`). */
+  mlDsa?: boolean;
+  /** BIP-39 passphrase ("25th word"); identities made by `createIdentity` use none (default `''`). */
+  passphrase?: string;
+}
+
+export interface DecapsulateOptions {
+  /** HKDF-SHA256 `info` (default empty). */
+  info?: Uint8Array;
+  /** `'aes-gcm'` (default): AES-256-GCM key = HKDF(ss, info). `'hkdf'`: the HKDF base key of the shared secret. */
+  output?: 'aes-gcm' | 'hkdf';
+}
+
+type Body = DistributiveOmit<KeystoreRequest, 'id' | 'name'>;
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+function identityId(identity: IdentityHandle | string): string {
+  if (typeof identity === 'string') return identity;
+  if (typeof identity === 'object' && identity !== null && typeof identity.id === 'string') return identity.id;
+  throw new TypeError('identity must be an IdentityHandle or an identity id');
+}
+
+function checkBytes(name: string, v: unknown): Uint8Array {
+  if (!(v instanceof Uint8Array)) throw new TypeError(`${name} must be a Uint8Array`);
+  return v;
+}
+
+function checkName(name: unknown): string {
+  if (typeof name !== 'string') throw new TypeError('name must be a string');
+  if (!/^[A-Za-z0-9._-]{1,64}$/.test(name)) throw new RangeError('name must be 1 to 64 characters from A-Z a-z 0-9 . _ -');
+  return name;
+}
+
+export class Keystore {
+  readonly name: string;
+  private readonly pool: WorkerPool;
+  private readonly ownsPool: boolean;
+  private readonly listeners = new Set<(change: KeystoreChange) => void>();
+  private channel: BroadcastChannel | undefined;
+  private closed = false;
+
+  private constructor(name: string, pool: WorkerPool, ownsPool: boolean) {
+    this.name = name;
+    this.pool = pool;
+    this.ownsPool = ownsPool;
+  }
+
+  /**
+   * Opens (creating on first use) the keystore `name`. A database written by a
+   * newer veilkit fails with `STORAGE_VERSION_MISMATCH`; a browser that cannot
+   * store a `CryptoKey` with `STORAGE_UNSUPPORTED` — in both cases nothing is changed.
+   */
+  static async open(options: KeystoreOptions): Promise<Keystore> {
+    if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
+    const name = checkName(options.name);
+    const owns = options.pool === undefined;
+    const pool = options.pool ?? new WorkerPool({ size: 1, idleTimeoutMs: 0, ...options.poolOptions });
+    const ks = new Keystore(name, pool, owns);
+    try {
+      await ks.run({ type: 'keystore/open' });
+    } catch (e) {
+      if (owns) pool.dispose();
+      throw e;
+    }
+    return ks;
+  }
+
+  private run<T>(body: Body): Promise<T> {
+    if (this.closed) return Promise.reject(new TypeError('this Keystore has been closed'));
+    return this.pool.run({ ...body, name: this.name } as RequestBody, { affinity: `keystore:${this.name}` }) as Promise<T>;
+  }
+
+  /** Which route (WebCrypto non-extractable key or wasm with wrapped bytes) each key type takes here. */
+  capabilities(): Promise<KeystoreCapabilities> {
+    return this.run({ type: 'keystore/capabilities' });
+  }
+
+  status(): Promise<KeystoreStatus> {
+    return this.run({ type: 'keystore/status' });
+  }
+
+  /**
+   * Protects the store with a passphrase (Argon2id in the worker), changes it,
+   * or removes it (`null`). The store must be unlocked. Secrets are re-wrapped
+   * in one transaction; the store stays unlocked in this tab.
+   */
+  setPassphrase(passphrase: string | null, params?: PassphraseKdfParams): Promise<KeystoreStatus> {
+    return this.run({ type: 'keystore/set-passphrase', passphrase, ...(params ? { params } : {}) });
+  }
+
+  /** Unlocks a passphrase-protected store in this tab. A wrong passphrase fails with `AUTHENTICATION_FAILED`. */
+  unlock(passphrase: string): Promise<KeystoreStatus> {
+    return this.run({ type: 'keystore/unlock', passphrase });
+  }
+
+  /** Forgets the unlocked storage key — in every tab of this origin. */
+  lock(): Promise<KeystoreStatus> {
+    return this.run({ type: 'keystore/lock' });
+  }
+
+  /** A new identity: Ed25519 (+ ML-DSA-65) signing, X25519 + ML-KEM-768 agreement, X-Wing file-recipient keys. */
+  createIdentity(options: CreateIdentityOptions): Promise<IdentityHandle> {
+    if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
+    return this.run({ type: 'keystore/create-identity', label: options.label, mlDsa: options.mlDsa === true });
+  }
+
+  listIdentities(): Promise<IdentityHandle[]> {
+    return this.run({ type: 'keystore/list-identities' });
+  }
+
+  /** The identity's public keys, signed by its Ed25519 (and ML-DSA-65) key. Send `bundle.bytes`. */
+  getPublicBundle(identity: IdentityHandle | string): Promise<PublicBundle> {
+    return this.run({ type: 'keystore/public-bundle', identity: identityId(identity) });
+  }
+
+  /** Deletes the identity and all its keys (one transaction). Export its phrase first if you may need it again. */
+  deleteIdentity(identity: IdentityHandle | string): Promise<true> {
+    return this.run({ type: 'keystore/delete-identity', identity: identityId(identity) });
+  }
+
+  /**
+   * Export path: the identity's 24-word BIP-39 recovery phrase. Every key of
+   * the identity derives from it (docs/KEYSTORE.md#derivation); show it to the
+   * user, never store or send it.
+   */
+  exportRecoveryPhrase(identity: IdentityHandle | string): Promise<string> {
+    return this.run({ type: 'keystore/export-phrase', identity: identityId(identity) });
+  }
+
+  /**
+   * Recreates an identity from its phrase: same keys, same id, byte-identical
+   * public bundle. Restoring an identity already present returns its handle.
+   * The second argument is the BIP-39 passphrase, or options.
+   */
+  restoreFromPhrase(phrase: string, passphraseOrOptions?: string | RestoreOptions): Promise<IdentityHandle> {
+    const o: RestoreOptions = typeof passphraseOrOptions === 'string' ? { passphrase: passphraseOrOptions } : (passphraseOrOptions ?? {});
+    return this.run({
+      type: 'keystore/restore-phrase', phrase, bip39Passphrase: o.passphrase ?? '', label: o.label ?? '', mlDsa: o.mlDsa === true,
+    });
+  }
+
+  /** Export path: every identity, encrypted under `passphrase` (Argon2id + AES-256-GCM, docs/KEYSTORE.md#backup). */
+  exportBackup(passphrase: string, params?: PassphraseKdfParams): Promise<Uint8Array> {
+    return this.run({ type: 'keystore/export-backup', passphrase, ...(params ? { params } : {}) });
+  }
+
+  /** Adds the identities of a backup (present ones are kept). Wrong passphrase: `AUTHENTICATION_FAILED`, nothing changed. */
+  importBackup(backup: Uint8Array, passphrase: string): Promise<ImportBackupResult> {
+    return this.run({ type: 'keystore/import-backup', backup: checkBytes('backup', backup), passphrase });
+  }
+
+  /** Signs with the identity's Ed25519 key (default) or ML-DSA-65 key (hedged, optional context). */
+  sign(identity: IdentityHandle | string, message: Uint8Array, options: { algorithm?: 'ed25519' | 'ml-dsa-65'; context?: Uint8Array } = {}): Promise<Uint8Array> {
+    return this.run({
+      type: 'keystore/sign', identity: identityId(identity), algorithm: options.algorithm ?? 'ed25519',
+      message: checkBytes('message', message), ...(options.context !== undefined ? { context: checkBytes('context', options.context) } : {}),
+    });
+  }
+
+  /**
+   * X25519 with a peer's public key, then HKDF-SHA256(salt empty, `info`):
+   * a non-extractable AES-256-GCM key. Put both parties' public keys in `info`.
+   */
+  deriveSharedKey(identity: IdentityHandle | string, peerPublicKey: Uint8Array, info: Uint8Array): Promise<CryptoKey> {
+    return this.run({
+      type: 'keystore/derive-shared-key', identity: identityId(identity),
+      peerPublicKey: checkBytes('peerPublicKey', peerPublicKey), info: checkBytes('info', info),
+    });
+  }
+
+  /** Decapsulates an ML-KEM-768 or X-Wing ciphertext sent to the identity: a non-extractable key (see {@link DecapsulateOptions}). */
+  decapsulate(identity: IdentityHandle | string, kem: 'ml-kem-768' | 'x-wing', ciphertext: Uint8Array, options: DecapsulateOptions = {}): Promise<CryptoKey> {
+    return this.run({
+      type: 'keystore/decapsulate', identity: identityId(identity), kem, ciphertext: checkBytes('ciphertext', ciphertext),
+      info: options.info === undefined ? new Uint8Array(0) : checkBytes('info', options.info), output: options.output ?? 'aes-gcm',
+    });
+  }
+
+  /** Calls `listener` after every change committed by any tab (or worker) of this origin; returns the unsubscribe function. */
+  onChange(listener: (change: KeystoreChange) => void): () => void {
+    if (typeof listener !== 'function') throw new TypeError('listener must be a function');
+    if (!this.channel && typeof BroadcastChannel === 'function') {
+      this.channel = new BroadcastChannel(`veilkit-keystore:${this.name}`);
+      this.channel.onmessage = (e: MessageEvent) => {
+        const change = e.data as KeystoreChange;
+        if (change?.name !== this.name) return;
+        for (const l of [...this.listeners]) l(change);
+      };
+    }
+    this.listeners.add(listener);
+    return () => {
+      this.listeners.delete(listener);
+    };
+  }
+
+  /** Stops listening and, when the keystore owns its pool, terminates its worker (which forgets any unlocked key). */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.listeners.clear();
+    this.channel?.close();
+    this.channel = undefined;
+    if (this.ownsPool) this.pool.dispose();
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * Keystore requests (`keystore/*`) and the values they answer with.
+ *
+ * The keystore lives in a worker; the page-side `Keystore` (ts/keystore.ts)
+ * only ever receives what is declared here: identity descriptions, public
+ * keys, signed public bundles, signatures, ciphertext backups, non-extractable
+ * `CryptoKey`s — and, through the two documented export paths
+ * (`keystore/export-phrase`, `keystore/export-backup`), a recovery phrase or
+ * a passphrase-encrypted backup.
+ */
+
+/** The key types of an identity. */
+export const KEY_TYPES = ['ed25519', 'x25519', 'ml-kem-768', 'x-wing', 'ml-dsa-65'] as const;
+export type KeyType = (typeof KEY_TYPES)[number];
+
+/** Where a key type's private key lives: a non-extractable WebCrypto key, or wrapped bytes used by the wasm core. */
+export type KeyRoute = 'webcrypto' | 'wasm';
+
+/** Argon2id cost for a passphrase (lock or backup). Memory ≥ 19456 KiB, iterations ≥ 2. */
+export interface PassphraseKdfParams {
+  readonly memoryKib: number;
+  readonly iterations: number;
+  readonly parallelism: number;
+}
+
+/** A stored identity, as the page sees it (no secrets). Also the handle passed back to identity operations. */
+export interface IdentityHandle {
+  readonly kind: 'identity';
+  /** Deterministic id: hex of the first 16 bytes of SHA-256("veilkit-identity-id-v1" ‖ Ed25519 public key). */
+  readonly id: string;
+  readonly label: string;
+  /** Milliseconds since the epoch. */
+  readonly createdAt: number;
+  /** Whether the identity has an ML-DSA-65 signing key. */
+  readonly mlDsa: boolean;
+  /** Where each of its private keys lives. */
+  readonly routes: Readonly<Partial<Record<KeyType, KeyRoute>>>;
+}
+
+/** Names one private key of an identity (for the identity operations). */
+export interface KeyHandle {
+  readonly identity: string;
+  readonly type: KeyType;
+}
+
+/** What this browser offers, and which route each key type takes for new identities. */
+export interface KeystoreCapabilities {
+  /** Route taken for each key type of a new identity. */
+  readonly routes: Readonly<Record<KeyType, KeyRoute>>;
+  /** Whether WebCrypto here implements the algorithm natively (and passed a known-answer self-test against the wasm core). */
+  readonly webCrypto: Readonly<Record<'ed25519' | 'x25519' | 'ml-kem-768' | 'ml-dsa-65', boolean>>;
+  readonly webLocks: boolean;
+  readonly broadcastChannel: boolean;
+  readonly indexedDb: boolean;
+  /** Schema version of the IndexedDB database this code writes. */
+  readonly schemaVersion: number;
+}
+
+export interface KeystoreStatus {
+  /** Whether the store is protected by a passphrase. */
+  readonly passphrase: boolean;
+  /** Whether secrets are unavailable until `unlock` (only ever true with a passphrase). */
+  readonly locked: boolean;
+  /** Increments with every committed change. */
+  readonly revision: number;
+  readonly identities: number;
+}
+
+/** Broadcast (BroadcastChannel `veilkit-keystore:<name>`) after every committed change. */
+export interface KeystoreChange {
+  readonly name: string;
+  readonly revision: number;
+  readonly change: 'created' | 'identity-created' | 'identity-deleted' | 'backup-imported' | 'passphrase-changed' | 'locked';
+  readonly ids: readonly string[];
+}
+
+export interface ImportBackupResult {
+  /** Identities added by the import. */
+  readonly imported: readonly IdentityHandle[];
+  /** Ids already present (kept as they were). */
+  readonly skipped: readonly string[];
+}
+
+type R<T extends string, F> = { readonly id: number; readonly type: T; readonly name: string } & F;
+
+export type KeystoreRequest =
+  | R<'keystore/open', object>
+  | R<'keystore/capabilities', object>
+  | R<'keystore/status', object>
+  | R<'keystore/set-passphrase', { readonly passphrase: string | null; readonly params?: PassphraseKdfParams }>
+  | R<'keystore/unlock', { readonly passphrase: string }>
+  | R<'keystore/lock', object>
+  | R<'keystore/create-identity', { readonly label: string; readonly mlDsa: boolean }>
+  | R<'keystore/list-identities', object>
+  | R<'keystore/public-bundle', { readonly identity: string }>
+  | R<'keystore/delete-identity', { readonly identity: string }>
+  | R<'keystore/export-phrase', { readonly identity: string }>
+  | R<'keystore/restore-phrase', { readonly phrase: string; readonly bip39Passphrase: string; readonly label: string; readonly mlDsa: boolean }>
+  | R<'keystore/export-backup', { readonly passphrase: string; readonly params?: PassphraseKdfParams }>
+  | R<'keystore/import-backup', { readonly backup: Uint8Array; readonly passphrase: string }>
+  | R<'keystore/sign', { readonly identity: string; readonly algorithm: 'ed25519' | 'ml-dsa-65'; readonly message: Uint8Array; readonly context?: Uint8Array }>
+  | R<'keystore/derive-shared-key', { readonly identity: string; readonly peerPublicKey: Uint8Array; readonly info: Uint8Array }>
+  | R<'keystore/decapsulate', {
+    readonly identity: string; readonly kem: 'ml-kem-768' | 'x-wing'; readonly ciphertext: Uint8Array;
+    readonly info: Uint8Array; readonly output: 'aes-gcm' | 'hkdf';
+  }>
+  /** Test hooks; refused unless the pool was created with `debug: true`. */
+  | R<'keystore/debug', { readonly action: 'fault'; readonly fault: 'DataCloneError' | 'QuotaExceededError' } | { readonly action: 'counts' }>;
