@@ -125,7 +125,9 @@ impl ManifestBlock {
         })
     }
 
-    fn signed_bytes(&self) -> Vec<u8> {
+    /// The message its signature covers: label ‖ the first 157 block bytes.
+    #[must_use]
+    pub fn signed_bytes(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(BLOCK_SIGNATURE_LABEL.len() + BLOCK_SIGNED_LEN);
         out.extend_from_slice(BLOCK_SIGNATURE_LABEL);
         out.extend_from_slice(&self.group_id);
@@ -399,6 +401,12 @@ impl GroupManifest {
             out.extend_from_slice(&b.to_bytes());
         }
         out
+    }
+
+    /// A manifest of the given blocks (not checked: call [`GroupManifest::verify`]).
+    #[must_use]
+    pub const fn from_blocks(blocks: Vec<ManifestBlock>) -> Self {
+        Self { blocks }
     }
 
     /// The blocks.
