@@ -109,6 +109,7 @@ test('restoreFromPhrase recreates a byte-identical public bundle', async ({ page
   expect(r.mismatch).toBe('KEY_EXISTS');
   expect(r.badPhrase).toBe('INVALID_MNEMONIC');
   expect(r.sizes).toEqual([7795, 2534]);
+  expect(r.vector).toEqual({ id: '404dc1cbc898b555a8a18350773da0f0', sha256: '2bb01d15961f7a76947724d1a58794a2c93473f4f125c1dfc3c86137474ff5bf' });
 });
 
 test('backup round trip; wrong passphrase, tampering and garbage change nothing', async ({ page }) => {
