@@ -32,6 +32,13 @@ export const VEIL_ERROR_CODES = [
   'STORAGE_QUOTA_EXCEEDED',
   'STORAGE_UNSUPPORTED',
   'STORAGE_FAILED',
+  // From the messaging constructions (MessagingError::code, crate/src/messaging/error.rs).
+  'MALFORMED_INPUT',
+  'INVALID_PADDING',
+  'KEY_LOG_INVALID',
+  'REGISTRY_INVALID',
+  'REPLAY_DETECTED',
+  'REPLAY_OUT_OF_WINDOW',
 ] as const;
 
 export type VeilErrorCode = (typeof VEIL_ERROR_CODES)[number];

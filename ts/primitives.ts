@@ -18,3 +18,4 @@ export * from './xwing.js';
 export * from './mldsa.js';
 export * from './bip39.js';
 export * from './shamir.js';
+export * from './messaging.js';

@@ -24,6 +24,7 @@ mod ed25519;
 mod hash;
 mod kdf;
 mod keywrap;
+mod messaging;
 mod mldsa;
 mod mlkem;
 mod shamir;

@@ -1,0 +1,456 @@
+//! Messaging bindings (`crate::messaging`): validate, call, convert.
+//!
+//! Several outputs are concatenated in a documented order and split by
+//! `ts/messaging.ts`; structured results (verification codes, key-log entries,
+//! registries, reports) cross as JSON text in the forms of `docs/PROTOCOL.md`.
+//! Integers arrive as JS numbers and must be safe integers (0 … 2^53 − 1).
+use super::{concat_out, js_error, secret_in, secret_out, JsResult};
+use crate::error::CryptoError;
+use crate::messaging::keylog::{self, KeyLogAction};
+use crate::messaging::replay::ReplayStore;
+use crate::messaging::{
+    akem, chunked, hybrid_kem, padding, registry, sealed, session, transcript, verification,
+    MessagingError, MAX_SAFE_INTEGER,
+};
+use js_sys::Uint8Array;
+use wasm_bindgen::prelude::*;
+
+/// Converts a messaging error into the JS error the facade understands:
+/// an `Error` named `VeilError` with the stable `code`, plus `index` and
+/// `reason` for key-log and registry failures. Primitive errors map exactly
+/// as [`js_error`] maps them.
+pub(crate) fn js_messaging_error(e: MessagingError) -> JsValue {
+    let detail: Option<(Option<usize>, &'static str)> = match e {
+        MessagingError::Crypto(inner) => return js_error(inner),
+        MessagingError::AuthenticationFailed
+        | MessagingError::Malformed(_)
+        | MessagingError::InvalidPadding
+        | MessagingError::Replay
+        | MessagingError::ReplayOutOfWindow => None,
+        MessagingError::KeyLog { index, fault } => Some((Some(index), fault.code())),
+        MessagingError::Registry { index, fault } => Some((index, fault.code())),
+    };
+    let err = js_sys::Error::new(&e.to_string());
+    err.set_name("VeilError");
+    // Setting properties on a fresh Error object cannot fail.
+    let _ = js_sys::Reflect::set(&err, &JsValue::from_str("code"), &JsValue::from_str(e.code()));
+    if let Some((index, reason)) = detail {
+        let index = index.map_or(JsValue::NULL, |i| JsValue::from_f64(i as f64));
+        let _ = js_sys::Reflect::set(&err, &JsValue::from_str("index"), &index);
+        let _ = js_sys::Reflect::set(&err, &JsValue::from_str("reason"), &JsValue::from_str(reason));
+    }
+    err.into()
+}
+
+/// A JS number that must be a safe non-negative integer.
+fn safe_u64(what: &'static str, v: f64) -> JsResult<u64> {
+    if v.is_finite() && v.fract() == 0.0 && v >= 0.0 && v <= MAX_SAFE_INTEGER as f64 {
+        Ok(v as u64)
+    } else {
+        Err(js_error(CryptoError::InvalidParameter(what)))
+    }
+}
+
+fn safe_f64(v: u64) -> f64 {
+    v as f64
+}
+
+// ---------------------------------------------------------------- KEMs
+
+/// Hybrid encapsulation, as `mlKemCiphertext(1088) ‖ sharedKey(32)`.
+#[wasm_bindgen(js_name = "hybridKemEncapsulate")]
+pub fn hybrid_kem_encapsulate(our_secret: Vec<u8>, their_public: &[u8], mlkem_ek: &[u8]) -> JsResult<Uint8Array> {
+    let our_secret = secret_in(our_secret);
+    let r = hybrid_kem::hybrid_kem_encapsulate(&our_secret, their_public, mlkem_ek).map_err(js_messaging_error)?;
+    Ok(concat_out(&[&r.mlkem_ciphertext, r.shared_key.as_slice()]))
+}
+
+/// Hybrid decapsulation: the 32-byte shared key.
+#[wasm_bindgen(js_name = "hybridKemDecapsulate")]
+pub fn hybrid_kem_decapsulate(our_secret: Vec<u8>, their_public: &[u8], mlkem_dk: Vec<u8>, mlkem_ct: &[u8]) -> JsResult<Uint8Array> {
+    let (our_secret, mlkem_dk) = (secret_in(our_secret), secret_in(mlkem_dk));
+    let k = hybrid_kem::hybrid_kem_decapsulate(&our_secret, their_public, &mlkem_dk, mlkem_ct).map_err(js_messaging_error)?;
+    Ok(secret_out(k.as_slice()))
+}
+
+/// Authenticated encapsulation, as `ciphertext(1154) ‖ sharedSecret(32)`.
+#[wasm_bindgen(js_name = "authenticatedKemEncapsulate")]
+pub fn authenticated_kem_encapsulate(
+    our_secret: Vec<u8>,
+    recipient_public: &[u8],
+    recipient_mlkem_ek: &[u8],
+    sender_identity_secret: Vec<u8>,
+) -> JsResult<Uint8Array> {
+    let (our_secret, identity) = (secret_in(our_secret), secret_in(sender_identity_secret));
+    let (ct, ss) = akem::authenticated_kem_encapsulate(&our_secret, recipient_public, recipient_mlkem_ek, &identity)
+        .map_err(js_messaging_error)?;
+    Ok(concat_out(&[&ct, ss.as_slice()]))
+}
+
+/// Authenticated decapsulation (signature verified first): the 32-byte shared secret.
+#[wasm_bindgen(js_name = "authenticatedKemDecapsulate")]
+pub fn authenticated_kem_decapsulate(
+    our_secret: Vec<u8>,
+    sender_public: &[u8],
+    our_mlkem_dk: Vec<u8>,
+    authenticated_ciphertext: &[u8],
+    sender_identity_public: &[u8],
+) -> JsResult<Uint8Array> {
+    let (our_secret, dk) = (secret_in(our_secret), secret_in(our_mlkem_dk));
+    let ss = akem::authenticated_kem_decapsulate(&our_secret, sender_public, &dk, authenticated_ciphertext, sender_identity_public)
+        .map_err(js_messaging_error)?;
+    Ok(secret_out(ss.as_slice()))
+}
+
+// ---------------------------------------------------------------- padding, padded and chunked AEAD
+
+/// `u32(len) ‖ content ‖ zeros` to the padded size.
+#[wasm_bindgen(js_name = "padMessage")]
+pub fn pad_message(content: Vec<u8>) -> JsResult<Uint8Array> {
+    let content = secret_in(content);
+    let p = padding::pad_message(&content).map_err(js_messaging_error)?;
+    Ok(secret_out(&p))
+}
+
+/// Removes veilkit padding (strict).
+#[wasm_bindgen(js_name = "unpadMessage")]
+pub fn unpad_message(padded: Vec<u8>) -> JsResult<Uint8Array> {
+    let padded = secret_in(padded);
+    let c = padding::unpad_message(&padded).map_err(js_messaging_error)?;
+    Ok(secret_out(&c))
+}
+
+/// Padded size of a content length.
+#[wasm_bindgen(js_name = "paddedLength")]
+pub fn padded_length(content_length: f64) -> JsResult<f64> {
+    let n = usize::try_from(safe_u64("contentLength must be a safe integer", content_length)?)
+        .map_err(|_| js_error(CryptoError::InvalidParameter("contentLength too large")))?;
+    padding::padded_len(n).map(|l| l as f64).map_err(js_messaging_error)
+}
+
+/// Pads, then AES-256-GCM with a fresh IV: `iv ‖ ct ‖ tag`.
+#[wasm_bindgen(js_name = "encryptAesGcmPadded")]
+pub fn encrypt_aes_gcm_padded(key: Vec<u8>, plaintext: Vec<u8>, aad: &[u8]) -> JsResult<Vec<u8>> {
+    let (key, plaintext) = (secret_in(key), secret_in(plaintext));
+    padding::encrypt_aes_gcm_padded(&key, &plaintext, aad).map_err(js_messaging_error)
+}
+
+/// Decrypts and unpads.
+#[wasm_bindgen(js_name = "decryptAesGcmPadded")]
+pub fn decrypt_aes_gcm_padded(key: Vec<u8>, ciphertext: &[u8], aad: &[u8]) -> JsResult<Uint8Array> {
+    let key = secret_in(key);
+    let pt = padding::decrypt_aes_gcm_padded(&key, ciphertext, aad).map_err(js_messaging_error)?;
+    Ok(secret_out(&pt))
+}
+
+/// Chunked AES-256-GCM.
+#[wasm_bindgen(js_name = "encryptAesGcmChunked")]
+pub fn encrypt_aes_gcm_chunked(key: Vec<u8>, plaintext: Vec<u8>, aad: &[u8], chunk_size: u32) -> JsResult<Vec<u8>> {
+    let (key, plaintext) = (secret_in(key), secret_in(plaintext));
+    chunked::encrypt_aes_gcm_chunked(&key, &plaintext, aad, chunk_size).map_err(js_messaging_error)
+}
+
+/// Decrypts a chunked ciphertext (all chunks or nothing).
+#[wasm_bindgen(js_name = "decryptAesGcmChunked")]
+pub fn decrypt_aes_gcm_chunked(key: Vec<u8>, ciphertext: &[u8], aad: &[u8]) -> JsResult<Uint8Array> {
+    let key = secret_in(key);
+    let pt = chunked::decrypt_aes_gcm_chunked(&key, ciphertext, aad).map_err(js_messaging_error)?;
+    Ok(secret_out(&pt))
+}
+
+// ---------------------------------------------------------------- session keys
+
+/// Session root key.
+#[wasm_bindgen(js_name = "deriveSrk")]
+pub fn derive_srk(dek: Vec<u8>, chat_id: &[u8]) -> JsResult<Uint8Array> {
+    let dek = secret_in(dek);
+    let k = session::derive_srk(&dek, chat_id).map_err(js_messaging_error)?;
+    Ok(secret_out(k.as_slice()))
+}
+
+/// Window key.
+#[wasm_bindgen(js_name = "deriveWindowKey")]
+pub fn derive_window_key(srk: Vec<u8>, window_index: f64) -> JsResult<Uint8Array> {
+    let srk = secret_in(srk);
+    let w = safe_u64("windowIndex must be a safe non-negative integer", window_index)?;
+    let k = session::derive_window_key(&srk, w).map_err(js_messaging_error)?;
+    Ok(secret_out(k.as_slice()))
+}
+
+/// Fresh ratchet key pair as `secret32 ‖ public32`.
+#[wasm_bindgen(js_name = "generateRatchetKeypair")]
+pub fn generate_ratchet_keypair() -> JsResult<Uint8Array> {
+    let kp = session::generate_ratchet_keypair().map_err(js_messaging_error)?;
+    Ok(concat_out(&[kp.secret.as_slice(), &kp.public]))
+}
+
+/// One PCS ratchet step.
+#[wasm_bindgen(js_name = "ratchetSrk")]
+pub fn ratchet_srk(
+    current_srk: Vec<u8>,
+    our_ratchet_secret: Vec<u8>,
+    their_ratchet_public: &[u8],
+    chat_id: &[u8],
+    ratchet_step: f64,
+    is_sender: bool,
+) -> JsResult<Uint8Array> {
+    let (srk, ours) = (secret_in(current_srk), secret_in(our_ratchet_secret));
+    let step = safe_u64("ratchetStep must be a safe non-negative integer", ratchet_step)?;
+    let k = session::ratchet_srk(&srk, &ours, their_ratchet_public, chat_id, step, is_sender).map_err(js_messaging_error)?;
+    Ok(secret_out(k.as_slice()))
+}
+
+/// Whether to ratchet now.
+#[wasm_bindgen(js_name = "shouldRatchet")]
+pub fn should_ratchet(message_count: f64, window_changed: bool, messages_per_ratchet: f64, ratchet_on_new_window: bool) -> JsResult<bool> {
+    let count = safe_u64("messageCount must be a safe non-negative integer", message_count)?;
+    let per = safe_u64("messagesPerRatchet must be a safe non-negative integer", messages_per_ratchet)?;
+    Ok(session::should_ratchet(count, window_changed, per, ratchet_on_new_window))
+}
+
+// ---------------------------------------------------------------- transcript
+
+/// `SHA-256(sessionId)`.
+#[wasm_bindgen(js_name = "transcriptNew")]
+#[must_use]
+pub fn transcript_new(session_id: &[u8]) -> Vec<u8> {
+    transcript::transcript_new(session_id).to_vec()
+}
+
+/// Hash of one message envelope.
+#[wasm_bindgen(js_name = "transcriptComputeMessageHash")]
+pub fn transcript_compute_message_hash(message_id: &[u8], sender_id: &[u8], timestamp: f64, ciphertext: &[u8]) -> JsResult<Vec<u8>> {
+    let t = safe_u64("timestamp must be a safe non-negative integer", timestamp)?;
+    transcript::transcript_compute_message_hash(message_id, sender_id, t, ciphertext)
+        .map(|h| h.to_vec())
+        .map_err(js_messaging_error)
+}
+
+/// `SHA-256(chain ‖ messageHash)`.
+#[wasm_bindgen(js_name = "transcriptUpdate")]
+pub fn transcript_update(chain_state: &[u8], message_hash: &[u8]) -> JsResult<Vec<u8>> {
+    transcript::transcript_update(chain_state, message_hash).map(|h| h.to_vec()).map_err(js_messaging_error)
+}
+
+/// Constant-time equality of two chain states.
+#[wasm_bindgen(js_name = "transcriptVerifySync")]
+pub fn transcript_verify_sync(hash_a: &[u8], hash_b: &[u8]) -> JsResult<bool> {
+    transcript::transcript_verify_sync(hash_a, hash_b).map_err(js_messaging_error)
+}
+
+// ---------------------------------------------------------------- sealed sender
+
+/// Seals `content` from `senderId` to a recipient, signed by the sender.
+#[wasm_bindgen(js_name = "sealMessage")]
+pub fn seal_message(recipient_public: &[u8], sender_id: &[u8], content: Vec<u8>, sender_signing_key: Vec<u8>) -> JsResult<Vec<u8>> {
+    let (content, signing) = (secret_in(content), secret_in(sender_signing_key));
+    sealed::seal_message(recipient_public, sender_id, &content, &signing).map_err(js_messaging_error)
+}
+
+/// The sender id a packet claims (decrypted, **not verified**).
+#[wasm_bindgen(js_name = "unsealSenderId")]
+pub fn unseal_sender_id(sealed_packet: &[u8], our_secret: Vec<u8>) -> JsResult<Vec<u8>> {
+    let our_secret = secret_in(our_secret);
+    sealed::unseal_sender_id(sealed_packet, &our_secret).map_err(js_messaging_error)
+}
+
+/// Unseals and verifies, as `u16(|senderId|) ‖ senderId ‖ content`.
+#[wasm_bindgen(js_name = "unsealMessage")]
+pub fn unseal_message(sealed_packet: &[u8], our_secret: Vec<u8>, sender_identity_public: &[u8]) -> JsResult<Uint8Array> {
+    let our_secret = secret_in(our_secret);
+    let u = sealed::unseal_message(sealed_packet, &our_secret, sender_identity_public).map_err(js_messaging_error)?;
+    let len = u16::try_from(u.sender_id.len()).map_err(|_| js_messaging_error(MessagingError::AuthenticationFailed))?;
+    Ok(concat_out(&[&len.to_be_bytes(), &u.sender_id, &u.content]))
+}
+
+// ---------------------------------------------------------------- verification codes
+
+/// `{"numeric","emoji":[…],"fingerprint"}`.
+#[wasm_bindgen(js_name = "generateVerificationCode")]
+pub fn generate_verification_code(key_a: &[u8], key_b: &[u8], conversation_id: &[u8]) -> JsResult<String> {
+    let c = verification::generate_verification_code(key_a, key_b, conversation_id).map_err(js_messaging_error)?;
+    serde_json::to_string(&serde_json::json!({
+        "numeric": c.numeric,
+        "emoji": c.emoji,
+        "fingerprint": c.fingerprint,
+    }))
+    .map_err(|_| js_messaging_error(MessagingError::Malformed("verification code")))
+}
+
+// ---------------------------------------------------------------- key-transparency log
+
+fn report(r: Result<(), MessagingError>) -> JsResult<String> {
+    match r {
+        Ok(()) => Ok("{\"valid\":true}".to_owned()),
+        Err(MessagingError::KeyLog { index, fault }) => {
+            Ok(format!("{{\"valid\":false,\"index\":{index},\"reason\":\"{}\"}}", fault.code()))
+        }
+        Err(MessagingError::Registry { index, fault }) => Ok(format!(
+            "{{\"valid\":false,\"index\":{},\"reason\":\"{}\"}}",
+            index.map_or_else(|| "null".to_owned(), |i| i.to_string()),
+            fault.code()
+        )),
+        Err(other) => Err(js_messaging_error(other)),
+    }
+}
+
+/// Creates and signs an entry (action 1 add, 2 update, 3 revoke); its JSON form.
+#[wasm_bindgen(js_name = "keyLogCreateEntry")]
+pub fn key_log_create_entry(
+    user_id: &[u8],
+    public_key: &[u8],
+    timestamp: f64,
+    prev_entry_hash: &[u8],
+    action: u8,
+    signing_key: Vec<u8>,
+) -> JsResult<String> {
+    let signing_key = secret_in(signing_key);
+    let t = safe_u64("timestamp must be a safe non-negative integer", timestamp)?;
+    let action = KeyLogAction::from_byte(action).map_err(js_messaging_error)?;
+    let e = keylog::key_log_create_entry(user_id, public_key, t, prev_entry_hash, action, &signing_key)
+        .map_err(js_messaging_error)?;
+    keylog::key_log_entry_to_json(&e).map_err(js_messaging_error)
+}
+
+/// Hash of one entry (JSON form): the next entry's `prevHash`.
+#[wasm_bindgen(js_name = "keyLogEntryHash")]
+pub fn key_log_entry_hash(entry_json: &str) -> JsResult<Vec<u8>> {
+    let e = keylog::key_log_entry_from_json(entry_json).map_err(js_messaging_error)?;
+    e.hash().map(|h| h.to_vec()).map_err(js_messaging_error)
+}
+
+/// `{"valid":true}` or `{"valid":false,"index":n,"reason":"…"}`; throws only
+/// if the text is not a JSON array.
+#[wasm_bindgen(js_name = "keyLogVerifyChain")]
+pub fn key_log_verify_chain(entries_json: &str) -> JsResult<String> {
+    report(keylog::key_log_from_json(entries_json).and_then(|e| keylog::key_log_verify_chain(&e)))
+}
+
+/// The user's key at `atTime` (or now), `undefined` if none; throws
+/// `KEY_LOG_INVALID` if the log does not verify.
+#[wasm_bindgen(js_name = "keyLogCurrentKey")]
+pub fn key_log_current_key(entries_json: &str, user_id: &[u8], at_time: Option<f64>) -> JsResult<Option<Vec<u8>>> {
+    let at = at_time.map(|t| safe_u64("atTime must be a safe non-negative integer", t)).transpose()?;
+    let entries = keylog::key_log_from_json(entries_json).map_err(js_messaging_error)?;
+    keylog::key_log_current_key(&entries, user_id, at)
+        .map(|k| k.map(|k| k.to_vec()))
+        .map_err(js_messaging_error)
+}
+
+// ---------------------------------------------------------------- device registry
+
+/// Empty registry JSON for the account key.
+#[wasm_bindgen(js_name = "registryEmpty")]
+pub fn registry_empty(account_public_key: &[u8]) -> JsResult<String> {
+    registry::registry_empty(account_public_key).map_err(js_messaging_error)
+}
+
+/// Adds a device (signed by the account key); the new JSON.
+#[wasm_bindgen(js_name = "registryAddDevice")]
+pub fn registry_add_device(
+    registry_json: &str,
+    device_id: &str,
+    name: &str,
+    added_at: f64,
+    device_public_key: &[u8],
+    account_signing_key: Vec<u8>,
+) -> JsResult<String> {
+    let signing = secret_in(account_signing_key);
+    let t = safe_u64("addedAt must be a safe non-negative integer", added_at)?;
+    registry::registry_add_device(registry_json, device_id, name, t, device_public_key, &signing).map_err(js_messaging_error)
+}
+
+/// Revokes a device (signed by the account key); the new JSON.
+#[wasm_bindgen(js_name = "registryRevokeDevice")]
+pub fn registry_revoke_device(registry_json: &str, device_id: &str, revoked_at: f64, account_signing_key: Vec<u8>) -> JsResult<String> {
+    let signing = secret_in(account_signing_key);
+    let t = safe_u64("revokedAt must be a safe non-negative integer", revoked_at)?;
+    registry::registry_revoke_device(registry_json, device_id, t, &signing).map_err(js_messaging_error)
+}
+
+/// Active devices `[{"deviceId","name","publicKey","addedAt"}]` of a verified registry.
+#[wasm_bindgen(js_name = "registryListActive")]
+pub fn registry_list_active(registry_json: &str, account_public_key: &[u8]) -> JsResult<String> {
+    let devices = registry::registry_list_active(registry_json, account_public_key).map_err(js_messaging_error)?;
+    registry::devices_to_json(&devices).map_err(js_messaging_error)
+}
+
+/// `{"valid":true}` or `{"valid":false,"index":n|null,"reason":"…"}`.
+#[wasm_bindgen(js_name = "registryVerify")]
+pub fn registry_verify(registry_json: &str, account_public_key: &[u8]) -> JsResult<String> {
+    report(registry::registry_verify(registry_json, account_public_key))
+}
+
+// ---------------------------------------------------------------- replay store
+
+/// A bounded replay-protection store living in wasm memory.
+#[wasm_bindgen(js_name = "ReplayStoreHandle")]
+pub struct ReplayStoreHandle {
+    inner: ReplayStore,
+}
+
+#[wasm_bindgen(js_class = "ReplayStoreHandle")]
+impl ReplayStoreHandle {
+    /// An empty store.
+    #[wasm_bindgen(constructor)]
+    pub fn new(window_seconds: f64, max_entries: f64) -> JsResult<ReplayStoreHandle> {
+        let w = safe_u64("windowSeconds must be a safe integer", window_seconds)?;
+        let m = usize::try_from(safe_u64("maxEntries must be a safe integer", max_entries)?)
+            .map_err(|_| js_error(CryptoError::InvalidParameter("maxEntries too large")))?;
+        Ok(Self { inner: ReplayStore::new(w, m).map_err(js_messaging_error)? })
+    }
+
+    /// A store from its JSON form.
+    #[wasm_bindgen(js_name = "fromJson")]
+    pub fn from_json(json: &str) -> JsResult<ReplayStoreHandle> {
+        Ok(Self { inner: ReplayStore::from_json(json).map_err(js_messaging_error)? })
+    }
+
+    /// Whether the 32-byte hash is stored.
+    pub fn has(&self, hash: &[u8]) -> JsResult<bool> {
+        self.inner.has(hash).map_err(js_messaging_error)
+    }
+
+    /// Records a hash; `REPLAY_DETECTED` / `REPLAY_OUT_OF_WINDOW` otherwise.
+    pub fn insert(&mut self, hash: &[u8], timestamp: f64, now: f64) -> JsResult<()> {
+        let t = safe_u64("timestamp must be a safe non-negative integer", timestamp)?;
+        let now = safe_u64("now must be a safe non-negative integer", now)?;
+        self.inner.insert(hash, t, now).map_err(js_messaging_error)
+    }
+
+    /// Forgets expired hashes; returns how many.
+    pub fn prune(&mut self, now: f64) -> JsResult<f64> {
+        let now = safe_u64("now must be a safe non-negative integer", now)?;
+        Ok(self.inner.prune(now) as f64)
+    }
+
+    /// Number of stored hashes.
+    #[wasm_bindgen(getter)]
+    pub fn size(&self) -> f64 {
+        self.inner.len() as f64
+    }
+
+    /// The window in seconds.
+    #[wasm_bindgen(getter, js_name = "windowSeconds")]
+    pub fn window_seconds(&self) -> f64 {
+        safe_f64(self.inner.window_seconds())
+    }
+
+    /// The capacity.
+    #[wasm_bindgen(getter, js_name = "maxEntries")]
+    pub fn max_entries(&self) -> f64 {
+        self.inner.max_entries() as f64
+    }
+
+    /// Timestamps below the floor are refused.
+    #[wasm_bindgen(getter)]
+    pub fn floor(&self) -> f64 {
+        safe_f64(self.inner.floor())
+    }
+
+    /// The JSON form.
+    #[wasm_bindgen(js_name = "toJson")]
+    pub fn to_json(&self) -> JsResult<String> {
+        self.inner.to_json().map_err(js_messaging_error)
+    }
+}
