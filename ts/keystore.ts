@@ -125,11 +125,11 @@ export class Keystore {
   }
 
   /** Which route (WebCrypto non-extractable key or wasm with wrapped bytes) each key type takes here. */
-  capabilities(): Promise<KeystoreCapabilities> {
+  async capabilities(): Promise<KeystoreCapabilities> {
     return this.run({ type: 'keystore/capabilities' });
   }
 
-  status(): Promise<KeystoreStatus> {
+  async status(): Promise<KeystoreStatus> {
     return this.run({ type: 'keystore/status' });
   }
 
@@ -138,37 +138,37 @@ export class Keystore {
    * or removes it (`null`). The store must be unlocked. Secrets are re-wrapped
    * in one transaction; the store stays unlocked in this tab.
    */
-  setPassphrase(passphrase: string | null, params?: PassphraseKdfParams): Promise<KeystoreStatus> {
+  async setPassphrase(passphrase: string | null, params?: PassphraseKdfParams): Promise<KeystoreStatus> {
     return this.run({ type: 'keystore/set-passphrase', passphrase, ...(params ? { params } : {}) });
   }
 
   /** Unlocks a passphrase-protected store in this tab. A wrong passphrase fails with `AUTHENTICATION_FAILED`. */
-  unlock(passphrase: string): Promise<KeystoreStatus> {
+  async unlock(passphrase: string): Promise<KeystoreStatus> {
     return this.run({ type: 'keystore/unlock', passphrase });
   }
 
   /** Forgets the unlocked storage key — in every tab of this origin. */
-  lock(): Promise<KeystoreStatus> {
+  async lock(): Promise<KeystoreStatus> {
     return this.run({ type: 'keystore/lock' });
   }
 
   /** A new identity: Ed25519 (+ ML-DSA-65) signing, X25519 + ML-KEM-768 agreement, X-Wing file-recipient keys. */
-  createIdentity(options: CreateIdentityOptions): Promise<IdentityHandle> {
+  async createIdentity(options: CreateIdentityOptions): Promise<IdentityHandle> {
     if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
     return this.run({ type: 'keystore/create-identity', label: options.label, mlDsa: options.mlDsa === true });
   }
 
-  listIdentities(): Promise<IdentityHandle[]> {
+  async listIdentities(): Promise<IdentityHandle[]> {
     return this.run({ type: 'keystore/list-identities' });
   }
 
   /** The identity's public keys, signed by its Ed25519 (and ML-DSA-65) key. Send `bundle.bytes`. */
-  getPublicBundle(identity: IdentityHandle | string): Promise<PublicBundle> {
+  async getPublicBundle(identity: IdentityHandle | string): Promise<PublicBundle> {
     return this.run({ type: 'keystore/public-bundle', identity: identityId(identity) });
   }
 
   /** Deletes the identity and all its keys (one transaction). Export its phrase first if you may need it again. */
-  deleteIdentity(identity: IdentityHandle | string): Promise<true> {
+  async deleteIdentity(identity: IdentityHandle | string): Promise<true> {
     return this.run({ type: 'keystore/delete-identity', identity: identityId(identity) });
   }
 
@@ -177,7 +177,7 @@ export class Keystore {
    * the identity derives from it (docs/KEYSTORE.md#derivation); show it to the
    * user, never store or send it.
    */
-  exportRecoveryPhrase(identity: IdentityHandle | string): Promise<string> {
+  async exportRecoveryPhrase(identity: IdentityHandle | string): Promise<string> {
     return this.run({ type: 'keystore/export-phrase', identity: identityId(identity) });
   }
 
@@ -186,7 +186,7 @@ export class Keystore {
    * public bundle. Restoring an identity already present returns its handle.
    * The second argument is the BIP-39 passphrase, or options.
    */
-  restoreFromPhrase(phrase: string, passphraseOrOptions?: string | RestoreOptions): Promise<IdentityHandle> {
+  async restoreFromPhrase(phrase: string, passphraseOrOptions?: string | RestoreOptions): Promise<IdentityHandle> {
     const o: RestoreOptions = typeof passphraseOrOptions === 'string' ? { passphrase: passphraseOrOptions } : (passphraseOrOptions ?? {});
     return this.run({
       type: 'keystore/restore-phrase', phrase, bip39Passphrase: o.passphrase ?? '', label: o.label ?? '', mlDsa: o.mlDsa === true,
@@ -194,17 +194,17 @@ export class Keystore {
   }
 
   /** Export path: every identity, encrypted under `passphrase` (Argon2id + AES-256-GCM, docs/KEYSTORE.md#backup). */
-  exportBackup(passphrase: string, params?: PassphraseKdfParams): Promise<Uint8Array> {
+  async exportBackup(passphrase: string, params?: PassphraseKdfParams): Promise<Uint8Array> {
     return this.run({ type: 'keystore/export-backup', passphrase, ...(params ? { params } : {}) });
   }
 
   /** Adds the identities of a backup (present ones are kept). Wrong passphrase: `AUTHENTICATION_FAILED`, nothing changed. */
-  importBackup(backup: Uint8Array, passphrase: string): Promise<ImportBackupResult> {
+  async importBackup(backup: Uint8Array, passphrase: string): Promise<ImportBackupResult> {
     return this.run({ type: 'keystore/import-backup', backup: checkBytes('backup', backup), passphrase });
   }
 
   /** Signs with the identity's Ed25519 key (default) or ML-DSA-65 key (hedged, optional context). */
-  sign(identity: IdentityHandle | string, message: Uint8Array, options: { algorithm?: 'ed25519' | 'ml-dsa-65'; context?: Uint8Array } = {}): Promise<Uint8Array> {
+  async sign(identity: IdentityHandle | string, message: Uint8Array, options: { algorithm?: 'ed25519' | 'ml-dsa-65'; context?: Uint8Array } = {}): Promise<Uint8Array> {
     return this.run({
       type: 'keystore/sign', identity: identityId(identity), algorithm: options.algorithm ?? 'ed25519',
       message: checkBytes('message', message), ...(options.context !== undefined ? { context: checkBytes('context', options.context) } : {}),
@@ -215,7 +215,7 @@ export class Keystore {
    * X25519 with a peer's public key, then HKDF-SHA256(salt empty, `info`):
    * a non-extractable AES-256-GCM key. Put both parties' public keys in `info`.
    */
-  deriveSharedKey(identity: IdentityHandle | string, peerPublicKey: Uint8Array, info: Uint8Array): Promise<CryptoKey> {
+  async deriveSharedKey(identity: IdentityHandle | string, peerPublicKey: Uint8Array, info: Uint8Array): Promise<CryptoKey> {
     return this.run({
       type: 'keystore/derive-shared-key', identity: identityId(identity),
       peerPublicKey: checkBytes('peerPublicKey', peerPublicKey), info: checkBytes('info', info),
@@ -223,7 +223,7 @@ export class Keystore {
   }
 
   /** Decapsulates an ML-KEM-768 or X-Wing ciphertext sent to the identity: a non-extractable key (see {@link DecapsulateOptions}). */
-  decapsulate(identity: IdentityHandle | string, kem: 'ml-kem-768' | 'x-wing', ciphertext: Uint8Array, options: DecapsulateOptions = {}): Promise<CryptoKey> {
+  async decapsulate(identity: IdentityHandle | string, kem: 'ml-kem-768' | 'x-wing', ciphertext: Uint8Array, options: DecapsulateOptions = {}): Promise<CryptoKey> {
     return this.run({
       type: 'keystore/decapsulate', identity: identityId(identity), kem, ciphertext: checkBytes('ciphertext', ciphertext),
       info: options.info === undefined ? new Uint8Array(0) : checkBytes('info', options.info), output: options.output ?? 'aes-gcm',

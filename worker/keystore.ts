@@ -699,22 +699,33 @@ async function exportBackup(s: Store, passphrase: string, params?: PassphraseKdf
   const p = kdfParams(params);
   const state = await readState(s);
   const key = activeKey(s, state);
-  const identities = await s.db.getAll('identities').catch((e: unknown) => { throw storageError(e); });
-  identities.sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
+  // One read transaction: the identities and their recovery records as of one point in time.
+  let identities: IdentityRecord[];
+  let recoveries: (SecretRecord | undefined)[];
+  try {
+    const tx = s.db.transaction(['identities', 'secrets']);
+    identities = await tx.objectStore('identities').getAll();
+    recoveries = await Promise.all(identities.map((r) => tx.objectStore('secrets').get(`${r.id}/recovery`)));
+  } catch (e) {
+    throw storageError(e);
+  }
+  const order = identities.map((r, i) => ({ r, rec: recoveries[i] }));
+  order.sort((x, y) => x.r.createdAt - y.r.createdAt || (x.r.id < y.r.id ? -1 : 1));
   const parts: Uint8Array[] = [];
   const head = new Uint8Array(5);
   head[0] = 1; // payload version
   new DataView(head.buffer).setUint32(1, identities.length);
   parts.push(head);
   try {
-    for (const r of identities) {
+    for (const { r, rec } of order) {
+      if (!rec) throw notFound(`the recovery record of identity ${r.id}`);
       const label = enc.encode(r.label);
       const fixed = new Uint8Array(1 + 8 + 2);
       const dv = new DataView(fixed.buffer);
       fixed[0] = r.mlDsa ? 1 : 0;
       dv.setBigUint64(1, BigInt(Math.max(0, Math.floor(r.createdAt))));
       dv.setUint16(9, label.length);
-      parts.push(fixed, label, await withSecret(key, await secretRecord(s, r.id, 'recovery'), (sec) => sec.slice()));
+      parts.push(fixed, label, await withSecret(key, rec, (sec) => sec.slice()));
     }
     const payload = concat(...parts);
     const header = new Uint8Array(BACKUP_HEADER);
