@@ -1,0 +1,530 @@
+// Messaging suite through the PUBLIC TypeScript API: the known-answer tests of
+// vectors/messaging/kat.json, the seed's full E2EE flow, and adversarial cases.
+//
+// Shared by tests/node/messaging.test.ts (fs loader) and the Chromium module
+// worker tests/playwright/fixtures/messaging-worker.ts (fetch loader), so both
+// runtimes check exactly the same cases. Every check records a result instead
+// of throwing, so one failure never hides the others.
+
+export type VeilkitApi = typeof import('../../ts/index.js');
+export type Loader = (path: string) => Promise<string>;
+
+export const MESSAGING_KAT_PATH = 'vectors/messaging/kat.json';
+
+/** KAT families in file order, with the number of cases each must have. */
+export const KAT_FAMILIES = {
+  hybridKem: 2,
+  authenticatedKem: 2,
+  padding: 10,
+  paddedAead: 3,
+  chunked: 5,
+  srk: 2,
+  windowKey: 4,
+  ratchet: 3,
+  shouldRatchet: 6,
+  transcript: 1,
+  sealed: 3,
+  verificationCode: 2,
+  keyLog: 1,
+  registry: 1,
+  replayStore: 1,
+} as const;
+export type KatFamily = keyof typeof KAT_FAMILIES;
+
+export interface CheckResult {
+  name: string;
+  ok: boolean;
+  message: string;
+}
+
+export interface KatReport {
+  family: string;
+  checked: number;
+  expected: number;
+  failures: string[];
+}
+
+export interface MessagingReport {
+  kat: KatReport[];
+  flow: CheckResult;
+  adversarial: CheckResult[];
+}
+
+// ---------------------------------------------------------------------------
+// helpers
+
+export function fromHex(hex: string): Uint8Array {
+  if (hex.length % 2 !== 0 || !/^[0-9a-f]*$/.test(hex)) throw new Error(`bad hex (length ${hex.length})`);
+  const out = new Uint8Array(hex.length / 2);
+  for (let i = 0; i < out.length; i++) out[i] = Number.parseInt(hex.slice(2 * i, 2 * i + 2), 16);
+  return out;
+}
+
+export function toHex(b: Uint8Array): string {
+  let s = '';
+  for (const x of b) s += x.toString(16).padStart(2, '0');
+  return s;
+}
+
+const utf8 = (s: string): Uint8Array => new TextEncoder().encode(s);
+const text = (b: Uint8Array): string => new TextDecoder().decode(b);
+
+function concat(...parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
+  return out;
+}
+
+function eqHex(what: string, got: Uint8Array, expectedHex: string): void {
+  const g = toHex(got);
+  if (g !== expectedHex) throw new Error(`${what}: got ${short(g)}, expected ${short(expectedHex)}`);
+}
+
+function eq<T>(what: string, got: T, expected: T): void {
+  const g = JSON.stringify(got);
+  const e = JSON.stringify(expected);
+  if (g !== e) throw new Error(`${what}: got ${short(g)}, expected ${short(e)}`);
+}
+
+function short(s: string): string {
+  return s.length > 80 ? `${s.slice(0, 40)}…${s.slice(-24)} (${s.length} chars)` : s;
+}
+
+function pattern(n: number): Uint8Array {
+  const out = new Uint8Array(n);
+  for (let i = 0; i < n; i++) out[i] = (31 * i + 7) % 256;
+  return out;
+}
+
+/** Runs `fn`, which must throw; returns what it threw. */
+function thrown(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (e) {
+    return e;
+  }
+  throw new Error('expected an exception, but the call returned');
+}
+
+async function rejected(p: Promise<unknown>): Promise<unknown> {
+  try {
+    await p;
+  } catch (e) {
+    return e;
+  }
+  throw new Error('expected a rejection, but the promise resolved');
+}
+
+function expectVeil(api: VeilkitApi, e: unknown, code: string): void {
+  if (!(e instanceof api.VeilError)) throw new Error(`expected VeilError(${code}), got ${String(e)}`);
+  if (e.code !== code) throw new Error(`expected VeilError(${code}), got ${e.code}: ${e.message}`);
+}
+
+function expectArgError(e: unknown, ctor: typeof TypeError | typeof RangeError, name: string): void {
+  if (!(e instanceof ctor)) throw new Error(`expected ${ctor.name} naming ${name}, got ${String(e)}`);
+  if (!e.message.includes(name)) throw new Error(`${ctor.name} does not name ${name}: ${e.message}`);
+}
+
+// ---------------------------------------------------------------------------
+// KAT checks, one per family: input + expected -> throws on mismatch
+
+type Obj = Record<string, unknown>;
+const h = (o: Obj, k: string): Uint8Array => fromHex(o[k] as string);
+const num = (o: Obj, k: string): number => o[k] as number;
+const str = (o: Obj, k: string): string => o[k] as string;
+
+function checkKat(api: VeilkitApi, family: KatFamily, i: Obj, e: Obj): void {
+  switch (family) {
+    case 'hybridKem': {
+      eqHex('sender public', api.x25519PublicKey(h(i, 'senderX25519Secret')), str(e, 'senderX25519Public'));
+      const [dk] = api.mlKemKeygen(h(i, 'recipientMlKemSeed'));
+      const k = api.hybridKemDecapsulate(h(i, 'recipientX25519Secret'), h(e, 'senderX25519Public'), dk, h(e, 'mlKemCiphertext'));
+      eqHex('sharedKey', k, str(e, 'sharedKey'));
+      return;
+    }
+    case 'authenticatedKem': {
+      const [, idPk] = api.ed25519KeypairFromSeed(h(i, 'senderIdentitySeed'));
+      eqHex('identity public', idPk, str(e, 'senderIdentityPublic'));
+      const [dk] = api.mlKemKeygen(h(i, 'recipientMlKemSeed'));
+      const k = api.authenticatedKemDecapsulate(h(i, 'recipientX25519Secret'), h(e, 'senderX25519Public'), dk, h(e, 'ciphertext'), idPk);
+      eqHex('sharedSecret', k, str(e, 'sharedSecret'));
+      return;
+    }
+    case 'padding': {
+      const len = num(i, 'contentLength');
+      const p = api.padMessage(pattern(len));
+      eq('padded length', p.length, num(e, 'paddedLength'));
+      eq('paddedLength()', api.paddedLength(len), num(e, 'paddedLength'));
+      eqHex('padded sha256', api.sha256(p), str(e, 'paddedSha256'));
+      if (typeof e.padded === 'string') eqHex('padded', p, e.padded);
+      eqHex('unpadded', api.unpadMessage(p), toHex(pattern(len)));
+      return;
+    }
+    case 'paddedAead': {
+      const pt = api.decryptAesGcmPadded(h(i, 'key'), h(e, 'ciphertext'), h(i, 'aad'));
+      eqHex('plaintext', pt, str(i, 'plaintext'));
+      const fresh = api.encryptAesGcmPadded(h(i, 'key'), h(i, 'plaintext'), h(i, 'aad'));
+      eq('fresh ciphertext length', fresh.length, h(e, 'ciphertext').length);
+      eqHex('fresh round trip', api.decryptAesGcmPadded(h(i, 'key'), fresh, h(i, 'aad')), str(i, 'plaintext'));
+      return;
+    }
+    case 'chunked': {
+      const pt = api.decryptAesGcmChunked(h(i, 'key'), h(e, 'ciphertext'), h(i, 'aad'));
+      eqHex('plaintext', pt, str(i, 'plaintext'));
+      const fresh = api.encryptAesGcmChunked(h(i, 'key'), h(i, 'plaintext'), h(i, 'aad'), num(i, 'chunkSize'));
+      eq('fresh ciphertext length', fresh.length, h(e, 'ciphertext').length);
+      eqHex('fresh header', fresh.subarray(0, 8), toHex(h(e, 'ciphertext').subarray(0, 8)));
+      return;
+    }
+    case 'srk':
+      eqHex('srk', api.deriveSrk(h(i, 'dek'), h(i, 'chatId')), str(e, 'srk'));
+      return;
+    case 'windowKey':
+      eqHex('windowKey', api.deriveWindowKey(h(i, 'srk'), num(i, 'windowIndex')), str(e, 'windowKey'));
+      return;
+    case 'ratchet': {
+      const alicePub = api.x25519PublicKey(h(i, 'aliceRatchetSecret'));
+      const bobPub = api.x25519PublicKey(h(i, 'bobRatchetSecret'));
+      eqHex('alice public', alicePub, str(e, 'aliceRatchetPublic'));
+      const a = api.ratchetSrk(h(i, 'currentSrk'), h(i, 'aliceRatchetSecret'), bobPub, h(i, 'chatId'), num(i, 'ratchetStep'), true);
+      const b = api.ratchetSrk(h(i, 'currentSrk'), h(i, 'bobRatchetSecret'), alicePub, h(i, 'chatId'), num(i, 'ratchetStep'), false);
+      eqHex('alice newSrk', a, str(e, 'newSrk'));
+      eqHex('bob newSrk', b, str(e, 'newSrk'));
+      return;
+    }
+    case 'shouldRatchet':
+      eq(
+        'shouldRatchet',
+        api.shouldRatchet(num(i, 'messageCount'), i.windowChanged as boolean, num(i, 'messagesPerRatchet'), i.ratchetOnNewWindow as boolean),
+        e.result,
+      );
+      return;
+    case 'transcript': {
+      let chain = api.transcriptNew(h(i, 'sessionId'));
+      eqHex('h0', chain, str(e, 'h0'));
+      (i.messages as Obj[]).forEach((m, k) => {
+        const mh = api.transcriptComputeMessageHash(h(m, 'messageId'), h(m, 'senderId'), num(m, 'timestamp'), h(m, 'ciphertext'));
+        eqHex(`message hash ${k}`, mh, (e.messageHashes as string[])[k] ?? '');
+        chain = api.transcriptUpdate(chain, mh);
+        eqHex(`chain ${k}`, chain, (e.chain as string[])[k] ?? '');
+      });
+      if (!api.transcriptVerifySync(chain, fromHex((e.chain as string[]).at(-1) ?? ''))) throw new Error('verifySync');
+      return;
+    }
+    case 'sealed': {
+      const u = api.unsealMessage(h(e, 'packet'), h(i, 'recipientX25519Secret'), h(e, 'senderIdentityPublic'));
+      eqHex('senderId', u.senderId, str(i, 'senderId'));
+      eqHex('content', u.content, str(i, 'content'));
+      const [sk] = api.ed25519KeypairFromSeed(h(i, 'senderSigningSeed'));
+      const fresh = api.sealMessage(h(e, 'recipientX25519Public'), h(i, 'senderId'), h(i, 'content'), sk);
+      eq('fresh packet length', fresh.length, h(e, 'packet').length);
+      return;
+    }
+    case 'verificationCode': {
+      const c = api.generateVerificationCode(h(i, 'keyA'), h(i, 'keyB'), h(i, 'conversationId'));
+      eq('code', c, { numeric: e.numeric, emoji: e.emoji, fingerprint: e.fingerprint });
+      eq('symmetric', api.generateVerificationCode(h(i, 'keyB'), h(i, 'keyA'), h(i, 'conversationId')), c);
+      return;
+    }
+    case 'keyLog': {
+      const entries: import('../../ts/index.js').KeyLogEntry[] = [];
+      for (const op of i.ops as Obj[]) {
+        const [, pk] = api.ed25519KeypairFromSeed(h(op, 'publicKeySeed'));
+        const [sk] = api.ed25519KeypairFromSeed(h(op, 'signingSeed'));
+        const last = entries.at(-1);
+        const prev = last === undefined ? api.KEY_LOG_GENESIS_HASH : api.keyLogEntryHash(last);
+        entries.push(api.keyLogCreateEntry(h(op, 'userId'), pk, num(op, 'timestamp'), prev, str(op, 'action') as 'add', sk));
+      }
+      eq('json', api.keyLogToJson(entries), str(e, 'json'));
+      eq('hashes', entries.map((x) => toHex(api.keyLogEntryHash(x))), e.entryHashes);
+      eq('verify', api.keyLogVerifyChain(entries), { valid: true });
+      eq('verify (json)', api.keyLogVerifyChain(str(e, 'json')), { valid: true });
+      eq('round trip', api.keyLogToJson(api.keyLogFromJson(str(e, 'json'))), str(e, 'json'));
+      (i.queries as Obj[]).forEach((q, k) => {
+        const at = q.atTime === null ? undefined : (q.atTime as number);
+        const key = api.keyLogCurrentKey(entries, h(q, 'userId'), at);
+        eq(`current key ${k}`, key === null ? null : toHex(key), (e.currentKeys as (string | null)[])[k]);
+      });
+      return;
+    }
+    case 'registry': {
+      const [sk, pk] = api.ed25519KeypairFromSeed(h(i, 'accountSeed'));
+      eqHex('account key', pk, str(e, 'accountPublicKey'));
+      let json = api.registryEmpty(pk);
+      for (const op of i.ops as Obj[]) {
+        json =
+          op.op === 'add'
+            ? api.registryAddDevice(json, str(op, 'deviceId'), str(op, 'name'), num(op, 'at'), h(op, 'devicePublicKey'), sk)
+            : api.registryRevokeDevice(json, str(op, 'deviceId'), num(op, 'at'), sk);
+      }
+      eq('json', json, str(e, 'json'));
+      eq('active', api.registryListActive(json, pk).map((d) => d.deviceId), e.activeDeviceIds);
+      eq('verify', api.registryVerify(json, pk), { valid: true });
+      return;
+    }
+    case 'replayStore': {
+      const store = new api.ReplayStore({ windowSeconds: num(i, 'windowSeconds'), maxEntries: num(i, 'maxEntries') });
+      try {
+        const results = (i.inserts as Obj[]).map((op) => {
+          try {
+            store.insert(h(op, 'hash'), num(op, 'timestamp'), num(op, 'now'));
+            return 'OK';
+          } catch (err) {
+            return err instanceof api.VeilError ? err.code : String(err);
+          }
+        });
+        eq('results', results, e.results);
+        eq('json', store.toJson(), str(e, 'json'));
+        const loaded = api.ReplayStore.fromJson(store.toJson());
+        eq('round trip', loaded.toJson(), str(e, 'json'));
+        loaded.free();
+      } finally {
+        store.free();
+      }
+      return;
+    }
+  }
+}
+
+export async function runKats(api: VeilkitApi, load: Loader): Promise<KatReport[]> {
+  const doc = JSON.parse(await load(MESSAGING_KAT_PATH)) as { families: Record<string, { input: Obj; expected: Obj }[]> };
+  const reports: KatReport[] = [];
+  for (const family of Object.keys(KAT_FAMILIES) as KatFamily[]) {
+    const cases = doc.families[family] ?? [];
+    const report: KatReport = { family, checked: 0, expected: KAT_FAMILIES[family], failures: [] };
+    if (cases.length !== report.expected) report.failures.push(`${cases.length} cases in the file, expected ${report.expected}`);
+    cases.forEach((c, k) => {
+      try {
+        checkKat(api, family, c.input, c.expected);
+      } catch (e) {
+        report.failures.push(`${family}[${k}]: ${e instanceof Error ? e.message : String(e)}`);
+      }
+      report.checked++;
+    });
+    reports.push(report);
+  }
+  return reports;
+}
+
+// ---------------------------------------------------------------------------
+// The seed's "Full E2EE Flow Example", with veilkit's names and decisions.
+
+export async function runFlow(api: VeilkitApi): Promise<CheckResult> {
+  const name = 'seed full E2EE flow';
+  try {
+    const {
+      generateEd25519Keypair, generateX25519Keypair, mlKemKeygen,
+      authenticatedKemEncapsulate, authenticatedKemDecapsulate,
+      deriveSrk, deriveWindowKey,
+      transcriptNew, transcriptComputeMessageHash, transcriptUpdate, transcriptVerifySync,
+      encryptAesGcm, decryptAesGcm, sealMessage, unsealMessage,
+    } = api;
+
+    // 1. Participant identity key pairs.
+    const [aliceIdSk, aliceIdPk] = generateEd25519Keypair();
+    const [, aliceX25519Pk] = generateX25519Keypair();
+    const [, aliceMlkemEncaps] = mlKemKeygen(); // [decaps, encaps]
+    const [, bobIdPk] = generateEd25519Keypair();
+    const [bobX25519Sk, bobX25519Pk] = generateX25519Keypair();
+    const [bobMlkemDecaps, bobMlkemEncaps] = mlKemKeygen();
+
+    // 2. Hybrid handshake.
+    const conversationId = utf8('conv-alice-bob-001');
+    const [aliceEphSk, aliceEphPk] = generateX25519Keypair();
+    const [authCiphertext, aliceSharedSecret] = authenticatedKemEncapsulate(aliceEphSk, bobX25519Pk, bobMlkemEncaps, aliceIdSk);
+    const bobSharedSecret = authenticatedKemDecapsulate(bobX25519Sk, aliceEphPk, bobMlkemDecaps, authCiphertext, aliceIdPk);
+    eqHex('shared secrets agree', bobSharedSecret, toHex(aliceSharedSecret));
+
+    // 3. Key derivation (SRK and window keys).
+    const aliceSrk = deriveSrk(aliceSharedSecret, conversationId);
+    const bobSrk = deriveSrk(bobSharedSecret, conversationId);
+    const windowIndex = Math.floor(Date.now() / 1000 / 3600);
+    const aliceWindowKey = deriveWindowKey(aliceSrk, windowIndex);
+    const bobWindowKey = deriveWindowKey(bobSrk, windowIndex);
+
+    // 4. Transcripts.
+    let aliceChain = transcriptNew(conversationId);
+    let bobChain = transcriptNew(conversationId);
+
+    // 5. Alice encrypts and seals (sealMessage takes her signing key).
+    const messageId = utf8('msg-001');
+    const senderId = utf8('alice@example.com');
+    const timestamp = Math.floor(Date.now() / 1000);
+    const aad = concat(messageId, senderId, utf8(timestamp.toString()));
+    const plaintext = utf8('Hello Bob');
+    const ciphertext = encryptAesGcm(aliceWindowKey, plaintext, aad);
+    const sealed = sealMessage(bobX25519Pk, senderId, ciphertext, aliceIdSk);
+    const msgHash = transcriptComputeMessageHash(messageId, senderId, timestamp, ciphertext);
+    aliceChain = transcriptUpdate(aliceChain, msgHash);
+
+    // 6. Bob unseals (verifying Alice's signature, key looked up by sender id) and decrypts.
+    const directory = new Map([[text(senderId), aliceIdPk]]);
+    const { senderId: revealedSender, content: revealedCiphertext } = await unsealMessage(sealed, bobX25519Sk, (id) => {
+      const key = directory.get(text(id));
+      if (key === undefined) throw new Error('unknown sender');
+      return key;
+    });
+    const sync = unsealMessage(sealed, bobX25519Sk, aliceIdPk);
+    eqHex('sync and async unseal agree', sync.content, toHex(revealedCiphertext));
+    const decrypted = decryptAesGcm(bobWindowKey, revealedCiphertext, aad);
+    bobChain = transcriptUpdate(bobChain, transcriptComputeMessageHash(messageId, revealedSender, timestamp, revealedCiphertext));
+
+    // 7. Integrity and equivalence.
+    eq('decrypted', text(decrypted), 'Hello Bob');
+    eq('revealed sender', text(revealedSender), 'alice@example.com');
+    eq('transcripts in sync', transcriptVerifySync(aliceChain, bobChain), true);
+    eq('unused keys have their sizes', [aliceX25519Pk.length, aliceMlkemEncaps.length, bobIdPk.length], [32, 1184, 32]);
+    return { name, ok: true, message: '' };
+  } catch (e) {
+    return { name, ok: false, message: e instanceof Error ? `${e.name}: ${e.message}` : String(e) };
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Adversarial cases through the TS API.
+
+type Case = [name: string, run: () => void | Promise<void>];
+
+function adversarialCases(api: VeilkitApi): Case[] {
+  const [aliceIdSk, aliceIdPk] = api.ed25519KeypairFromSeed(new Uint8Array(32).fill(1));
+  const [eveIdSk, eveIdPk] = api.ed25519KeypairFromSeed(new Uint8Array(32).fill(2));
+  const [bobSk, bobPk] = api.generateX25519Keypair();
+  const [carolSk] = api.generateX25519Keypair();
+  const key = new Uint8Array(32).fill(9);
+
+  return [
+    ['sealed: bit flips across the packet fail opaquely', () => {
+      const packet = api.sealMessage(bobPk, utf8('alice'), utf8('hi'), aliceIdSk);
+      for (let byte = 0; byte < packet.length; byte += 7) {
+        const p = packet.slice();
+        p[byte] = (p[byte] ?? 0) ^ (1 << byte % 8);
+        expectVeil(api, thrown(() => api.unsealMessage(p, bobSk, aliceIdPk)), 'AUTHENTICATION_FAILED');
+      }
+    }],
+    ['sealed: another recipient or another sender key fails', async () => {
+      const packet = api.sealMessage(bobPk, utf8('alice'), utf8('hi'), aliceIdSk);
+      expectVeil(api, thrown(() => api.unsealMessage(packet, carolSk, aliceIdPk)), 'AUTHENTICATION_FAILED');
+      expectVeil(api, thrown(() => api.unsealMessage(packet, bobSk, eveIdPk)), 'AUTHENTICATION_FAILED');
+      expectVeil(api, await rejected(api.unsealMessage(packet, bobSk, () => Promise.resolve(eveIdPk))), 'AUTHENTICATION_FAILED');
+    }],
+    ['authenticated KEM: signature replaced, stripped or X25519 key swapped fails', () => {
+      const [dk, ek] = api.mlKemKeygen();
+      const [ephSk, ephPk] = api.generateX25519Keypair();
+      const [ct] = api.authenticatedKemEncapsulate(ephSk, bobPk, ek, aliceIdSk);
+      const signed = concat(utf8('veilkit-akem-v1'), ephPk, bobPk, ct.subarray(2, 1090));
+      const forged = ct.slice();
+      forged.set(api.signMessage(eveIdSk, signed), 1090);
+      expectVeil(api, thrown(() => api.authenticatedKemDecapsulate(bobSk, ephPk, dk, forged, aliceIdPk)), 'AUTHENTICATION_FAILED');
+      const zeroed = ct.slice();
+      zeroed.fill(0, 1090);
+      expectVeil(api, thrown(() => api.authenticatedKemDecapsulate(bobSk, ephPk, dk, zeroed, aliceIdPk)), 'AUTHENTICATION_FAILED');
+      expectArgError(thrown(() => api.authenticatedKemDecapsulate(bobSk, ephPk, dk, ct.subarray(0, 1090), aliceIdPk)), RangeError, 'authenticatedCiphertext');
+      const [, otherPk] = api.generateX25519Keypair();
+      expectVeil(api, thrown(() => api.authenticatedKemDecapsulate(bobSk, otherPk, dk, ct, aliceIdPk)), 'AUTHENTICATION_FAILED');
+    }],
+    ['chunked: reordered, dropped, duplicated, truncated chunks fail', () => {
+      const ct = api.encryptAesGcmChunked(key, new Uint8Array(40).fill(5), utf8('file-1'), 16);
+      const chunk = (k: number): Uint8Array => ct.subarray(8 + 44 * k, Math.min(8 + 44 * (k + 1), ct.length));
+      const header = ct.subarray(0, 8);
+      const withCount = (n: number): Uint8Array => {
+        const hdr = header.slice();
+        new DataView(hdr.buffer).setUint32(4, n);
+        return hdr;
+      };
+      const dec = (c: Uint8Array): unknown => thrown(() => api.decryptAesGcmChunked(key, c, utf8('file-1')));
+      expectVeil(api, dec(concat(header, chunk(1), chunk(0), chunk(2))), 'AUTHENTICATION_FAILED');
+      expectVeil(api, dec(concat(header, chunk(0), chunk(2))), 'MALFORMED_INPUT');
+      expectVeil(api, dec(concat(withCount(2), chunk(0), chunk(2))), 'AUTHENTICATION_FAILED');
+      expectVeil(api, dec(concat(header, chunk(0), chunk(0), chunk(2))), 'AUTHENTICATION_FAILED');
+      expectVeil(api, dec(concat(withCount(2), chunk(0), chunk(1))), 'AUTHENTICATION_FAILED');
+      // One byte short: the header still parses, the last chunk's tag fails.
+      expectVeil(api, dec(ct.subarray(0, ct.length - 1)), 'AUTHENTICATION_FAILED');
+      expectVeil(api, dec(ct.subarray(0, ct.length - 44)), 'MALFORMED_INPUT');
+    }],
+    ['padding: a length field beyond P is refused', () => {
+      const p = api.padMessage(utf8('hello'));
+      new DataView(p.buffer, p.byteOffset).setUint32(0, 100);
+      expectVeil(api, thrown(() => api.unpadMessage(p)), 'INVALID_PADDING');
+    }],
+    ['key log: reordered, wrong signer, appended after revoke', () => {
+      const e0 = api.keyLogCreateEntry(utf8('alice'), aliceIdPk, 1, api.KEY_LOG_GENESIS_HASH, 'add', aliceIdSk);
+      const e1 = api.keyLogCreateEntry(utf8('alice'), aliceIdPk, 2, api.keyLogEntryHash(e0), 'revoke', aliceIdSk);
+      const e2 = api.keyLogCreateEntry(utf8('alice'), eveIdPk, 3, api.keyLogEntryHash(e1), 'update', aliceIdSk);
+      eq('after revoke', api.keyLogVerifyChain([e0, e1, e2]), { valid: false, index: 2, reason: 'AFTER_REVOKE' });
+      eq('reordered', api.keyLogVerifyChain([e1, e0]), { valid: false, index: 0, reason: 'BAD_PREV_HASH' });
+      const wrong = api.keyLogCreateEntry(utf8('alice'), eveIdPk, 2, api.keyLogEntryHash(e0), 'update', eveIdSk);
+      eq('wrong signer', api.keyLogVerifyChain([e0, wrong]), { valid: false, index: 1, reason: 'BAD_SIGNATURE' });
+      expectVeil(api, thrown(() => api.keyLogCurrentKey([e0, wrong], utf8('alice'))), 'KEY_LOG_INVALID');
+      expectVeil(api, thrown(() => api.keyLogCreateEntry(utf8('eve'), aliceIdPk, 1, api.KEY_LOG_GENESIS_HASH, 'add', eveIdSk)), 'INVALID_KEY');
+    }],
+    ['registry: a change signed by a device key is refused', () => {
+      let json = api.registryEmpty(aliceIdPk);
+      json = api.registryAddDevice(json, 'laptop', 'Laptop', 1, eveIdPk, aliceIdSk);
+      // The device (Eve's key) tries to add a device itself.
+      expectVeil(api, thrown(() => api.registryAddDevice(json, 'rogue', 'Rogue', 2, bobPk, eveIdSk)), 'REGISTRY_INVALID');
+      // A server forges a change with the device's signature.
+      const forged = JSON.parse(api.registryAddDevice(json, 'rogue', 'Rogue', 2, bobPk, aliceIdSk)) as { changes: { signature: string }[] };
+      const other = JSON.parse(api.registryAddDevice(json, 'rogue', 'Rogue', 2, bobPk, aliceIdSk)) as { changes: { signature: string }[] };
+      eq('deterministic signatures', forged.changes[1]?.signature, other.changes[1]?.signature);
+      const devSigned = JSON.parse(api.registryAddDevice(api.registryEmpty(eveIdPk), 'x', 'x', 0, bobPk, eveIdSk)) as { changes: { signature: string }[] };
+      (forged.changes[1] as { signature: string }).signature = devSigned.changes[0]?.signature ?? '';
+      eq('verify', api.registryVerify(JSON.stringify(forged), aliceIdPk), { valid: false, index: 1, reason: 'BAD_SIGNATURE' });
+      eq('pinned key', api.registryVerify(json, eveIdPk), { valid: false, index: null, reason: 'ACCOUNT_KEY_MISMATCH' });
+      expectVeil(api, thrown(() => api.registryListActive(JSON.stringify(forged), aliceIdPk)), 'REGISTRY_INVALID');
+    }],
+    ['replay store: a stored hash is refused, also after a JSON round trip', () => {
+      const store = new api.ReplayStore({ windowSeconds: 3600, maxEntries: 100 });
+      const hash = api.sha256(utf8('msg-001'));
+      store.insert(hash, 1000, 1000);
+      expectVeil(api, thrown(() => store.insert(hash, 1000, 1001)), 'REPLAY_DETECTED');
+      const loaded = api.ReplayStore.fromJson(store.toJson());
+      expectVeil(api, thrown(() => loaded.insert(hash, 1000, 1002)), 'REPLAY_DETECTED');
+      expectVeil(api, thrown(() => loaded.insert(api.sha256(utf8('old')), 1, 10_000)), 'REPLAY_OUT_OF_WINDOW');
+      eq('has', loaded.has(hash), true);
+      store.free();
+      loaded.free();
+      expectVeil(api, thrown(() => store.has(hash)), 'INTERNAL');
+    }],
+    ['argument errors name the argument, before wasm', () => {
+      expectArgError(thrown(() => api.deriveSrk(new Uint8Array(31), utf8('c'))), RangeError, 'dek');
+      expectArgError(thrown(() => api.deriveSrk(new Uint8Array(32), new Uint8Array(0))), RangeError, 'chatId');
+      expectArgError(thrown(() => api.deriveWindowKey(new Uint8Array(32), -1)), RangeError, 'windowIndex');
+      expectArgError(thrown(() => api.deriveWindowKey(new Uint8Array(32), 1.5)), TypeError, 'windowIndex');
+      expectArgError(thrown(() => api.sealMessage(bobPk, new Uint8Array(0), utf8('x'), aliceIdSk)), RangeError, 'senderId');
+      expectArgError(thrown(() => api.encryptAesGcmChunked(key, utf8('x'), null, 0)), RangeError, 'chunkSize');
+      expectArgError(thrown(() => api.hybridKemEncapsulate('nope' as unknown as Uint8Array, bobPk, new Uint8Array(1184))), TypeError, 'x25519OurSecret');
+      expectArgError(thrown(() => api.shouldRatchet(1, 'yes' as unknown as boolean, 1, true)), TypeError, 'windowChanged');
+      expectArgError(thrown(() => api.unsealMessage(new Uint8Array(10), bobSk, aliceIdPk)), RangeError, 'sealedPacket');
+      expectArgError(thrown(() => api.registryAddDevice('{}', '', 'n', 1, bobPk, aliceIdSk)), RangeError, 'deviceId');
+    }],
+    ['every messaging error code is a known VeilError code', () => {
+      for (const code of ['MALFORMED_INPUT', 'INVALID_PADDING', 'KEY_LOG_INVALID', 'REGISTRY_INVALID', 'REPLAY_DETECTED', 'REPLAY_OUT_OF_WINDOW', 'AUTHENTICATION_FAILED']) {
+        if (!(api.VEIL_ERROR_CODES as readonly string[]).includes(code)) throw new Error(`${code} missing from VEIL_ERROR_CODES`);
+      }
+    }],
+  ];
+}
+
+export async function runAdversarial(api: VeilkitApi): Promise<CheckResult[]> {
+  const results: CheckResult[] = [];
+  for (const [name, run] of adversarialCases(api)) {
+    try {
+      await run();
+      results.push({ name, ok: true, message: '' });
+    } catch (e) {
+      results.push({ name, ok: false, message: e instanceof Error ? `${e.name}: ${e.message}` : String(e) });
+    }
+  }
+  return results;
+}
+
+/** Number of adversarial cases (for the runners' completeness checks). */
+export const ADVERSARIAL_CASE_COUNT = 10;
+
+export async function runMessagingSuite(api: VeilkitApi, load: Loader): Promise<MessagingReport> {
+  return { kat: await runKats(api, load), flow: await runFlow(api), adversarial: await runAdversarial(api) };
+}
