@@ -183,3 +183,33 @@ impl std::error::Error for MessagingError {
 
 /// Result alias of the messaging domain.
 pub type Result<T> = core::result::Result<T, MessagingError>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every variant's code; the TypeScript `VEIL_ERROR_CODES` lists each of them.
+    #[test]
+    fn codes_are_stable() {
+        let cases = [
+            (MessagingError::Crypto(CryptoError::WeakKey), "WEAK_KEY"),
+            (MessagingError::Crypto(CryptoError::InvalidParameter("x")), "INVALID_PARAMETER"),
+            (MessagingError::AuthenticationFailed, "AUTHENTICATION_FAILED"),
+            (MessagingError::Malformed("x"), "MALFORMED_INPUT"),
+            (MessagingError::InvalidPadding, "INVALID_PADDING"),
+            (MessagingError::KeyLog { index: 3, fault: KeyLogFault::AfterRevoke }, "KEY_LOG_INVALID"),
+            (MessagingError::Registry { index: None, fault: RegistryFault::AccountKeyMismatch }, "REGISTRY_INVALID"),
+            (MessagingError::Replay, "REPLAY_DETECTED"),
+            (MessagingError::ReplayOutOfWindow, "REPLAY_OUT_OF_WINDOW"),
+        ];
+        for (e, code) in cases {
+            assert_eq!(e.code(), code, "{e}");
+        }
+        // An AEAD failure of a primitive becomes the one opaque messaging failure.
+        assert_eq!(MessagingError::from(CryptoError::AuthenticationFailed), MessagingError::AuthenticationFailed);
+        assert_eq!(
+            MessagingError::KeyLog { index: 3, fault: KeyLogFault::AfterRevoke }.to_string(),
+            "key log entry 3 rejected: AFTER_REVOKE"
+        );
+    }
+}
