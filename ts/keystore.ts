@@ -41,6 +41,11 @@ export interface KeystoreOptions {
   pool?: WorkerPool;
   /** Options of the private pool (ignored with `pool`). */
   poolOptions?: PoolOptions;
+  /**
+   * Ask the browser to make this origin's storage persistent (`navigator.storage.persist()`,
+   * best effort, page only) so that keys are not evicted under storage pressure. Default `true`.
+   */
+  persist?: boolean;
 }
 
 export interface CreateIdentityOptions {
@@ -79,6 +84,12 @@ function checkBytes(name: string, v: unknown): Uint8Array {
   return v;
 }
 
+function requestPersistence(): void {
+  const storage = (globalThis as { navigator?: { storage?: { persist?: () => Promise<boolean> } } }).navigator?.storage;
+  if (typeof (globalThis as { window?: unknown }).window === 'undefined' || typeof storage?.persist !== 'function') return;
+  storage.persist().catch(() => {});
+}
+
 function checkName(name: unknown): string {
   if (typeof name !== 'string') throw new TypeError('name must be a string');
   if (!/^[A-Za-z0-9._-]{1,64}$/.test(name)) throw new RangeError('name must be 1 to 64 characters from A-Z a-z 0-9 . _ -');
@@ -109,6 +120,7 @@ export class Keystore {
     const name = checkName(options.name);
     const owns = options.pool === undefined;
     const pool = options.pool ?? new WorkerPool({ size: 1, idleTimeoutMs: 0, ...options.poolOptions });
+    if (options.persist !== false) requestPersistence();
     const ks = new Keystore(name, pool, owns);
     try {
       await ks.run({ type: 'keystore/open' });

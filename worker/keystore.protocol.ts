@@ -64,6 +64,8 @@ export interface KeystoreStatus {
   /** Increments with every committed change. */
   readonly revision: number;
   readonly identities: number;
+  /** Whether the origin's storage is persistent (`navigator.storage.persisted()`): not evicted under storage pressure. */
+  readonly persisted: boolean;
 }
 
 /** Broadcast (BroadcastChannel `veilkit-keystore:<name>`) after every committed change. */

@@ -686,7 +686,11 @@ async function status(s: Store): Promise<KeystoreStatus> {
   const state = await readState(s);
   const identities = await s.db.count('identities').catch((e: unknown) => { throw storageError(e); });
   const isLocked = state.lock !== undefined && !(s.unlocked && s.unlocked.generation === state.generation);
-  return { passphrase: state.lock !== undefined, locked: isLocked, revision: state.revision, identities };
+  let persisted = false;
+  try {
+    persisted = (await (globalThis.navigator as Navigator | undefined)?.storage?.persisted?.()) === true;
+  } catch { /* not available here */ }
+  return { passphrase: state.lock !== undefined, locked: isLocked, revision: state.revision, identities, persisted };
 }
 
 // ---------------------------------------------------------------------------
