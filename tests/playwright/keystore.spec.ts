@@ -155,9 +155,10 @@ test('two pages of the same origin racing 100 writes each lose nothing', async (
   const other = await context.newPage();
   await Promise.all([load(page), load(other)]);
   const start = await page.evaluate((n) => window.ksTests.summary(n), name);
+  await Promise.all([page.evaluate((n) => window.ksTests.raceOpen(n), name), other.evaluate((n) => window.ksTests.raceOpen(n), name)]);
   const [a, b] = await Promise.all([
-    page.evaluate((n) => window.ksTests.race(n, 'a', 100, 200), name),
-    other.evaluate((n) => window.ksTests.race(n, 'b', 100, 200), name),
+    page.evaluate(() => window.ksTests.race('a', 100, 200)),
+    other.evaluate(() => window.ksTests.race('b', 100, 200)),
   ]);
   expect(a.created).toBe(100);
   expect(b.created).toBe(100);
