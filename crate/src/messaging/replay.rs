@@ -3,10 +3,11 @@
 //!
 //! A hash is accepted by [`ReplayStore::insert`] only if
 //! `floor ≤ timestamp`, `now − window ≤ timestamp ≤ now + window` and it is
-//! not already stored. When the store is full, expired entries are pruned;
-//! if it is still full the oldest insertion is evicted and `floor` rises
-//! above its timestamp, so an evicted (forgotten) hash can never be replayed:
-//! anything at or below a forgotten timestamp is refused as out of window.
+//! not already stored. When the store is full the oldest insertion is evicted
+//! (O(1)) and `floor` rises above its timestamp, so an evicted (forgotten)
+//! hash can never be replayed: anything at or below a forgotten timestamp is
+//! refused as out of window. [`ReplayStore::prune`] (O(n), call it
+//! periodically) forgets expired hashes the same way.
 //!
 //! JSON form: `{"version":1,"windowSeconds":n,"maxEntries":n,"floor":n,"entries":[[b64url hash, timestamp], …]}`
 //! (entries oldest insertion first, integers ≤ 2^53 − 1, unknown fields refused).
@@ -158,9 +159,7 @@ impl ReplayStore {
         if self.seen.contains_key(&hash) {
             return Err(MessagingError::Replay);
         }
-        if self.seen.len() >= self.max_entries {
-            self.prune(now);
-        }
+        // Full: forget the oldest insertion (O(1)); the floor rises above it.
         while self.seen.len() >= self.max_entries {
             let Some(oldest) = self.order.pop_front() else { break };
             if let Some(ts) = self.seen.remove(&oldest) {
@@ -176,7 +175,7 @@ impl ReplayStore {
     }
 
     /// Forgets every hash whose timestamp is more than a window before `now`
-    /// (raising the floor above them); returns how many were removed.
+    /// (raising the floor above them); returns how many were removed. O(n).
     pub fn prune(&mut self, now: u64) -> usize {
         let cutoff = now.saturating_sub(self.window_seconds);
         let before = self.seen.len();
