@@ -1,5 +1,5 @@
 //! Ed25519 bindings.
-use super::{concat_out, js_error, secret_in, JsResult};
+use super::{concat_out, js_error, scrubbed, secret_in, JsResult, StackUse};
 use crate::ed25519;
 use js_sys::Uint8Array;
 use wasm_bindgen::prelude::*;
@@ -7,23 +7,29 @@ use wasm_bindgen::prelude::*;
 /// Fresh key pair as `secret64 ‖ public32` (secret = seed ‖ public).
 #[wasm_bindgen(js_name = "ed25519Generate")]
 pub fn ed25519_generate() -> JsResult<Uint8Array> {
-    let kp = ed25519::ed25519_generate().map_err(js_error)?;
-    Ok(concat_out(&[kp.secret.as_slice(), &kp.public]))
+    scrubbed(StackUse::Small, || {
+        let kp = ed25519::ed25519_generate().map_err(js_error)?;
+        Ok(concat_out(&[kp.secret.as_slice(), &kp.public]))
+    })
 }
 
 /// Key pair from a 32-byte seed, as `secret64 ‖ public32`.
 #[wasm_bindgen(js_name = "ed25519FromSeed")]
 pub fn ed25519_from_seed(seed: Vec<u8>) -> JsResult<Uint8Array> {
-    let seed = secret_in(seed);
-    let kp = ed25519::ed25519_from_seed(&seed).map_err(js_error)?;
-    Ok(concat_out(&[kp.secret.as_slice(), &kp.public]))
+    scrubbed(StackUse::Small, || {
+        let seed = secret_in(seed);
+        let kp = ed25519::ed25519_from_seed(&seed).map_err(js_error)?;
+        Ok(concat_out(&[kp.secret.as_slice(), &kp.public]))
+    })
 }
 
 /// Signs with a 32-byte seed or 64-byte secret key.
 #[wasm_bindgen(js_name = "ed25519Sign")]
 pub fn ed25519_sign(secret: Vec<u8>, message: &[u8]) -> JsResult<Vec<u8>> {
-    let secret = secret_in(secret);
-    ed25519::ed25519_sign(&secret, message).map(|s| s.to_vec()).map_err(js_error)
+    scrubbed(StackUse::Small, || {
+        let secret = secret_in(secret);
+        ed25519::ed25519_sign(&secret, message).map(|s| s.to_vec()).map_err(js_error)
+    })
 }
 
 /// Strict verification; an invalid signature is an `INVALID_SIGNATURE` error.

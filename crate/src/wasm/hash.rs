@@ -1,5 +1,5 @@
 //! SHA-256, HMAC-SHA256 and BLAKE3 bindings.
-use super::{js_error, secret_in, secret_out, JsResult};
+use super::{js_error, scrubbed, secret_in, secret_out, JsResult, StackUse};
 use crate::hash;
 use js_sys::Uint8Array;
 use wasm_bindgen::prelude::*;
@@ -15,15 +15,19 @@ pub fn sha256(data: &[u8]) -> Vec<u8> {
 #[wasm_bindgen(js_name = "hmacSha256")]
 #[must_use]
 pub fn hmac_sha256(key: Vec<u8>, data: &[u8]) -> Vec<u8> {
-    let key = secret_in(key);
-    hash::hmac_sha256(&key, data).to_vec()
+    scrubbed(StackUse::Small, || {
+        let key = secret_in(key);
+        hash::hmac_sha256(&key, data).to_vec()
+    })
 }
 
 /// Constant-time HMAC-SHA256 tag check (16..=32-byte tags).
 #[wasm_bindgen(js_name = "hmacSha256Verify")]
 pub fn hmac_sha256_verify(key: Vec<u8>, data: &[u8], tag: &[u8]) -> JsResult<()> {
-    let key = secret_in(key);
-    hash::hmac_sha256_verify(&key, data, tag).map_err(js_error)
+    scrubbed(StackUse::Small, || {
+        let key = secret_in(key);
+        hash::hmac_sha256_verify(&key, data, tag).map_err(js_error)
+    })
 }
 
 /// BLAKE3 hash with `length` bytes of output.
@@ -35,14 +39,18 @@ pub fn blake3_hash(data: &[u8], length: usize) -> JsResult<Vec<u8>> {
 /// Keyed BLAKE3 (32-byte key).
 #[wasm_bindgen(js_name = "blake3Keyed")]
 pub fn blake3_keyed(key: Vec<u8>, data: &[u8], length: usize) -> JsResult<Vec<u8>> {
-    let key = secret_in(key);
-    hash::blake3_keyed(&key, data, length).map_err(js_error)
+    scrubbed(StackUse::Small, || {
+        let key = secret_in(key);
+        hash::blake3_keyed(&key, data, length).map_err(js_error)
+    })
 }
 
 /// BLAKE3 key derivation.
 #[wasm_bindgen(js_name = "blake3DeriveKey")]
 pub fn blake3_derive_key(context: &str, material: Vec<u8>, length: usize) -> JsResult<Uint8Array> {
-    let material = secret_in(material);
-    let out = hash::blake3_derive_key(context, &material, length).map_err(js_error)?;
-    Ok(secret_out(&out))
+    scrubbed(StackUse::Small, || {
+        let material = secret_in(material);
+        let out = hash::blake3_derive_key(context, &material, length).map_err(js_error)?;
+        Ok(secret_out(&out))
+    })
 }

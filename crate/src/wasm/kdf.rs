@@ -1,5 +1,5 @@
 //! HKDF, PBKDF2 and Argon2id bindings.
-use super::{js_error, secret_in, secret_out, JsResult};
+use super::{js_error, scrubbed, secret_in, secret_out, JsResult, StackUse};
 use crate::kdf::{self, Argon2Params};
 use js_sys::Uint8Array;
 use wasm_bindgen::prelude::*;
@@ -7,17 +7,21 @@ use wasm_bindgen::prelude::*;
 /// HKDF-SHA256.
 #[wasm_bindgen(js_name = "hkdfSha256")]
 pub fn hkdf_sha256(ikm: Vec<u8>, salt: &[u8], info: &[u8], length: usize) -> JsResult<Uint8Array> {
-    let ikm = secret_in(ikm);
-    let okm = kdf::hkdf_sha256(&ikm, salt, info, length).map_err(js_error)?;
-    Ok(secret_out(&okm))
+    scrubbed(StackUse::Small, || {
+        let ikm = secret_in(ikm);
+        let okm = kdf::hkdf_sha256(&ikm, salt, info, length).map_err(js_error)?;
+        Ok(secret_out(&okm))
+    })
 }
 
 /// PBKDF2-HMAC-SHA256.
 #[wasm_bindgen(js_name = "pbkdf2Sha256")]
 pub fn pbkdf2_sha256(password: Vec<u8>, salt: &[u8], iterations: u32, length: usize) -> JsResult<Uint8Array> {
-    let password = secret_in(password);
-    let dk = kdf::pbkdf2_sha256(&password, salt, iterations, length).map_err(js_error)?;
-    Ok(secret_out(&dk))
+    scrubbed(StackUse::Small, || {
+        let password = secret_in(password);
+        let dk = kdf::pbkdf2_sha256(&password, salt, iterations, length).map_err(js_error)?;
+        Ok(secret_out(&dk))
+    })
 }
 
 /// Argon2id v0x13.
@@ -33,8 +37,10 @@ pub fn argon2id(
     parallelism: u32,
     length: usize,
 ) -> JsResult<Uint8Array> {
-    let (password, secret) = (secret_in(password), secret_in(secret));
-    let params = Argon2Params { memory_kib, iterations, parallelism, output_len: length };
-    let out = kdf::argon2id(&password, salt, &secret, associated_data, &params).map_err(js_error)?;
-    Ok(secret_out(&out))
+    scrubbed(StackUse::Small, || {
+        let (password, secret) = (secret_in(password), secret_in(secret));
+        let params = Argon2Params { memory_kib, iterations, parallelism, output_len: length };
+        let out = kdf::argon2id(&password, salt, &secret, associated_data, &params).map_err(js_error)?;
+        Ok(secret_out(&out))
+    })
 }

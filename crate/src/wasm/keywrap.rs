@@ -1,5 +1,5 @@
 //! AES-256-KW bindings.
-use super::{js_error, secret_in, secret_out, JsResult};
+use super::{js_error, scrubbed, secret_in, secret_out, JsResult, StackUse};
 use crate::keywrap;
 use js_sys::Uint8Array;
 use wasm_bindgen::prelude::*;
@@ -7,14 +7,18 @@ use wasm_bindgen::prelude::*;
 /// RFC 3394 wrap.
 #[wasm_bindgen(js_name = "aesKwWrap")]
 pub fn aes_kw_wrap(kek: Vec<u8>, key: Vec<u8>) -> JsResult<Vec<u8>> {
-    let (kek, key) = (secret_in(kek), secret_in(key));
-    keywrap::aes_kw_wrap(&kek, &key).map_err(js_error)
+    scrubbed(StackUse::Small, || {
+        let (kek, key) = (secret_in(kek), secret_in(key));
+        keywrap::aes_kw_wrap(&kek, &key).map_err(js_error)
+    })
 }
 
 /// RFC 3394 unwrap.
 #[wasm_bindgen(js_name = "aesKwUnwrap")]
 pub fn aes_kw_unwrap(kek: Vec<u8>, wrapped: &[u8]) -> JsResult<Uint8Array> {
-    let kek = secret_in(kek);
-    let key = keywrap::aes_kw_unwrap(&kek, wrapped).map_err(js_error)?;
-    Ok(secret_out(&key))
+    scrubbed(StackUse::Small, || {
+        let kek = secret_in(kek);
+        let key = keywrap::aes_kw_unwrap(&kek, wrapped).map_err(js_error)?;
+        Ok(secret_out(&key))
+    })
 }

@@ -1,5 +1,5 @@
 //! ML-DSA-65 bindings.
-use super::{concat_out, js_error, secret_in, JsResult};
+use super::{concat_out, js_error, scrubbed, secret_in, JsResult, StackUse};
 use crate::mldsa;
 use js_sys::Uint8Array;
 use wasm_bindgen::prelude::*;
@@ -7,30 +7,38 @@ use wasm_bindgen::prelude::*;
 /// Fresh key pair as `seed32 ‖ pk1952`.
 #[wasm_bindgen(js_name = "mlDsaGenerate")]
 pub fn mldsa_generate() -> JsResult<Uint8Array> {
-    let kp = mldsa::mldsa_generate().map_err(js_error)?;
-    Ok(concat_out(&[kp.seed.as_slice(), &kp.public]))
+    scrubbed(StackUse::MlDsa, || {
+        let kp = mldsa::mldsa_generate().map_err(js_error)?;
+        Ok(concat_out(&[kp.seed.as_slice(), &kp.public]))
+    })
 }
 
 /// Key pair from a 32-byte seed, as `seed32 ‖ pk1952`.
 #[wasm_bindgen(js_name = "mlDsaFromSeed")]
 pub fn mldsa_from_seed(seed: Vec<u8>) -> JsResult<Uint8Array> {
-    let seed = secret_in(seed);
-    let kp = mldsa::mldsa_from_seed(&seed).map_err(js_error)?;
-    Ok(concat_out(&[kp.seed.as_slice(), &kp.public]))
+    scrubbed(StackUse::MlDsa, || {
+        let seed = secret_in(seed);
+        let kp = mldsa::mldsa_from_seed(&seed).map_err(js_error)?;
+        Ok(concat_out(&[kp.seed.as_slice(), &kp.public]))
+    })
 }
 
 /// Sign (hedged, or deterministic when asked).
 #[wasm_bindgen(js_name = "mlDsaSign")]
 pub fn mldsa_sign(seed: Vec<u8>, message: &[u8], context: &[u8], deterministic: bool) -> JsResult<Vec<u8>> {
-    let seed = secret_in(seed);
-    mldsa::mldsa_sign(&seed, message, context, deterministic).map_err(js_error)
+    scrubbed(StackUse::MlDsa, || {
+        let seed = secret_in(seed);
+        mldsa::mldsa_sign(&seed, message, context, deterministic).map_err(js_error)
+    })
 }
 
 /// Sign with explicit 32-byte randomness (KATs).
 #[wasm_bindgen(js_name = "mlDsaSignWithRnd")]
 pub fn mldsa_sign_with_rnd(seed: Vec<u8>, message: &[u8], context: &[u8], rnd: Vec<u8>) -> JsResult<Vec<u8>> {
-    let (seed, rnd) = (secret_in(seed), secret_in(rnd));
-    mldsa::mldsa_sign_with_rnd(&seed, message, context, &rnd).map_err(js_error)
+    scrubbed(StackUse::MlDsa, || {
+        let (seed, rnd) = (secret_in(seed), secret_in(rnd));
+        mldsa::mldsa_sign_with_rnd(&seed, message, context, &rnd).map_err(js_error)
+    })
 }
 
 /// Verify; failure is an `INVALID_SIGNATURE` error.

@@ -1,5 +1,5 @@
 //! ML-KEM-768 bindings.
-use super::{concat_out, js_error, secret_in, secret_out, JsResult};
+use super::{concat_out, js_error, scrubbed, secret_in, secret_out, JsResult, StackUse};
 use crate::mlkem;
 use js_sys::Uint8Array;
 use wasm_bindgen::prelude::*;
@@ -7,37 +7,47 @@ use wasm_bindgen::prelude::*;
 /// Fresh key pair as `dk2400 ‖ ek1184`.
 #[wasm_bindgen(js_name = "mlKemGenerate")]
 pub fn mlkem_generate() -> JsResult<Uint8Array> {
-    let kp = mlkem::mlkem_generate().map_err(js_error)?;
-    Ok(concat_out(&[&kp.decapsulation_key, &kp.encapsulation_key]))
+    scrubbed(StackUse::Kem, || {
+        let kp = mlkem::mlkem_generate().map_err(js_error)?;
+        Ok(concat_out(&[&kp.decapsulation_key, &kp.encapsulation_key]))
+    })
 }
 
 /// Key pair from the 64-byte seed `d ‖ z`, as `dk2400 ‖ ek1184`.
 #[wasm_bindgen(js_name = "mlKemFromSeed")]
 pub fn mlkem_from_seed(seed: Vec<u8>) -> JsResult<Uint8Array> {
-    let seed = secret_in(seed);
-    let kp = mlkem::mlkem_from_seed(&seed).map_err(js_error)?;
-    Ok(concat_out(&[&kp.decapsulation_key, &kp.encapsulation_key]))
+    scrubbed(StackUse::Kem, || {
+        let seed = secret_in(seed);
+        let kp = mlkem::mlkem_from_seed(&seed).map_err(js_error)?;
+        Ok(concat_out(&[&kp.decapsulation_key, &kp.encapsulation_key]))
+    })
 }
 
 /// Encapsulation as `ct1088 ‖ ss32`.
 #[wasm_bindgen(js_name = "mlKemEncapsulate")]
 pub fn mlkem_encapsulate(ek: &[u8]) -> JsResult<Uint8Array> {
-    let (ct, ss) = mlkem::mlkem_encapsulate(ek).map_err(js_error)?;
-    Ok(concat_out(&[&ct, ss.as_slice()]))
+    scrubbed(StackUse::Kem, || {
+        let (ct, ss) = mlkem::mlkem_encapsulate(ek).map_err(js_error)?;
+        Ok(concat_out(&[&ct, ss.as_slice()]))
+    })
 }
 
 /// Derandomised encapsulation (explicit 32-byte `m`), as `ct1088 ‖ ss32`.
 #[wasm_bindgen(js_name = "mlKemEncapsulateDerand")]
 pub fn mlkem_encapsulate_derand(ek: &[u8], m: Vec<u8>) -> JsResult<Uint8Array> {
-    let m = secret_in(m);
-    let (ct, ss) = mlkem::mlkem_encapsulate_derand(ek, &m).map_err(js_error)?;
-    Ok(concat_out(&[&ct, ss.as_slice()]))
+    scrubbed(StackUse::Kem, || {
+        let m = secret_in(m);
+        let (ct, ss) = mlkem::mlkem_encapsulate_derand(ek, &m).map_err(js_error)?;
+        Ok(concat_out(&[&ct, ss.as_slice()]))
+    })
 }
 
 /// Decapsulation (implicit rejection).
 #[wasm_bindgen(js_name = "mlKemDecapsulate")]
 pub fn mlkem_decapsulate(dk: Vec<u8>, ct: &[u8]) -> JsResult<Uint8Array> {
-    let dk = secret_in(dk);
-    let ss = mlkem::mlkem_decapsulate(&dk, ct).map_err(js_error)?;
-    Ok(secret_out(ss.as_slice()))
+    scrubbed(StackUse::Kem, || {
+        let dk = secret_in(dk);
+        let ss = mlkem::mlkem_decapsulate(&dk, ct).map_err(js_error)?;
+        Ok(secret_out(ss.as_slice()))
+    })
 }

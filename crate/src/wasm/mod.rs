@@ -9,6 +9,10 @@
 //!   buffer, so linear memory keeps no copy. Several outputs are concatenated
 //!   in a documented order and split by the TypeScript facade (keeps the
 //!   generated `.d.ts` free of `any`).
+//! - Every function that touches secret bytes runs its body through
+//!   [`scrubbed`]: the body gets its own stack frames, and the shadow-stack
+//!   region they used (temporaries and moved copies the core cannot wipe) is
+//!   overwritten before the call returns to JS.
 //! - Errors become a JS `Error` named `VeilError` with a stable `code`
 //!   (`CryptoError::code`, an exhaustive match); the TypeScript facade turns
 //!   it into its `VeilError` class.
@@ -60,6 +64,52 @@ pub(crate) fn concat_out(parts: &[&[u8]]) -> Uint8Array {
         buf.extend_from_slice(p);
     }
     secret_out(&buf)
+}
+
+/// How much shadow stack a binding's body may use (measured with the canary
+/// scan of `tests/playwright/fixtures/zeroize-page.ts`, plus headroom).
+#[derive(Clone, Copy)]
+pub(crate) enum StackUse {
+    /// Classical primitives, KDFs, BIP-39, Shamir (measured ≤ 9 KiB).
+    Small,
+    /// ML-KEM-768 and X-Wing (measured ≤ 39 KiB).
+    Kem,
+    /// ML-DSA-65 (measured ≤ 266 KiB, signing).
+    MlDsa,
+}
+
+/// Runs `f` in a frame of its own, then overwrites the stack it used.
+///
+/// wasm32 has a shadow stack in linear memory that nothing clears: stack
+/// temporaries of the crates below (hash states, scalars, moved key structs)
+/// stay readable by anyone holding the `WebAssembly.Memory` until later calls
+/// happen to overwrite them. Wiping `bytes` of stack below the caller's frame
+/// removes them. `f` must not leave secrets in its return value.
+pub(crate) fn scrubbed<T>(stack: StackUse, f: impl FnOnce() -> T) -> T {
+    let out = in_own_frame(f);
+    match stack {
+        StackUse::Small => wipe_stack::<{ 16 * 1024 / 8 }>(),
+        StackUse::Kem => wipe_stack::<{ 56 * 1024 / 8 }>(),
+        StackUse::MlDsa => wipe_stack::<{ 320 * 1024 / 8 }>(),
+    }
+    out
+}
+
+/// Keeps `f`'s locals out of the caller's frame (the wipe cannot reach the
+/// frame it is called from).
+#[inline(never)]
+fn in_own_frame<T>(f: impl FnOnce() -> T) -> T {
+    f()
+}
+
+/// Overwrites `WORDS * 8` bytes of the stack just below the caller's frame
+/// (volatile writes via `zeroize`, so the stores are not optimised away).
+#[inline(never)]
+fn wipe_stack<const WORDS: usize>() {
+    use zeroize::Zeroize;
+    let mut scratch = [0u64; WORDS];
+    scratch.zeroize();
+    core::hint::black_box(&scratch);
 }
 
 /// Version string of the core, for diagnostics.

@@ -1,5 +1,5 @@
 //! X25519 bindings.
-use super::{concat_out, js_error, secret_in, secret_out, JsResult};
+use super::{concat_out, js_error, scrubbed, secret_in, secret_out, JsResult, StackUse};
 use crate::x25519;
 use js_sys::Uint8Array;
 use wasm_bindgen::prelude::*;
@@ -7,21 +7,27 @@ use wasm_bindgen::prelude::*;
 /// Fresh key pair as `secret32 ‖ public32`.
 #[wasm_bindgen(js_name = "x25519Generate")]
 pub fn x25519_generate() -> JsResult<Uint8Array> {
-    let kp = x25519::x25519_generate().map_err(js_error)?;
-    Ok(concat_out(&[kp.secret.as_slice(), &kp.public]))
+    scrubbed(StackUse::Small, || {
+        let kp = x25519::x25519_generate().map_err(js_error)?;
+        Ok(concat_out(&[kp.secret.as_slice(), &kp.public]))
+    })
 }
 
 /// Public key of a secret key.
 #[wasm_bindgen(js_name = "x25519Public")]
 pub fn x25519_public(secret: Vec<u8>) -> JsResult<Vec<u8>> {
-    let secret = secret_in(secret);
-    x25519::x25519_public(&secret).map(|p| p.to_vec()).map_err(js_error)
+    scrubbed(StackUse::Small, || {
+        let secret = secret_in(secret);
+        x25519::x25519_public(&secret).map(|p| p.to_vec()).map_err(js_error)
+    })
 }
 
 /// Diffie-Hellman; the all-zero result is an error.
 #[wasm_bindgen(js_name = "x25519Dh")]
 pub fn x25519_dh(secret: Vec<u8>, public: &[u8]) -> JsResult<Uint8Array> {
-    let secret = secret_in(secret);
-    let ss = x25519::x25519_dh(&secret, public).map_err(js_error)?;
-    Ok(secret_out(ss.as_slice()))
+    scrubbed(StackUse::Small, || {
+        let secret = secret_in(secret);
+        let ss = x25519::x25519_dh(&secret, public).map_err(js_error)?;
+        Ok(secret_out(ss.as_slice()))
+    })
 }

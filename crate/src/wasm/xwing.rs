@@ -1,5 +1,5 @@
 //! X-Wing bindings.
-use super::{concat_out, js_error, secret_in, secret_out, JsResult};
+use super::{concat_out, js_error, scrubbed, secret_in, secret_out, JsResult, StackUse};
 use crate::xwing;
 use js_sys::Uint8Array;
 use wasm_bindgen::prelude::*;
@@ -7,37 +7,47 @@ use wasm_bindgen::prelude::*;
 /// Fresh key pair as `sk32 ‖ pk1216`.
 #[wasm_bindgen(js_name = "xWingGenerate")]
 pub fn xwing_generate() -> JsResult<Uint8Array> {
-    let kp = xwing::xwing_generate().map_err(js_error)?;
-    Ok(concat_out(&[kp.secret.as_slice(), &kp.public]))
+    scrubbed(StackUse::Kem, || {
+        let kp = xwing::xwing_generate().map_err(js_error)?;
+        Ok(concat_out(&[kp.secret.as_slice(), &kp.public]))
+    })
 }
 
 /// Key pair from a 32-byte seed, as `sk32 ‖ pk1216`.
 #[wasm_bindgen(js_name = "xWingFromSeed")]
 pub fn xwing_from_seed(seed: Vec<u8>) -> JsResult<Uint8Array> {
-    let seed = secret_in(seed);
-    let kp = xwing::xwing_from_seed(&seed).map_err(js_error)?;
-    Ok(concat_out(&[kp.secret.as_slice(), &kp.public]))
+    scrubbed(StackUse::Kem, || {
+        let seed = secret_in(seed);
+        let kp = xwing::xwing_from_seed(&seed).map_err(js_error)?;
+        Ok(concat_out(&[kp.secret.as_slice(), &kp.public]))
+    })
 }
 
 /// Encapsulation as `ct1120 ‖ ss32`.
 #[wasm_bindgen(js_name = "xWingEncapsulate")]
 pub fn xwing_encapsulate(pk: &[u8]) -> JsResult<Uint8Array> {
-    let (ct, ss) = xwing::xwing_encapsulate(pk).map_err(js_error)?;
-    Ok(concat_out(&[&ct, ss.as_slice()]))
+    scrubbed(StackUse::Kem, || {
+        let (ct, ss) = xwing::xwing_encapsulate(pk).map_err(js_error)?;
+        Ok(concat_out(&[&ct, ss.as_slice()]))
+    })
 }
 
 /// Derandomised encapsulation (explicit 64-byte `eseed`), as `ct1120 ‖ ss32`.
 #[wasm_bindgen(js_name = "xWingEncapsulateDerand")]
 pub fn xwing_encapsulate_derand(pk: &[u8], eseed: Vec<u8>) -> JsResult<Uint8Array> {
-    let eseed = secret_in(eseed);
-    let (ct, ss) = xwing::xwing_encapsulate_derand(pk, &eseed).map_err(js_error)?;
-    Ok(concat_out(&[&ct, ss.as_slice()]))
+    scrubbed(StackUse::Kem, || {
+        let eseed = secret_in(eseed);
+        let (ct, ss) = xwing::xwing_encapsulate_derand(pk, &eseed).map_err(js_error)?;
+        Ok(concat_out(&[&ct, ss.as_slice()]))
+    })
 }
 
 /// Decapsulation.
 #[wasm_bindgen(js_name = "xWingDecapsulate")]
 pub fn xwing_decapsulate(sk: Vec<u8>, ct: &[u8]) -> JsResult<Uint8Array> {
-    let sk = secret_in(sk);
-    let ss = xwing::xwing_decapsulate(&sk, ct).map_err(js_error)?;
-    Ok(secret_out(ss.as_slice()))
+    scrubbed(StackUse::Kem, || {
+        let sk = secret_in(sk);
+        let ss = xwing::xwing_decapsulate(&sk, ct).map_err(js_error)?;
+        Ok(secret_out(ss.as_slice()))
+    })
 }

@@ -1,0 +1,33 @@
+// Zeroization evidence (issue 8): after keygen / sign / agree / decapsulate /
+// derive sequences on a fresh instance of the raw wasm glue, no 16-byte window
+// of any secret remains anywhere in linear memory (stack, data, heap, freed
+// chunks). See SECURITY.md "Zeroization" for what this does and does not show.
+import { test, expect } from '@playwright/test';
+
+type Zeroize = typeof import('./fixtures/zeroize-page.js');
+declare global {
+  interface Window { zeroizeTests: Zeroize }
+}
+
+const SCENARIOS = ['ed25519', 'x25519', 'mlkem', 'pq', 'bip39', 'symmetric'] as const;
+
+test.beforeEach(async ({ page }) => {
+  await page.goto('/tests/playwright/fixtures/zeroize.html');
+  await expect(page).toHaveTitle('ready');
+});
+
+for (const name of SCENARIOS) {
+  test(`no secret bytes left in wasm memory: ${name}`, async ({ page }) => {
+    const r = await page.evaluate((n) => window.zeroizeTests.SCENARIOS[n]!(), name);
+    console.log(`${r.name}: ${r.secrets} secrets, ${r.windows} windows, ${r.memoryBytes} bytes of memory, stack depth ${r.stackDepth}, ${r.hits.length} hits`);
+    for (const h of r.hits) console.log(`  ${h.secret} [+${h.at}] at ${h.offset} (${h.region})`);
+    expect(r.windows).toBeGreaterThan(0);
+    expect(r.hits).toEqual([]);
+  });
+}
+
+test('control: the scan finds bytes that are not wiped', async ({ page }) => {
+  const r = await page.evaluate(() => window.zeroizeTests.control());
+  console.log(`${r.name}: ${r.hits.length} hits (${[...new Set(r.hits.map((h) => h.region))].join(', ')})`);
+  expect(r.hits.length).toBeGreaterThan(0);
+});
