@@ -1,6 +1,11 @@
 //! Adversarial containers: every case of issue #4 is rejected with a typed
 //! error and (in verified mode) no plaintext reaches the caller.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 
 mod container_util;
 
@@ -34,7 +39,14 @@ fn truncation_at_every_chunk_boundary_and_inside_chunks() {
     let mut cuts = vec![0, 1, 79, 80, h - 1, h];
     for k in 0..4 {
         let start = h + k * (C + 32);
-        cuts.extend([start, start + 1, start + 4, start + 16, start + 100, start + (C + 32) / 2]);
+        cuts.extend([
+            start,
+            start + 1,
+            start + 4,
+            start + 16,
+            start + 100,
+            start + (C + 32) / 2,
+        ]);
     }
     cuts.push(c.len() - 16);
     cuts.push(c.len() - 1);
@@ -51,16 +63,28 @@ fn chunk_swap_duplication_deletion_and_trailing_bytes() {
     // Swap two full-size chunks (same length, so only crypto can tell).
     let mut swapped = envs.clone();
     swapped.swap(0, 2);
-    assert_rejected(&join(&header, &swapped), &group_unlock(), "AUTHENTICATION_FAILED");
+    assert_rejected(
+        &join(&header, &swapped),
+        &group_unlock(),
+        "AUTHENTICATION_FAILED",
+    );
     // Swap and rewrite the stored index so the index check passes: IV / AEAD fail.
     let mut relabeled = swapped.clone();
     relabeled[0][..4].copy_from_slice(&0u32.to_be_bytes());
     relabeled[2][..4].copy_from_slice(&2u32.to_be_bytes());
-    assert_rejected(&join(&header, &relabeled), &group_unlock(), "AUTHENTICATION_FAILED");
+    assert_rejected(
+        &join(&header, &relabeled),
+        &group_unlock(),
+        "AUTHENTICATION_FAILED",
+    );
     // Duplicate chunk 1 in place of chunk 2.
     let mut dup = envs.clone();
     dup[2] = envs[1].clone();
-    assert_rejected(&join(&header, &dup), &group_unlock(), "AUTHENTICATION_FAILED");
+    assert_rejected(
+        &join(&header, &dup),
+        &group_unlock(),
+        "AUTHENTICATION_FAILED",
+    );
     // Duplicate chunk 1 (inserted): one envelope too many.
     let mut ins = envs.clone();
     ins.insert(2, envs[1].clone());
@@ -96,15 +120,23 @@ fn chunk_swap_duplication_deletion_and_trailing_bytes() {
 #[test]
 fn cross_file_splice_under_the_same_key() {
     let pt = data(3 * C + 700);
-    let a = encrypt(&pt, options(vec![group_spec()], SMALL)).unwrap().container;
-    let b = encrypt(&pt, options(vec![group_spec()], SMALL)).unwrap().container;
+    let a = encrypt(&pt, options(vec![group_spec()], SMALL))
+        .unwrap()
+        .container;
+    let b = encrypt(&pt, options(vec![group_spec()], SMALL))
+        .unwrap()
+        .container;
     let (ha, ea) = split(&a);
     let (hb, eb) = split(&b);
     assert_eq!(ha.len(), hb.len());
     // One chunk of B in A.
     let mut spliced = ea.clone();
     spliced[1] = eb[1].clone();
-    assert_rejected(&join(&ha, &spliced), &group_unlock(), "AUTHENTICATION_FAILED");
+    assert_rejected(
+        &join(&ha, &spliced),
+        &group_unlock(),
+        "AUTHENTICATION_FAILED",
+    );
     // A's header on B's body, and vice versa.
     assert_rejected(&join(&ha, &eb), &group_unlock(), "AUTHENTICATION_FAILED");
     assert_rejected(&join(&hb, &ea), &group_unlock(), "AUTHENTICATION_FAILED");
@@ -116,7 +148,11 @@ fn flipped_ciphertext_tag_and_iv_bytes() {
     let h = header_len(&c);
     for off in [4usize, 15, 16, 17, 1000, C + 31] {
         let at = h + C + 32 + off; // inside envelope 1
-        assert_rejected(&flip(&c, at, 0x01), &group_unlock(), "AUTHENTICATION_FAILED");
+        assert_rejected(
+            &flip(&c, at, 0x01),
+            &group_unlock(),
+            "AUTHENTICATION_FAILED",
+        );
     }
 }
 
@@ -131,17 +167,25 @@ fn flip_every_header_byte(c: &[u8], unlock: &Unlock<'_>, masks: &[u8], also_repo
         for &mask in masks {
             let bad = flip(c, at, mask);
             let mut released = 0usize;
-            let r = decrypt_with_sink(&bad, unlock, &VerificationPolicy::default(), &mut |_, _| released += 1);
+            let r = decrypt_with_sink(&bad, unlock, &VerificationPolicy::default(), &mut |_, _| {
+                released += 1
+            });
             assert!(r.is_err(), "flip at {at} mask {mask:#04x} was accepted");
             assert_eq!(released, 0, "flip at {at} released plaintext");
             // Report mode never hands out plaintext for it either.
-            let policy = VerificationPolicy { on_tamper: TamperAction::Report, ..VerificationPolicy::default() };
+            let policy = VerificationPolicy {
+                on_tamper: TamperAction::Report,
+                ..VerificationPolicy::default()
+            };
             if !also_report {
                 n += 1;
                 continue;
             }
             if let Ok(d) = decrypt(&bad, unlock, &policy) {
-                assert!(d.plaintext.is_none() && !d.report.is_intact(), "flip at {at} intact in report mode");
+                assert!(
+                    d.plaintext.is_none() && !d.report.is_intact(),
+                    "flip at {at} intact in report mode"
+                );
             }
             n += 1;
         }
@@ -159,7 +203,9 @@ fn every_header_byte_flipped_v1_group() {
 #[test]
 fn every_header_byte_flipped_v1_argon2id() {
     let pt = data(C + 1);
-    let c = encrypt(&pt, options(vec![argon_min(PASSWORD)], SMALL)).unwrap().container;
+    let c = encrypt(&pt, options(vec![argon_min(PASSWORD)], SMALL))
+        .unwrap()
+        .container;
     flip_every_header_byte(&c, &Unlock::Password(PASSWORD), &[0x01], false);
 }
 
@@ -182,11 +228,11 @@ fn fixed_field_errors_are_typed() {
         (0, b'X', "BAD_MAGIC"),
         (8, 0, "UNSUPPORTED_VERSION"),
         (8, 4, "UNSUPPORTED_VERSION"),
-        (9, 0, "NON_CANONICAL"),    // mode says password, table is a group wrap
+        (9, 0, "NON_CANONICAL"), // mode says password, table is a group wrap
         (9, 6, "NON_CANONICAL"),
         (10, 1, "UNSUPPORTED_CIPHER_SUITE"),
         (72, 2, "UNSUPPORTED_HASH_ALGORITHM"),
-        (73, 1, "NON_CANONICAL"),   // reserved
+        (73, 1, "NON_CANONICAL"), // reserved
         (75, 0x80, "NON_CANONICAL"),
     ];
     for (at, value, code) in cases {
@@ -221,10 +267,28 @@ fn chunk_size_out_of_range() {
 fn plaintext_size_lies() {
     let (c, _) = sample();
     let p = (3 * C + 700) as u64;
-    for lie in [p - 1, p + 1, p - C as u64, p + C as u64, 0, u64::from(u32::MAX)] {
+    for lie in [
+        p - 1,
+        p + 1,
+        p - C as u64,
+        p + C as u64,
+        0,
+        u64::from(u32::MAX),
+    ] {
         let bad = edit_header(&c, |h| h.plaintext_size = lie);
-        let err = assert_rejected(&bad, &group_unlock(), if lie < p { "TRAILING_BYTES" } else { "TRUNCATED" });
-        assert!(matches!(err, ContainerError::TrailingBytes | ContainerError::Truncated { .. }));
+        let err = assert_rejected(
+            &bad,
+            &group_unlock(),
+            if lie < p {
+                "TRAILING_BYTES"
+            } else {
+                "TRUNCATED"
+            },
+        );
+        assert!(matches!(
+            err,
+            ContainerError::TrailingBytes | ContainerError::Truncated { .. }
+        ));
     }
     // Even with the body length adjusted to the lie, the chunks no longer authenticate.
     let mut longer = edit_header(&c, |h| h.plaintext_size = p + 1);
@@ -239,7 +303,15 @@ fn plaintext_size_lies() {
 fn wrap_count_and_variable_length_lies() {
     let kp = xwing(3);
     let pt = data(100);
-    let c = encrypt(&pt, options(vec![group_spec(), WrapSpec::recipient(&kp.public, 0)], SMALL)).unwrap().container;
+    let c = encrypt(
+        &pt,
+        options(
+            vec![group_spec(), WrapSpec::recipient(&kp.public, 0)],
+            SMALL,
+        ),
+    )
+    .unwrap()
+    .container;
     let var = u32::from_be_bytes(c[76..80].try_into().unwrap());
     assert_eq!(var as usize, 63 + 1183);
     for count in [0u8, 1, 3, 255] {
@@ -251,7 +323,10 @@ fn wrap_count_and_variable_length_lies() {
         let mut bad = c.clone();
         set_u32(&mut bad, 76, v);
         let err = assert_rejected(&bad, &group_unlock(), "NON_CANONICAL");
-        assert!(matches!(err, ContainerError::NonCanonical(_)), "{v}: {err:?}");
+        assert!(
+            matches!(err, ContainerError::NonCanonical(_)),
+            "{v}: {err:?}"
+        );
     }
     // Var length claiming more bytes than exist is caught before reading them.
     assert!(Header::required_len(&c[..80]).unwrap().is_ok());
@@ -270,14 +345,22 @@ fn zero_wraps_parse_but_do_not_open() {
     let rep = verify_container(&bad, &VerificationPolicy::default(), None).unwrap();
     assert!(rep.is_intact() && !rep.chunks_authenticated);
     // Writers refuse zero wraps.
-    assert_eq!(encrypt(b"x", options(vec![], SMALL)).err().unwrap().code(), "INVALID_OPTION");
+    assert_eq!(
+        encrypt(b"x", options(vec![], SMALL)).err().unwrap().code(),
+        "INVALID_OPTION"
+    );
 }
 
 #[test]
 fn wrap_entry_structure_errors() {
     let (c, _) = sample();
     // Group wrap at 80: type ‖ u16 len ‖ 60 bytes.
-    for (len, code) in [(59u16, "INVALID_WRAP"), (61, "INVALID_WRAP"), (0, "INVALID_WRAP"), (1180, "INVALID_WRAP")] {
+    for (len, code) in [
+        (59u16, "INVALID_WRAP"),
+        (61, "INVALID_WRAP"),
+        (0, "INVALID_WRAP"),
+        (1180, "INVALID_WRAP"),
+    ] {
         let mut bad = c.clone();
         bad[81..83].copy_from_slice(&len.to_be_bytes());
         assert_rejected(&bad, &group_unlock(), code);
@@ -299,25 +382,68 @@ fn wrap_entry_structure_errors() {
 #[test]
 fn kdf_parameter_bounds_enforced_on_parse() {
     let pt = data(10);
-    let c = encrypt(&pt, options(vec![argon_min(PASSWORD)], SMALL)).unwrap().container;
+    let c = encrypt(&pt, options(vec![argon_min(PASSWORD)], SMALL))
+        .unwrap()
+        .container;
     // Argon2id payload at 83: m ‖ t ‖ p ‖ salt ‖ wrapped.
-    for (at, v) in [(83, 19_455u32), (83, 1_048_577), (83, 0), (87, 1), (87, 11), (87, 0), (91, 0), (91, 17)] {
+    for (at, v) in [
+        (83, 19_455u32),
+        (83, 1_048_577),
+        (83, 0),
+        (87, 1),
+        (87, 11),
+        (87, 0),
+        (91, 0),
+        (91, 17),
+    ] {
         let mut bad = c.clone();
         set_u32(&mut bad, at, v);
         assert_rejected(&bad, &Unlock::Password(PASSWORD), "INVALID_WRAP");
     }
     // PBKDF2 bounds: build entries directly (no 600k derivation needed).
-    for (iterations, ok) in [(599_999u32, false), (600_000, true), (10_000_000, true), (10_000_001, false), (0, false)] {
-        let entry = WrapEntry::Pbkdf2 { iterations, salt: [1; 16], wrapped: [2; 40] };
+    for (iterations, ok) in [
+        (599_999u32, false),
+        (600_000, true),
+        (10_000_000, true),
+        (10_000_001, false),
+        (0, false),
+    ] {
+        let entry = WrapEntry::Pbkdf2 {
+            iterations,
+            salt: [1; 16],
+            wrapped: [2; 40],
+        };
         let bytes = entry.to_bytes();
         assert_eq!(WrapEntry::parse(&bytes).is_ok(), ok, "{iterations}");
     }
     // Writers refuse out-of-range costs.
-    let bad_cost = Argon2idCost { memory_kib: 8192, iterations: 2, parallelism: 1 };
-    let spec = WrapSpec::Argon2id { password: Zeroizing::new(b"p".to_vec()), cost: bad_cost };
-    assert_eq!(encrypt(b"x", options(vec![spec], SMALL)).err().unwrap().code(), "INVALID_OPTION");
-    let spec = WrapSpec::Pbkdf2 { password: Zeroizing::new(b"p".to_vec()), iterations: 100_000 };
-    assert_eq!(encrypt(b"x", options(vec![spec], SMALL)).err().unwrap().code(), "INVALID_OPTION");
+    let bad_cost = Argon2idCost {
+        memory_kib: 8192,
+        iterations: 2,
+        parallelism: 1,
+    };
+    let spec = WrapSpec::Argon2id {
+        password: Zeroizing::new(b"p".to_vec()),
+        cost: bad_cost,
+    };
+    assert_eq!(
+        encrypt(b"x", options(vec![spec], SMALL))
+            .err()
+            .unwrap()
+            .code(),
+        "INVALID_OPTION"
+    );
+    let spec = WrapSpec::Pbkdf2 {
+        password: Zeroizing::new(b"p".to_vec()),
+        iterations: 100_000,
+    };
+    assert_eq!(
+        encrypt(b"x", options(vec![spec], SMALL))
+            .err()
+            .unwrap()
+            .code(),
+        "INVALID_OPTION"
+    );
 }
 
 // ---------------------------------------------------------------- wrap attacks
@@ -327,7 +453,11 @@ fn aes_kw_integrity_failure() {
     let (c, _) = sample();
     // Group payload: group_id 16 ‖ version 4 ‖ wrapped 40 → wrapped at 103..143.
     for at in [103usize, 120, 142] {
-        assert_rejected(&flip(&c, at, 0x40), &group_unlock(), "AUTHENTICATION_FAILED");
+        assert_rejected(
+            &flip(&c, at, 0x40),
+            &group_unlock(),
+            "AUTHENTICATION_FAILED",
+        );
     }
     // A wrap copied from another container (other DEK, same group key): unwraps
     // under that file id only.
@@ -344,21 +474,50 @@ fn wrong_password_wrong_group_key_wrong_recipient() {
     let other = xwing(2);
     let c = encrypt(
         &pt,
-        options(vec![argon_min(PASSWORD), WrapSpec::recipient(&me.public, 0), group_spec()], SMALL),
+        options(
+            vec![
+                argon_min(PASSWORD),
+                WrapSpec::recipient(&me.public, 0),
+                group_spec(),
+            ],
+            SMALL,
+        ),
     )
     .unwrap()
     .container;
-    assert_rejected(&c, &Unlock::Password(b"wrong password"), "AUTHENTICATION_FAILED");
+    assert_rejected(
+        &c,
+        &Unlock::Password(b"wrong password"),
+        "AUTHENTICATION_FAILED",
+    );
     assert_rejected(&c, &Unlock::Password(b""), "AUTHENTICATION_FAILED");
     let wrong_key = [0u8; 32];
-    let u = Unlock::Group(GroupUnlock { group_id: GROUP_ID, key_version: 0, group_key: &wrong_key, manifest: None });
+    let u = Unlock::Group(GroupUnlock {
+        group_id: GROUP_ID,
+        key_version: 0,
+        group_key: &wrong_key,
+        manifest: None,
+    });
     assert_rejected(&c, &u, "AUTHENTICATION_FAILED");
-    let u = Unlock::Group(GroupUnlock { group_id: [9; 16], key_version: 0, group_key: &GROUP_KEY, manifest: None });
+    let u = Unlock::Group(GroupUnlock {
+        group_id: [9; 16],
+        key_version: 0,
+        group_key: &GROUP_KEY,
+        manifest: None,
+    });
     assert_rejected(&c, &u, "NO_MATCHING_WRAP");
-    let u = Unlock::Group(GroupUnlock { group_id: GROUP_ID, key_version: 1, group_key: &GROUP_KEY, manifest: None });
+    let u = Unlock::Group(GroupUnlock {
+        group_id: GROUP_ID,
+        key_version: 1,
+        group_key: &GROUP_KEY,
+        manifest: None,
+    });
     assert_rejected(&c, &u, "NO_MATCHING_WRAP");
     // A KEM wrap for another recipient: trial decryption fails opaquely…
-    let u = Unlock::Recipient { secret_key: other.secret.as_slice(), recipient_id: None };
+    let u = Unlock::Recipient {
+        secret_key: other.secret.as_slice(),
+        recipient_id: None,
+    };
     assert_rejected(&c, &u, "AUTHENTICATION_FAILED");
     // …and selecting by the other recipient's id finds no wrap.
     let u = Unlock::Recipient {
@@ -367,13 +526,29 @@ fn wrong_password_wrong_group_key_wrong_recipient() {
     };
     assert_rejected(&c, &u, "NO_MATCHING_WRAP");
     // Claiming my recipient id with the other key.
-    let u = Unlock::Recipient { secret_key: other.secret.as_slice(), recipient_id: Some(wrap::recipient_id_for(&me.public)) };
+    let u = Unlock::Recipient {
+        secret_key: other.secret.as_slice(),
+        recipient_id: Some(wrap::recipient_id_for(&me.public)),
+    };
     assert_rejected(&c, &u, "AUTHENTICATION_FAILED");
     // No threshold wrap at all.
-    let g = encrypt(&pt, options(vec![WrapSpec::Threshold { threshold: 2, shares: 2 }], SMALL)).unwrap();
+    let g = encrypt(
+        &pt,
+        options(
+            vec![WrapSpec::Threshold {
+                threshold: 2,
+                shares: 2,
+            }],
+            SMALL,
+        ),
+    )
+    .unwrap();
     assert_rejected(&c, &Unlock::Shares(&g.shares[0]), "NO_MATCHING_WRAP");
     // PBKDF2 wrong password (600 000 iterations: one of few such tests).
-    let spec = WrapSpec::Pbkdf2 { password: Zeroizing::new(PASSWORD.to_vec()), iterations: 600_000 };
+    let spec = WrapSpec::Pbkdf2 {
+        password: Zeroizing::new(PASSWORD.to_vec()),
+        iterations: 600_000,
+    };
     let p = encrypt(&pt, options(vec![spec], SMALL)).unwrap().container;
     assert_rejected(&p, &Unlock::Password(b"nope"), "AUTHENTICATION_FAILED");
 }
@@ -381,7 +556,17 @@ fn wrong_password_wrong_group_key_wrong_recipient() {
 #[test]
 fn threshold_attacks() {
     let pt = data(500);
-    let e = encrypt(&pt, options(vec![WrapSpec::Threshold { threshold: 3, shares: 5 }], SMALL)).unwrap();
+    let e = encrypt(
+        &pt,
+        options(
+            vec![WrapSpec::Threshold {
+                threshold: 3,
+                shares: 5,
+            }],
+            SMALL,
+        ),
+    )
+    .unwrap();
     let c = &e.container;
     let s = &e.shares[0];
     // t − 1 shares.
@@ -392,7 +577,17 @@ fn threshold_attacks() {
     let dup = [s[0].clone(), s[1].clone(), s[1].clone()];
     assert_rejected(c, &Unlock::Shares(&dup), "INVALID_SHARE");
     // Mixed share sets.
-    let other = encrypt(&pt, options(vec![WrapSpec::Threshold { threshold: 3, shares: 5 }], SMALL)).unwrap();
+    let other = encrypt(
+        &pt,
+        options(
+            vec![WrapSpec::Threshold {
+                threshold: 3,
+                shares: 5,
+            }],
+            SMALL,
+        ),
+    )
+    .unwrap();
     let mixed = [s[0].clone(), s[1].clone(), other.shares[0][2].clone()];
     assert_rejected(c, &Unlock::Shares(&mixed), "INVALID_SHARE");
     // A corrupted share string fails its checksum.
@@ -401,7 +596,11 @@ fn threshold_attacks() {
         let mut b = text.as_bytes().to_vec();
         b[pos] = if b[pos] == b'A' { b'B' } else { b'A' };
         let bad = String::from_utf8(b).unwrap();
-        assert_eq!(ThresholdShare::parse(&bad).err().unwrap().code(), "INVALID_SHARE", "{pos}");
+        assert_eq!(
+            ThresholdShare::parse(&bad).err().unwrap().code(),
+            "INVALID_SHARE",
+            "{pos}"
+        );
     }
     // A corrupted y with a recomputed checksum: the wrong TMS fails AES-KW.
     let mut payload = s[2].to_payload().to_vec();
@@ -419,24 +618,49 @@ fn threshold_attacks() {
         format!("{good}A"),
         good[..82].to_owned(),
         format!("{}=", &good[..82]),
-        good.replace('-', "+").replace('_', "/").replacen("+", "-", 0),
+        good.replace('-', "+")
+            .replace('_', "/")
+            .replacen("+", "-", 0),
         String::new(),
     ];
     for b in bads.iter().filter(|b| *b != &good) {
-        assert_eq!(ThresholdShare::parse(b).err().unwrap().code(), "INVALID_SHARE", "{b}");
+        assert_eq!(
+            ThresholdShare::parse(b).err().unwrap().code(),
+            "INVALID_SHARE",
+            "{b}"
+        );
     }
     // Bad fields with valid checksums.
-    for (idx, value) in [(3usize, 0x02u8), (20, 1), (20, 6), (21, 1), (22, 0), (22, 6)] {
+    for (idx, value) in [
+        (3usize, 0x02u8),
+        (20, 1),
+        (20, 6),
+        (21, 1),
+        (22, 0),
+        (22, 6),
+    ] {
         let mut p = s[0].to_payload().to_vec();
         p[idx] = value; // 3: version, 20: t, 21: n, 22: x
         let cs = veilkit::hash::sha256(&p[..55]);
         p[55..].copy_from_slice(&cs[..4]);
-        assert_eq!(ThresholdShare::from_payload(&p).err().unwrap().code(), "INVALID_SHARE", "{idx}={value}");
+        assert_eq!(
+            ThresholdShare::from_payload(&p).err().unwrap().code(),
+            "INVALID_SHARE",
+            "{idx}={value}"
+        );
     }
     // Threshold wrap bounds on parse: t < 2, t > n.
     for (t, n) in [(1u8, 5u8), (0, 0), (6, 5)] {
-        let entry = WrapEntry::Threshold { threshold: t, shares: n, share_set_id: [0; 16], wrapped: [0; 40] };
-        assert_eq!(WrapEntry::parse(&entry.to_bytes()).err().unwrap().code(), "INVALID_WRAP");
+        let entry = WrapEntry::Threshold {
+            threshold: t,
+            shares: n,
+            share_set_id: [0; 16],
+            wrapped: [0; 40],
+        };
+        assert_eq!(
+            WrapEntry::parse(&entry.to_bytes()).err().unwrap().code(),
+            "INVALID_WRAP"
+        );
     }
     // And all good shares still work.
     assert_eq!(open(c, &Unlock::Shares(&s[2..])).unwrap(), pt);
@@ -447,29 +671,61 @@ fn threshold_attacks() {
 #[test]
 fn merkle_proof_attacks() {
     let pt = data(5 * C + 9); // 6 chunks
-    let c = encrypt(&pt, options(vec![group_spec()], SMALL)).unwrap().container;
+    let c = encrypt(&pt, options(vec![group_spec()], SMALL))
+        .unwrap()
+        .container;
     let mut reader = ContainerReader::new(&c).unwrap();
     reader.unlock(&group_unlock()).unwrap();
     let (_, envs) = split(&c);
     let n = envs.len();
     let alg = HashAlg::Sha256;
-    let leaves: Vec<[u8; 32]> = (0..n).map(|i| reader.leaf_hash(i as u64, &envs[i]).unwrap()).collect();
+    let leaves: Vec<[u8; 32]> = (0..n)
+        .map(|i| reader.leaf_hash(i as u64, &envs[i]).unwrap())
+        .collect();
     let root = reader.header().merkle_root;
     assert_eq!(merkle_root(alg, &leaves), root);
     // Proof for another index.
     let p1 = inclusion_proof(alg, &leaves, 1).unwrap();
-    assert_eq!(reader.decrypt_chunk(2, &envs[2], &p1).unwrap_err().code(), "AUTHENTICATION_FAILED");
-    assert!(!verify_merkle_proof(alg, &leaves[2], 2, n as u64, &p1, &root));
-    assert!(!verify_merkle_proof(alg, &leaves[1], 2, n as u64, &p1, &root));
+    assert_eq!(
+        reader.decrypt_chunk(2, &envs[2], &p1).unwrap_err().code(),
+        "AUTHENTICATION_FAILED"
+    );
+    assert!(!verify_merkle_proof(
+        alg, &leaves[2], 2, n as u64, &p1, &root
+    ));
+    assert!(!verify_merkle_proof(
+        alg, &leaves[1], 2, n as u64, &p1, &root
+    ));
     // Envelope of chunk 1 presented as chunk 2 with chunk 1's proof.
-    assert_eq!(reader.decrypt_chunk(2, &envs[1], &p1).unwrap_err().code(), "AUTHENTICATION_FAILED");
+    assert_eq!(
+        reader.decrypt_chunk(2, &envs[1], &p1).unwrap_err().code(),
+        "AUTHENTICATION_FAILED"
+    );
     // Index out of range, proof too long / short / empty.
-    assert!(!verify_merkle_proof(alg, &leaves[1], n as u64, n as u64, &p1, &root));
+    assert!(!verify_merkle_proof(
+        alg, &leaves[1], n as u64, n as u64, &p1, &root
+    ));
     let mut longer = p1.clone();
     longer.push([0; 32]);
-    assert!(!verify_merkle_proof(alg, &leaves[1], 1, n as u64, &longer, &root));
-    assert!(!verify_merkle_proof(alg, &leaves[1], 1, n as u64, &p1[..p1.len() - 1], &root));
-    assert!(!verify_merkle_proof(alg, &leaves[1], 1, n as u64, &[], &root));
+    assert!(!verify_merkle_proof(
+        alg, &leaves[1], 1, n as u64, &longer, &root
+    ));
+    assert!(!verify_merkle_proof(
+        alg,
+        &leaves[1],
+        1,
+        n as u64,
+        &p1[..p1.len() - 1],
+        &root
+    ));
+    assert!(!verify_merkle_proof(
+        alg,
+        &leaves[1],
+        1,
+        n as u64,
+        &[],
+        &root
+    ));
     // Odd-level duplication (Bitcoin-style tree that repeats the last node): its
     // root and proofs differ from the RFC 6962 shape and are rejected.
     let node = |l: &[u8; 32], r: &[u8; 32]| merkle::node_hash(alg, l, r);
@@ -480,17 +736,45 @@ fn merkle_proof_attacks() {
     assert_ne!(dup_root, root);
     // Proof of leaf 4 in the duplicated tree: [leaf5, l45, node(l01,l23)].
     let dup_proof = [leaves[5], l45, node(&l01, &l23)];
-    assert!(!verify_merkle_proof(alg, &leaves[4], 4, n as u64, &dup_proof, &root));
-    assert!(!verify_merkle_proof(alg, &leaves[4], 4, n as u64, &dup_proof, &dup_root));
+    assert!(!verify_merkle_proof(
+        alg, &leaves[4], 4, n as u64, &dup_proof, &root
+    ));
+    assert!(!verify_merkle_proof(
+        alg, &leaves[4], 4, n as u64, &dup_proof, &dup_root
+    ));
     // "Leaf 6" that duplicates leaf 4/5's subtree: index ≥ total.
-    assert!(!verify_merkle_proof(alg, &leaves[5], 6, n as u64, &[leaves[4], node(&l01, &l23)], &root));
+    assert!(!verify_merkle_proof(
+        alg,
+        &leaves[5],
+        6,
+        n as u64,
+        &[leaves[4], node(&l01, &l23)],
+        &root
+    ));
     // A node presented as a leaf: with the header's total the path length is
     // wrong; only a lying total (which the reader never takes from the
     // proof supplier) would make it fit — and leaf/node labels differ.
     let proof_for_node = [node(&l01, &l23)];
-    assert!(!verify_merkle_proof(alg, &l45, 2, n as u64, &proof_for_node, &root));
-    assert!(!verify_merkle_proof(alg, &l01, 0, n as u64, &inclusion_proof(alg, &leaves, 0).unwrap()[1..], &root));
-    assert_ne!(merkle::leaf_hash(alg, &reader.header().file_id, 0, 4096, &[0; 12], &[0; 16]), node(&leaves[0], &leaves[1]));
+    assert!(!verify_merkle_proof(
+        alg,
+        &l45,
+        2,
+        n as u64,
+        &proof_for_node,
+        &root
+    ));
+    assert!(!verify_merkle_proof(
+        alg,
+        &l01,
+        0,
+        n as u64,
+        &inclusion_proof(alg, &leaves, 0).unwrap()[1..],
+        &root
+    ));
+    assert_ne!(
+        merkle::leaf_hash(alg, &reader.header().file_id, 0, 4096, &[0; 12], &[0; 16]),
+        node(&leaves[0], &leaves[1])
+    );
     // The correct proofs work.
     for (i, env) in envs.iter().enumerate() {
         let p = inclusion_proof(alg, &leaves, i).unwrap();
@@ -519,13 +803,29 @@ fn signature_stripped_and_downgraded() {
         let stripped = edit_header(&c, |h| h.signed = None);
         assert_eq!(stripped[8], 1);
         let mut released = 0;
-        let err = decrypt_with_sink(&stripped, &group_unlock(), &required, &mut |_, _| released += 1).unwrap_err();
+        let err = decrypt_with_sink(&stripped, &group_unlock(), &required, &mut |_, _| {
+            released += 1
+        })
+        .unwrap_err();
         assert_eq!(err.code(), "SIGNATURE_MISSING");
         assert_eq!(released, 0);
-        assert_eq!(verify_container(&stripped, &required, None).unwrap_err().code(), "SIGNATURE_MISSING");
+        assert_eq!(
+            verify_container(&stripped, &required, None)
+                .unwrap_err()
+                .code(),
+            "SIGNATURE_MISSING"
+        );
         // Expected signer implies a signature.
-        let pinned = VerificationPolicy { expected_signer: Some([0x11; 32]), ..VerificationPolicy::default() };
-        assert_eq!(verify_container(&stripped, &pinned, None).unwrap_err().code(), "SIGNATURE_MISSING");
+        let pinned = VerificationPolicy {
+            expected_signer: Some([0x11; 32]),
+            ..VerificationPolicy::default()
+        };
+        assert_eq!(
+            verify_container(&stripped, &pinned, None)
+                .unwrap_err()
+                .code(),
+            "SIGNATURE_MISSING"
+        );
         // Under an optional policy the stripped (now v1) container opens: the
         // reason a policy must require signatures.
         assert_eq!(open(&stripped, &group_unlock()).unwrap(), pt);
@@ -550,11 +850,19 @@ fn v3_to_v2_downgrade_and_half_invalid_signatures() {
     assert_rejected(&v2, &group_unlock(), "INVALID_SIGNATURE");
     // Ed25519 valid, ML-DSA invalid (last byte of the ML-DSA signature).
     assert_rejected(&flip(&c, h - 1, 0x01), &group_unlock(), "INVALID_SIGNATURE");
-    assert_rejected(&flip(&c, h - 3000, 0x01), &group_unlock(), "INVALID_SIGNATURE");
+    assert_rejected(
+        &flip(&c, h - 3000, 0x01),
+        &group_unlock(),
+        "INVALID_SIGNATURE",
+    );
     // ML-DSA valid, Ed25519 invalid (Ed25519 signature precedes the ML-DSA one).
     let ed_at = h - veilkit::mldsa::SIG_LEN - 64;
     assert_rejected(&flip(&c, ed_at, 0x01), &group_unlock(), "INVALID_SIGNATURE");
-    assert_rejected(&flip(&c, ed_at + 63, 0x01), &group_unlock(), "INVALID_SIGNATURE");
+    assert_rejected(
+        &flip(&c, ed_at + 63, 0x01),
+        &group_unlock(),
+        "INVALID_SIGNATURE",
+    );
     // Swapping in another signer's ML-DSA key + signature (over the same bytes
     // but a different metadata) fails the Ed25519 half.
     let (other, _) = signed(SigningKeys::hybrid(&[0x11; 32], &[0x44; 32], [0x22; 32], 7).unwrap());
@@ -577,9 +885,13 @@ fn resigned_by_an_attacker_or_other_signer() {
     signature::sign_header(&mut h, &attacker, MetadataKind::Plain).unwrap();
     let mut forged = h.to_bytes().unwrap();
     forged.extend_from_slice(&c[len..]);
-    let pinned = VerificationPolicy { expected_signer: Some(owner), ..VerificationPolicy::strict() };
+    let pinned = VerificationPolicy {
+        expected_signer: Some(owner),
+        ..VerificationPolicy::strict()
+    };
     let mut released = 0;
-    let err = decrypt_with_sink(&forged, &group_unlock(), &pinned, &mut |_, _| released += 1).unwrap_err();
+    let err = decrypt_with_sink(&forged, &group_unlock(), &pinned, &mut |_, _| released += 1)
+        .unwrap_err();
     assert_eq!((err.code(), released), ("SIGNER_MISMATCH", 0));
     decrypt(&c, &group_unlock(), &pinned).unwrap();
 }
@@ -599,7 +911,10 @@ fn sealed_and_purged_containers() {
     // Inspection.
     let rep = verify_container(&sealed, &VerificationPolicy::strict(), None).unwrap();
     let info = rep.sealed.clone().unwrap();
-    assert_eq!((info.mode, info.reason.as_str(), info.timestamp), (SealMode::Seal, "GDPR erasure request #42", 1_800_000_000));
+    assert_eq!(
+        (info.mode, info.reason.as_str(), info.timestamp),
+        (SealMode::Seal, "GDPR erasure request #42", 1_800_000_000)
+    );
     assert!(!rep.is_intact());
     // Every decrypt path fails with SEALED.
     for u in [group_unlock(), Unlock::Password(PASSWORD)] {
@@ -610,11 +925,31 @@ fn sealed_and_purged_containers() {
     let dek = [0u8; 32];
     assert_eq!(r.unlock_dek(&dek).unwrap_err().code(), "SEALED");
     assert_eq!(r.begin_sequential().unwrap_err().code(), "SEALED");
-    assert_eq!(r.decrypt_chunk(0, &envs[0], &[]).unwrap_err().code(), "SEALED");
+    assert_eq!(
+        r.decrypt_chunk(0, &envs[0], &[]).unwrap_err().code(),
+        "SEALED"
+    );
     assert_eq!(r.export_dek().unwrap_err().code(), "SEALED");
     // Sealing twice / rewrapping a sealed container.
-    assert_eq!(seal(&sealed, SealMode::Purge, "again", &sealer).unwrap_err().code(), "SEALED");
-    assert_eq!(rewrap(&sealed, &group_unlock(), &|_| false, &[group_spec()], Some(&sealer)).err().unwrap().code(), "SEALED");
+    assert_eq!(
+        seal(&sealed, SealMode::Purge, "again", &sealer)
+            .unwrap_err()
+            .code(),
+        "SEALED"
+    );
+    assert_eq!(
+        rewrap(
+            &sealed,
+            &group_unlock(),
+            &|_| false,
+            &[group_spec()],
+            Some(&sealer)
+        )
+        .err()
+        .unwrap()
+        .code(),
+        "SEALED"
+    );
     // Purge: header alone.
     let purged = purge(&c, "retention expired", &ed_signer(5)).unwrap();
     assert_eq!(purged.len(), header_len(&purged));
@@ -626,7 +961,13 @@ fn sealed_and_purged_containers() {
     assert_eq!(pr.chunk_offset(0).unwrap_err().code(), "SEALED");
     // A forged seal marker (signature broken) and a "sealed" header with wraps.
     assert_eq!(
-        verify_container(&flip(&sealed, header_len(&sealed) - 1, 1), &VerificationPolicy::default(), None).unwrap_err().code(),
+        verify_container(
+            &flip(&sealed, header_len(&sealed) - 1, 1),
+            &VerificationPolicy::default(),
+            None
+        )
+        .unwrap_err()
+        .code(),
         "INVALID_SIGNATURE"
     );
     let mut with_wrap = Header::parse(&sealed).unwrap().0;
@@ -636,7 +977,10 @@ fn sealed_and_purged_containers() {
     assert_eq!(open(&c, &group_unlock()).unwrap(), pt);
     // Bounds on the reason.
     let long = "x".repeat(1025);
-    assert_eq!(seal(&c, SealMode::Seal, &long, &sealer).unwrap_err().code(), "INVALID_OPTION");
+    assert_eq!(
+        seal(&c, SealMode::Seal, &long, &sealer).unwrap_err().code(),
+        "INVALID_OPTION"
+    );
     seal(&c, SealMode::Seal, &"x".repeat(1024), &sealer).unwrap();
 }
 
@@ -651,12 +995,19 @@ fn release_modes_and_tamper_actions() {
     // Verified / abort: nothing released.
     assert_rejected(&bad, &group_unlock(), "AUTHENTICATION_FAILED");
     // Streaming / abort: chunks 0 and 1 released, then the error.
-    let streaming = VerificationPolicy { release_mode: ReleaseMode::Streaming, ..VerificationPolicy::default() };
+    let streaming = VerificationPolicy {
+        release_mode: ReleaseMode::Streaming,
+        ..VerificationPolicy::default()
+    };
     let mut got = Vec::new();
-    let err = decrypt_with_sink(&bad, &group_unlock(), &streaming, &mut |i, _| got.push(i)).unwrap_err();
+    let err =
+        decrypt_with_sink(&bad, &group_unlock(), &streaming, &mut |i, _| got.push(i)).unwrap_err();
     assert_eq!((err.code(), got), ("AUTHENTICATION_FAILED", vec![0, 1]));
     // Report: the list, no plaintext.
-    let report = VerificationPolicy { on_tamper: TamperAction::Report, ..VerificationPolicy::default() };
+    let report = VerificationPolicy {
+        on_tamper: TamperAction::Report,
+        ..VerificationPolicy::default()
+    };
     let mut got = Vec::new();
     let rep = decrypt_with_sink(&bad, &group_unlock(), &report, &mut |i, _| got.push(i)).unwrap();
     assert_eq!(rep.bad_chunks, vec![2]);
@@ -665,12 +1016,19 @@ fn release_modes_and_tamper_actions() {
     let d = decrypt(&bad, &group_unlock(), &report).unwrap();
     assert!(d.plaintext.is_none() && d.recovered.is_empty());
     // Streaming + report: released until the first bad chunk.
-    let sr = VerificationPolicy { release_mode: ReleaseMode::Streaming, on_tamper: TamperAction::Report, ..VerificationPolicy::default() };
+    let sr = VerificationPolicy {
+        release_mode: ReleaseMode::Streaming,
+        on_tamper: TamperAction::Report,
+        ..VerificationPolicy::default()
+    };
     let mut got = Vec::new();
     decrypt_with_sink(&bad, &group_unlock(), &sr, &mut |i, _| got.push(i)).unwrap();
     assert_eq!(got, vec![0, 1]);
     // Recover: the good chunks and the list.
-    let recover = VerificationPolicy { on_tamper: TamperAction::Recover, ..VerificationPolicy::default() };
+    let recover = VerificationPolicy {
+        on_tamper: TamperAction::Recover,
+        ..VerificationPolicy::default()
+    };
     let d = decrypt(&bad, &group_unlock(), &recover).unwrap();
     assert!(d.plaintext.is_none());
     assert_eq!(d.report.bad_chunks, vec![2]);
@@ -694,7 +1052,9 @@ fn release_modes_and_tamper_actions() {
     let rep = verify_container(&join(&header, &envs2), &report, None).unwrap();
     assert!(!rep.merkle_valid && !rep.is_intact());
     assert_eq!(
-        verify_container(&join(&header, &envs2), &VerificationPolicy::default(), None).unwrap_err().code(),
+        verify_container(&join(&header, &envs2), &VerificationPolicy::default(), None)
+            .unwrap_err()
+            .code(),
         "AUTHENTICATION_FAILED"
     );
     let rep = verify_container(&c, &VerificationPolicy::default(), Some(&group_unlock())).unwrap();
@@ -706,21 +1066,41 @@ fn random_access_reader_rejects_tampered_chunks() {
     let (c, _) = sample();
     let mut reader = ContainerReader::new(&c).unwrap();
     let (_, envs) = split(&c);
-    let leaves: Vec<[u8; 32]> = (0..4).map(|i| reader.leaf_hash(i, &envs[i as usize]).unwrap()).collect();
+    let leaves: Vec<[u8; 32]> = (0..4)
+        .map(|i| reader.leaf_hash(i, &envs[i as usize]).unwrap())
+        .collect();
     let p = inclusion_proof(HashAlg::Sha256, &leaves, 1).unwrap();
-    assert_eq!(reader.decrypt_chunk(1, &envs[1], &p).unwrap_err().code(), "INVALID_STATE");
+    assert_eq!(
+        reader.decrypt_chunk(1, &envs[1], &p).unwrap_err().code(),
+        "INVALID_STATE"
+    );
     reader.unlock(&group_unlock()).unwrap();
     // Ciphertext flip: Merkle proof passes (leaf has no ciphertext), AEAD fails.
     let mut e = envs[1].clone();
     e[100] ^= 1;
-    assert_eq!(reader.decrypt_chunk(1, &e, &p).unwrap_err().code(), "AUTHENTICATION_FAILED");
+    assert_eq!(
+        reader.decrypt_chunk(1, &e, &p).unwrap_err().code(),
+        "AUTHENTICATION_FAILED"
+    );
     // Tag flip: Merkle fails first.
     let mut e = envs[1].clone();
     let last = e.len() - 1;
     e[last] ^= 1;
-    assert_eq!(reader.decrypt_chunk(1, &e, &p).unwrap_err().code(), "AUTHENTICATION_FAILED");
+    assert_eq!(
+        reader.decrypt_chunk(1, &e, &p).unwrap_err().code(),
+        "AUTHENTICATION_FAILED"
+    );
     // Wrong-length envelope, wrong index.
-    assert_eq!(reader.decrypt_chunk(1, &envs[1][..100], &p).unwrap_err().code(), "TRUNCATED");
-    assert_eq!(reader.decrypt_chunk(9, &envs[1], &p).unwrap_err().code(), "INVALID_CHUNK");
+    assert_eq!(
+        reader
+            .decrypt_chunk(1, &envs[1][..100], &p)
+            .unwrap_err()
+            .code(),
+        "TRUNCATED"
+    );
+    assert_eq!(
+        reader.decrypt_chunk(9, &envs[1], &p).unwrap_err().code(),
+        "INVALID_CHUNK"
+    );
     assert_eq!(reader.decrypt_chunk(1, &envs[1], &p).unwrap().len(), C);
 }

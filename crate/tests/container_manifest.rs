@@ -1,6 +1,11 @@
 //! Group manifest: chain rules, authority, rollback pin, founder anchor, the
 //! policy integration and the three revocation modes.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 
 mod container_util;
 
@@ -33,7 +38,8 @@ fn chain() -> GroupManifest {
 fn resign(block: &mut ManifestBlock, seed: &[u8; 32]) {
     let kp = ed25519_from_seed(seed).unwrap();
     block.signer = kp.public;
-    block.signature = veilkit::ed25519::ed25519_sign(kp.secret.as_slice(), &block.signed_bytes()).unwrap();
+    block.signature =
+        veilkit::ed25519::ed25519_sign(kp.secret.as_slice(), &block.signed_bytes()).unwrap();
 }
 
 fn relink(blocks: &mut [ManifestBlock], seeds: &[[u8; 32]]) {
@@ -44,7 +50,9 @@ fn relink(blocks: &mut [ManifestBlock], seeds: &[[u8; 32]]) {
 }
 
 fn verify_err(blocks: Vec<ManifestBlock>) -> ContainerError {
-    GroupManifest::from_blocks(blocks).verify(None, None).unwrap_err()
+    GroupManifest::from_blocks(blocks)
+        .verify(None, None)
+        .unwrap_err()
 }
 
 #[test]
@@ -61,8 +69,14 @@ fn chain_builds_and_verifies() {
     assert_eq!(s.admins.len(), 2);
     assert_eq!(s.current_key_epoch(), 0);
     s.check_group_key(0, &KEY0).unwrap();
-    assert_eq!(s.check_group_key(0, &KEY3).unwrap_err().code(), "AUTHENTICATION_FAILED");
-    assert_eq!(s.check_group_key(1, &KEY0).unwrap_err().code(), "INVALID_MANIFEST");
+    assert_eq!(
+        s.check_group_key(0, &KEY3).unwrap_err().code(),
+        "AUTHENTICATION_FAILED"
+    );
+    assert_eq!(
+        s.check_group_key(1, &KEY0).unwrap_err().code(),
+        "INVALID_MANIFEST"
+    );
     let mut m = m;
     assert_eq!(m.rotate_key(&ADMIN, &KEY3, 105).unwrap(), 5);
     assert_eq!(m.remove_member(&ADMIN, pk(&BOB), 106).unwrap(), 6);
@@ -77,10 +91,21 @@ fn chain_builds_and_verifies() {
 fn authority_rules() {
     let mut m = chain();
     // A plain member cannot act.
-    assert_eq!(m.add_member(&ALICE, [7; 32], 200).unwrap_err().code(), "INVALID_MANIFEST");
-    assert_eq!(m.rotate_key(&BOB, &KEY3, 200).unwrap_err().code(), "INVALID_MANIFEST");
+    assert_eq!(
+        m.add_member(&ALICE, [7; 32], 200).unwrap_err().code(),
+        "INVALID_MANIFEST"
+    );
+    assert_eq!(
+        m.rotate_key(&BOB, &KEY3, 200).unwrap_err().code(),
+        "INVALID_MANIFEST"
+    );
     // Not a member at all.
-    assert_eq!(m.promote_admin(&[0x55; 32], pk(&ALICE), 200).unwrap_err().code(), "INVALID_MANIFEST");
+    assert_eq!(
+        m.promote_admin(&[0x55; 32], pk(&ALICE), 200)
+            .unwrap_err()
+            .code(),
+        "INVALID_MANIFEST"
+    );
     // Duplicate add, removing a non-member, promoting a non-member / an admin, removing the founder.
     assert!(m.add_member(&ADMIN, pk(&ALICE), 200).is_err());
     assert!(m.remove_member(&ADMIN, [9; 32], 200).is_err());
@@ -157,7 +182,9 @@ fn chain_integrity_rules() {
     for at in 0..bytes.len() {
         let mut bad = bytes.clone();
         bad[at] ^= 0x01;
-        let ok = GroupManifest::parse(&bad).and_then(|m| m.verify(None, None)).is_ok();
+        let ok = GroupManifest::parse(&bad)
+            .and_then(|m| m.verify(None, None))
+            .is_ok();
         assert!(!ok, "flip at {at} accepted");
     }
 }
@@ -165,28 +192,57 @@ fn chain_integrity_rules() {
 #[test]
 fn wire_format_errors() {
     let bytes = chain().to_bytes();
-    assert_eq!(GroupManifest::parse(&bytes[..bytes.len() - 1]).unwrap_err().code(), "TRUNCATED");
+    assert_eq!(
+        GroupManifest::parse(&bytes[..bytes.len() - 1])
+            .unwrap_err()
+            .code(),
+        "TRUNCATED"
+    );
     let mut t = bytes.clone();
     t.push(0);
-    assert_eq!(GroupManifest::parse(&t).unwrap_err().code(), "TRAILING_BYTES");
+    assert_eq!(
+        GroupManifest::parse(&t).unwrap_err().code(),
+        "TRAILING_BYTES"
+    );
     let mut z = bytes.clone();
     z[5..9].copy_from_slice(&0u32.to_be_bytes());
-    assert_eq!(GroupManifest::parse(&z).unwrap_err().code(), "INVALID_MANIFEST");
+    assert_eq!(
+        GroupManifest::parse(&z).unwrap_err().code(),
+        "INVALID_MANIFEST"
+    );
     let mut huge = bytes[..9].to_vec();
     huge[5..9].copy_from_slice(&u32::MAX.to_be_bytes());
-    assert_eq!(GroupManifest::parse(&huge).unwrap_err().code(), "INVALID_MANIFEST");
+    assert_eq!(
+        GroupManifest::parse(&huge).unwrap_err().code(),
+        "INVALID_MANIFEST"
+    );
     let mut many = bytes[..9].to_vec();
     many[5..9].copy_from_slice(&1_000_000u32.to_be_bytes());
     assert_eq!(GroupManifest::parse(&many).unwrap_err().code(), "TRUNCATED");
-    assert_eq!(GroupManifest::parse(b"VCG").unwrap_err().code(), "TRUNCATED");
-    assert_eq!(GroupManifest::parse(b"VCGM\x01").unwrap_err().code(), "TRUNCATED");
-    assert_eq!(GroupManifest::parse(b"VCGX").unwrap_err().code(), "INVALID_MANIFEST");
+    assert_eq!(
+        GroupManifest::parse(b"VCG").unwrap_err().code(),
+        "TRUNCATED"
+    );
+    assert_eq!(
+        GroupManifest::parse(b"VCGM\x01").unwrap_err().code(),
+        "TRUNCATED"
+    );
+    assert_eq!(
+        GroupManifest::parse(b"VCGX").unwrap_err().code(),
+        "INVALID_MANIFEST"
+    );
     let mut magic = bytes.clone();
     magic[0] = b'X';
-    assert_eq!(GroupManifest::parse(&magic).unwrap_err().code(), "INVALID_MANIFEST");
+    assert_eq!(
+        GroupManifest::parse(&magic).unwrap_err().code(),
+        "INVALID_MANIFEST"
+    );
     let mut op = bytes.clone();
     op[9 + 20] = 9;
-    assert_eq!(GroupManifest::parse(&op).unwrap_err().code(), "INVALID_MANIFEST");
+    assert_eq!(
+        GroupManifest::parse(&op).unwrap_err().code(),
+        "INVALID_MANIFEST"
+    );
 }
 
 #[test]
@@ -200,12 +256,24 @@ fn rollback_pin_and_founder_anchor() {
     truncated.verify(Some(2), None).unwrap();
     // An attacker's own chain for the same group id.
     let fake = GroupManifest::genesis(GROUP_ID, &[0x66; 32], &KEY0, 1).unwrap();
-    assert_eq!(fake.verify(None, Some(&pk(&FOUNDER))).unwrap_err().code(), "FOUNDER_MISMATCH");
+    assert_eq!(
+        fake.verify(None, Some(&pk(&FOUNDER))).unwrap_err().code(),
+        "FOUNDER_MISMATCH"
+    );
     m.verify(None, Some(&pk(&FOUNDER))).unwrap();
 }
 
-fn group_unlock_with<'a>(version: u32, key: &'a [u8; 32], manifest: Option<&'a [u8]>) -> Unlock<'a> {
-    Unlock::Group(GroupUnlock { group_id: GROUP_ID, key_version: version, group_key: key, manifest })
+fn group_unlock_with<'a>(
+    version: u32,
+    key: &'a [u8; 32],
+    manifest: Option<&'a [u8]>,
+) -> Unlock<'a> {
+    Unlock::Group(GroupUnlock {
+        group_id: GROUP_ID,
+        key_version: version,
+        group_key: key,
+        manifest,
+    })
 }
 
 #[test]
@@ -222,19 +290,39 @@ fn policy_checks_the_manifest() {
     assert_eq!(d.report.manifest_epoch, Some(4));
     // No manifest although the policy pins one.
     let mut released = 0;
-    let e = decrypt_with_sink(&c, &group_unlock_with(0, &KEY0, None), &pinned, &mut |_, _| released += 1).unwrap_err();
+    let e = decrypt_with_sink(
+        &c,
+        &group_unlock_with(0, &KEY0, None),
+        &pinned,
+        &mut |_, _| released += 1,
+    )
+    .unwrap_err();
     assert_eq!((e.code(), released), ("MANIFEST_REQUIRED", 0));
     // Rolled-back manifest.
     let old = GroupManifest::from_blocks(chain().blocks()[..2].to_vec()).to_bytes();
-    let e = decrypt(&c, &group_unlock_with(0, &KEY0, Some(&old)), &pinned).err().unwrap();
+    let e = decrypt(&c, &group_unlock_with(0, &KEY0, Some(&old)), &pinned)
+        .err()
+        .unwrap();
     assert_eq!(e.code(), "MANIFEST_ROLLBACK");
     // Foreign founder.
-    let fake = GroupManifest::genesis(GROUP_ID, &[0x66; 32], &KEY0, 1).unwrap().to_bytes();
-    let e = decrypt(&c, &group_unlock_with(0, &KEY0, Some(&fake)), &pinned).err().unwrap();
+    let fake = GroupManifest::genesis(GROUP_ID, &[0x66; 32], &KEY0, 1)
+        .unwrap()
+        .to_bytes();
+    let e = decrypt(&c, &group_unlock_with(0, &KEY0, Some(&fake)), &pinned)
+        .err()
+        .unwrap();
     assert_eq!(e.code(), "FOUNDER_MISMATCH");
     // Manifest of another group.
-    let other = GroupManifest::genesis([1; 16], &FOUNDER, &KEY0, 1).unwrap().to_bytes();
-    let e = decrypt(&c, &group_unlock_with(0, &KEY0, Some(&other)), &VerificationPolicy::default()).err().unwrap();
+    let other = GroupManifest::genesis([1; 16], &FOUNDER, &KEY0, 1)
+        .unwrap()
+        .to_bytes();
+    let e = decrypt(
+        &c,
+        &group_unlock_with(0, &KEY0, Some(&other)),
+        &VerificationPolicy::default(),
+    )
+    .err()
+    .unwrap();
     assert_eq!(e.code(), "INVALID_MANIFEST");
     // Corrupted manifest.
     let mut bad = m.clone();
@@ -246,7 +334,9 @@ fn policy_checks_the_manifest() {
 fn revocation_modes() {
     let mut m = chain();
     let pt = data(3 * 4096 + 11);
-    let old_file = encrypt(&pt, options(vec![group_spec()], SMALL)).unwrap().container;
+    let old_file = encrypt(&pt, options(vec![group_spec()], SMALL))
+        .unwrap()
+        .container;
 
     // Lazy: Bob is removed; nothing else changes; old keys still open old files.
     let lazy = revoke_member(&mut m, &ADMIN, pk(&BOB), RevocationMode::Lazy, 200).unwrap();
@@ -254,17 +344,33 @@ fn revocation_modes() {
     assert_eq!(open(&old_file, &group_unlock()).unwrap(), pt);
 
     // Forward-only: Alice is removed, a new key epoch is committed; new files use it.
-    let (epoch, new_key) = revoke_member(&mut m, &ADMIN, pk(&ALICE), RevocationMode::ForwardOnly, 201)
-        .unwrap()
-        .unwrap();
+    let (epoch, new_key) =
+        revoke_member(&mut m, &ADMIN, pk(&ALICE), RevocationMode::ForwardOnly, 201)
+            .unwrap()
+            .unwrap();
     let state = m.verify(None, Some(&pk(&FOUNDER))).unwrap();
     assert_eq!(state.current_key_epoch(), epoch);
     state.check_group_key(epoch, new_key.as_slice()).unwrap();
-    let new_file = encrypt(&pt, options(vec![WrapSpec::group(GROUP_ID, epoch, &new_key)], SMALL)).unwrap().container;
+    let new_file = encrypt(
+        &pt,
+        options(vec![WrapSpec::group(GROUP_ID, epoch, &new_key)], SMALL),
+    )
+    .unwrap()
+    .container;
     let manifest = m.to_bytes();
-    let pinned = VerificationPolicy { rollback_pin: Some(state.head_epoch), ..VerificationPolicy::default() };
+    let pinned = VerificationPolicy {
+        rollback_pin: Some(state.head_epoch),
+        ..VerificationPolicy::default()
+    };
     let u_new = group_unlock_with(epoch, &new_key, Some(&manifest));
-    assert_eq!(decrypt(&new_file, &u_new, &pinned).unwrap().plaintext.unwrap().as_slice(), pt.as_slice());
+    assert_eq!(
+        decrypt(&new_file, &u_new, &pinned)
+            .unwrap()
+            .plaintext
+            .unwrap()
+            .as_slice(),
+        pt.as_slice()
+    );
     // The old key does not open the new file; the old file is untouched.
     assert_rejected(&new_file, &group_unlock(), "NO_MATCHING_WRAP");
     assert_eq!(open(&old_file, &group_unlock()).unwrap(), pt);
@@ -272,7 +378,12 @@ fn revocation_modes() {
     // Strict (rewrap): the old file's group wrap moves to the new epoch, chunks untouched.
     let rewrapped = rewrap_group(
         &old_file,
-        &GroupUnlock { group_id: GROUP_ID, key_version: 0, group_key: &KEY0, manifest: None },
+        &GroupUnlock {
+            group_id: GROUP_ID,
+            key_version: 0,
+            group_key: &KEY0,
+            manifest: None,
+        },
         epoch,
         &new_key,
         None,
@@ -282,16 +393,26 @@ fn revocation_modes() {
     let (_, new_envs) = split(&rewrapped);
     assert_eq!(old_envs, new_envs);
     assert_rejected(&rewrapped, &group_unlock(), "NO_MATCHING_WRAP");
-    assert_eq!(decrypt(&rewrapped, &u_new, &pinned).unwrap().plaintext.unwrap().as_slice(), pt.as_slice());
-
+    assert_eq!(
+        decrypt(&rewrapped, &u_new, &pinned)
+            .unwrap()
+            .plaintext
+            .unwrap()
+            .as_slice(),
+        pt.as_slice()
+    );
 }
 
 #[test]
 fn strict_reencrypt_after_rotation() {
     let mut m = chain();
     let pt = data(9000);
-    let old_file = encrypt(&pt, options(vec![group_spec()], SMALL)).unwrap().container;
-    let (epoch, key) = revoke_member(&mut m, &FOUNDER, pk(&ADMIN), RevocationMode::Strict, 300).unwrap().unwrap();
+    let old_file = encrypt(&pt, options(vec![group_spec()], SMALL))
+        .unwrap()
+        .container;
+    let (epoch, key) = revoke_member(&mut m, &FOUNDER, pk(&ADMIN), RevocationMode::Strict, 300)
+        .unwrap()
+        .unwrap();
     let out = reencrypt(
         &old_file,
         &group_unlock(),
@@ -303,7 +424,10 @@ fn strict_reencrypt_after_rotation() {
     let (a, _) = Header::parse(&old_file).unwrap();
     let (b, _) = Header::parse(&out).unwrap();
     assert_ne!(a.file_id, b.file_id);
-    assert_eq!(open(&out, &group_unlock_with(epoch, &key, None)).unwrap(), pt);
+    assert_eq!(
+        open(&out, &group_unlock_with(epoch, &key, None)).unwrap(),
+        pt
+    );
     // The removed admin can no longer extend the chain.
     assert!(m.add_member(&ADMIN, [1; 32], 400).is_err());
 }

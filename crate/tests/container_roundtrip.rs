@@ -2,7 +2,12 @@
 //! edge lengths, both hash algorithms, v1/v2/v3, the streaming encryptor and
 //! reader (random access with Merkle proofs, sequential), the exposed chunk
 //! key schedule, and rewrap / re-encryption.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 
 mod container_util;
 
@@ -24,7 +29,11 @@ fn edge_lengths_and_chunk_sizes_round_trip() {
                 assert_eq!(reader.chunk_count(), (len as u64).div_ceil(c as u64));
                 assert_eq!(reader.container_len(), e.container.len() as u64);
                 assert_eq!(reader.header().hash_alg, alg);
-                assert_eq!(open(&e.container, &group_unlock()).unwrap(), pt, "C={c} len={len}");
+                assert_eq!(
+                    open(&e.container, &group_unlock()).unwrap(),
+                    pt,
+                    "C={c} len={len}"
+                );
             }
         }
     }
@@ -52,7 +61,10 @@ fn every_wrap_type_opens() {
     assert_eq!(h.mode(), Mode::Password);
     assert_eq!(open(&e.container, &Unlock::Password(PASSWORD)).unwrap(), pt);
     // PBKDF2 at the minimum 600 000 iterations (one of few such tests).
-    let spec = WrapSpec::Pbkdf2 { password: Zeroizing::new(PASSWORD.to_vec()), iterations: 600_000 };
+    let spec = WrapSpec::Pbkdf2 {
+        password: Zeroizing::new(PASSWORD.to_vec()),
+        iterations: 600_000,
+    };
     let e = encrypt(&pt, options(vec![spec], SMALL)).unwrap();
     assert_eq!(open(&e.container, &Unlock::Password(PASSWORD)).unwrap(), pt);
     // Group.
@@ -60,11 +72,19 @@ fn every_wrap_type_opens() {
     assert_eq!(Header::parse(&e.container).unwrap().0.mode(), Mode::Group);
     assert_eq!(open(&e.container, &group_unlock()).unwrap(), pt);
     // Hybrid KEM, with and without recipient id.
-    let e = encrypt(&pt, options(vec![WrapSpec::recipient(&kp.public, 3)], SMALL)).unwrap();
+    let e = encrypt(
+        &pt,
+        options(vec![WrapSpec::recipient(&kp.public, 3)], SMALL),
+    )
+    .unwrap();
     let h = Header::parse(&e.container).unwrap().0;
     assert_eq!(h.mode(), Mode::Recipient);
     match &h.wraps[0] {
-        WrapEntry::HybridKem { recipient_id, key_version, .. } => {
+        WrapEntry::HybridKem {
+            recipient_id,
+            key_version,
+            ..
+        } => {
             assert_eq!(*recipient_id, wrap::recipient_id_for(&kp.public));
             assert_eq!(*key_version, 3);
         }
@@ -72,12 +92,28 @@ fn every_wrap_type_opens() {
     }
     let rid = wrap::recipient_id_for(&kp.public);
     for id in [None, Some(rid)] {
-        let u = Unlock::Recipient { secret_key: kp.secret.as_slice(), recipient_id: id };
+        let u = Unlock::Recipient {
+            secret_key: kp.secret.as_slice(),
+            recipient_id: id,
+        };
         assert_eq!(open(&e.container, &u).unwrap(), pt);
     }
     // Threshold 3-of-5: every 3-subset opens; shares survive export.
-    let e = encrypt(&pt, options(vec![WrapSpec::Threshold { threshold: 3, shares: 5 }], SMALL)).unwrap();
-    assert_eq!(Header::parse(&e.container).unwrap().0.mode(), Mode::Threshold);
+    let e = encrypt(
+        &pt,
+        options(
+            vec![WrapSpec::Threshold {
+                threshold: 3,
+                shares: 5,
+            }],
+            SMALL,
+        ),
+    )
+    .unwrap();
+    assert_eq!(
+        Header::parse(&e.container).unwrap().0.mode(),
+        Mode::Threshold
+    );
     let shares: Vec<ThresholdShare> = e.shares[0]
         .iter()
         .map(|s| {
@@ -111,7 +147,10 @@ fn combinations_any_wrap_opens() {
                 group_spec(),
                 WrapSpec::recipient(&kp1.public, 1),
                 WrapSpec::recipient(&kp2.public, 1),
-                WrapSpec::Threshold { threshold: 2, shares: 3 },
+                WrapSpec::Threshold {
+                    threshold: 2,
+                    shares: 3,
+                },
                 argon_min(b"pw-two"),
             ],
             SMALL,
@@ -121,11 +160,20 @@ fn combinations_any_wrap_opens() {
     let h = Header::parse(&e.container).unwrap().0;
     assert_eq!(h.mode(), Mode::Mixed);
     assert_eq!(h.wraps.len(), 6);
-    assert_eq!(open(&e.container, &Unlock::Password(b"pw-one")).unwrap(), pt);
-    assert_eq!(open(&e.container, &Unlock::Password(b"pw-two")).unwrap(), pt);
+    assert_eq!(
+        open(&e.container, &Unlock::Password(b"pw-one")).unwrap(),
+        pt
+    );
+    assert_eq!(
+        open(&e.container, &Unlock::Password(b"pw-two")).unwrap(),
+        pt
+    );
     assert_eq!(open(&e.container, &group_unlock()).unwrap(), pt);
     for kp in [&kp1, &kp2] {
-        let u = Unlock::Recipient { secret_key: kp.secret.as_slice(), recipient_id: None };
+        let u = Unlock::Recipient {
+            secret_key: kp.secret.as_slice(),
+            recipient_id: None,
+        };
         assert_eq!(open(&e.container, &u).unwrap(), pt);
     }
     let two = [e.shares[0][0].clone(), e.shares[0][2].clone()];
@@ -140,8 +188,12 @@ fn combinations_any_wrap_opens() {
 #[test]
 fn fresh_dek_and_file_id_per_container() {
     let pt = data(100);
-    let a = encrypt(&pt, options(vec![group_spec()], SMALL)).unwrap().container;
-    let b = encrypt(&pt, options(vec![group_spec()], SMALL)).unwrap().container;
+    let a = encrypt(&pt, options(vec![group_spec()], SMALL))
+        .unwrap()
+        .container;
+    let b = encrypt(&pt, options(vec![group_spec()], SMALL))
+        .unwrap()
+        .container;
     let ha = Header::parse(&a).unwrap().0;
     let hb = Header::parse(&b).unwrap().0;
     assert_ne!(ha.file_id, hb.file_id);
@@ -165,7 +217,10 @@ fn signed_v2_and_v3_round_trip() {
         o.signer = Some(signer);
         let e = encrypt(&pt, o).unwrap();
         assert_eq!(e.container[8], version);
-        let policy = VerificationPolicy { expected_signer: Some(pk), ..VerificationPolicy::strict() };
+        let policy = VerificationPolicy {
+            expected_signer: Some(pk),
+            ..VerificationPolicy::strict()
+        };
         let d = decrypt(&e.container, &group_unlock(), &policy).unwrap();
         assert_eq!(d.plaintext.unwrap().as_slice(), pt.as_slice());
         assert_eq!(d.report.signature, status);
@@ -181,9 +236,23 @@ fn signed_v2_and_v3_round_trip() {
 
 #[test]
 fn streaming_encryptor_placeholder_then_rewrite() {
-    for (len, signer) in [(0usize, None), (1, Some(hybrid_signer(5))), (3 * 4096 + 5, Some(ed_signer(6))), (8192, None)] {
+    for (len, signer) in [
+        (0usize, None),
+        (1, Some(hybrid_signer(5))),
+        (3 * 4096 + 5, Some(ed_signer(6))),
+        (8192, None),
+    ] {
         let pt = data(len);
-        let mut o = EncryptOptions::new(len as u64, vec![group_spec(), WrapSpec::Threshold { threshold: 2, shares: 2 }]);
+        let mut o = EncryptOptions::new(
+            len as u64,
+            vec![
+                group_spec(),
+                WrapSpec::Threshold {
+                    threshold: 2,
+                    shares: 2,
+                },
+            ],
+        );
         o.chunk_size = SMALL;
         o.signer = signer;
         let mut enc = ContainerEncryptor::new(o).unwrap();
@@ -195,7 +264,12 @@ fn streaming_encryptor_placeholder_then_rewrite() {
             let l = enc.chunk_len(i).unwrap() as usize;
             // A wrong-length chunk is refused and consumes nothing.
             if l > 1 {
-                assert_eq!(enc.push_chunk(&pt[start..start + l - 1]).unwrap_err().code(), "INVALID_CHUNK");
+                assert_eq!(
+                    enc.push_chunk(&pt[start..start + l - 1])
+                        .unwrap_err()
+                        .code(),
+                    "INVALID_CHUNK"
+                );
             }
             if i + 1 < n {
                 assert_eq!(enc.finish().unwrap_err().code(), "INVALID_STATE");
@@ -211,7 +285,10 @@ fn streaming_encryptor_placeholder_then_rewrite() {
         file[..header.len()].copy_from_slice(&header);
         assert_eq!(open(&file, &group_unlock()).unwrap(), pt);
         assert_eq!(enc.threshold_shares().len(), 1);
-        assert_eq!(open(&file, &Unlock::Shares(&enc.threshold_shares()[0])).unwrap(), pt);
+        assert_eq!(
+            open(&file, &Unlock::Shares(&enc.threshold_shares()[0])).unwrap(),
+            pt
+        );
     }
 }
 
@@ -242,7 +319,9 @@ fn reader_prefix_random_access_and_sequential() {
         assert_eq!(n, 8);
         // Leaves from the envelopes (no key needed) and proofs.
         let (_, envs) = split(&container);
-        let leaves: Vec<[u8; 32]> = (0..n).map(|i| reader.leaf_hash(i, &envs[i as usize]).unwrap()).collect();
+        let leaves: Vec<[u8; 32]> = (0..n)
+            .map(|i| reader.leaf_hash(i, &envs[i as usize]).unwrap())
+            .collect();
         assert_eq!(merkle_root(alg, &leaves), reader.header().merkle_root);
         // Random order.
         for i in [5u64, 0, 7, 3, 1, 6, 2, 4] {
@@ -270,27 +349,46 @@ fn reader_prefix_random_access_and_sequential() {
 #[test]
 fn exposed_chunk_key_schedule_matches_envelopes() {
     let pt = data(2 * 4096 + 10);
-    let container = encrypt(&pt, options(vec![group_spec()], SMALL)).unwrap().container;
+    let container = encrypt(&pt, options(vec![group_spec()], SMALL))
+        .unwrap()
+        .container;
     let mut reader = ContainerReader::new(&container).unwrap();
     reader.unlock(&group_unlock()).unwrap();
     let dek = Dek::from_bytes(reader.export_dek().unwrap().as_slice()).unwrap();
     let h = reader.header().clone();
     let ctx = *reader.context();
-    assert_eq!(ctx.header_hash, header_hash(&h.file_id, h.chunk_size, h.plaintext_size, h.hash_alg));
+    assert_eq!(
+        ctx.header_hash,
+        header_hash(&h.file_id, h.chunk_size, h.plaintext_size, h.hash_alg)
+    );
     let (_, envs) = split(&container);
     for (i, env) in envs.iter().enumerate() {
         let i32_ = i as u32;
         // HKDF with the documented info strings.
-        let key = veilkit::kdf::hkdf_sha256(dek.as_bytes(), &h.file_id, &chunk_key_info(i32_), 32).unwrap();
-        let iv = veilkit::kdf::hkdf_sha256(dek.as_bytes(), &h.file_id, &chunk_iv_info(i32_), 12).unwrap();
-        assert_eq!(key.as_slice(), chunk_key(&dek, &h.file_id, i32_).unwrap().as_slice());
-        assert_eq!(iv.as_slice(), chunk_iv(&dek, &h.file_id, i32_).unwrap().as_slice());
+        let key = veilkit::kdf::hkdf_sha256(dek.as_bytes(), &h.file_id, &chunk_key_info(i32_), 32)
+            .unwrap();
+        let iv = veilkit::kdf::hkdf_sha256(dek.as_bytes(), &h.file_id, &chunk_iv_info(i32_), 12)
+            .unwrap();
+        assert_eq!(
+            key.as_slice(),
+            chunk_key(&dek, &h.file_id, i32_).unwrap().as_slice()
+        );
+        assert_eq!(
+            iv.as_slice(),
+            chunk_iv(&dek, &h.file_id, i32_).unwrap().as_slice()
+        );
         assert_eq!(&chunk_key_info(i32_)[..27], b"vollcrypt-file-chunk-key-v1");
         assert_eq!(&chunk_iv_info(i32_)[..26], b"vollcrypt-file-chunk-iv-v1");
         let len = ctx.chunk_len(i as u64).unwrap();
         let aad = chunk_aad(&ctx, i32_, len);
         assert_eq!(aad.len(), 95);
-        let ct = veilkit::aead::aes_gcm_encrypt_with_iv(&key, &iv, &pt[i * 4096..i * 4096 + len as usize], &aad).unwrap();
+        let ct = veilkit::aead::aes_gcm_encrypt_with_iv(
+            &key,
+            &iv,
+            &pt[i * 4096..i * 4096 + len as usize],
+            &aad,
+        )
+        .unwrap();
         assert_eq!(&env[..4], &i32_.to_be_bytes());
         assert_eq!(&env[4..16], iv.as_slice());
         assert_eq!(&env[16..], ct.as_slice());
@@ -306,30 +404,60 @@ fn rewrap_changes_only_the_header() {
     let container = encrypt(&pt, o).unwrap().container;
     let (old_header, envs) = split(&container);
     // Signed containers need a signer to be re-signed.
-    let err = rewrap(&container, &group_unlock(), &|_| false, &[WrapSpec::recipient(&kp.public, 1)], None);
+    let err = rewrap(
+        &container,
+        &group_unlock(),
+        &|_| false,
+        &[WrapSpec::recipient(&kp.public, 1)],
+        None,
+    );
     assert_eq!(err.err().unwrap().code(), "INVALID_OPTION");
     let signer = hybrid_signer(2);
-    let r = rewrap(&container, &group_unlock(), &|_| false, &[WrapSpec::recipient(&kp.public, 1)], Some(&signer)).unwrap();
+    let r = rewrap(
+        &container,
+        &group_unlock(),
+        &|_| false,
+        &[WrapSpec::recipient(&kp.public, 1)],
+        Some(&signer),
+    )
+    .unwrap();
     let (new_header, new_envs) = split(&r.container);
     assert_ne!(new_header, old_header);
     assert_eq!(new_envs, envs, "chunks untouched");
-    let u = Unlock::Recipient { secret_key: kp.secret.as_slice(), recipient_id: None };
+    let u = Unlock::Recipient {
+        secret_key: kp.secret.as_slice(),
+        recipient_id: None,
+    };
     assert_eq!(open(&r.container, &u).unwrap(), pt);
     assert_eq!(open(&r.container, &group_unlock()).unwrap(), pt);
     assert_eq!(r.container[8], 3);
     // Remove the group wrap.
-    let r2 = rewrap(&r.container, &u, &|w| matches!(w, WrapEntry::Group { .. }), &[], Some(&signer)).unwrap();
-    assert_eq!(assert_rejected(&r2.container, &group_unlock(), "NO_MATCHING_WRAP").code(), "NO_MATCHING_WRAP");
+    let r2 = rewrap(
+        &r.container,
+        &u,
+        &|w| matches!(w, WrapEntry::Group { .. }),
+        &[],
+        Some(&signer),
+    )
+    .unwrap();
+    assert_eq!(
+        assert_rejected(&r2.container, &group_unlock(), "NO_MATCHING_WRAP").code(),
+        "NO_MATCHING_WRAP"
+    );
     assert_eq!(open(&r2.container, &u).unwrap(), pt);
     // Removing every wrap is refused (sealing is the tool for that).
-    let err = rewrap(&r2.container, &u, &|_| true, &[], Some(&signer)).err().unwrap();
+    let err = rewrap(&r2.container, &u, &|_| true, &[], Some(&signer))
+        .err()
+        .unwrap();
     assert_eq!(err.code(), "INVALID_OPTION");
 }
 
 #[test]
 fn reencrypt_gives_new_dek_and_file_id() {
     let pt = data(5000);
-    let container = encrypt(&pt, options(vec![group_spec()], SMALL)).unwrap().container;
+    let container = encrypt(&pt, options(vec![group_spec()], SMALL))
+        .unwrap()
+        .container;
     let new_key = [0x99u8; 32];
     let out = reencrypt(
         &container,
@@ -342,7 +470,12 @@ fn reencrypt_gives_new_dek_and_file_id() {
     let a = Header::parse(&container).unwrap().0;
     let b = Header::parse(&out).unwrap().0;
     assert_ne!(a.file_id, b.file_id);
-    let u = Unlock::Group(GroupUnlock { group_id: GROUP_ID, key_version: 1, group_key: &new_key, manifest: None });
+    let u = Unlock::Group(GroupUnlock {
+        group_id: GROUP_ID,
+        key_version: 1,
+        group_key: &new_key,
+        manifest: None,
+    });
     assert_eq!(open(&out, &u).unwrap(), pt);
     assert_rejected(&out, &group_unlock(), "NO_MATCHING_WRAP");
 }
@@ -352,7 +485,17 @@ fn header_serialisation_is_canonical() {
     let kp = xwing(4);
     let e = encrypt(
         &data(100),
-        options(vec![argon_min(PASSWORD), WrapSpec::recipient(&kp.public, 0), WrapSpec::Threshold { threshold: 2, shares: 4 }], SMALL),
+        options(
+            vec![
+                argon_min(PASSWORD),
+                WrapSpec::recipient(&kp.public, 0),
+                WrapSpec::Threshold {
+                    threshold: 2,
+                    shares: 4,
+                },
+            ],
+            SMALL,
+        ),
     )
     .unwrap();
     let (h, len) = Header::parse(&e.container).unwrap();
@@ -368,10 +511,20 @@ fn error_codes_are_stable_and_distinct() {
     sorted.sort_unstable();
     sorted.dedup();
     assert_eq!(sorted.len(), codes.len());
-    assert!(codes.iter().all(|c| c.chars().all(|ch| ch.is_ascii_uppercase() || ch == '_')));
+    assert!(
+        codes
+            .iter()
+            .all(|c| c.chars().all(|ch| ch.is_ascii_uppercase() || ch == '_'))
+    );
     assert_eq!(ContainerError::Sealed.code(), "SEALED");
-    assert_eq!(ContainerError::AuthenticationFailed.code(), "AUTHENTICATION_FAILED");
+    assert_eq!(
+        ContainerError::AuthenticationFailed.code(),
+        "AUTHENTICATION_FAILED"
+    );
     let inner = veilkit::CryptoError::RandomnessUnavailable;
     assert_eq!(ContainerError::from(inner).code(), inner.code());
-    assert_eq!(ContainerError::from(veilkit::CryptoError::AuthenticationFailed), ContainerError::AuthenticationFailed);
+    assert_eq!(
+        ContainerError::from(veilkit::CryptoError::AuthenticationFailed),
+        ContainerError::AuthenticationFailed
+    );
 }

@@ -4,7 +4,12 @@
 //! (ignored; run with `VEILKIT_WRITE_FIXTURES=1 cargo test -p veilkit --test
 //! container_vectors -- --ignored`) rewrites them; the other tests decrypt
 //! the committed files, so a format change that breaks old containers fails here.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 
 use serde_json::{Value, json};
 use veilkit::container::*;
@@ -25,14 +30,21 @@ fn xwing_seed() -> [u8; 32] {
 
 /// Fixture plaintext: `p[i] = (i · 31 ⊕ (i >> 8)) mod 256`.
 fn plaintext(len: usize) -> Vec<u8> {
-    (0..len).map(|i| (i.wrapping_mul(31) ^ (i >> 8)) as u8).collect()
+    (0..len)
+        .map(|i| (i.wrapping_mul(31) ^ (i >> 8)) as u8)
+        .collect()
 }
 
 fn dir() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../vectors/container")
 }
 
-fn opts(wraps: Vec<WrapSpec>, chunk: u32, alg: HashAlg, signer: Option<SigningKeys>) -> EncryptOptions {
+fn opts(
+    wraps: Vec<WrapSpec>,
+    chunk: u32,
+    alg: HashAlg,
+    signer: Option<SigningKeys>,
+) -> EncryptOptions {
     let mut o = EncryptOptions::new(0, wraps);
     o.chunk_size = chunk;
     o.hash_alg = alg;
@@ -68,25 +80,51 @@ fn regenerate_fixtures() {
     write(
         "password_argon2id.vvlt",
         10_000,
-        opts(vec![WrapSpec::Argon2id { password: pw(), cost: Argon2idCost::MINIMUM }], 4096, HashAlg::Sha256, None),
+        opts(
+            vec![WrapSpec::Argon2id {
+                password: pw(),
+                cost: Argon2idCost::MINIMUM,
+            }],
+            4096,
+            HashAlg::Sha256,
+            None,
+        ),
         json!({ "password": PASSWORD }),
     );
     write(
         "password_pbkdf2.vvlt",
         14,
-        opts(vec![WrapSpec::Pbkdf2 { password: pw(), iterations: 600_000 }], 4096, HashAlg::Sha256, None),
+        opts(
+            vec![WrapSpec::Pbkdf2 {
+                password: pw(),
+                iterations: 600_000,
+            }],
+            4096,
+            HashAlg::Sha256,
+            None,
+        ),
         json!({ "password": PASSWORD }),
     );
     write(
         "xwing_recipient_blake3.vvlt",
         3 * 4096 + 1,
-        opts(vec![WrapSpec::recipient(&xw.public, 1)], 4096, HashAlg::Blake3, None),
+        opts(
+            vec![WrapSpec::recipient(&xw.public, 1)],
+            4096,
+            HashAlg::Blake3,
+            None,
+        ),
         json!({ "xwing_secret_key": hex::encode(xwing_seed()), "recipient_id": hex::encode(wrap::recipient_id_for(&xw.public)) }),
     );
     write(
         "group_signed_v3.vvlt",
         4097,
-        opts(vec![WrapSpec::group(GROUP_ID, 0, &GROUP_KEY)], 4096, HashAlg::Sha256, Some(hybrid())),
+        opts(
+            vec![WrapSpec::group(GROUP_ID, 0, &GROUP_KEY)],
+            4096,
+            HashAlg::Sha256,
+            Some(hybrid()),
+        ),
         json!({
             "group_id": hex::encode(GROUP_ID), "key_version": 0, "group_key": hex::encode(GROUP_KEY),
             "signer_ed25519_seed": hex::encode(ED_SEED), "signer_mldsa65_seed": hex::encode(MLDSA_SEED),
@@ -107,11 +145,23 @@ fn regenerate_fixtures() {
     let e = write(
         "threshold_2of3.vvlt",
         5000,
-        opts(vec![WrapSpec::Threshold { threshold: 2, shares: 3 }], 4096, HashAlg::Sha256, None),
+        opts(
+            vec![WrapSpec::Threshold {
+                threshold: 2,
+                shares: 3,
+            }],
+            4096,
+            HashAlg::Sha256,
+            None,
+        ),
         json!({ "shares_file": "threshold_2of3.shares.txt" }),
     );
     let shares: Vec<String> = e.shares[0].iter().map(|s| s.to_vcs().to_string()).collect();
-    std::fs::write(d.join("threshold_2of3.shares.txt"), shares.join("\n") + "\n").unwrap();
+    std::fs::write(
+        d.join("threshold_2of3.shares.txt"),
+        shares.join("\n") + "\n",
+    )
+    .unwrap();
     // A sealed copy of the v3 fixture.
     let v3 = std::fs::read(d.join("group_signed_v3.vvlt")).unwrap();
     let sealed = seal(&v3, SealMode::Seal, "fixture: sealed", &hybrid()).unwrap();
@@ -123,7 +173,9 @@ fn regenerate_fixtures() {
     }));
     // A group manifest.
     let mut m = GroupManifest::genesis(GROUP_ID, &ED_SEED, &GROUP_KEY, TIMESTAMP).unwrap();
-    let member = veilkit::ed25519::ed25519_from_seed(&[0x55; 32]).unwrap().public;
+    let member = veilkit::ed25519::ed25519_from_seed(&[0x55; 32])
+        .unwrap()
+        .public;
     m.add_member(&ED_SEED, member, TIMESTAMP + 1).unwrap();
     m.rotate_key(&ED_SEED, &[0x4c; 32], TIMESTAMP + 2).unwrap();
     std::fs::write(d.join("manifest.vcgm"), m.to_bytes()).unwrap();
@@ -143,7 +195,13 @@ fn regenerate_fixtures() {
         let len = ctx.chunk_len(u64::from(index)).unwrap();
         let pt = plaintext(5000);
         let start = index as usize * 4096;
-        let env = chunk::seal_chunk(&dek, &ctx, u64::from(index), &pt[start..start + len as usize]).unwrap();
+        let env = chunk::seal_chunk(
+            &dek,
+            &ctx,
+            u64::from(index),
+            &pt[start..start + len as usize],
+        )
+        .unwrap();
         chunks.push(json!({
             "index": index,
             "key_info": hex::encode(chunk_key_info(index)),
@@ -166,12 +224,20 @@ fn regenerate_fixtures() {
         "header_hash": hex::encode(ctx.header_hash),
         "chunks": chunks,
     });
-    std::fs::write(d.join("chunk_kdf.json"), serde_json::to_string_pretty(&kdf).unwrap() + "\n").unwrap();
+    std::fs::write(
+        d.join("chunk_kdf.json"),
+        serde_json::to_string_pretty(&kdf).unwrap() + "\n",
+    )
+    .unwrap();
     let index = json!({
         "comment": "veilkit container fixtures; plaintext p[i] = (i*31 ^ (i>>8)) mod 256 for i < plaintext_len",
         "fixtures": entries,
     });
-    std::fs::write(d.join("fixtures.json"), serde_json::to_string_pretty(&index).unwrap() + "\n").unwrap();
+    std::fs::write(
+        d.join("fixtures.json"),
+        serde_json::to_string_pretty(&index).unwrap() + "\n",
+    )
+    .unwrap();
 }
 
 fn fixture_index() -> Value {
@@ -180,42 +246,98 @@ fn fixture_index() -> Value {
 
 fn check_fixture(name: &str, bytes: &[u8], unlock: &Unlock<'_>, policy: &VerificationPolicy) {
     let idx = fixture_index();
-    let entry = idx["fixtures"].as_array().unwrap().iter().find(|e| e["file"] == name).unwrap();
-    assert_eq!(hex::encode(veilkit::hash::sha256(bytes)), entry["container_sha256"].as_str().unwrap(), "{name}");
+    let entry = idx["fixtures"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["file"] == name)
+        .unwrap();
+    assert_eq!(
+        hex::encode(veilkit::hash::sha256(bytes)),
+        entry["container_sha256"].as_str().unwrap(),
+        "{name}"
+    );
     let len = entry["plaintext_len"].as_u64().unwrap() as usize;
     let d = decrypt(bytes, unlock, policy).unwrap();
     let pt = d.plaintext.unwrap();
     assert_eq!(pt.as_slice(), plaintext(len).as_slice(), "{name}");
-    assert_eq!(hex::encode(veilkit::hash::sha256(&pt)), entry["plaintext_sha256"].as_str().unwrap());
+    assert_eq!(
+        hex::encode(veilkit::hash::sha256(&pt)),
+        entry["plaintext_sha256"].as_str().unwrap()
+    );
 }
 
 #[test]
 fn password_fixtures() {
     let pw = PASSWORD.as_bytes();
     let p = VerificationPolicy::default();
-    check_fixture("password_argon2id.vvlt", include_bytes!("../../vectors/container/password_argon2id.vvlt"), &Unlock::Password(pw), &p);
-    check_fixture("password_pbkdf2.vvlt", include_bytes!("../../vectors/container/password_pbkdf2.vvlt"), &Unlock::Password(pw), &p);
+    check_fixture(
+        "password_argon2id.vvlt",
+        include_bytes!("../../vectors/container/password_argon2id.vvlt"),
+        &Unlock::Password(pw),
+        &p,
+    );
+    check_fixture(
+        "password_pbkdf2.vvlt",
+        include_bytes!("../../vectors/container/password_pbkdf2.vvlt"),
+        &Unlock::Password(pw),
+        &p,
+    );
 }
 
 #[test]
 fn xwing_group_threshold_fixtures() {
     let p = VerificationPolicy::default();
     let seed = xwing_seed();
-    let u = Unlock::Recipient { secret_key: &seed, recipient_id: None };
-    check_fixture("xwing_recipient_blake3.vvlt", include_bytes!("../../vectors/container/xwing_recipient_blake3.vvlt"), &u, &p);
-    let g = Unlock::Group(GroupUnlock { group_id: GROUP_ID, key_version: 0, group_key: &GROUP_KEY, manifest: None });
-    let ed = veilkit::ed25519::ed25519_from_seed(&ED_SEED).unwrap().public;
-    let strict = VerificationPolicy { expected_signer: Some(ed), ..VerificationPolicy::strict() };
-    check_fixture("group_signed_v3.vvlt", include_bytes!("../../vectors/container/group_signed_v3.vvlt"), &g, &strict);
-    check_fixture("empty_signed_v2.vvlt", include_bytes!("../../vectors/container/empty_signed_v2.vvlt"), &g, &strict);
-    let shares: Vec<ThresholdShare> = include_str!("../../vectors/container/threshold_2of3.shares.txt")
-        .lines()
-        .map(|l| ThresholdShare::parse(l).unwrap())
-        .collect();
+    let u = Unlock::Recipient {
+        secret_key: &seed,
+        recipient_id: None,
+    };
+    check_fixture(
+        "xwing_recipient_blake3.vvlt",
+        include_bytes!("../../vectors/container/xwing_recipient_blake3.vvlt"),
+        &u,
+        &p,
+    );
+    let g = Unlock::Group(GroupUnlock {
+        group_id: GROUP_ID,
+        key_version: 0,
+        group_key: &GROUP_KEY,
+        manifest: None,
+    });
+    let ed = veilkit::ed25519::ed25519_from_seed(&ED_SEED)
+        .unwrap()
+        .public;
+    let strict = VerificationPolicy {
+        expected_signer: Some(ed),
+        ..VerificationPolicy::strict()
+    };
+    check_fixture(
+        "group_signed_v3.vvlt",
+        include_bytes!("../../vectors/container/group_signed_v3.vvlt"),
+        &g,
+        &strict,
+    );
+    check_fixture(
+        "empty_signed_v2.vvlt",
+        include_bytes!("../../vectors/container/empty_signed_v2.vvlt"),
+        &g,
+        &strict,
+    );
+    let shares: Vec<ThresholdShare> =
+        include_str!("../../vectors/container/threshold_2of3.shares.txt")
+            .lines()
+            .map(|l| ThresholdShare::parse(l).unwrap())
+            .collect();
     assert_eq!(shares.len(), 3);
     for pair in [[0usize, 1], [0, 2], [1, 2]] {
         let two = [shares[pair[0]].clone(), shares[pair[1]].clone()];
-        check_fixture("threshold_2of3.vvlt", include_bytes!("../../vectors/container/threshold_2of3.vvlt"), &Unlock::Shares(&two), &p);
+        check_fixture(
+            "threshold_2of3.vvlt",
+            include_bytes!("../../vectors/container/threshold_2of3.vvlt"),
+            &Unlock::Shares(&two),
+            &p,
+        );
     }
 }
 
@@ -224,12 +346,31 @@ fn sealed_and_manifest_fixtures() {
     let sealed = include_bytes!("../../vectors/container/group_signed_v3.sealed.vvlt");
     let rep = verify_container(sealed, &VerificationPolicy::strict(), None).unwrap();
     let info = rep.sealed.unwrap();
-    assert_eq!((info.mode, info.reason.as_str(), info.timestamp), (SealMode::Seal, "fixture: sealed", TIMESTAMP));
-    let g = Unlock::Group(GroupUnlock { group_id: GROUP_ID, key_version: 0, group_key: &GROUP_KEY, manifest: None });
-    assert_eq!(decrypt(sealed, &g, &VerificationPolicy::default()).err().unwrap().code(), "SEALED");
+    assert_eq!(
+        (info.mode, info.reason.as_str(), info.timestamp),
+        (SealMode::Seal, "fixture: sealed", TIMESTAMP)
+    );
+    let g = Unlock::Group(GroupUnlock {
+        group_id: GROUP_ID,
+        key_version: 0,
+        group_key: &GROUP_KEY,
+        manifest: None,
+    });
+    assert_eq!(
+        decrypt(sealed, &g, &VerificationPolicy::default())
+            .err()
+            .unwrap()
+            .code(),
+        "SEALED"
+    );
     let m = include_bytes!("../../vectors/container/manifest.vcgm");
-    let ed = veilkit::ed25519::ed25519_from_seed(&ED_SEED).unwrap().public;
-    let state = GroupManifest::parse(m).unwrap().verify(Some(2), Some(&ed)).unwrap();
+    let ed = veilkit::ed25519::ed25519_from_seed(&ED_SEED)
+        .unwrap()
+        .public;
+    let state = GroupManifest::parse(m)
+        .unwrap()
+        .verify(Some(2), Some(&ed))
+        .unwrap();
     assert_eq!(state.current_key_epoch(), 2);
     state.check_group_key(2, &[0x4c; 32]).unwrap();
     state.check_group_key(0, &GROUP_KEY).unwrap();
@@ -237,10 +378,16 @@ fn sealed_and_manifest_fixtures() {
 
 #[test]
 fn chunk_kdf_vectors() {
-    let v: Value = serde_json::from_str(include_str!("../../vectors/container/chunk_kdf.json")).unwrap();
+    let v: Value =
+        serde_json::from_str(include_str!("../../vectors/container/chunk_kdf.json")).unwrap();
     let dek = hex::decode(v["dek"].as_str().unwrap()).unwrap();
     let file_id = hex::decode(v["file_id"].as_str().unwrap()).unwrap();
-    let hh = header_hash(file_id.as_slice().try_into().unwrap(), 4096, 5000, HashAlg::Sha256);
+    let hh = header_hash(
+        file_id.as_slice().try_into().unwrap(),
+        4096,
+        5000,
+        HashAlg::Sha256,
+    );
     assert_eq!(hex::encode(hh), v["header_hash"].as_str().unwrap());
     for c in v["chunks"].as_array().unwrap() {
         let info_k = hex::decode(c["key_info"].as_str().unwrap()).unwrap();
@@ -254,11 +401,20 @@ fn chunk_kdf_vectors() {
         let len = c["chunk_len"].as_u64().unwrap() as usize;
         let aad = hex::decode(c["aad"].as_str().unwrap()).unwrap();
         let pt = plaintext(5000);
-        let ct = veilkit::aead::aes_gcm_encrypt_with_iv(&k, &iv, &pt[index * 4096..index * 4096 + len], &aad).unwrap();
+        let ct = veilkit::aead::aes_gcm_encrypt_with_iv(
+            &k,
+            &iv,
+            &pt[index * 4096..index * 4096 + len],
+            &aad,
+        )
+        .unwrap();
         let mut env = (index as u32).to_be_bytes().to_vec();
         env.extend_from_slice(&iv);
         env.extend_from_slice(&ct);
-        assert_eq!(hex::encode(veilkit::hash::sha256(&env)), c["envelope_sha256"].as_str().unwrap());
+        assert_eq!(
+            hex::encode(veilkit::hash::sha256(&env)),
+            c["envelope_sha256"].as_str().unwrap()
+        );
     }
 }
 
@@ -313,7 +469,11 @@ fn independent_reader_from_the_spec() {
     let mut leaves = Vec::new();
     let mut off = header_len;
     for i in 0..n {
-        let len = if i + 1 == n { psize as usize - i * chunk_size as usize } else { chunk_size as usize };
+        let len = if i + 1 == n {
+            psize as usize - i * chunk_size as usize
+        } else {
+            chunk_size as usize
+        };
         let env = &b[off..off + 32 + len];
         assert_eq!(u32::from_be_bytes(env[..4].try_into().unwrap()) as usize, i);
         let mut ki = b"vollcrypt-file-chunk-key-v1".to_vec();

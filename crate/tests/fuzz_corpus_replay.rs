@@ -2,7 +2,12 @@
 //! through the same entry points (`veilkit::container::fuzzing`), so plain
 //! `cargo test` catches regressions without nightly. Also checks that the
 //! corpus keeps both accepted and rejected inputs for each target.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 
 use std::path::Path;
 
@@ -12,7 +17,9 @@ use veilkit::container::{GroupManifest, Header, ThresholdShare, WrapEntry};
 type Entry = fn(&[u8]) -> Result<(), &'static str>;
 
 fn replay(target: &str, entry: Entry, accepts: fn(&[u8]) -> bool) {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus").join(target);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../fuzz/corpus")
+        .join(target);
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|e| e.unwrap().path())
@@ -35,32 +42,41 @@ fn replay(target: &str, entry: Entry, accepts: fn(&[u8]) -> bool) {
             invalid += 1;
         }
     }
-    assert!(valid > 0 && invalid > 0, "{target}: {valid} valid, {invalid} invalid");
+    assert!(
+        valid > 0 && invalid > 0,
+        "{target}: {valid} valid, {invalid} invalid"
+    );
 }
 
 #[test]
 fn container_header_corpus() {
-    replay("container_header", fuzzing::header, |d| Header::parse(d).is_ok());
+    replay("container_header", fuzzing::header, |d| {
+        Header::parse(d).is_ok()
+    });
 }
 
 #[test]
 fn container_wrap_corpus() {
     replay("container_wrap", fuzzing::wrap, |d| {
-        d.split_first().is_some_and(|(&n, t)| WrapEntry::parse_table(t, n).is_ok())
+        d.split_first()
+            .is_some_and(|(&n, t)| WrapEntry::parse_table(t, n).is_ok())
     });
 }
 
 #[test]
 fn container_share_corpus() {
     replay("container_share", fuzzing::share, |d| {
-        std::str::from_utf8(d).is_ok_and(|s| ThresholdShare::parse(s).is_ok()) || ThresholdShare::from_payload(d).is_ok()
+        std::str::from_utf8(d).is_ok_and(|s| ThresholdShare::parse(s).is_ok())
+            || ThresholdShare::from_payload(d).is_ok()
     });
 }
 
 #[test]
 fn container_manifest_corpus() {
     replay("container_manifest", fuzzing::manifest, |d| {
-        GroupManifest::parse(d).and_then(|m| m.verify(None, None)).is_ok()
+        GroupManifest::parse(d)
+            .and_then(|m| m.verify(None, None))
+            .is_ok()
     });
 }
 

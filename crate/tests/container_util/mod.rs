@@ -1,5 +1,11 @@
 //! Shared helpers of the container tests.
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+#![allow(
+    dead_code,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 
 use veilkit::container::*;
 use zeroize::Zeroizing;
@@ -11,11 +17,16 @@ pub const SMALL: u32 = 4096;
 
 /// Deterministic test plaintext.
 pub fn data(len: usize) -> Vec<u8> {
-    (0..len).map(|i| (i.wrapping_mul(31) ^ (i >> 8)) as u8).collect()
+    (0..len)
+        .map(|i| (i.wrapping_mul(31) ^ (i >> 8)) as u8)
+        .collect()
 }
 
 pub fn argon_min(password: &[u8]) -> WrapSpec {
-    WrapSpec::Argon2id { password: Zeroizing::new(password.to_vec()), cost: Argon2idCost::MINIMUM }
+    WrapSpec::Argon2id {
+        password: Zeroizing::new(password.to_vec()),
+        cost: Argon2idCost::MINIMUM,
+    }
 }
 
 pub fn group_spec() -> WrapSpec {
@@ -23,7 +34,12 @@ pub fn group_spec() -> WrapSpec {
 }
 
 pub fn group_unlock() -> Unlock<'static> {
-    Unlock::Group(GroupUnlock { group_id: GROUP_ID, key_version: 0, group_key: &GROUP_KEY, manifest: None })
+    Unlock::Group(GroupUnlock {
+        group_id: GROUP_ID,
+        key_version: 0,
+        group_key: &GROUP_KEY,
+        manifest: None,
+    })
 }
 
 /// X-Wing key pair from a fixed seed byte.
@@ -40,7 +56,9 @@ pub fn options(wraps: Vec<WrapSpec>, chunk_size: u32) -> EncryptOptions {
 /// A group-wrapped container (fast to open) of `len` bytes in `chunk_size` chunks.
 pub fn group_container(len: usize, chunk_size: u32) -> (Vec<u8>, Vec<u8>) {
     let pt = data(len);
-    let c = encrypt(&pt, options(vec![group_spec()], chunk_size)).unwrap().container;
+    let c = encrypt(&pt, options(vec![group_spec()], chunk_size))
+        .unwrap()
+        .container;
     (c, pt)
 }
 
@@ -61,7 +79,12 @@ pub fn open(container: &[u8], unlock: &Unlock<'_>) -> Result<Vec<u8>> {
 /// never saw plaintext.
 pub fn assert_rejected(container: &[u8], unlock: &Unlock<'_>, want: &str) -> ContainerError {
     let mut released = 0usize;
-    let r = decrypt_with_sink(container, unlock, &VerificationPolicy::default(), &mut |_, _| released += 1);
+    let r = decrypt_with_sink(
+        container,
+        unlock,
+        &VerificationPolicy::default(),
+        &mut |_, _| released += 1,
+    );
     let err = match r {
         Ok(rep) => panic!("expected {want}, got Ok({rep:?})"),
         Err(e) => e,
