@@ -24,6 +24,7 @@ use zeroize::Zeroizing;
 
 mod aead;
 mod bip39;
+mod container;
 mod ed25519;
 mod hash;
 mod kdf;

@@ -1,0 +1,922 @@
+//! Container bindings (`crate::container`, byte-exact in `docs/FORMAT.md`)
+//! for the browser file layer (`ts/files.ts`, `worker/files.ts`).
+//!
+//! In the browser the chunk layer runs in WebCrypto: the DEK becomes a
+//! non-extractable HKDF `CryptoKey` and every chunk key / IV is derived from
+//! it there (FORMAT.md §6.3). Everything else stays here: DEK generation and
+//! wrapping (Argon2id, PBKDF2, X-Wing, group, threshold), header
+//! serialisation and signing, the Merkle tree, header parsing and unlocking.
+//!
+//! - [`ContainerEncryptorHandle`] is `ContainerEncryptor` with the chunk
+//!   encryption left out: it is fed each chunk's stored IV and tag (all the
+//!   Merkle leaf needs) instead of its plaintext. The DEK leaves exactly once,
+//!   through `takeDek`, and is wiped here at that moment.
+//! - [`ContainerReaderHandle`] wraps `ContainerReader`: parse, check the
+//!   signature against a policy, unlock, hand the DEK out once (`takeDek`,
+//!   after which the reader holds no key), accumulate leaves and check the root.
+//! - Stateless helpers: header length from a prefix, leaf hashes, the Merkle
+//!   levels of a tree (inclusion proofs are read off them) and proof checks.
+//!
+//! Errors: [`js_container_error`], an exhaustive map of `ContainerError` to
+//! `VeilError` codes (a `TRUNCATED` error also carries `needed` and `got`).
+//! Sizes and indices cross as JS numbers and must be safe integers.
+use super::{js_error, scrubbed, secret_in, secret_out, JsResult, StackUse};
+use crate::container::header::{self, Header, Metadata, MetadataKind, SealMode, SignedPart, MAX_WRAPS};
+use crate::container::merkle::{self, MerkleAccumulator};
+use crate::container::wrap::{self, Argon2idCost, ThresholdShare, WrapEntry, WrapSpec};
+use crate::container::{chunk, ContainerError, ContainerReader, Dek, FileContext, HashAlg, SignatureStatus, SigningKeys};
+use crate::error::CryptoError;
+use crate::{mldsa, rng};
+use js_sys::{Array, Uint8Array};
+use wasm_bindgen::prelude::*;
+use zeroize::Zeroizing;
+
+type CResult<T> = Result<T, ContainerError>;
+
+/// Largest integer a JS number holds exactly.
+const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
+/// Stored IV ‖ tag of one chunk, as fed to the Merkle accumulators.
+const IV_TAG_LEN: usize = chunk::IV_LEN + chunk::TAG_LEN;
+
+/// Converts a container error into the JS error the facade understands: an
+/// `Error` named `VeilError` with the stable `code` of `ContainerError::code`
+/// (primitive errors keep theirs, as [`js_error`] maps them); `TRUNCATED`
+/// also carries `needed` and `got` (byte counts). The match lists every
+/// variant, so a new one cannot be added without deciding its mapping here.
+pub(crate) fn js_container_error(e: ContainerError) -> JsValue {
+    let truncated = match e {
+        ContainerError::Crypto(inner) => return js_error(inner),
+        ContainerError::Truncated { needed, got } => Some((needed, got)),
+        ContainerError::TrailingBytes
+        | ContainerError::BadMagic
+        | ContainerError::UnsupportedVersion(_)
+        | ContainerError::UnsupportedCipherSuite(_)
+        | ContainerError::UnsupportedHashAlgorithm(_)
+        | ContainerError::InvalidChunkSize(_)
+        | ContainerError::InvalidPlaintextSize
+        | ContainerError::NonCanonical(_)
+        | ContainerError::InvalidWrap(_)
+        | ContainerError::UnsupportedWrapType(_)
+        | ContainerError::InvalidMetadata(_)
+        | ContainerError::NoWraps
+        | ContainerError::NoMatchingWrap
+        | ContainerError::AuthenticationFailed
+        | ContainerError::SignatureMissing
+        | ContainerError::SignatureInvalid
+        | ContainerError::SignerMismatch
+        | ContainerError::Sealed
+        | ContainerError::InvalidShare(_)
+        | ContainerError::InsufficientShares { .. }
+        | ContainerError::InvalidChunk(_)
+        | ContainerError::InvalidState(_)
+        | ContainerError::InvalidOption(_)
+        | ContainerError::InvalidManifest(_)
+        | ContainerError::ManifestRollback { .. }
+        | ContainerError::FounderMismatch
+        | ContainerError::ManifestRequired => None,
+    };
+    let err = js_sys::Error::new(&e.to_string());
+    err.set_name("VeilError");
+    // Setting properties on a fresh Error object cannot fail.
+    let _ = js_sys::Reflect::set(&err, &JsValue::from_str("code"), &JsValue::from_str(e.code()));
+    if let Some((needed, got)) = truncated {
+        let _ = js_sys::Reflect::set(&err, &JsValue::from_str("needed"), &JsValue::from_f64(needed as f64));
+        let _ = js_sys::Reflect::set(&err, &JsValue::from_str("got"), &JsValue::from_f64(got as f64));
+    }
+    err.into()
+}
+
+fn safe_u64(what: &'static str, v: f64) -> CResult<u64> {
+    if v.is_finite() && v.fract() == 0.0 && v >= 0.0 && v <= MAX_SAFE_INTEGER as f64 {
+        Ok(v as u64)
+    } else {
+        Err(ContainerError::InvalidOption(what))
+    }
+}
+
+fn array16(what: &'static str, bytes: &[u8]) -> CResult<[u8; 16]> {
+    Ok(*crate::error::exact::<16>(what, "16 bytes", bytes)?)
+}
+
+fn array32(what: &'static str, bytes: &[u8]) -> CResult<[u8; 32]> {
+    Ok(*crate::error::exact::<32>(what, "32 bytes", bytes)?)
+}
+
+fn hex(bytes: &[u8]) -> String {
+    use core::fmt::Write;
+    let mut s = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        let _ = write!(s, "{b:02x}");
+    }
+    s
+}
+
+/// Leaves of `count` consecutive chunks from `first`, from their stored `iv ‖ tag` pairs.
+fn leaves_of(ctx: &FileContext, first: u64, iv_tags: &[u8]) -> CResult<Vec<[u8; 32]>> {
+    if !iv_tags.len().is_multiple_of(IV_TAG_LEN) {
+        return Err(ContainerError::InvalidChunk("iv/tag list must be a multiple of 28 bytes"));
+    }
+    let mut out = Vec::with_capacity(iv_tags.len() / IV_TAG_LEN);
+    for (k, pair) in iv_tags.chunks_exact(IV_TAG_LEN).enumerate() {
+        let index = first.saturating_add(k as u64);
+        let len = ctx.chunk_len(index)?;
+        let i = u32::try_from(index).map_err(|_| ContainerError::InvalidChunk("chunk index out of range"))?;
+        let (iv, tag) = pair.split_at(chunk::IV_LEN);
+        let iv = <[u8; 12]>::try_from(iv).map_err(|_| ContainerError::InvalidChunk("iv length"))?;
+        let tag = <[u8; 16]>::try_from(tag).map_err(|_| ContainerError::InvalidChunk("tag length"))?;
+        out.push(merkle::leaf_hash(ctx.hash_alg, &ctx.file_id, i, len, &iv, &tag));
+    }
+    Ok(out)
+}
+
+// ---------------------------------------------------------------- writing
+
+enum Signer {
+    Unsigned,
+    /// Keys held here (low-level `unsafeSigningKeys`).
+    Keys(SigningKeys),
+    /// Signatures computed elsewhere (a keystore identity) over `signedMessage()`.
+    External,
+}
+
+/// Streaming encryptor whose chunks are encrypted outside wasm (WebCrypto).
+///
+/// 1. `new` draws the DEK and the file id; `add*` build the wraps (the
+///    password KDF runs here); `setSigner` / `setExternalSigner` optionally;
+/// 2. `headerLength()` is then final: reserve that many bytes;
+/// 3. `takeDek()` hands the DEK out once and wipes it here;
+/// 4. `pushChunkTags` the stored `iv ‖ tag` of every chunk, in order;
+/// 5. `finish()` (or `signedMessage()` + `finishSigned(…)`) returns the header.
+#[wasm_bindgen(js_name = "ContainerEncryptorHandle")]
+pub struct ContainerEncryptorHandle {
+    dek: Option<Dek>,
+    header: Header,
+    ctx: FileContext,
+    signer: Signer,
+    merkle: MerkleAccumulator,
+    finished: bool,
+}
+
+impl ContainerEncryptorHandle {
+    fn start(plaintext_size: f64, chunk_size: u32, hash_alg: u8, dek: Dek, file_id: [u8; 16]) -> CResult<Self> {
+        let size = safe_u64("plaintextSize must be a safe non-negative integer", plaintext_size)?;
+        header::check_chunk_size(chunk_size)?;
+        header::check_plaintext_size(size, chunk_size)?;
+        let hash_alg = HashAlg::from_id(hash_alg)?;
+        let header = Header {
+            file_id,
+            chunk_size,
+            plaintext_size: size,
+            merkle_root: [0u8; 32],
+            hash_alg,
+            wraps: Vec::new(),
+            signed: None,
+        };
+        let ctx = FileContext::of(&header);
+        Ok(Self { dek: Some(dek), header, ctx, signer: Signer::Unsigned, merkle: MerkleAccumulator::new(hash_alg), finished: false })
+    }
+
+    fn add(&mut self, spec: &WrapSpec) -> CResult<Vec<ThresholdShare>> {
+        let dek = self.dek.as_ref().ok_or(ContainerError::InvalidState("wraps must be added before takeDek"))?;
+        if self.header.wraps.len() >= MAX_WRAPS {
+            return Err(ContainerError::InvalidOption("at most 255 wraps"));
+        }
+        let (entry, shares) = wrap::create_wrap(spec, dek, &self.header.file_id)?;
+        self.header.wraps.push(entry);
+        Ok(shares)
+    }
+
+    fn before_dek(&self) -> CResult<()> {
+        if self.dek.is_none() {
+            return Err(ContainerError::InvalidState("the header layout is fixed once the DEK was taken"));
+        }
+        Ok(())
+    }
+
+    fn all_pushed(&mut self) -> CResult<()> {
+        if self.finished {
+            return Err(ContainerError::InvalidState("finish was already called"));
+        }
+        if self.dek.is_some() {
+            return Err(ContainerError::InvalidState("takeDek was not called"));
+        }
+        if self.merkle.len() != self.ctx.chunk_count() {
+            return Err(ContainerError::InvalidState("not every chunk was pushed"));
+        }
+        self.header.merkle_root = self.merkle.root();
+        Ok(())
+    }
+
+    fn serialize_final(&mut self) -> CResult<Vec<u8>> {
+        let bytes = self.header.to_bytes()?;
+        self.finished = true;
+        Ok(bytes)
+    }
+}
+
+#[wasm_bindgen(js_class = "ContainerEncryptorHandle")]
+impl ContainerEncryptorHandle {
+    /// A new container of `plaintextSize` bytes (fresh random DEK and file id).
+    #[wasm_bindgen(constructor)]
+    pub fn new(plaintext_size: f64, chunk_size: u32, hash_alg: u8) -> JsResult<ContainerEncryptorHandle> {
+        scrubbed(StackUse::Small, || {
+            let dek = Dek::generate().map_err(js_container_error)?;
+            let file_id = *rng::array::<16>().map_err(js_error)?;
+            Self::start(plaintext_size, chunk_size, hash_alg, dek, file_id).map_err(js_container_error)
+        })
+    }
+
+    /// **Tests only**: a container with a given DEK and file id, so that its
+    /// chunks can be compared byte for byte with the Rust engine's. A DEK or
+    /// file id must never be reused for real data.
+    #[wasm_bindgen(js_name = "withFixedKeysForTesting")]
+    pub fn with_fixed_keys_for_testing(
+        plaintext_size: f64,
+        chunk_size: u32,
+        hash_alg: u8,
+        dek: Vec<u8>,
+        file_id: &[u8],
+    ) -> JsResult<ContainerEncryptorHandle> {
+        scrubbed(StackUse::Small, || {
+            let dek = secret_in(dek);
+            let dek = Dek::from_bytes(&dek).map_err(js_container_error)?;
+            let file_id = array16("fileId", file_id).map_err(js_container_error)?;
+            Self::start(plaintext_size, chunk_size, hash_alg, dek, file_id).map_err(js_container_error)
+        })
+    }
+
+    /// Adds a PBKDF2-HMAC-SHA-256 password wrap (type 0).
+    #[wasm_bindgen(js_name = "addPbkdf2")]
+    pub fn add_pbkdf2(&mut self, password: Vec<u8>, iterations: u32) -> JsResult<()> {
+        scrubbed(StackUse::Small, || {
+            let spec = WrapSpec::Pbkdf2 { password: secret_in(password), iterations };
+            self.add(&spec).map(drop).map_err(js_container_error)
+        })
+    }
+
+    /// Adds an Argon2id password wrap (type 1).
+    #[wasm_bindgen(js_name = "addArgon2id")]
+    pub fn add_argon2id(&mut self, password: Vec<u8>, memory_kib: u32, iterations: u32, parallelism: u32) -> JsResult<()> {
+        scrubbed(StackUse::Small, || {
+            let spec = WrapSpec::Argon2id { password: secret_in(password), cost: Argon2idCost { memory_kib, iterations, parallelism } };
+            self.add(&spec).map(drop).map_err(js_container_error)
+        })
+    }
+
+    /// Adds a group wrap (type 3) under a 32-byte group key.
+    #[wasm_bindgen(js_name = "addGroup")]
+    pub fn add_group(&mut self, group_id: &[u8], key_version: u32, group_key: Vec<u8>) -> JsResult<()> {
+        scrubbed(StackUse::Small, || {
+            let group_key = secret_in(group_key);
+            let spec = (|| {
+                Ok::<_, ContainerError>(WrapSpec::Group {
+                    group_id: array16("groupId", group_id)?,
+                    key_version,
+                    group_key: Zeroizing::new(array32("groupKey", &group_key)?),
+                })
+            })()
+            .map_err(js_container_error)?;
+            self.add(&spec).map(drop).map_err(js_container_error)
+        })
+    }
+
+    /// Adds an X-Wing recipient wrap (type 4); returns the recipient id used
+    /// (`recipientId`, or the default derived from the public key).
+    #[wasm_bindgen(js_name = "addRecipient")]
+    pub fn add_recipient(&mut self, public_key: &[u8], key_version: u32, recipient_id: Option<Vec<u8>>) -> JsResult<Vec<u8>> {
+        scrubbed(StackUse::Kem, || {
+            let rid = match recipient_id {
+                Some(r) => array16("recipientId", &r).map_err(js_container_error)?,
+                None => wrap::recipient_id_for(public_key),
+            };
+            let spec = WrapSpec::Recipient { public_key: public_key.to_vec(), key_version, recipient_id: Some(rid) };
+            self.add(&spec).map_err(js_container_error)?;
+            Ok(rid.to_vec())
+        })
+    }
+
+    /// Adds a threshold wrap (type 5); returns its `n` `vcs_` shares, one per line.
+    #[wasm_bindgen(js_name = "addThreshold")]
+    pub fn add_threshold(&mut self, threshold: u8, shares: u8) -> JsResult<String> {
+        scrubbed(StackUse::Small, || {
+            let out = self.add(&WrapSpec::Threshold { threshold, shares }).map_err(js_container_error)?;
+            let mut text = Zeroizing::new(String::new());
+            for (i, s) in out.iter().enumerate() {
+                if i > 0 {
+                    text.push('\n');
+                }
+                text.push_str(&s.to_vcs());
+            }
+            Ok(text.as_str().to_owned())
+        })
+    }
+
+    /// Signs the header with keys held here: Ed25519 (v2) or Ed25519 + ML-DSA-65 (v3).
+    #[wasm_bindgen(js_name = "setSigner")]
+    pub fn set_signer(&mut self, ed25519_seed: Vec<u8>, mldsa_seed: Option<Vec<u8>>, key_log_id: &[u8], timestamp: f64) -> JsResult<()> {
+        scrubbed(StackUse::MlDsa, || {
+            let ed = secret_in(ed25519_seed);
+            let ml = mldsa_seed.map(secret_in);
+            let keys = (|| {
+                self.before_dek()?;
+                let log = array32("keyLogId", key_log_id)?;
+                let ts = safe_u64("timestamp must be a safe non-negative integer", timestamp)?;
+                match &ml {
+                    Some(m) => SigningKeys::hybrid(&ed, m, log, ts),
+                    None => SigningKeys::ed25519(&ed, log, ts),
+                }
+            })()
+            .map_err(js_container_error)?;
+            self.header.signed = Some(keys.placeholder(MetadataKind::Plain));
+            self.signer = Signer::Keys(keys);
+            Ok(())
+        })
+    }
+
+    /// Prepares a header signed elsewhere (e.g. by a keystore identity): the
+    /// signer's Ed25519 and optional ML-DSA-65 public keys are recorded now;
+    /// the signatures over `signedMessage()` are supplied to `finishSigned`.
+    #[wasm_bindgen(js_name = "setExternalSigner")]
+    pub fn set_external_signer(&mut self, ed25519_public: &[u8], mldsa_public: Option<Vec<u8>>, key_log_id: &[u8], timestamp: f64) -> JsResult<()> {
+        let signed = (|| {
+            self.before_dek()?;
+            let ed25519_public = array32("ed25519Public", ed25519_public)?;
+            if let Some(pk) = &mldsa_public
+                && pk.len() != mldsa::PK_LEN
+            {
+                return Err(ContainerError::Crypto(CryptoError::length("mlDsaPublic", "1952 bytes", pk.len())));
+            }
+            let mldsa_signature = mldsa_public.as_ref().map(|_| vec![0u8; mldsa::SIG_LEN]);
+            Ok(SignedPart {
+                metadata: Metadata {
+                    kind: MetadataKind::Plain,
+                    timestamp: safe_u64("timestamp must be a safe non-negative integer", timestamp)?,
+                    ed25519_public,
+                    mldsa_public,
+                    key_log_id: array32("keyLogId", key_log_id)?,
+                },
+                ed25519_signature: [0u8; 64],
+                mldsa_signature,
+            })
+        })()
+        .map_err(js_container_error)?;
+        self.header.signed = Some(signed);
+        self.signer = Signer::External;
+        Ok(())
+    }
+
+    /// Length of the final header (fixed once the wraps and signer are set):
+    /// the first envelope starts here.
+    #[wasm_bindgen(js_name = "headerLength")]
+    pub fn header_length(&self) -> JsResult<f64> {
+        self.header.serialized_len().map(|l| l as f64).map_err(js_container_error)
+    }
+
+    /// The file id.
+    #[wasm_bindgen(js_name = "fileId")]
+    #[must_use]
+    pub fn file_id(&self) -> Vec<u8> {
+        self.header.file_id.to_vec()
+    }
+
+    /// `header_hash` (FORMAT.md §6.2), part of every chunk's AAD.
+    #[wasm_bindgen(js_name = "headerHash")]
+    #[must_use]
+    pub fn header_hash(&self) -> Vec<u8> {
+        self.ctx.header_hash.to_vec()
+    }
+
+    /// Number of chunks.
+    #[wasm_bindgen(js_name = "chunkCount")]
+    #[must_use]
+    pub fn chunk_count(&self) -> f64 {
+        self.ctx.chunk_count() as f64
+    }
+
+    /// Hands the DEK out (once) and wipes it here. Needs at least one wrap;
+    /// afterwards no wrap or signer can be added.
+    #[wasm_bindgen(js_name = "takeDek")]
+    pub fn take_dek(&mut self) -> JsResult<Uint8Array> {
+        scrubbed(StackUse::Small, || {
+            if self.header.wraps.is_empty() {
+                return Err(js_container_error(ContainerError::InvalidOption("a new container needs at least one wrap")));
+            }
+            let dek = self.dek.take().ok_or_else(|| js_container_error(ContainerError::InvalidState("the DEK was already taken")))?;
+            Ok(secret_out(dek.as_bytes()))
+        })
+    }
+
+    /// Feeds the stored `iv ‖ tag` (28 bytes each) of consecutive chunks,
+    /// starting at `firstIndex`, which must be the next chunk in order.
+    #[wasm_bindgen(js_name = "pushChunkTags")]
+    pub fn push_chunk_tags(&mut self, first_index: f64, iv_tags: &[u8]) -> JsResult<()> {
+        (|| {
+            let first = safe_u64("firstIndex must be a safe non-negative integer", first_index)?;
+            if self.finished || first != self.merkle.len() {
+                return Err(ContainerError::InvalidState("chunk tags must be pushed once each, in order"));
+            }
+            for leaf in leaves_of(&self.ctx, first, iv_tags)? {
+                self.merkle.push(leaf);
+            }
+            Ok(())
+        })()
+        .map_err(js_container_error)
+    }
+
+    /// The final header (unsigned, or signed with the keys of `setSigner`),
+    /// exactly `headerLength()` bytes.
+    pub fn finish(&mut self) -> JsResult<Vec<u8>> {
+        scrubbed(StackUse::MlDsa, || {
+            (|| {
+                self.all_pushed()?;
+                match &self.signer {
+                    Signer::Unsigned => {}
+                    Signer::Keys(keys) => crate::container::signature::sign_header(&mut self.header, keys, MetadataKind::Plain)?,
+                    Signer::External => return Err(ContainerError::InvalidState("an external signer needs signedMessage and finishSigned")),
+                }
+                self.serialize_final()
+            })()
+            .map_err(js_container_error)
+        })
+    }
+
+    /// External signing: the message both signatures cover (FORMAT.md §8.1):
+    /// Ed25519 over it, and ML-DSA-65 with context `vollcrypt-file-header-v3`.
+    #[wasm_bindgen(js_name = "signedMessage")]
+    pub fn signed_message(&mut self) -> JsResult<Vec<u8>> {
+        (|| {
+            if !matches!(self.signer, Signer::External) {
+                return Err(ContainerError::InvalidState("no external signer was set"));
+            }
+            self.all_pushed()?;
+            crate::container::signature::signed_message(&self.header)
+        })()
+        .map_err(js_container_error)
+    }
+
+    /// External signing: inserts the signatures, checks them and returns the
+    /// final header (`INVALID_SIGNATURE` if they do not verify).
+    #[wasm_bindgen(js_name = "finishSigned")]
+    pub fn finish_signed(&mut self, ed25519_signature: &[u8], mldsa_signature: Option<Vec<u8>>) -> JsResult<Vec<u8>> {
+        (|| {
+            if !matches!(self.signer, Signer::External) {
+                return Err(ContainerError::InvalidState("no external signer was set"));
+            }
+            self.all_pushed()?;
+            let ed = <[u8; 64]>::try_from(ed25519_signature).map_err(|_| ContainerError::SignatureInvalid)?;
+            let signed = self.header.signed.as_mut().ok_or(ContainerError::InvalidState("no external signer was set"))?;
+            if signed.mldsa_signature.is_some() != mldsa_signature.is_some() {
+                return Err(ContainerError::SignatureInvalid);
+            }
+            if mldsa_signature.as_ref().is_some_and(|s| s.len() != mldsa::SIG_LEN) {
+                return Err(ContainerError::SignatureInvalid);
+            }
+            signed.ed25519_signature = ed;
+            signed.mldsa_signature = mldsa_signature;
+            crate::container::signature::verify_header(&self.header)?;
+            self.serialize_final()
+        })()
+        .map_err(js_container_error)
+    }
+}
+
+// ---------------------------------------------------------------- reading
+
+/// A parsed header: inspection, signature policy, unlocking (the DEK is handed
+/// out once and forgotten), and the sequential Merkle check.
+#[wasm_bindgen(js_name = "ContainerReaderHandle")]
+pub struct ContainerReaderHandle {
+    inner: ContainerReader,
+    merkle: MerkleAccumulator,
+}
+
+impl ContainerReaderHandle {
+    fn unlock_with(&mut self, unlock: &wrap::Unlock<'_>) -> JsResult<()> {
+        self.inner.unlock(unlock).map_err(js_container_error)
+    }
+}
+
+#[wasm_bindgen(js_class = "ContainerReaderHandle")]
+impl ContainerReaderHandle {
+    /// Parses the header at the start of `prefix` (which may extend into the body).
+    #[wasm_bindgen(constructor)]
+    pub fn new(prefix: &[u8]) -> JsResult<ContainerReaderHandle> {
+        let inner = ContainerReader::new(prefix).map_err(js_container_error)?;
+        let merkle = MerkleAccumulator::new(inner.context().hash_alg);
+        Ok(Self { inner, merkle })
+    }
+
+    /// Header length: the first envelope starts here.
+    #[wasm_bindgen(js_name = "headerLength")]
+    #[must_use]
+    pub fn header_length(&self) -> f64 {
+        self.inner.header_len() as f64
+    }
+
+    /// The exact container length the header implies (header alone after a purge).
+    #[wasm_bindgen(js_name = "containerLength")]
+    #[must_use]
+    pub fn container_length(&self) -> f64 {
+        self.inner.container_len() as f64
+    }
+
+    /// `header_hash` (FORMAT.md §6.2).
+    #[wasm_bindgen(js_name = "headerHash")]
+    #[must_use]
+    pub fn header_hash(&self) -> Vec<u8> {
+        self.inner.context().header_hash.to_vec()
+    }
+
+    /// The header as JSON (public fields only; byte strings in hex): version,
+    /// mode, fileId, chunkSize, plaintextSize, merkleRoot, hashAlgorithm,
+    /// headerLength, containerLength, chunkCount, wraps, signer, sealed.
+    pub fn info(&self) -> String {
+        let h = self.inner.header();
+        let wraps: Vec<serde_json::Value> = h.wraps.iter().map(wrap_json).collect();
+        let signed = h.signed.as_ref();
+        let signer = signed.map(|s| {
+            serde_json::json!({
+                "ed25519": hex(&s.metadata.ed25519_public),
+                "mlDsa65": s.metadata.mldsa_public.as_deref().map(hex),
+                "keyLogId": hex(&s.metadata.key_log_id),
+                "timestamp": s.metadata.timestamp,
+            })
+        });
+        let sealed = signed.and_then(|s| match &s.metadata.kind {
+            MetadataKind::Plain => None,
+            MetadataKind::Sealed { mode, reason } => Some(serde_json::json!({
+                "mode": if *mode == SealMode::Purge { "purge" } else { "seal" },
+                "reason": reason,
+                "timestamp": s.metadata.timestamp,
+                "sealer": hex(&s.metadata.ed25519_public),
+            })),
+        });
+        let mode = match h.mode() {
+            header::Mode::Password => "password",
+            header::Mode::Recipient => "recipient",
+            header::Mode::Group => "group",
+            header::Mode::Threshold => "threshold",
+            header::Mode::Mixed => "mixed",
+            header::Mode::None => "none",
+        };
+        serde_json::json!({
+            "version": h.version(),
+            "mode": mode,
+            "fileId": hex(&h.file_id),
+            "chunkSize": h.chunk_size,
+            "plaintextSize": h.plaintext_size,
+            "merkleRoot": hex(&h.merkle_root),
+            "hashAlgorithm": if h.hash_alg == HashAlg::Blake3 { "blake3" } else { "sha256" },
+            "headerLength": self.inner.header_len(),
+            "containerLength": self.inner.container_len(),
+            "chunkCount": self.inner.chunk_count(),
+            "wraps": wraps,
+            "signer": signer,
+            "sealed": sealed,
+        })
+        .to_string()
+    }
+
+    /// Checks the signature table and the policy: an invalid signature is
+    /// always `INVALID_SIGNATURE`; unsigned with `required` or an
+    /// `expectedSigner` is `SIGNATURE_MISSING`; another Ed25519 key than
+    /// `expectedSigner` is `SIGNER_MISMATCH`. Returns `unsigned`, `ed25519` or `hybrid`.
+    #[wasm_bindgen(js_name = "checkSignature")]
+    pub fn check_signature(&self, required: bool, expected_signer: Option<Vec<u8>>) -> JsResult<String> {
+        (|| {
+            let expected = expected_signer.map(|k| array32("expectedSigner", &k)).transpose()?;
+            let status = self.inner.verify_signature()?;
+            if status == SignatureStatus::Unsigned && (required || expected.is_some()) {
+                return Err(ContainerError::SignatureMissing);
+            }
+            if let (Some(want), Some(signed)) = (&expected, &self.inner.header().signed)
+                && &signed.metadata.ed25519_public != want
+            {
+                return Err(ContainerError::SignerMismatch);
+            }
+            Ok(match status {
+                SignatureStatus::Unsigned => "unsigned",
+                SignatureStatus::Ed25519 => "ed25519",
+                SignatureStatus::Hybrid => "hybrid",
+            }
+            .to_owned())
+        })()
+        .map_err(js_container_error)
+    }
+
+    /// Unlocks with a password (every PBKDF2 / Argon2id wrap in table order).
+    #[wasm_bindgen(js_name = "unlockPassword")]
+    pub fn unlock_password(&mut self, password: Vec<u8>) -> JsResult<()> {
+        scrubbed(StackUse::Small, || {
+            let password = secret_in(password);
+            self.unlock_with(&wrap::Unlock::Password(&password))
+        })
+    }
+
+    /// Unlocks with a group key (the wrap with this group id and key version).
+    #[wasm_bindgen(js_name = "unlockGroup")]
+    pub fn unlock_group(&mut self, group_id: &[u8], key_version: u32, group_key: Vec<u8>) -> JsResult<()> {
+        scrubbed(StackUse::Small, || {
+            let group_key = secret_in(group_key);
+            let group_id = array16("groupId", group_id).map_err(js_container_error)?;
+            self.unlock_with(&wrap::Unlock::Group(wrap::GroupUnlock { group_id, key_version, group_key: &group_key, manifest: None }))
+        })
+    }
+
+    /// Unlocks with an X-Wing secret key (32-byte seed); with `recipientId`
+    /// only wraps carrying it are tried.
+    #[wasm_bindgen(js_name = "unlockRecipient")]
+    pub fn unlock_recipient(&mut self, secret_key: Vec<u8>, recipient_id: Option<Vec<u8>>) -> JsResult<()> {
+        scrubbed(StackUse::Kem, || {
+            let secret_key = secret_in(secret_key);
+            let recipient_id = recipient_id.map(|r| array16("recipientId", &r)).transpose().map_err(js_container_error)?;
+            self.unlock_with(&wrap::Unlock::Recipient { secret_key: &secret_key, recipient_id })
+        })
+    }
+
+    /// Unlocks with `vcs_` threshold shares, one per line.
+    #[wasm_bindgen(js_name = "unlockShares")]
+    pub fn unlock_shares(&mut self, shares: String) -> JsResult<()> {
+        scrubbed(StackUse::Small, || {
+            let text = Zeroizing::new(shares);
+            let parsed = text
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .map(ThresholdShare::parse)
+                .collect::<CResult<Vec<_>>>()
+                .map_err(js_container_error)?;
+            self.unlock_with(&wrap::Unlock::Shares(&parsed))
+        })
+    }
+
+    /// Unlocks with the DEK itself (interoperability and tests).
+    #[wasm_bindgen(js_name = "unlockDek")]
+    pub fn unlock_dek(&mut self, dek: Vec<u8>) -> JsResult<()> {
+        scrubbed(StackUse::Small, || {
+            let dek = secret_in(dek);
+            self.inner.unlock_dek(&dek).map_err(js_container_error)
+        })
+    }
+
+    /// Hands the DEK out (once) and forgets it here (the reader is rebuilt
+    /// from its header, so the only copy left in wasm is wiped).
+    #[wasm_bindgen(js_name = "takeDek")]
+    pub fn take_dek(&mut self) -> JsResult<Uint8Array> {
+        scrubbed(StackUse::Small, || {
+            (|| {
+                let dek = self.inner.export_dek()?;
+                let fresh = ContainerReader::new(&self.inner.header().to_bytes()?)?;
+                self.inner = fresh;
+                Ok(secret_out(dek.as_slice()))
+            })()
+            .map_err(js_container_error)
+        })
+    }
+
+    /// Feeds the stored `iv ‖ tag` of consecutive chunks (from `firstIndex`,
+    /// the next in order) to the Merkle accumulator.
+    #[wasm_bindgen(js_name = "pushChunkTags")]
+    pub fn push_chunk_tags(&mut self, first_index: f64, iv_tags: &[u8]) -> JsResult<()> {
+        (|| {
+            let first = safe_u64("firstIndex must be a safe non-negative integer", first_index)?;
+            if first != self.merkle.len() {
+                return Err(ContainerError::InvalidState("chunk tags must be pushed once each, in order"));
+            }
+            for leaf in leaves_of(self.inner.context(), first, iv_tags)? {
+                self.merkle.push(leaf);
+            }
+            Ok(())
+        })()
+        .map_err(js_container_error)
+    }
+
+    /// Every chunk was pushed and the root matches the header: else
+    /// `TRUNCATED` (chunks missing) or `AUTHENTICATION_FAILED`.
+    #[wasm_bindgen(js_name = "checkRoot")]
+    pub fn check_root(&self) -> JsResult<()> {
+        let count = self.inner.chunk_count();
+        if self.merkle.len() != count {
+            let ctx = self.inner.context();
+            let got = (self.inner.header_len() as u64).saturating_add(ctx.envelope_offset(self.merkle.len()));
+            return Err(js_container_error(ContainerError::Truncated { needed: self.inner.container_len(), got }));
+        }
+        if subtle::ConstantTimeEq::ct_eq(&self.merkle.root()[..], &self.inner.header().merkle_root[..]).into() {
+            Ok(())
+        } else {
+            Err(js_container_error(ContainerError::AuthenticationFailed))
+        }
+    }
+}
+
+fn wrap_json(w: &WrapEntry) -> serde_json::Value {
+    match w {
+        WrapEntry::Pbkdf2 { iterations, salt, wrapped } => serde_json::json!({
+            "type": "pbkdf2", "iterations": iterations, "salt": hex(salt), "wrapped": hex(wrapped),
+        }),
+        WrapEntry::Argon2id { cost, salt, wrapped } => serde_json::json!({
+            "type": "argon2id", "memoryKib": cost.memory_kib, "iterations": cost.iterations,
+            "parallelism": cost.parallelism, "salt": hex(salt), "wrapped": hex(wrapped),
+        }),
+        WrapEntry::Group { group_id, key_version, wrapped } => serde_json::json!({
+            "type": "group", "groupId": hex(group_id), "keyVersion": key_version, "wrapped": hex(wrapped),
+        }),
+        WrapEntry::HybridKem { recipient_id, key_version, ct_x25519, ct_mlkem, wrapped } => {
+            // X-Wing order: ct_ML-KEM ‖ ct_X25519 (FORMAT.md §4.1).
+            let mut ct = ct_mlkem.clone();
+            ct.extend_from_slice(ct_x25519);
+            serde_json::json!({
+                "type": "recipient", "recipientId": hex(recipient_id), "keyVersion": key_version,
+                "ciphertext": hex(&ct), "wrapped": hex(wrapped),
+            })
+        }
+        WrapEntry::Threshold { threshold, shares, share_set_id, wrapped } => serde_json::json!({
+            "type": "threshold", "t": threshold, "n": shares, "shareSetId": hex(share_set_id), "wrapped": hex(wrapped),
+        }),
+    }
+}
+
+// ---------------------------------------------------------------- stateless helpers
+
+/// The header length a container prefix implies: the total header length
+/// when the prefix determines it (the prefix may still be shorter), else
+/// `-(prefix length to supply next)`. Header errors are thrown.
+#[wasm_bindgen(js_name = "containerHeaderLength")]
+pub fn container_header_length(prefix: &[u8]) -> JsResult<f64> {
+    match Header::required_len(prefix).map_err(js_container_error)? {
+        Ok(len) => Ok(len as f64),
+        Err(needed) => Ok(-(needed as f64)),
+    }
+}
+
+/// The Merkle leaf of chunk `index` (FORMAT.md §7) from its stored IV and tag.
+#[wasm_bindgen(js_name = "containerLeafHash")]
+pub fn container_leaf_hash(hash_alg: u8, file_id: &[u8], index: u32, chunk_len: u32, iv: &[u8], tag: &[u8]) -> JsResult<Vec<u8>> {
+    (|| {
+        let alg = HashAlg::from_id(hash_alg)?;
+        let file_id = array16("fileId", file_id)?;
+        let iv = *crate::error::exact::<12>("iv", "12 bytes", iv)?;
+        let tag = array16("tag", tag)?;
+        Ok(merkle::leaf_hash(alg, &file_id, index, chunk_len, &iv, &tag).to_vec())
+    })()
+    .map_err(js_container_error)
+}
+
+/// Every level of the Merkle tree over `leaves` (32 bytes each), leaves first
+/// and root last, concatenated. Level `l + 1` pairs level `l` left to right
+/// and carries an unpaired last node up unchanged, which is the RFC 6962
+/// shape of FORMAT.md §7; the inclusion proof of leaf `i` is the sibling
+/// (`i ^ 1`, where it exists) of `i >> l` on every level `l`.
+#[wasm_bindgen(js_name = "containerMerkleLevels")]
+pub fn container_merkle_levels(hash_alg: u8, leaves: &[u8]) -> JsResult<Vec<u8>> {
+    let alg = HashAlg::from_id(hash_alg).map_err(js_container_error)?;
+    if !leaves.len().is_multiple_of(32) {
+        return Err(js_container_error(ContainerError::InvalidChunk("leaves must be a multiple of 32 bytes")));
+    }
+    let mut level: Vec<[u8; 32]> = leaves
+        .chunks_exact(32)
+        .map(|c| <[u8; 32]>::try_from(c).unwrap_or([0u8; 32]))
+        .collect();
+    let mut out = Vec::with_capacity(leaves.len() * 2);
+    out.extend_from_slice(leaves);
+    while level.len() > 1 {
+        let next: Vec<[u8; 32]> = level
+            .chunks(2)
+            .map(|pair| match pair {
+                [l, r] => merkle::node_hash(alg, l, r),
+                [one] => *one,
+                _ => [0u8; 32],
+            })
+            .collect();
+        for n in &next {
+            out.extend_from_slice(n);
+        }
+        level = next;
+    }
+    Ok(out)
+}
+
+/// Verifies an inclusion proof (concatenated 32-byte hashes, leaf to root)
+/// of leaf `index` in a tree of `total` leaves (from the header) with `root`.
+#[wasm_bindgen(js_name = "containerVerifyProof")]
+pub fn container_verify_proof(hash_alg: u8, leaf: &[u8], index: f64, total: f64, proof: &[u8], root: &[u8]) -> JsResult<bool> {
+    (|| {
+        let alg = HashAlg::from_id(hash_alg)?;
+        let leaf = array32("leaf", leaf)?;
+        let root = array32("root", root)?;
+        let index = safe_u64("index must be a safe non-negative integer", index)?;
+        let total = safe_u64("total must be a safe non-negative integer", total)?;
+        if !proof.len().is_multiple_of(32) {
+            return Ok(false);
+        }
+        let path: Vec<[u8; 32]> = proof.chunks_exact(32).map(|c| <[u8; 32]>::try_from(c).unwrap_or([0u8; 32])).collect();
+        Ok(merkle::verify_merkle_proof(alg, &leaf, index, total, &path, &root))
+    })()
+    .map_err(js_container_error)
+}
+
+/// **Tests and interoperability**: the Rust engine's envelope of chunk
+/// `index` (`crate::container::chunk::seal_chunk`), to compare the WebCrypto
+/// chunk layer with byte for byte.
+#[wasm_bindgen(js_name = "containerSealChunkForTesting")]
+pub fn container_seal_chunk_for_testing(
+    dek: Vec<u8>,
+    file_id: &[u8],
+    chunk_size: u32,
+    plaintext_size: f64,
+    hash_alg: u8,
+    index: f64,
+    plaintext: &[u8],
+) -> JsResult<Vec<u8>> {
+    scrubbed(StackUse::Small, || {
+        let dek = secret_in(dek);
+        (|| {
+            let dek = Dek::from_bytes(&dek)?;
+            let header = Header {
+                file_id: array16("fileId", file_id)?,
+                chunk_size,
+                plaintext_size: safe_u64("plaintextSize must be a safe non-negative integer", plaintext_size)?,
+                merkle_root: [0u8; 32],
+                hash_alg: HashAlg::from_id(hash_alg)?,
+                wraps: Vec::new(),
+                signed: None,
+            };
+            let index = safe_u64("index must be a safe non-negative integer", index)?;
+            chunk::seal_chunk(&dek, &FileContext::of(&header), index, plaintext)
+        })()
+        .map_err(js_container_error)
+    })
+}
+
+/// Every code `ContainerError` has besides the primitives' (for the TS code list test).
+#[wasm_bindgen(js_name = "containerErrorCodes")]
+#[must_use]
+pub fn container_error_codes() -> Array {
+    ContainerError::CODES.iter().map(|c| JsValue::from_str(c)).collect()
+}
+
+/// One error per `ContainerError` variant, converted by [`js_container_error`]
+/// (diagnostics: the test checks every code reaches TypeScript).
+#[wasm_bindgen(js_name = "containerErrorSamples")]
+#[must_use]
+pub fn container_error_samples() -> Array {
+    let samples = [
+        ContainerError::Truncated { needed: 100, got: 10 },
+        ContainerError::TrailingBytes,
+        ContainerError::BadMagic,
+        ContainerError::UnsupportedVersion(9),
+        ContainerError::UnsupportedCipherSuite(9),
+        ContainerError::UnsupportedHashAlgorithm(9),
+        ContainerError::InvalidChunkSize(1),
+        ContainerError::InvalidPlaintextSize,
+        ContainerError::NonCanonical("sample"),
+        ContainerError::InvalidWrap("sample"),
+        ContainerError::UnsupportedWrapType(2),
+        ContainerError::InvalidMetadata("sample"),
+        ContainerError::NoWraps,
+        ContainerError::NoMatchingWrap,
+        ContainerError::AuthenticationFailed,
+        ContainerError::SignatureMissing,
+        ContainerError::SignatureInvalid,
+        ContainerError::SignerMismatch,
+        ContainerError::Sealed,
+        ContainerError::InvalidShare("sample"),
+        ContainerError::InsufficientShares { have: 1, need: 2 },
+        ContainerError::InvalidChunk("sample"),
+        ContainerError::InvalidState("sample"),
+        ContainerError::InvalidOption("sample"),
+        ContainerError::InvalidManifest("sample"),
+        ContainerError::ManifestRollback { pinned: 2, head: 1 },
+        ContainerError::FounderMismatch,
+        ContainerError::ManifestRequired,
+        ContainerError::Crypto(CryptoError::InvalidKey("sample")),
+    ];
+    samples.into_iter().map(js_container_error).collect()
+}
+
+/// The Merkle leaves (32 bytes each, concatenated) of consecutive chunks from
+/// `firstIndex`, given their stored `iv ‖ tag` pairs (28 bytes each).
+#[wasm_bindgen(js_name = "containerLeaves")]
+pub fn container_leaves(
+    hash_alg: u8,
+    file_id: &[u8],
+    chunk_size: u32,
+    plaintext_size: f64,
+    first_index: f64,
+    iv_tags: &[u8],
+) -> JsResult<Vec<u8>> {
+    (|| {
+        let header = Header {
+            file_id: array16("fileId", file_id)?,
+            chunk_size,
+            plaintext_size: safe_u64("plaintextSize must be a safe non-negative integer", plaintext_size)?,
+            merkle_root: [0u8; 32],
+            hash_alg: HashAlg::from_id(hash_alg)?,
+            wraps: Vec::new(),
+            signed: None,
+        };
+        let first = safe_u64("firstIndex must be a safe non-negative integer", first_index)?;
+        Ok(leaves_of(&FileContext::of(&header), first, iv_tags)?.concat())
+    })()
+    .map_err(js_container_error)
+}
