@@ -107,3 +107,79 @@ fn deterministic_mutations_hold_the_invariants() {
     }
     assert!(runs > 1000);
 }
+
+// ---------------------------------------------------------------- messaging targets
+// Entry points in fuzz/messaging_entries.rs (shared with fuzz/fuzz_targets/messaging_*.rs).
+
+#[path = "../../fuzz/messaging_entries.rs"]
+mod messaging_entries;
+
+#[test]
+fn messaging_keylog_json_corpus() {
+    replay("messaging_keylog_json", messaging_entries::keylog_json, |d| messaging_entries::accepts("messaging_keylog_json", d));
+}
+
+#[test]
+fn messaging_registry_json_corpus() {
+    replay("messaging_registry_json", messaging_entries::registry_json, |d| messaging_entries::accepts("messaging_registry_json", d));
+}
+
+#[test]
+fn messaging_sealed_corpus() {
+    replay("messaging_sealed", messaging_entries::sealed_packet, |d| messaging_entries::accepts("messaging_sealed", d));
+}
+
+#[test]
+fn messaging_akem_corpus() {
+    replay("messaging_akem", messaging_entries::akem_ciphertext, |d| messaging_entries::accepts("messaging_akem", d));
+}
+
+#[test]
+fn messaging_chunked_corpus() {
+    replay("messaging_chunked", messaging_entries::chunked_message, |d| messaging_entries::accepts("messaging_chunked", d));
+}
+
+#[test]
+fn messaging_replay_json_corpus() {
+    replay("messaging_replay_json", messaging_entries::replay_json, |d| messaging_entries::accepts("messaging_replay_json", d));
+}
+
+/// The messaging seed corpora are generated: `messaging_entries::seed_corpus()`
+/// must match the files (regenerate with
+/// `VEILKIT_WRITE_CORPUS=1 cargo test -p veilkit --test fuzz_corpus_replay messaging_seed_corpus`).
+#[test]
+fn messaging_seed_corpus_is_current() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus");
+    let write = std::env::var_os("VEILKIT_WRITE_CORPUS").is_some();
+    for (target, name, bytes) in messaging_entries::seed_corpus() {
+        let path = root.join(target).join(&name);
+        if write {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, &bytes).unwrap();
+        } else {
+            let on_disk = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            assert_eq!(on_disk, bytes, "{} is stale", path.display());
+        }
+    }
+}
+
+/// Deterministic mutations (bit flips, truncations) of the messaging corpora.
+#[test]
+fn messaging_mutations_hold_the_invariants() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus");
+    let mut runs = 0usize;
+    for (target, entry) in messaging_entries::TARGETS {
+        for f in std::fs::read_dir(root.join(target)).unwrap() {
+            let data = std::fs::read(f.unwrap().path()).unwrap();
+            let len = data.len().min(300);
+            for at in (0..len).step_by(11) {
+                let mut m = data.clone();
+                m[at] ^= 0x21;
+                entry(&m).unwrap_or_else(|b| panic!("{target}: {b}"));
+                entry(&data[..at]).unwrap_or_else(|b| panic!("{target}: {b}"));
+                runs += 2;
+            }
+        }
+    }
+    assert!(runs > 300, "{runs}");
+}
