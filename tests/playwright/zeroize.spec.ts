@@ -31,3 +31,10 @@ test('control: the scan finds bytes that are not wiped', async ({ page }) => {
   console.log(`${r.name}: ${r.hits.length} hits (${[...new Set(r.hits.map((h) => h.region))].join(', ')})`);
   expect(r.hits.length).toBeGreaterThan(0);
 });
+
+test('no secret bytes left in wasm memory: messaging', async ({ page }) => {
+  const r = await page.evaluate(() => window.zeroizeTests.MESSAGING_SCENARIO());
+  console.log(`${r.name}: ${r.secrets} secrets, ${r.windows} windows, stack depth ${r.stackDepth}, ${r.hits.length} hits`);
+  for (const h of r.hits) console.log(`  ${h.secret} [+${h.at}] at ${h.offset} (${h.region})`);
+  expect(r.hits).toEqual([]);
+});

@@ -4,7 +4,7 @@
 //! `ts/messaging.ts`; structured results (verification codes, key-log entries,
 //! registries, reports) cross as JSON text in the forms of `docs/PROTOCOL.md`.
 //! Integers arrive as JS numbers and must be safe integers (0 … 2^53 − 1).
-use super::{concat_out, js_error, secret_in, secret_out, JsResult};
+use super::{concat_out, js_error, scrubbed, secret_in, secret_out, JsResult, StackUse};
 use crate::error::CryptoError;
 use crate::messaging::keylog::{self, KeyLogAction};
 use crate::messaging::replay::ReplayStore;
@@ -60,17 +60,21 @@ fn safe_f64(v: u64) -> f64 {
 /// Hybrid encapsulation, as `mlKemCiphertext(1088) ‖ sharedKey(32)`.
 #[wasm_bindgen(js_name = "hybridKemEncapsulate")]
 pub fn hybrid_kem_encapsulate(our_secret: Vec<u8>, their_public: &[u8], mlkem_ek: &[u8]) -> JsResult<Uint8Array> {
-    let our_secret = secret_in(our_secret);
-    let r = hybrid_kem::hybrid_kem_encapsulate(&our_secret, their_public, mlkem_ek).map_err(js_messaging_error)?;
-    Ok(concat_out(&[&r.mlkem_ciphertext, r.shared_key.as_slice()]))
+    scrubbed(StackUse::Kem, || {
+        let our_secret = secret_in(our_secret);
+        let r = hybrid_kem::hybrid_kem_encapsulate(&our_secret, their_public, mlkem_ek).map_err(js_messaging_error)?;
+        Ok(concat_out(&[&r.mlkem_ciphertext, r.shared_key.as_slice()]))
+    })
 }
 
 /// Hybrid decapsulation: the 32-byte shared key.
 #[wasm_bindgen(js_name = "hybridKemDecapsulate")]
 pub fn hybrid_kem_decapsulate(our_secret: Vec<u8>, their_public: &[u8], mlkem_dk: Vec<u8>, mlkem_ct: &[u8]) -> JsResult<Uint8Array> {
-    let (our_secret, mlkem_dk) = (secret_in(our_secret), secret_in(mlkem_dk));
-    let k = hybrid_kem::hybrid_kem_decapsulate(&our_secret, their_public, &mlkem_dk, mlkem_ct).map_err(js_messaging_error)?;
-    Ok(secret_out(k.as_slice()))
+    scrubbed(StackUse::Kem, || {
+        let (our_secret, mlkem_dk) = (secret_in(our_secret), secret_in(mlkem_dk));
+        let k = hybrid_kem::hybrid_kem_decapsulate(&our_secret, their_public, &mlkem_dk, mlkem_ct).map_err(js_messaging_error)?;
+        Ok(secret_out(k.as_slice()))
+    })
 }
 
 /// Authenticated encapsulation, as `ciphertext(1154) ‖ sharedSecret(32)`.
@@ -81,10 +85,12 @@ pub fn authenticated_kem_encapsulate(
     recipient_mlkem_ek: &[u8],
     sender_identity_secret: Vec<u8>,
 ) -> JsResult<Uint8Array> {
-    let (our_secret, identity) = (secret_in(our_secret), secret_in(sender_identity_secret));
-    let (ct, ss) = akem::authenticated_kem_encapsulate(&our_secret, recipient_public, recipient_mlkem_ek, &identity)
-        .map_err(js_messaging_error)?;
-    Ok(concat_out(&[&ct, ss.as_slice()]))
+    scrubbed(StackUse::Kem, || {
+        let (our_secret, identity) = (secret_in(our_secret), secret_in(sender_identity_secret));
+        let (ct, ss) = akem::authenticated_kem_encapsulate(&our_secret, recipient_public, recipient_mlkem_ek, &identity)
+            .map_err(js_messaging_error)?;
+        Ok(concat_out(&[&ct, ss.as_slice()]))
+    })
 }
 
 /// Authenticated decapsulation (signature verified first): the 32-byte shared secret.
@@ -96,10 +102,12 @@ pub fn authenticated_kem_decapsulate(
     authenticated_ciphertext: &[u8],
     sender_identity_public: &[u8],
 ) -> JsResult<Uint8Array> {
-    let (our_secret, dk) = (secret_in(our_secret), secret_in(our_mlkem_dk));
-    let ss = akem::authenticated_kem_decapsulate(&our_secret, sender_public, &dk, authenticated_ciphertext, sender_identity_public)
-        .map_err(js_messaging_error)?;
-    Ok(secret_out(ss.as_slice()))
+    scrubbed(StackUse::Kem, || {
+        let (our_secret, dk) = (secret_in(our_secret), secret_in(our_mlkem_dk));
+        let ss = akem::authenticated_kem_decapsulate(&our_secret, sender_public, &dk, authenticated_ciphertext, sender_identity_public)
+            .map_err(js_messaging_error)?;
+        Ok(secret_out(ss.as_slice()))
+    })
 }
 
 // ---------------------------------------------------------------- padding, padded and chunked AEAD
@@ -107,17 +115,21 @@ pub fn authenticated_kem_decapsulate(
 /// `u32(len) ‖ content ‖ zeros` to the padded size.
 #[wasm_bindgen(js_name = "padMessage")]
 pub fn pad_message(content: Vec<u8>) -> JsResult<Uint8Array> {
-    let content = secret_in(content);
-    let p = padding::pad_message(&content).map_err(js_messaging_error)?;
-    Ok(secret_out(&p))
+    scrubbed(StackUse::Small, || {
+        let content = secret_in(content);
+        let p = padding::pad_message(&content).map_err(js_messaging_error)?;
+        Ok(secret_out(&p))
+    })
 }
 
 /// Removes veilkit padding (strict).
 #[wasm_bindgen(js_name = "unpadMessage")]
 pub fn unpad_message(padded: Vec<u8>) -> JsResult<Uint8Array> {
-    let padded = secret_in(padded);
-    let c = padding::unpad_message(&padded).map_err(js_messaging_error)?;
-    Ok(secret_out(&c))
+    scrubbed(StackUse::Small, || {
+        let padded = secret_in(padded);
+        let c = padding::unpad_message(&padded).map_err(js_messaging_error)?;
+        Ok(secret_out(&c))
+    })
 }
 
 /// Padded size of a content length.
@@ -131,31 +143,39 @@ pub fn padded_length(content_length: f64) -> JsResult<f64> {
 /// Pads, then AES-256-GCM with a fresh IV: `iv ‖ ct ‖ tag`.
 #[wasm_bindgen(js_name = "encryptAesGcmPadded")]
 pub fn encrypt_aes_gcm_padded(key: Vec<u8>, plaintext: Vec<u8>, aad: &[u8]) -> JsResult<Vec<u8>> {
-    let (key, plaintext) = (secret_in(key), secret_in(plaintext));
-    padding::encrypt_aes_gcm_padded(&key, &plaintext, aad).map_err(js_messaging_error)
+    scrubbed(StackUse::Small, || {
+        let (key, plaintext) = (secret_in(key), secret_in(plaintext));
+        padding::encrypt_aes_gcm_padded(&key, &plaintext, aad).map_err(js_messaging_error)
+    })
 }
 
 /// Decrypts and unpads.
 #[wasm_bindgen(js_name = "decryptAesGcmPadded")]
 pub fn decrypt_aes_gcm_padded(key: Vec<u8>, ciphertext: &[u8], aad: &[u8]) -> JsResult<Uint8Array> {
-    let key = secret_in(key);
-    let pt = padding::decrypt_aes_gcm_padded(&key, ciphertext, aad).map_err(js_messaging_error)?;
-    Ok(secret_out(&pt))
+    scrubbed(StackUse::Small, || {
+        let key = secret_in(key);
+        let pt = padding::decrypt_aes_gcm_padded(&key, ciphertext, aad).map_err(js_messaging_error)?;
+        Ok(secret_out(&pt))
+    })
 }
 
 /// Chunked AES-256-GCM.
 #[wasm_bindgen(js_name = "encryptAesGcmChunked")]
 pub fn encrypt_aes_gcm_chunked(key: Vec<u8>, plaintext: Vec<u8>, aad: &[u8], chunk_size: u32) -> JsResult<Vec<u8>> {
-    let (key, plaintext) = (secret_in(key), secret_in(plaintext));
-    chunked::encrypt_aes_gcm_chunked(&key, &plaintext, aad, chunk_size).map_err(js_messaging_error)
+    scrubbed(StackUse::Small, || {
+        let (key, plaintext) = (secret_in(key), secret_in(plaintext));
+        chunked::encrypt_aes_gcm_chunked(&key, &plaintext, aad, chunk_size).map_err(js_messaging_error)
+    })
 }
 
 /// Decrypts a chunked ciphertext (all chunks or nothing).
 #[wasm_bindgen(js_name = "decryptAesGcmChunked")]
 pub fn decrypt_aes_gcm_chunked(key: Vec<u8>, ciphertext: &[u8], aad: &[u8]) -> JsResult<Uint8Array> {
-    let key = secret_in(key);
-    let pt = chunked::decrypt_aes_gcm_chunked(&key, ciphertext, aad).map_err(js_messaging_error)?;
-    Ok(secret_out(&pt))
+    scrubbed(StackUse::Small, || {
+        let key = secret_in(key);
+        let pt = chunked::decrypt_aes_gcm_chunked(&key, ciphertext, aad).map_err(js_messaging_error)?;
+        Ok(secret_out(&pt))
+    })
 }
 
 // ---------------------------------------------------------------- session keys
@@ -163,25 +183,31 @@ pub fn decrypt_aes_gcm_chunked(key: Vec<u8>, ciphertext: &[u8], aad: &[u8]) -> J
 /// Session root key.
 #[wasm_bindgen(js_name = "deriveSrk")]
 pub fn derive_srk(dek: Vec<u8>, chat_id: &[u8]) -> JsResult<Uint8Array> {
-    let dek = secret_in(dek);
-    let k = session::derive_srk(&dek, chat_id).map_err(js_messaging_error)?;
-    Ok(secret_out(k.as_slice()))
+    scrubbed(StackUse::Small, || {
+        let dek = secret_in(dek);
+        let k = session::derive_srk(&dek, chat_id).map_err(js_messaging_error)?;
+        Ok(secret_out(k.as_slice()))
+    })
 }
 
 /// Window key.
 #[wasm_bindgen(js_name = "deriveWindowKey")]
 pub fn derive_window_key(srk: Vec<u8>, window_index: f64) -> JsResult<Uint8Array> {
-    let srk = secret_in(srk);
-    let w = safe_u64("windowIndex must be a safe non-negative integer", window_index)?;
-    let k = session::derive_window_key(&srk, w).map_err(js_messaging_error)?;
-    Ok(secret_out(k.as_slice()))
+    scrubbed(StackUse::Small, || {
+        let srk = secret_in(srk);
+        let w = safe_u64("windowIndex must be a safe non-negative integer", window_index)?;
+        let k = session::derive_window_key(&srk, w).map_err(js_messaging_error)?;
+        Ok(secret_out(k.as_slice()))
+    })
 }
 
 /// Fresh ratchet key pair as `secret32 ‖ public32`.
 #[wasm_bindgen(js_name = "generateRatchetKeypair")]
 pub fn generate_ratchet_keypair() -> JsResult<Uint8Array> {
-    let kp = session::generate_ratchet_keypair().map_err(js_messaging_error)?;
-    Ok(concat_out(&[kp.secret.as_slice(), &kp.public]))
+    scrubbed(StackUse::Small, || {
+        let kp = session::generate_ratchet_keypair().map_err(js_messaging_error)?;
+        Ok(concat_out(&[kp.secret.as_slice(), &kp.public]))
+    })
 }
 
 /// One PCS ratchet step.
@@ -194,10 +220,12 @@ pub fn ratchet_srk(
     ratchet_step: f64,
     is_sender: bool,
 ) -> JsResult<Uint8Array> {
-    let (srk, ours) = (secret_in(current_srk), secret_in(our_ratchet_secret));
-    let step = safe_u64("ratchetStep must be a safe non-negative integer", ratchet_step)?;
-    let k = session::ratchet_srk(&srk, &ours, their_ratchet_public, chat_id, step, is_sender).map_err(js_messaging_error)?;
-    Ok(secret_out(k.as_slice()))
+    scrubbed(StackUse::Small, || {
+        let (srk, ours) = (secret_in(current_srk), secret_in(our_ratchet_secret));
+        let step = safe_u64("ratchetStep must be a safe non-negative integer", ratchet_step)?;
+        let k = session::ratchet_srk(&srk, &ours, their_ratchet_public, chat_id, step, is_sender).map_err(js_messaging_error)?;
+        Ok(secret_out(k.as_slice()))
+    })
 }
 
 /// Whether to ratchet now.
@@ -243,24 +271,30 @@ pub fn transcript_verify_sync(hash_a: &[u8], hash_b: &[u8]) -> JsResult<bool> {
 /// Seals `content` from `senderId` to a recipient, signed by the sender.
 #[wasm_bindgen(js_name = "sealMessage")]
 pub fn seal_message(recipient_public: &[u8], sender_id: &[u8], content: Vec<u8>, sender_signing_key: Vec<u8>) -> JsResult<Vec<u8>> {
-    let (content, signing) = (secret_in(content), secret_in(sender_signing_key));
-    sealed::seal_message(recipient_public, sender_id, &content, &signing).map_err(js_messaging_error)
+    scrubbed(StackUse::Small, || {
+        let (content, signing) = (secret_in(content), secret_in(sender_signing_key));
+        sealed::seal_message(recipient_public, sender_id, &content, &signing).map_err(js_messaging_error)
+    })
 }
 
 /// The sender id a packet claims (decrypted, **not verified**).
 #[wasm_bindgen(js_name = "unsealSenderId")]
 pub fn unseal_sender_id(sealed_packet: &[u8], our_secret: Vec<u8>) -> JsResult<Vec<u8>> {
-    let our_secret = secret_in(our_secret);
-    sealed::unseal_sender_id(sealed_packet, &our_secret).map_err(js_messaging_error)
+    scrubbed(StackUse::Small, || {
+        let our_secret = secret_in(our_secret);
+        sealed::unseal_sender_id(sealed_packet, &our_secret).map_err(js_messaging_error)
+    })
 }
 
 /// Unseals and verifies, as `u16(|senderId|) ‖ senderId ‖ content`.
 #[wasm_bindgen(js_name = "unsealMessage")]
 pub fn unseal_message(sealed_packet: &[u8], our_secret: Vec<u8>, sender_identity_public: &[u8]) -> JsResult<Uint8Array> {
-    let our_secret = secret_in(our_secret);
-    let u = sealed::unseal_message(sealed_packet, &our_secret, sender_identity_public).map_err(js_messaging_error)?;
-    let len = u16::try_from(u.sender_id.len()).map_err(|_| js_messaging_error(MessagingError::AuthenticationFailed))?;
-    Ok(concat_out(&[&len.to_be_bytes(), &u.sender_id, &u.content]))
+    scrubbed(StackUse::Small, || {
+        let our_secret = secret_in(our_secret);
+        let u = sealed::unseal_message(sealed_packet, &our_secret, sender_identity_public).map_err(js_messaging_error)?;
+        let len = u16::try_from(u.sender_id.len()).map_err(|_| js_messaging_error(MessagingError::AuthenticationFailed))?;
+        Ok(concat_out(&[&len.to_be_bytes(), &u.sender_id, &u.content]))
+    })
 }
 
 // ---------------------------------------------------------------- verification codes
@@ -304,12 +338,14 @@ pub fn key_log_create_entry(
     action: u8,
     signing_key: Vec<u8>,
 ) -> JsResult<String> {
-    let signing_key = secret_in(signing_key);
-    let t = safe_u64("timestamp must be a safe non-negative integer", timestamp)?;
-    let action = KeyLogAction::from_byte(action).map_err(js_messaging_error)?;
-    let e = keylog::key_log_create_entry(user_id, public_key, t, prev_entry_hash, action, &signing_key)
-        .map_err(js_messaging_error)?;
-    keylog::key_log_entry_to_json(&e).map_err(js_messaging_error)
+    scrubbed(StackUse::Small, || {
+        let signing_key = secret_in(signing_key);
+        let t = safe_u64("timestamp must be a safe non-negative integer", timestamp)?;
+        let action = KeyLogAction::from_byte(action).map_err(js_messaging_error)?;
+        let e = keylog::key_log_create_entry(user_id, public_key, t, prev_entry_hash, action, &signing_key)
+            .map_err(js_messaging_error)?;
+        keylog::key_log_entry_to_json(&e).map_err(js_messaging_error)
+    })
 }
 
 /// Hash of one entry (JSON form): the next entry's `prevHash`.
@@ -355,17 +391,21 @@ pub fn registry_add_device(
     device_public_key: &[u8],
     account_signing_key: Vec<u8>,
 ) -> JsResult<String> {
-    let signing = secret_in(account_signing_key);
-    let t = safe_u64("addedAt must be a safe non-negative integer", added_at)?;
-    registry::registry_add_device(registry_json, device_id, name, t, device_public_key, &signing).map_err(js_messaging_error)
+    scrubbed(StackUse::Small, || {
+        let signing = secret_in(account_signing_key);
+        let t = safe_u64("addedAt must be a safe non-negative integer", added_at)?;
+        registry::registry_add_device(registry_json, device_id, name, t, device_public_key, &signing).map_err(js_messaging_error)
+    })
 }
 
 /// Revokes a device (signed by the account key); the new JSON.
 #[wasm_bindgen(js_name = "registryRevokeDevice")]
 pub fn registry_revoke_device(registry_json: &str, device_id: &str, revoked_at: f64, account_signing_key: Vec<u8>) -> JsResult<String> {
-    let signing = secret_in(account_signing_key);
-    let t = safe_u64("revokedAt must be a safe non-negative integer", revoked_at)?;
-    registry::registry_revoke_device(registry_json, device_id, t, &signing).map_err(js_messaging_error)
+    scrubbed(StackUse::Small, || {
+        let signing = secret_in(account_signing_key);
+        let t = safe_u64("revokedAt must be a safe non-negative integer", revoked_at)?;
+        registry::registry_revoke_device(registry_json, device_id, t, &signing).map_err(js_messaging_error)
+    })
 }
 
 /// Active devices `[{"deviceId","name","publicKey","addedAt"}]` of a verified registry.
