@@ -1,8 +1,14 @@
 #!/usr/bin/env bash
-# Builds the wasm core, its wasm-bindgen glue and the TypeScript facade:
-#   target/wasm32-unknown-unknown/release/veilkit.wasm
-#   ts/wasm/veilkit{.js,.d.ts,_bg.wasm}      (generated, gitignored)
-#   dist/ts/** (+ dist/ts/wasm/), dist/worker/**, dist/tests/**
+# Builds the wasm core (two builds), its wasm-bindgen glue and the TypeScript facade:
+#   target/wasm32-unknown-unknown/release/veilkit.wasm            SIMD build (stable)
+#   target/threads/wasm32-unknown-unknown/release/veilkit.wasm    threads build (nightly)
+#   ts/wasm/veilkit{.js,.d.ts,_bg.wasm}   SIMD glue (generated, gitignored), plus an appended
+#                                         __veilkitSelect(glue) that rebinds every export to the
+#                                         threads glue when init() loads that build (ES live
+#                                         bindings: the facade's imports follow)
+#   ts/wasm-threads/veilkit{.js,.d.ts,_bg.wasm}, snippets/   threads glue (generated, gitignored)
+#   dist/ts/** (+ dist/ts/wasm/, dist/ts/wasm-threads/), dist/worker/**, dist/tests/**
+# Both wasm builds are required: if either fails, the build fails.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -20,36 +26,97 @@ DIST_WASM_DIR="dist/ts/wasm"
 say "cargo build (release, wasm32-unknown-unknown, --features wasm)"
 cargo build --release --target wasm32-unknown-unknown -p veilkit --features wasm
 
-say "wasm-bindgen --target web -> $GLUE_DIR/"
-mkdir -p "$GLUE_DIR"
-wasm-bindgen --target web --out-dir "$GLUE_DIR" --out-name veilkit "$RAW_WASM"
+# Threads build: nightly + rust-src, std rebuilt with atomics, shared imported memory
+# (4 GiB maximum, as the SIMD build, so Argon2id's 1 GiB cap fits). A separate target
+# directory keeps the stable build's artifacts intact.
+# No +simd128 here: with std itself rebuilt for simd128 (build-std), std's HashMap::retain
+# misbehaved on this nightly (the messaging replay-store KAT kept entries it had to prune);
+# the prebuilt std of the SIMD build is not affected. Re-test before adding it back.
+THREADS_TARGET="${CARGO_TARGET_DIR:-target}/threads"
+THREADS_RAW_WASM="$THREADS_TARGET/wasm32-unknown-unknown/release/veilkit.wasm"
+THREADS_GLUE_DIR="ts/wasm-threads"
+DIST_THREADS_DIR="dist/ts/wasm-threads"
+THREADS_RUSTFLAGS="-C target-feature=+atomics,+bulk-memory"
+for arg in --shared-memory --max-memory=4294967296 --import-memory \
+    --export=__wasm_init_tls --export=__tls_size --export=__tls_align --export=__tls_base; do
+  THREADS_RUSTFLAGS+=" -C link-arg=$arg"
+done
+say "cargo +${VEILKIT_NIGHTLY:-nightly} build (release, wasm32-unknown-unknown, --features threads, build-std)"
+RUSTUP_AUTO_INSTALL=0 RUSTFLAGS="$THREADS_RUSTFLAGS" CARGO_TARGET_DIR="$THREADS_TARGET" \
+  cargo "+${VEILKIT_NIGHTLY:-nightly}" build --release --target wasm32-unknown-unknown -p veilkit --features threads \
+  -Z build-std=panic_abort,std
 
-if command -v wasm-opt >/dev/null 2>&1; then
-  say "wasm-opt -O3"
-  tmp="$GLUE_DIR/veilkit_bg.opt.wasm"
-  if wasm-opt -O3 \
-      --enable-simd --enable-bulk-memory --enable-sign-ext --enable-mutable-globals \
-      --enable-nontrapping-float-to-int --enable-reference-types --enable-multivalue \
-      "$GLUE_DIR/veilkit_bg.wasm" -o "$tmp"; then
-    mv "$tmp" "$GLUE_DIR/veilkit_bg.wasm"
+optimize() { # optimize FILE FEATURES...
+  local file="$1"
+  shift
+  if command -v wasm-opt >/dev/null 2>&1; then
+    say "wasm-opt -O3 $file"
+    local tmp="${file%.wasm}.opt.wasm"
+    if wasm-opt -O3 "$@" \
+        --enable-simd --enable-bulk-memory --enable-sign-ext --enable-mutable-globals \
+        --enable-nontrapping-float-to-int --enable-reference-types --enable-multivalue \
+        "$file" -o "$tmp"; then
+      mv "$tmp" "$file"
+    else
+      rm -f "$tmp"
+      say "wasm-opt failed; keeping the unoptimised module"
+    fi
   else
-    rm -f "$tmp"
-    say "wasm-opt failed; keeping the unoptimised module"
+    say "wasm-opt not found; skipped ($file)"
   fi
-else
-  say "wasm-opt not found; skipped"
-fi
+}
+
+say "wasm-bindgen --target web -> $GLUE_DIR/ (SIMD)"
+mkdir -p "$GLUE_DIR"
+rm -f "$GLUE_DIR"/veilkit*.js "$GLUE_DIR"/veilkit*.d.ts
+wasm-bindgen --target web --out-dir "$GLUE_DIR" --out-name veilkit "$RAW_WASM"
+optimize "$GLUE_DIR/veilkit_bg.wasm"
+
+say "wasm-bindgen --target web -> $THREADS_GLUE_DIR/ (threads)"
+rm -rf "$THREADS_GLUE_DIR"
+mkdir -p "$THREADS_GLUE_DIR"
+wasm-bindgen --target web --out-dir "$THREADS_GLUE_DIR" --out-name veilkit "$THREADS_RAW_WASM"
+optimize "$THREADS_GLUE_DIR/veilkit_bg.wasm" --enable-threads
+
+# Build switching: append __veilkitSelect(glue) to the SIMD glue. It reassigns every
+# exported binding (function and class declarations are mutable bindings inside their
+# module), so `import * as wasm from './wasm/veilkit.js'` follows init()'s choice while the
+# glue stays one self-contained module (a fresh import is still a fresh instance).
+say "append __veilkitSelect to $GLUE_DIR/veilkit.js"
+node --input-type=module - "$GLUE_DIR" <<'NODE'
+import { appendFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
+import { resolve } from 'node:path';
+const dir = process.argv[2];
+const glue = await import(pathToFileURL(resolve(dir, 'veilkit.js')).href);
+const names = Object.keys(glue).filter((n) => n !== 'default' && n !== 'initSync').sort();
+appendFileSync(resolve(dir, 'veilkit.js'), [
+  '',
+  '// Appended by scripts/build.sh: points every export at the threads build\'s glue (same exports).',
+  'export function __veilkitSelect(glue) {',
+  ...names.map((n) => `  ${n} = glue.${n};`),
+  '}',
+  '',
+].join('\n'));
+appendFileSync(resolve(dir, 'veilkit.d.ts'),
+  '\n/** Points every export at the threads build\'s glue (called by init()). */\nexport function __veilkitSelect(glue: unknown): void;\n');
+NODE
 
 say "tsc -p tsconfig.json"
 npx --no-install tsc -p tsconfig.json
 
-say "copy wasm glue -> $DIST_WASM_DIR/"
+say "copy wasm glue -> $DIST_WASM_DIR/, $DIST_THREADS_DIR/"
 mkdir -p "$DIST_WASM_DIR"
 cp "$GLUE_DIR/veilkit.js" "$GLUE_DIR/veilkit_bg.wasm" "$DIST_WASM_DIR/"
 # Declarations too, so dist/ts/*.d.ts that mention the glue resolve for consumers.
 cp "$GLUE_DIR/veilkit.d.ts" "$DIST_WASM_DIR/"
+rm -rf "$DIST_THREADS_DIR"
+mkdir -p "$DIST_THREADS_DIR"
+cp -R "$THREADS_GLUE_DIR"/. "$DIST_THREADS_DIR/"
 
-raw=$(wc -c <"$DIST_WASM_DIR/veilkit_bg.wasm")
-gz=$(gzip -9 -c "$DIST_WASM_DIR/veilkit_bg.wasm" | wc -c)
-printf 'build: wasm size: %d bytes raw (%d KiB), %d bytes gzip -9 (%d KiB)\n' \
-  "$raw" $(( (raw + 1023) / 1024 )) "$gz" $(( (gz + 1023) / 1024 ))
+for f in "$DIST_WASM_DIR/veilkit_bg.wasm" "$DIST_THREADS_DIR/veilkit_bg.wasm"; do
+  raw=$(wc -c <"$f")
+  gz=$(gzip -9 -c "$f" | wc -c)
+  printf 'build: wasm size %s: %d bytes raw (%d KiB), %d bytes gzip -9 (%d KiB)\n' \
+    "$f" "$raw" $(( (raw + 1023) / 1024 )) "$gz" $(( (gz + 1023) / 1024 ))
+done

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Idempotent machine setup for building and testing veilkit.
 #   - wasm32-unknown-unknown Rust target
+#   - nightly toolchain + rust-src (the threads build: -Z build-std with atomics)
 #   - wasm-bindgen-cli of exactly the wasm-bindgen version in Cargo.lock
 #   - npm dev dependencies (no browser download)
 #   - Debian Chromium at /usr/bin/chromium (Playwright drives it)
@@ -28,6 +29,23 @@ if rustup target list --installed 2>/dev/null | grep -qx 'wasm32-unknown-unknown
 else
   rustup target add wasm32-unknown-unknown >/dev/null
   step "wasm32-unknown-unknown" "done (rustup target add)"
+fi
+
+# 1b. Nightly toolchain + rust-src for the threads build (scripts/build.sh). The
+# toolchain is named by VEILKIT_NIGHTLY (default "nightly"); components are
+# installed explicitly because the build runs with RUSTUP_AUTO_INSTALL=0.
+NIGHTLY="${VEILKIT_NIGHTLY:-nightly}"
+if RUSTUP_AUTO_INSTALL=0 rustc "+$NIGHTLY" --version >/dev/null 2>&1; then
+  step "toolchain $NIGHTLY" "already present"
+else
+  rustup toolchain install "$NIGHTLY" --profile minimal --component rust-src >/dev/null
+  step "toolchain $NIGHTLY" "done (rustup toolchain install)"
+fi
+if rustup component list --toolchain "$NIGHTLY" --installed 2>/dev/null | grep -q '^rust-src'; then
+  step "rust-src ($NIGHTLY)" "already present"
+else
+  rustup component add rust-src --toolchain "$NIGHTLY" >/dev/null
+  step "rust-src ($NIGHTLY)" "done (rustup component add)"
 fi
 
 # 2. wasm-bindgen-cli, same version as the wasm-bindgen crate in Cargo.lock -----

@@ -14,3 +14,7 @@ export {
   type IdentityHandle, type KeyHandle, type KeyRoute, type KeyType, type ImportBackupResult, type KeystoreCapabilities,
   type KeystoreChange, type KeystoreStatus, type PassphraseKdfParams,
 } from './keystore.js';
+export {
+  capabilities, type Capabilities, type Routes, type Route, type RoutePreference, type WasmBuild,
+  type WebCryptoSupport, type AlgorithmSupport,
+} from './native.js';

@@ -2,8 +2,9 @@
  * Loading the WebAssembly core. `init()` is memoised and works in a page, a
  * (module) Worker and Node.js.
  */
-import initWasm, { initSync } from './wasm/veilkit.js';
+import initWasm, { initSync, __veilkitSelect } from './wasm/veilkit.js';
 import { VeilError, poisonedError, toVeilError } from './errors.js';
+import { chooseRoutes, detectWebCrypto, setCapabilities, type RoutePreference, type WasmBuild } from './native.js';
 
 /** Where the `.wasm` comes from. By default it is resolved next to this module. */
 export type WasmSource = URL | string | Response | BufferSource | WebAssembly.Module;
@@ -11,6 +12,23 @@ export type WasmSource = URL | string | Response | BufferSource | WebAssembly.Mo
 export interface InitOptions {
   /** Override the location or bytes of `veilkit_bg.wasm` (e.g. a bundler asset URL). */
   wasm?: WasmSource;
+  /** Override the location of the threads build's `wasm-threads/veilkit_bg.wasm`. */
+  threadsWasm?: WasmSource;
+  /**
+   * The threads build (wasm-bindgen-rayon): `undefined` (default) loads it when
+   * the context is cross-origin isolated, SharedArrayBuffer works and this is a
+   * worker (a window's main thread may not block, so it keeps the SIMD build);
+   * `false` forces the single-threaded SIMD build; `true` wants threads wherever
+   * they work (also on a main thread); a number also sets the pool size
+   * (default `navigator.hardwareConcurrency`).
+   */
+  threads?: boolean | number;
+  /**
+   * Where the routable asynchronous operations run (see `capabilities()`):
+   * `'auto'` (default) native WebCrypto where it is supported and passes its
+   * self-test, `'native'` WebCrypto wherever supported, `'wasm'` never WebCrypto.
+   */
+  route?: RoutePreference;
 }
 
 // A minimal module using a v128 instruction (i8x16.splat); validates only with SIMD128.
@@ -46,13 +64,62 @@ async function loadInNode(): Promise<void> {
   initSync({ module: bytes });
 }
 
+interface ThreadsGlue {
+  default(input: { module_or_path: WasmSource }): Promise<unknown>;
+  initThreadPool(n: number): Promise<unknown>;
+  threadCount(): number;
+}
+
+/** Whether this context can run the threads build (`explicit`: the caller asked for threads). */
+function threadsUsable(explicit: boolean): boolean {
+  const g = globalThis as { crossOriginIsolated?: boolean; document?: unknown };
+  if (g.crossOriginIsolated !== true || typeof SharedArrayBuffer !== 'function' || isNode()) return false;
+  if (!explicit && g.document !== undefined) return false; // a window's main thread: Atomics.wait is not allowed
+  try {
+    return new WebAssembly.Memory({ initial: 1, maximum: 1, shared: true }).buffer instanceof SharedArrayBuffer;
+  } catch {
+    return false;
+  }
+}
+
+function defaultThreadCount(): number {
+  const n = (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator?.hardwareConcurrency;
+  return typeof n === 'number' && n > 0 ? Math.min(n, 16) : 2;
+}
+
+/** Loads the threads build and starts its pool; returns the pool size, or undefined when it could not. */
+async function loadThreads(options: InitOptions): Promise<number | undefined> {
+  const count = typeof options.threads === 'number' ? options.threads : defaultThreadCount();
+  if (!Number.isInteger(count) || count < 1 || count > 64) {
+    throw new RangeError(`threads must be a boolean or an integer between 1 and 64, got ${String(options.threads)}`);
+  }
+  try {
+    const glue = (await import('./wasm-threads/veilkit.js')) as unknown as ThreadsGlue;
+    await glue.default({ module_or_path: options.threadsWasm ?? new URL('./wasm-threads/veilkit_bg.wasm', import.meta.url) });
+    await glue.initThreadPool(count);
+    __veilkitSelect(glue);
+    return glue.threadCount();
+  } catch (e) {
+    if (options.threads === undefined) return undefined; // automatic choice: fall back to SIMD
+    throw e;
+  }
+}
+
 /**
- * Loads and instantiates the SIMD WebAssembly core. Memoised: every call
- * returns the same promise. Rejects with `VeilError('UNSUPPORTED_PLATFORM')`
- * when WebAssembly or SIMD128 is unavailable.
+ * Loads and instantiates the WebAssembly core: the threads build where it
+ * works (see {@link InitOptions.threads}), else the SIMD build. Also probes
+ * WebCrypto and fixes the routes reported by `capabilities()`. Memoised:
+ * every call returns the same promise (the options of the first call win).
+ * Rejects with `VeilError('UNSUPPORTED_PLATFORM')` when WebAssembly or
+ * SIMD128 is unavailable.
  */
 export function init(options: InitOptions = {}): Promise<void> {
   ready ??= (async () => {
+    const route = options.route ?? 'auto';
+    if (route !== 'auto' && route !== 'wasm' && route !== 'native') {
+      throw new TypeError(`route must be 'auto', 'wasm' or 'native', got ${String(route)}`);
+    }
+    const webCrypto = detectWebCrypto();
     const support = platformSupport();
     if (!support.webAssembly) {
       throw new VeilError('UNSUPPORTED_PLATFORM', 'WebAssembly is not available in this environment');
@@ -61,13 +128,29 @@ export function init(options: InitOptions = {}): Promise<void> {
       throw new VeilError('UNSUPPORTED_PLATFORM', 'WebAssembly SIMD128 is not supported by this engine');
     }
     try {
-      if (options.wasm !== undefined) {
+      let build: WasmBuild = 'simd';
+      let threads: number | undefined;
+      if (options.threads !== false && threadsUsable(options.threads !== undefined)) threads = await loadThreads(options);
+      if (threads !== undefined) {
+        build = 'threads';
+      } else if (options.wasm !== undefined) {
         await initWasm({ module_or_path: options.wasm });
       } else if (isNode()) {
         await loadInNode();
       } else {
         await initWasm({ module_or_path: new URL('./wasm/veilkit_bg.wasm', import.meta.url) });
       }
+      const wc = await webCrypto;
+      const g = globalThis as { crossOriginIsolated?: boolean };
+      setCapabilities({
+        wasmBuild: build,
+        threads: threads ?? 1,
+        crossOriginIsolated: g.crossOriginIsolated === true,
+        sharedArrayBuffer: typeof SharedArrayBuffer === 'function',
+        routePreference: route,
+        routes: chooseRoutes(route, wc),
+        webCrypto: wc,
+      });
       initialized = true;
     } catch (e) {
       ready = undefined; // allow a retry (e.g. after a network error)

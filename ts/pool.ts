@@ -8,6 +8,7 @@
  * every other call goes on.
  */
 import { VeilError, isVeilErrorCode } from './errors.js';
+import type { RoutePreference } from './native.js';
 import type {
   PrimitiveArgs, PrimitiveResult, ReadyMessage, Reply, Request, SerializedError, WorkerPrimitive,
 } from '../worker/protocol.js';
@@ -30,6 +31,10 @@ export interface PoolOptions {
   debug?: boolean;
   /** Called with every worker→page message (test builds: e.g. asserting that no secret bytes reach the page). */
   inspectReply?: (message: unknown) => void;
+  /** The workers' `init({ route })`: where routable primitives run (default `'auto'`, see `capabilities()`). */
+  route?: RoutePreference;
+  /** The workers' `init({ threads })`: `false` forces the SIMD build, a number sets each worker's thread pool size. */
+  threads?: boolean | number;
 }
 
 export interface RunOptions {
@@ -88,6 +93,8 @@ export class WorkerPool {
   private readonly wasmUrl: string | undefined;
   private readonly debug: boolean;
   private readonly inspectReply: ((message: unknown) => void) | undefined;
+  private readonly route: RoutePreference | undefined;
+  private readonly threads: boolean | number | undefined;
   private nextId = 1;
   private nextAffinity = 0;
   private disposed = false;
@@ -101,6 +108,8 @@ export class WorkerPool {
     this.wasmUrl = options.wasmUrl === undefined ? undefined : String(options.wasmUrl);
     this.debug = options.debug === true;
     this.inspectReply = options.inspectReply;
+    this.route = options.route;
+    this.threads = options.threads;
     this.slots = Array.from({ length: size }, (_, index) => ({ index, worker: undefined, ready: undefined, job: undefined, idleTimer: undefined }));
   }
 
@@ -202,7 +211,7 @@ export class WorkerPool {
       this.onCrash(slot, worker, e.message);
     });
     worker.addEventListener('messageerror', () => this.onCrash(slot, worker, 'a message could not be deserialized'));
-    worker.postMessage({ type: 'veilkit/init', wasmUrl: this.wasmUrl, debug: this.debug });
+    worker.postMessage({ type: 'veilkit/init', wasmUrl: this.wasmUrl, debug: this.debug, route: this.route, threads: this.threads });
     return slot.ready;
   }
 

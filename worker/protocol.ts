@@ -9,6 +9,7 @@
  * - `debug/*`       — test hooks, only honoured when the worker was started with `debug: true`.
  */
 import type * as Primitives from '../ts/primitives.js';
+import type { RoutePreference } from '../ts/native.js';
 
 /** Primitives callable in a worker (pure functions of their arguments). */
 export const WORKER_PRIMITIVES = [
@@ -36,6 +37,10 @@ export interface InitRequest {
   readonly wasmUrl?: string;
   /** Enables the `debug/*` requests (tests only). */
   readonly debug?: boolean;
+  /** `init({ route })` in the worker: where routable primitives run (default `'auto'`). */
+  readonly route?: RoutePreference;
+  /** `init({ threads })` in the worker: the threads build (default automatic). */
+  readonly threads?: boolean | number;
 }
 
 export interface ReadyMessage {
@@ -47,6 +52,7 @@ export interface ReadyMessage {
 export type Request =
   | { readonly id: number; readonly type: 'primitives/call'; readonly name: WorkerPrimitive; readonly args: readonly unknown[] }
   | { readonly id: number; readonly type: 'veilkit/ping' }
+  | { readonly id: number; readonly type: 'veilkit/capabilities' }
   | { readonly id: number; readonly type: 'debug/crash' }
   | { readonly id: number; readonly type: 'debug/hang'; readonly ms: number }
   | import('./keystore.protocol.js').KeystoreRequest;

@@ -6,6 +6,7 @@
  */
 import * as primitives from '../ts/primitives.js';
 import { VeilError } from '../ts/errors.js';
+import { capabilities, nativeCall } from '../ts/native.js';
 import {
   WORKER_PRIMITIVES, transferables,
   type InitRequest, type ReadyMessage, type Reply, type Request, type SerializedError,
@@ -40,8 +41,12 @@ type Handlers = { [T in Request['type']]: (req: Extract<Request, { type: T }>) =
 const handlers: Handlers = {
   ...keystoreHandlers,
   'veilkit/ping': () => ({ pong: true, workerId }),
+  'veilkit/capabilities': () => capabilities(),
   'primitives/call': (req) => {
     if (!allowed.has(req.name)) throw new TypeError(`unknown primitive ${String(req.name)}`);
+    // WebCrypto where this worker's route for the operation is native (ts/native.ts).
+    const native = nativeCall(req.name, req.args);
+    if (native !== undefined) return native;
     const fn = primitives[req.name] as (...a: unknown[]) => unknown;
     return fn(...req.args);
   },
@@ -85,7 +90,11 @@ function onInit(e: MessageEvent): void {
   if (msg?.type !== 'veilkit/init') return;
   scope.removeEventListener('message', onInit);
   debug = msg.debug === true;
-  const options = msg.wasmUrl === undefined ? {} : { wasm: msg.wasmUrl };
+  const options: primitives.InitOptions = {
+    ...(msg.wasmUrl === undefined ? {} : { wasm: msg.wasmUrl }),
+    ...(msg.route === undefined ? {} : { route: msg.route }),
+    ...(msg.threads === undefined ? {} : { threads: msg.threads }),
+  };
   primitives.init(options).then(
     () => {
       scope.addEventListener('message', (ev) => void onRequest(ev));

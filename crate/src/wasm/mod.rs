@@ -33,6 +33,8 @@ mod messaging;
 mod mldsa;
 mod mlkem;
 mod shamir;
+#[cfg(feature = "threads")]
+mod threads;
 mod x25519;
 mod xwing;
 

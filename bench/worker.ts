@@ -1,0 +1,494 @@
+/**
+ * One benchmark case per dedicated module worker: `worker.js?case=<id>`.
+ * Bundled by bench/run.mjs (esbuild, code splitting: a worker loads only the
+ * library its case needs). veilkit itself is loaded unbundled from /dist/ts/.
+ *
+ * Each case: set-up, warm-up (calibrates a batch to ~RUN_MS), then RUNS timed
+ * batches; the reported figure is the median. Slow cases (Argon2id, PBKDF2)
+ * time single operations instead.
+ */
+type Op = () => unknown;
+interface Prepared {
+  op: Op;
+  /** The op returns a promise (awaited one at a time). */
+  async?: boolean;
+  /** Seconds per op: one op per sample. */
+  slow?: boolean;
+  note?: string;
+}
+export interface CaseResult {
+  id: string;
+  ok: boolean;
+  unit?: 'ops/s' | 's';
+  value?: number;
+  samples?: number[];
+  note?: string;
+  error?: string;
+}
+
+const RUNS = 7;
+const RUN_MS = 250;
+const WARMUP_MS = 400;
+const SLOW_RUNS = 5;
+
+const VEILKIT = '/dist/ts/index.js';
+const VEILKIT_NATIVE = '/dist/ts/native.js';
+type Veilkit = typeof import('../ts/index.js');
+type Native = typeof import('../ts/native.js');
+
+async function veilkit(options: { threads?: boolean | number; route?: 'auto' | 'wasm' | 'native' } = {}): Promise<Veilkit> {
+  const url = VEILKIT;
+  const vk = (await import(/* @vite-ignore */ url)) as Veilkit;
+  await vk.init({ threads: false, route: 'wasm', ...options });
+  return vk;
+}
+
+async function native(): Promise<Native> {
+  await veilkit({ route: 'native' });
+  const url = VEILKIT_NATIVE;
+  return (await import(/* @vite-ignore */ url)) as Native;
+}
+
+async function sodium() {
+  const mod = await import('libsodium-wrappers-sumo');
+  const s = (mod as { default?: unknown }).default ?? mod;
+  await (s as { ready: Promise<void> }).ready;
+  return s as typeof import('libsodium-wrappers-sumo');
+}
+
+const subtle = (): SubtleCrypto & {
+  encapsulateBits(a: { name: string }, k: CryptoKey): Promise<{ ciphertext: ArrayBuffer; sharedKey: ArrayBuffer }>;
+  decapsulateBits(a: { name: string }, k: CryptoKey, ct: BufferSource): Promise<ArrayBuffer>;
+} => crypto.subtle as never;
+
+const MSG = new Uint8Array(1024).map((_, i) => i & 0xff);
+const rnd = (n: number) => crypto.getRandomValues(new Uint8Array(n));
+const KEM = { name: 'ML-KEM-768' };
+const KEM_USAGES = ['encapsulateBits', 'decapsulateBits'] as unknown as KeyUsage[];
+const ARGON = { memoryKib: 64 * 1024, iterations: 3, length: 32 };
+const PASSWORD = new TextEncoder().encode('correct horse battery staple');
+const SALT16 = new Uint8Array(16).fill(7);
+
+const CASES: Record<string, () => Promise<Prepared>> = {
+  // ------------------------------------------------------------ ML-KEM-768
+  'mlkem-keygen/veilkit-wasm': async () => {
+    const vk = await veilkit();
+    return { op: () => vk.mlKemKeygen() };
+  },
+  'mlkem-keygen/webcrypto': async () => ({ async: true, op: () => subtle().generateKey(KEM, false, KEM_USAGES) }),
+  'mlkem-keygen/noble': async () => {
+    const { ml_kem768 } = await import('@noble/post-quantum/ml-kem.js');
+    return { op: () => ml_kem768.keygen() };
+  },
+  'mlkem-keygen/libsodium': async () => {
+    const s = await sodium();
+    return { op: () => s.crypto_kem_mlkem768_keypair() };
+  },
+  'mlkem-encaps/veilkit-wasm': async () => {
+    const vk = await veilkit();
+    const [, ek] = vk.mlKemKeygen();
+    return { op: () => vk.mlKemEncapsulate(ek) };
+  },
+  'mlkem-encaps/veilkit-native': async () => {
+    const n = await native();
+    const vk = (await import(/* @vite-ignore */ VEILKIT)) as Veilkit;
+    const [, ek] = vk.mlKemKeygen();
+    return { async: true, op: () => n.nativeCall('mlKemEncapsulate', [ek]), note: 'ts/native.ts: ek import cached' };
+  },
+  'mlkem-encaps/webcrypto': async () => {
+    const kp = (await subtle().generateKey(KEM, false, KEM_USAGES)) as CryptoKeyPair;
+    return { async: true, op: () => subtle().encapsulateBits(KEM, kp.publicKey) };
+  },
+  'mlkem-encaps/noble': async () => {
+    const { ml_kem768 } = await import('@noble/post-quantum/ml-kem.js');
+    const { publicKey } = ml_kem768.keygen();
+    return { op: () => ml_kem768.encapsulate(publicKey) };
+  },
+  'mlkem-encaps/libsodium': async () => {
+    const s = await sodium();
+    const { publicKey } = s.crypto_kem_mlkem768_keypair();
+    return { op: () => s.crypto_kem_mlkem768_enc(publicKey) };
+  },
+  'mlkem-encaps/veilkit-threads': async () => {
+    const vk = await veilkit({ threads: 2 });
+    const [, ek] = vk.mlKemKeygen();
+    return { op: () => vk.mlKemEncapsulate(ek), note: 'threads build (no SIMD128), one call' };
+  },
+  'mlkem-decaps/veilkit-wasm': async () => {
+    const vk = await veilkit();
+    const [dk, ek] = vk.mlKemKeygen();
+    const { ciphertext } = vk.mlKemEncapsulate(ek);
+    return { op: () => vk.mlKemDecapsulate(dk, ciphertext) };
+  },
+  'mlkem-decaps/webcrypto': async () => {
+    const kp = (await subtle().generateKey(KEM, false, KEM_USAGES)) as CryptoKeyPair;
+    const { ciphertext } = await subtle().encapsulateBits(KEM, kp.publicKey);
+    return { async: true, op: () => subtle().decapsulateBits(KEM, kp.privateKey, ciphertext) };
+  },
+  'mlkem-decaps/noble': async () => {
+    const { ml_kem768 } = await import('@noble/post-quantum/ml-kem.js');
+    const { publicKey, secretKey } = ml_kem768.keygen();
+    const { cipherText } = ml_kem768.encapsulate(publicKey);
+    return { op: () => ml_kem768.decapsulate(cipherText, secretKey) };
+  },
+  'mlkem-decaps/libsodium': async () => {
+    const s = await sodium();
+    const { publicKey, privateKey } = s.crypto_kem_mlkem768_keypair();
+    const { ciphertext } = s.crypto_kem_mlkem768_enc(publicKey) as unknown as { ciphertext: Uint8Array };
+    return { op: () => s.crypto_kem_mlkem768_dec(ciphertext, privateKey) };
+  },
+  // ------------------------------------------------------------ X-Wing
+  'xwing-encaps/veilkit-wasm': async () => {
+    const vk = await veilkit();
+    const [, pk] = vk.xWingKeygen();
+    return { op: () => vk.xWingEncapsulate(pk) };
+  },
+  'xwing-encaps/noble': async () => {
+    const { ml_kem768_x25519 } = await import('@noble/post-quantum/hybrid.js');
+    const { publicKey } = ml_kem768_x25519.keygen();
+    return { op: () => ml_kem768_x25519.encapsulate(publicKey) };
+  },
+  'xwing-decaps/veilkit-wasm': async () => {
+    const vk = await veilkit();
+    const [sk, pk] = vk.xWingKeygen();
+    const { ciphertext } = vk.xWingEncapsulate(pk);
+    return { op: () => vk.xWingDecapsulate(sk, ciphertext) };
+  },
+  'xwing-decaps/noble': async () => {
+    const { ml_kem768_x25519 } = await import('@noble/post-quantum/hybrid.js');
+    const { publicKey, secretKey } = ml_kem768_x25519.keygen();
+    const { cipherText } = ml_kem768_x25519.encapsulate(publicKey);
+    return { op: () => ml_kem768_x25519.decapsulate(cipherText, secretKey) };
+  },
+  // ------------------------------------------------------------ ML-DSA-65 (1 KiB message)
+  'mldsa-sign/veilkit-wasm': async () => {
+    const vk = await veilkit();
+    const [sk] = vk.mlDsaKeygen();
+    return { op: () => vk.mlDsaSign(sk, MSG) };
+  },
+  'mldsa-sign/noble': async () => {
+    const { ml_dsa65 } = await import('@noble/post-quantum/ml-dsa.js');
+    const { secretKey } = ml_dsa65.keygen();
+    return { op: () => ml_dsa65.sign(MSG, secretKey) };
+  },
+  'mldsa-verify/veilkit-wasm': async () => {
+    const vk = await veilkit();
+    const [sk, pk] = vk.mlDsaKeygen();
+    const sig = vk.mlDsaSign(sk, MSG);
+    return { op: () => vk.mlDsaVerify(pk, MSG, sig) };
+  },
+  'mldsa-verify/noble': async () => {
+    const { ml_dsa65 } = await import('@noble/post-quantum/ml-dsa.js');
+    const { secretKey, publicKey } = ml_dsa65.keygen();
+    const sig = ml_dsa65.sign(MSG, secretKey);
+    return { op: () => ml_dsa65.verify(sig, MSG, publicKey) };
+  },
+  // ------------------------------------------------------------ X25519
+  'x25519-dh/veilkit-wasm': async () => {
+    const vk = await veilkit();
+    const [a] = vk.generateX25519Keypair();
+    const [, b] = vk.generateX25519Keypair();
+    return { op: () => vk.ecdhSharedSecret(a, b) };
+  },
+  'x25519-dh/veilkit-native': async () => {
+    const n = await native();
+    const vk = (await import(/* @vite-ignore */ VEILKIT)) as Veilkit;
+    const [a] = vk.generateX25519Keypair();
+    const [, b] = vk.generateX25519Keypair();
+    return { async: true, op: () => n.nativeCall('ecdhSharedSecret', [a, b]), note: 'secret imported per call' };
+  },
+  'x25519-dh/webcrypto': async () => {
+    const a = (await subtle().generateKey({ name: 'X25519' }, false, ['deriveBits'])) as CryptoKeyPair;
+    const b = (await subtle().generateKey({ name: 'X25519' }, false, ['deriveBits'])) as CryptoKeyPair;
+    return { async: true, op: () => subtle().deriveBits({ name: 'X25519', public: b.publicKey } as EcdhKeyDeriveParams, a.privateKey, 256), note: 'keys imported once' };
+  },
+  'x25519-dh/noble': async () => {
+    const { x25519 } = await import('@noble/curves/ed25519.js');
+    const a = x25519.utils.randomSecretKey();
+    const b = x25519.getPublicKey(x25519.utils.randomSecretKey());
+    return { op: () => x25519.getSharedSecret(a, b) };
+  },
+  'x25519-dh/libsodium': async () => {
+    const s = await sodium();
+    const a = rnd(32);
+    const b = s.crypto_scalarmult_base(rnd(32));
+    return { op: () => s.crypto_scalarmult(a, b) };
+  },
+  // ------------------------------------------------------------ Ed25519 (1 KiB message)
+  'ed25519-sign/veilkit-wasm': async () => {
+    const vk = await veilkit();
+    const [sk] = vk.generateEd25519Keypair();
+    return { op: () => vk.signMessage(sk, MSG) };
+  },
+  'ed25519-sign/veilkit-native': async () => {
+    const n = await native();
+    const vk = (await import(/* @vite-ignore */ VEILKIT)) as Veilkit;
+    const [sk] = vk.generateEd25519Keypair();
+    return { async: true, op: () => n.nativeCall('signMessage', [sk, MSG]), note: 'secret imported per call' };
+  },
+  'ed25519-sign/webcrypto': async () => {
+    const kp = (await subtle().generateKey({ name: 'Ed25519' }, false, ['sign', 'verify'])) as CryptoKeyPair;
+    return { async: true, op: () => subtle().sign({ name: 'Ed25519' }, kp.privateKey, MSG), note: 'key imported once' };
+  },
+  'ed25519-sign/noble': async () => {
+    const { ed25519 } = await import('@noble/curves/ed25519.js');
+    const sk = ed25519.utils.randomSecretKey();
+    return { op: () => ed25519.sign(MSG, sk) };
+  },
+  'ed25519-sign/libsodium': async () => {
+    const s = await sodium();
+    const { privateKey } = s.crypto_sign_keypair();
+    return { op: () => s.crypto_sign_detached(MSG, privateKey) };
+  },
+  'ed25519-verify/veilkit-wasm': async () => {
+    const vk = await veilkit();
+    const [sk, pk] = vk.generateEd25519Keypair();
+    const sig = vk.signMessage(sk, MSG);
+    return { op: () => vk.verifySignature(pk, MSG, sig) };
+  },
+  'ed25519-verify/veilkit-threads': async () => {
+    const vk = await veilkit({ threads: 2 });
+    const [sk, pk] = vk.generateEd25519Keypair();
+    const sig = vk.signMessage(sk, MSG);
+    return { op: () => vk.verifySignature(pk, MSG, sig), note: 'threads build (no SIMD128)' };
+  },
+  'ed25519-verify/veilkit-native': async () => {
+    const n = await native();
+    const vk = (await import(/* @vite-ignore */ VEILKIT)) as Veilkit;
+    const [sk, pk] = vk.generateEd25519Keypair();
+    const sig = vk.signMessage(sk, MSG);
+    return { async: true, op: () => n.nativeCall('verifySignature', [pk, MSG, sig]), note: 'public key import cached' };
+  },
+  'ed25519-verify/webcrypto': async () => {
+    const kp = (await subtle().generateKey({ name: 'Ed25519' }, false, ['sign', 'verify'])) as CryptoKeyPair;
+    const sig = await subtle().sign({ name: 'Ed25519' }, kp.privateKey, MSG);
+    return { async: true, op: () => subtle().verify({ name: 'Ed25519' }, kp.publicKey, sig, MSG) };
+  },
+  'ed25519-verify/noble': async () => {
+    const { ed25519 } = await import('@noble/curves/ed25519.js');
+    const sk = ed25519.utils.randomSecretKey();
+    const pk = ed25519.getPublicKey(sk);
+    const sig = ed25519.sign(MSG, sk);
+    return { op: () => ed25519.verify(sig, MSG, pk) };
+  },
+  'ed25519-verify/libsodium': async () => {
+    const s = await sodium();
+    const { privateKey, publicKey } = s.crypto_sign_keypair();
+    const sig = s.crypto_sign_detached(MSG, privateKey);
+    return { op: () => s.crypto_sign_verify_detached(sig, MSG, publicKey) };
+  },
+  // ------------------------------------------------------------ Argon2id m = 64 MiB, t = 3
+  'argon2id-p1/veilkit-wasm': async () => {
+    const vk = await veilkit();
+    return { slow: true, op: () => vk.argon2id(PASSWORD, SALT16, { ...ARGON, parallelism: 1 }) };
+  },
+  'argon2id-p1/veilkit-threads': async () => {
+    const vk = await veilkit({ threads: 2 });
+    return { slow: true, op: () => vk.argon2id(PASSWORD, SALT16, { ...ARGON, parallelism: 1 }), note: 'threads build (no SIMD128)' };
+  },
+  'argon2id-p1/hash-wasm': async () => {
+    const { argon2id } = await import('hash-wasm');
+    return {
+      slow: true,
+      async: true,
+      op: () => argon2id({ password: PASSWORD, salt: SALT16, parallelism: 1, iterations: 3, memorySize: 65536, hashLength: 32, outputType: 'binary' }),
+    };
+  },
+  'argon2id-p1/libsodium': async () => {
+    const s = await sodium();
+    const salt = new Uint8Array(s.crypto_pwhash_SALTBYTES).fill(7);
+    return { slow: true, op: () => s.crypto_pwhash(32, PASSWORD, salt, 3, 64 * 1024 * 1024, s.crypto_pwhash_ALG_ARGON2ID13) };
+  },
+  'argon2id-p1/noble': async () => {
+    const { argon2id } = await import('@noble/hashes/argon2.js');
+    return { slow: true, op: () => argon2id(PASSWORD, SALT16, { t: 3, m: 65536, p: 1, dkLen: 32 }) };
+  },
+  'argon2id-p4/veilkit-wasm': async () => {
+    const vk = await veilkit();
+    return { slow: true, op: () => vk.argon2id(PASSWORD, SALT16, { ...ARGON, parallelism: 4 }), note: 'SIMD build, lanes in sequence' };
+  },
+  'argon2id-p4/veilkit-threads': async () => {
+    const vk = await veilkit({ threads: 2 });
+    const caps = vk.capabilities();
+    if (caps.wasmBuild !== 'threads') throw new Error('the threads build did not load');
+    return { slow: true, op: () => vk.argon2id(PASSWORD, SALT16, { ...ARGON, parallelism: 4 }), note: `threads build, ${caps.threads} threads` };
+  },
+  'argon2id-p4/hash-wasm': async () => {
+    const { argon2id } = await import('hash-wasm');
+    return {
+      slow: true,
+      async: true,
+      op: () => argon2id({ password: PASSWORD, salt: SALT16, parallelism: 4, iterations: 3, memorySize: 65536, hashLength: 32, outputType: 'binary' }),
+    };
+  },
+  // ------------------------------------------------------------ HKDF-SHA256 (32-byte IKM → 32 bytes)
+  'hkdf/veilkit-wasm': async () => {
+    const vk = await veilkit();
+    const ikm = rnd(32);
+    const salt = rnd(32);
+    const info = new TextEncoder().encode('veilkit bench');
+    return { op: () => vk.deriveHkdf(ikm, salt, info, 32) };
+  },
+  'hkdf/webcrypto': async () => {
+    const ikm = rnd(32);
+    const salt = rnd(32);
+    const info = new TextEncoder().encode('veilkit bench');
+    return {
+      async: true,
+      op: async () => {
+        const k = await crypto.subtle.importKey('raw', ikm, 'HKDF', false, ['deriveBits']);
+        return crypto.subtle.deriveBits({ name: 'HKDF', hash: 'SHA-256', salt, info }, k, 256);
+      },
+      note: 'importKey + deriveBits per derivation',
+    };
+  },
+  'hkdf/noble': async () => {
+    const { hkdf } = await import('@noble/hashes/hkdf.js');
+    const { sha256 } = await import('@noble/hashes/sha2.js');
+    const ikm = rnd(32);
+    const salt = rnd(32);
+    const info = new TextEncoder().encode('veilkit bench');
+    return { op: () => hkdf(sha256, ikm, salt, info, 32) };
+  },
+  // ------------------------------------------------------------ PBKDF2-HMAC-SHA256, 600 000 iterations
+  'pbkdf2/veilkit-wasm': async () => {
+    const vk = await veilkit();
+    return { slow: true, op: () => vk.derivePbkdf2(PASSWORD, SALT16, 600_000, 32) };
+  },
+  'pbkdf2/veilkit-native': async () => {
+    const n = await native();
+    return { slow: true, async: true, op: () => n.nativeCall('derivePbkdf2', [PASSWORD, SALT16, 600_000, 32]) };
+  },
+  'pbkdf2/webcrypto': async () => ({
+    slow: true,
+    async: true,
+    op: async () => {
+      const k = await crypto.subtle.importKey('raw', PASSWORD, 'PBKDF2', false, ['deriveBits']);
+      return crypto.subtle.deriveBits({ name: 'PBKDF2', hash: 'SHA-256', salt: SALT16, iterations: 600_000 }, k, 256);
+    },
+  }),
+  'pbkdf2/hash-wasm': async () => {
+    const { pbkdf2, createSHA256 } = await import('hash-wasm');
+    return {
+      slow: true,
+      async: true,
+      op: () => pbkdf2({ password: PASSWORD, salt: SALT16, iterations: 600_000, hashLength: 32, hashFunction: createSHA256(), outputType: 'binary' }),
+    };
+  },
+  'pbkdf2/noble': async () => {
+    const { pbkdf2 } = await import('@noble/hashes/pbkdf2.js');
+    const { sha256 } = await import('@noble/hashes/sha2.js');
+    return { slow: true, op: () => pbkdf2(sha256, PASSWORD, SALT16, { c: 600_000, dkLen: 32 }) };
+  },
+};
+
+/** Pool scaling: 1 vs 2 workers on independent ML-KEM encapsulations (wasm route), from inside this worker. */
+async function poolScaling(id: string): Promise<CaseResult> {
+  const size = id.endsWith('2') ? 2 : 1;
+  const vk = await veilkit();
+  const [, ek] = vk.mlKemKeygen();
+  const pool = new vk.WorkerPool({ size, route: 'wasm', threads: false, idleTimeoutMs: 0 });
+  // A window of 4 calls per worker in flight (the pool queues the rest; keeping the
+  // queue short measures the workers, not the dispatcher's queue scan).
+  const batch = async (n: number) => {
+    let next = 0;
+    const lane = async () => {
+      while (next < n) {
+        next++;
+        await pool.call('mlKemEncapsulate', [ek]);
+      }
+    };
+    await Promise.all(Array.from({ length: 4 * size }, lane));
+  };
+  try {
+    await batch(400); // spawn + warm up every worker
+    const samples: number[] = [];
+    for (let r = 0; r < RUNS; r++) {
+      const t0 = performance.now();
+      await batch(1000);
+      samples.push(1000 / ((performance.now() - t0) / 1000));
+    }
+    return { id, ok: true, unit: 'ops/s', value: median(samples), samples, note: `${size} worker(s), ${4 * size} calls in flight` };
+  } finally {
+    pool.dispose();
+  }
+}
+
+/** Cold init(): fetch + compile + instantiate (+ WebCrypto probe; thread pool start for the threads build). */
+async function coldInit(id: string): Promise<CaseResult> {
+  const threads = id.endsWith('threads');
+  const t0 = performance.now();
+  const url = VEILKIT;
+  const vk = (await import(/* @vite-ignore */ url)) as Veilkit;
+  await vk.init({ threads: threads ? 2 : false });
+  const ms = performance.now() - t0;
+  return { id, ok: true, unit: 's', value: ms / 1000, samples: [ms / 1000], note: `${vk.capabilities().wasmBuild} build` };
+}
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+async function measure(id: string, p: Prepared): Promise<CaseResult> {
+  const { op } = p;
+  if (p.slow) {
+    await op(); // warm-up
+    const samples: number[] = [];
+    for (let r = 0; r < SLOW_RUNS; r++) {
+      const t0 = performance.now();
+      await op();
+      samples.push((performance.now() - t0) / 1000);
+    }
+    return { id, ok: true, unit: 's', value: median(samples), samples, ...(p.note ? { note: p.note } : {}) };
+  }
+  let n = 0;
+  const w0 = performance.now();
+  if (p.async) {
+    while (performance.now() - w0 < WARMUP_MS) {
+      await op();
+      n++;
+    }
+  } else {
+    while (performance.now() - w0 < WARMUP_MS) {
+      op();
+      n++;
+    }
+  }
+  const per = (performance.now() - w0) / n;
+  const batch = Math.max(1, Math.round(RUN_MS / per));
+  const samples: number[] = [];
+  for (let r = 0; r < RUNS; r++) {
+    const t0 = performance.now();
+    if (p.async) for (let i = 0; i < batch; i++) await op();
+    else for (let i = 0; i < batch; i++) op();
+    samples.push(batch / ((performance.now() - t0) / 1000));
+  }
+  return { id, ok: true, unit: 'ops/s', value: median(samples), samples, ...(p.note ? { note: p.note } : {}) };
+}
+
+export const CASE_IDS = [...Object.keys(CASES), 'pool/size-1', 'pool/size-2', 'init/cold-simd', 'init/cold-threads'];
+
+async function main(): Promise<void> {
+  const id = new URL(self.location.href).searchParams.get('case') ?? '';
+  let result: CaseResult;
+  try {
+    if (id === 'list') {
+      postMessage(CASE_IDS);
+      return;
+    }
+    if (id.startsWith('pool/')) result = await poolScaling(id);
+    else if (id.startsWith('init/')) result = await coldInit(id);
+    else {
+      const setup = CASES[id];
+      if (!setup) throw new Error(`unknown case ${id}`);
+      result = await measure(id, await setup());
+    }
+  } catch (e) {
+    result = { id, ok: false, error: e instanceof Error ? `${e.name}: ${e.message}` : String(e) };
+  }
+  postMessage(result);
+}
+
+void main();

@@ -1,0 +1,56 @@
+// Both wasm builds pass the same vector suites in Chromium: the single-threaded
+// SIMD build (init({ threads: false })) and the threads build (wasm-bindgen-rayon,
+// chosen automatically in a cross-origin isolated worker), plus Argon2id with
+// parallel lanes and the batched KEM exports of the threads build.
+import { test, expect } from '@playwright/test';
+import { FAMILIES, formatReport } from '../shared/vector-suites.js';
+import type { ThreadsWorkerMessage } from './fixtures/threads-worker.js';
+
+declare global {
+  interface Window { runThreads(n: number): Promise<ThreadsWorkerMessage> }
+}
+
+test.describe.configure({ mode: 'serial' });
+const argon2 = new Map<string, string>();
+
+for (const [label, n] of [['SIMD build (threads: false)', 0], ['threads build (2 threads)', 2]] as const) {
+  test(`vector suites: ${label}`, async ({ page }) => {
+    test.setTimeout(10 * 60_000);
+    await page.goto('/tests/playwright/fixtures/threads.html');
+    await expect(page).toHaveTitle('ready');
+    const r = await page.evaluate((k) => window.runThreads(k), n);
+    if (r.type !== 'reports') throw new Error(r.message);
+    console.log(`${label}: ${r.millis} ms, build ${r.capabilities.wasmBuild}, ${r.capabilities.threads} thread(s), argon2id p=4 16 MiB ${r.argon2P4Millis} ms`);
+    for (const rep of r.reports) console.log(`  ${formatReport(rep)}`);
+    expect(r.capabilities.wasmBuild).toBe(n === 0 ? 'simd' : 'threads');
+    expect(r.capabilities.threads).toBe(n === 0 ? 1 : n);
+    expect(r.reports.map((x) => x.family)).toEqual([...FAMILIES]);
+    for (const rep of r.reports) {
+      expect.soft(rep.failures, `${rep.family} failures`).toEqual([]);
+      expect.soft(rep.checked, `${rep.family} checked`).toBe(rep.expected);
+      expect.soft(rep.expected, `${rep.family} expected`).toBeGreaterThan(0);
+    }
+    argon2.set(label, r.argon2P4Hex);
+    if (n !== 0) {
+      expect(r.batch?.failures).toEqual([]);
+      expect(r.batch?.checked).toBe(17);
+    }
+  });
+}
+
+test('Argon2id with parallel lanes gives the same tag on both builds', () => {
+  const tags = [...argon2.values()];
+  test.skip(tags.length !== 2, 'needs both runs above');
+  expect(tags[0]).toBe(tags[1]);
+});
+
+test('a window main thread keeps the SIMD build unless threads are asked for', async ({ page }) => {
+  await page.goto('/tests/playwright/fixtures/threads.html');
+  const caps = await page.evaluate(async () => {
+    const m = await import('/dist/ts/index.js' as string);
+    await m.init();
+    return m.capabilities();
+  });
+  expect(caps.crossOriginIsolated).toBe(true);
+  expect(caps.wasmBuild).toBe('simd');
+});
