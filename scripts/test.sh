@@ -49,7 +49,7 @@ skip_step() {
 }
 
 run_step "setup" bash scripts/setup.sh
-run_step "dependency hygiene (crypto duplicates, licences)" bash scripts/check-deps.sh
+run_step "dependency hygiene" bash scripts/check-deps.sh
 run_step "cargo test (native vectors)" cargo test -p veilkit
 run_step "clippy (native, all targets)" cargo clippy -p veilkit --all-targets -- -D warnings
 run_step "clippy (wasm32, --features wasm)" \
