@@ -273,14 +273,7 @@ pub fn chunked_message(data: &[u8]) -> Result<(), &'static str> {
             return Err("a truncated chunked ciphertext decrypts");
         }
         let mut bad = ct.clone();
-        let mut at = usize::try_from(size).unwrap_or(0) % bad.len().max(1);
-        if count == 1 && at < 4 {
-            // KNOWN ISSUE (reported, SECURITY.md "Known issues"): the chunk-size
-            // header field is not authenticated, so a single-chunk message
-            // still decrypts, to the same plaintext, with any chunk size at
-            // least its length. Skip those four bytes until the format binds it.
-            at = 4;
-        }
+        let at = usize::try_from(size).unwrap_or(0) % bad.len().max(1);
         if let Some(b) = bad.get_mut(at) {
             *b ^= 0x01;
         }

@@ -481,7 +481,7 @@ fn spec(family: &str, i: &Map<String, Value>, e: &Map<String, Value>) {
                 let len = if idx + 1 == count { total - size * idx as usize } else { size };
                 let iv = &ct[off..off + 12];
                 assert_eq!(iv, &ivs[12 * idx as usize..12 * idx as usize + 12]);
-                let a = cat(&[&aad, &idx.to_be_bytes(), &count.to_be_bytes()]);
+                let a = cat(&[&aad, &idx.to_be_bytes(), &count.to_be_bytes(), &(size as u32).to_be_bytes()]);
                 pt.extend(aead::aes_gcm_decrypt_with_iv(&key, iv, &ct[off + 12..off + 28 + len], &a).unwrap());
                 off += 28 + len;
             }

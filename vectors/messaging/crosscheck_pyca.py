@@ -53,7 +53,7 @@ for c in d['chunked']:
     i,e=c['input'],c['expected']; pt=H(i['plaintext']); cs=i['chunkSize']; chunks=[pt[j:j+cs] for j in range(0,len(pt),cs)] or [b'']
     cnt=len(chunks); out=struct.pack('>II',cs,cnt); ivs=H(i['ivs'])
     for j,ch in enumerate(chunks):
-        iv=ivs[12*j:12*j+12]; out+=iv+AESGCM(H(i['key'])).encrypt(iv,ch,H(i['aad'])+struct.pack('>II',j,cnt))
+        iv=ivs[12*j:12*j+12]; out+=iv+AESGCM(H(i['key'])).encrypt(iv,ch,H(i['aad'])+struct.pack('>III',j,cnt,cs))
     assert out.hex()==e['ciphertext']; n+=1
 for c in d['sealed']:
     i,e=c['input'],c['expected']; rpk=xpub(H(i['recipientX25519Secret'])); eph=H(i['ephemeralSecret']); epk=xpub(eph)

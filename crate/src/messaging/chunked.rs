@@ -91,11 +91,15 @@ pub fn encrypt_aes_gcm_chunked_with_ivs(
     })
 }
 
-fn chunk_aad(aad: &[u8], index: u32, count: u32) -> Vec<u8> {
-    let mut a = Vec::with_capacity(aad.len() + 8);
+/// Per-chunk AAD: `aad ‖ u32(index) ‖ u32(count) ‖ u32(chunk_size)`. The chunk
+/// size is bound too, so the header has exactly one valid value (without it a
+/// single-chunk message would decrypt under any `chunk_size ≥ |pt|`).
+fn chunk_aad(aad: &[u8], index: u32, count: u32, chunk_size: u32) -> Vec<u8> {
+    let mut a = Vec::with_capacity(aad.len() + 12);
     a.extend_from_slice(aad);
     a.extend_from_slice(&index.to_be_bytes());
     a.extend_from_slice(&count.to_be_bytes());
+    a.extend_from_slice(&chunk_size.to_be_bytes());
     a
 }
 
@@ -125,7 +129,7 @@ fn encrypt_inner(
     for (i, (chunk, index)) in chunks.zip(0u32..).enumerate() {
         let mut iv = [0u8; IV_LEN];
         next_iv(i, &mut iv)?;
-        let ct = aead::aes_gcm_encrypt_with_iv(key, &iv, chunk, &chunk_aad(aad, index, count))?;
+        let ct = aead::aes_gcm_encrypt_with_iv(key, &iv, chunk, &chunk_aad(aad, index, count, chunk_size))?;
         out.extend_from_slice(&iv);
         out.extend_from_slice(&ct);
     }
@@ -173,7 +177,7 @@ pub fn decrypt_aes_gcm_chunked(key: &[u8], ciphertext: &[u8], aad: &[u8]) -> Res
             .and_then(|l| tail.split_at_checked(l))
             .ok_or(MALFORMED)?;
         rest = tail;
-        let pt = Zeroizing::new(aead::aes_gcm_decrypt_with_iv(key, iv, ct, &chunk_aad(aad, index, count))?);
+        let pt = Zeroizing::new(aead::aes_gcm_decrypt_with_iv(key, iv, ct, &chunk_aad(aad, index, count, chunk_size))?);
         out.extend_from_slice(&pt);
     }
     if !rest.is_empty() {
