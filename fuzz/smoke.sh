@@ -1,13 +1,26 @@
 #!/usr/bin/env bash
-# Short fuzz smoke run of every container target (needs nightly + cargo-fuzz:
-# `rustup toolchain install nightly && cargo install cargo-fuzz`).
+# Short fuzz smoke run of every cargo-fuzz target (mutations, not only the
+# corpus replay that `cargo test` does). Installs what is missing first: the
+# nightly toolchain and cargo-fuzz (from crates.io).
 # Usage: fuzz/smoke.sh [seconds per target, default 60]
 # New inputs go to fuzz/corpus-work/ (ignored); the committed seed corpus in
 # fuzz/corpus/ is only read. Crashes land in fuzz/artifacts/<target>/.
 set -euo pipefail
 cd "$(dirname "$0")"
+if [[ -d "${CARGO_HOME:-$HOME/.cargo}/bin" ]]; then
+  export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
+fi
 secs="${1:-60}"
-targets=(container_header container_wrap container_share container_manifest)
+if ! rustup toolchain list | grep -q '^nightly'; then
+  echo "fuzz smoke: installing the nightly toolchain"
+  rustup toolchain install nightly --profile minimal
+fi
+if ! command -v cargo-fuzz >/dev/null 2>&1; then
+  echo "fuzz smoke: installing cargo-fuzz"
+  cargo install cargo-fuzz --locked
+fi
+mapfile -t targets < <(cargo +nightly fuzz list)
+[[ ${#targets[@]} -gt 0 ]] || { echo "fuzz smoke: no targets"; exit 1; }
 cargo +nightly fuzz build -O
 for t in "${targets[@]}"; do
   rm -rf "corpus-work/$t" && mkdir -p "corpus-work/$t"
@@ -18,3 +31,4 @@ for t in "${targets[@]}"; do
   echo "$t: $(grep -E '^Done [0-9]+ runs' "$log" || echo 'no summary')"
   rm -f "$log"
 done
+echo "fuzz smoke: ${#targets[@]} targets, ${secs}s each, no crash"
