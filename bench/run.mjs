@@ -161,6 +161,30 @@ for (const [g, title] of GROUPS) {
 }
 const pool1 = speed('pool/size-1');
 const pool2 = speed('pool/size-2');
+// Targets of issue 7 (ratios in this run; speeds, so "time ≤ k×" is "speed ≥ 1/k×").
+const row = (g) => rows.find((r) => r.group === g);
+const T = [];
+const target = (name, measured, want, cmp = '>=') => {
+  const met = measured === undefined ? undefined : cmp === '>=' ? measured >= want : measured <= want;
+  T.push({ name, measured, want: `${cmp} ${want}`, met });
+};
+for (const g of ['mlkem-keygen', 'mlkem-encaps', 'mlkem-decaps']) {
+  target(`${g}: veilkit best / fastest available`, row(g)?.veilkitVsFastest, 0.8);
+  target(`${g}: wasm / libsodium-sumo`, row(g)?.wasmVsPeer.libsodium, 1.2);
+  target(`${g}: wasm / noble`, row(g)?.wasmVsPeer.noble, 4);
+}
+for (const g of ['xwing-encaps', 'xwing-decaps', 'mldsa-sign', 'mldsa-verify']) target(`${g}: wasm / noble`, row(g)?.wasmVsPeer.noble, 3);
+for (const g of ['x25519-dh', 'ed25519-sign', 'ed25519-verify']) {
+  target(`${g}: veilkit best / fastest available`, row(g)?.veilkitVsFastest, 0.8);
+  target(`${g}: wasm / libsodium-sumo`, row(g)?.wasmVsPeer.libsodium, 1.0);
+}
+const secs = (id) => byId[id]?.value;
+const div = (a, b) => (a !== undefined && b !== undefined ? a / b : undefined);
+target('argon2id p=1: veilkit time / libsodium-sumo time', div(secs('argon2id-p1/veilkit-wasm'), secs('argon2id-p1/libsodium')), 1.0, '<=');
+target('argon2id p=4: threads time / own single-threaded time', div(secs('argon2id-p4/veilkit-threads'), secs('argon2id-p4/veilkit-wasm')), 0.6, '<=');
+target('hkdf: veilkit best / WebCrypto', div(speed(`hkdf/${row('hkdf')?.veilkitBest}`), speed('hkdf/webcrypto')), 0.9);
+target('pbkdf2 600k: veilkit best / WebCrypto', div(speed(`pbkdf2/${row('pbkdf2')?.veilkitBest}`), speed('pbkdf2/webcrypto')), 0.9);
+target('pool: 2 workers / 1 worker (independent KEM ops)', div(pool2, pool1), 1.7);
 const readSize = (f) => {
   const b = readFileSync(resolve(ROOT, f));
   return { raw: b.length, gzip: gzipSync(b, { level: 9 }).length };
@@ -180,6 +204,7 @@ const report = {
   init: { coldSimdSeconds: byId['init/cold-simd']?.value, coldThreadsSeconds: byId['init/cold-threads']?.value },
   wasmSize: { simd: readSize('dist/ts/wasm/veilkit_bg.wasm'), threads: readSize('dist/ts/wasm-threads/veilkit_bg.wasm') },
   nativeRustSeconds: native,
+  targets: T,
 };
 mkdirSync(resolve(ROOT, 'bench/results'), { recursive: true });
 writeFileSync(resolve(ROOT, 'bench/results/latest.json'), `${JSON.stringify(report, null, 2)}\n`);
@@ -196,6 +221,11 @@ for (const r of rows) {
   const wasmCol = r.values['veilkit-threads'] !== undefined ? `${v('veilkit-wasm')} (threads: ${v('veilkit-threads')})` : v('veilkit-wasm');
   md.push(`| ${r.title} | ${wasmCol} | ${v('veilkit-native')} | ${v('webcrypto')} | ${v('libsodium')} | ${v('noble')} | ${v('hash-wasm')} | ${x(r.veilkitVsFastest)} (vs ${r.fastestAvailable ?? '—'}) | ${x(r.wasmVsPeer.libsodium)} | ${x(r.wasmVsPeer.noble)} | ${r.wasmOverNativeRust ? `${r.wasmOverNativeRust.toFixed(2)}× slower` : '—'} |`);
 }
+md.push('');
+md.push('| target (issue 7) | measured | wanted | met |', '|---|---|---|---|');
+for (const t of T) md.push(`| ${t.name} | ${t.measured === undefined ? '—' : `${t.measured.toFixed(2)}×`} | ${t.want}× | ${t.met === undefined ? '—' : t.met ? 'yes' : '**no**'} |`);
+const gzKB = report.wasmSize.simd.gzip / 1000;
+md.push(`| SIMD wasm gzip -9 | ${gzKB.toFixed(0)} KB | <= 350 KB | ${gzKB <= 350 ? 'yes' : '**no**'} |`);
 md.push('');
 md.push(`Pool scaling (independent ML-KEM encapsulations, wasm route): 1 worker ${fmt(pool1, 'ops/s')}, 2 workers ${fmt(pool2, 'ops/s')} → ${x(report.pool.ratio)}.`, '');
 md.push(`Cold \`init()\` (fetch + compile + instantiate + WebCrypto probe, fresh worker, median of 5): SIMD ${fmt(report.init.coldSimdSeconds, 's')}, threads ${fmt(report.init.coldThreadsSeconds, 's')}.`, '');
