@@ -112,7 +112,7 @@ const CASES: Record<string, () => Promise<Prepared>> = {
   'mlkem-encaps/veilkit-threads': async () => {
     const vk = await veilkit({ threads: 2 });
     const [, ek] = vk.mlKemKeygen();
-    return { op: () => vk.mlKemEncapsulate(ek), note: 'threads build (no SIMD128), one call' };
+    return { op: () => vk.mlKemEncapsulate(ek), note: 'threads build' };
   },
   'mlkem-decaps/veilkit-wasm': async () => {
     const vk = await veilkit();
@@ -250,7 +250,7 @@ const CASES: Record<string, () => Promise<Prepared>> = {
     const vk = await veilkit({ threads: 2 });
     const [sk, pk] = vk.generateEd25519Keypair();
     const sig = vk.signMessage(sk, MSG);
-    return { op: () => vk.verifySignature(pk, MSG, sig), note: 'threads build (no SIMD128)' };
+    return { op: () => vk.verifySignature(pk, MSG, sig), note: 'threads build' };
   },
   'ed25519-verify/veilkit-native': async () => {
     const n = await native();
@@ -284,7 +284,7 @@ const CASES: Record<string, () => Promise<Prepared>> = {
   },
   'argon2id-p1/veilkit-threads': async () => {
     const vk = await veilkit({ threads: 2 });
-    return { slow: true, op: () => vk.argon2id(PASSWORD, SALT16, { ...ARGON, parallelism: 1 }), note: 'threads build (no SIMD128)' };
+    return { slow: true, op: () => vk.argon2id(PASSWORD, SALT16, { ...ARGON, parallelism: 1 }), note: 'threads build' };
   },
   'argon2id-p1/hash-wasm': async () => {
     const { argon2id } = await import('hash-wasm');
