@@ -33,6 +33,14 @@ const SLOW_RUNS = 5;
 
 const VEILKIT = '/dist/ts/index.js';
 const VEILKIT_NATIVE = '/dist/ts/native.js';
+const VEILKIT_MESSAGING = '/dist/ts/messaging.js';
+type Messaging = typeof import('../ts/messaging.js');
+
+async function messaging(): Promise<{ vk: Veilkit; m: Messaging }> {
+  const vk = await veilkit();
+  const url = VEILKIT_MESSAGING;
+  return { vk, m: (await import(/* @vite-ignore */ url)) as Messaging };
+}
 type Veilkit = typeof import('../ts/index.js');
 type Native = typeof import('../ts/native.js');
 
@@ -276,6 +284,32 @@ const CASES: Record<string, () => Promise<Prepared>> = {
     const { privateKey, publicKey } = s.crypto_sign_keypair();
     const sig = s.crypto_sign_detached(MSG, privateKey);
     return { op: () => s.crypto_sign_verify_detached(sig, MSG, publicKey) };
+  },
+  // ------------------------------------------------------------ messaging (ts/messaging.ts), 1 KiB
+  'sealed-seal/veilkit-wasm': async () => {
+    const { vk, m } = await messaging();
+    const [, recipient] = vk.generateX25519Keypair();
+    const [signer] = vk.generateEd25519Keypair();
+    const senderId = new TextEncoder().encode('alice@example');
+    return { op: () => m.sealMessage(recipient, senderId, MSG, signer) };
+  },
+  'sealed-unseal/veilkit-wasm': async () => {
+    const { vk, m } = await messaging();
+    const [ourSk, ourPk] = vk.generateX25519Keypair();
+    const [signer, signerPk] = vk.generateEd25519Keypair();
+    const packet = m.sealMessage(ourPk, new TextEncoder().encode('alice@example'), MSG, signer);
+    return { op: () => m.unsealMessage(packet, ourSk, signerPk) };
+  },
+  'session-encrypt/veilkit-wasm': async () => {
+    const { m } = await messaging();
+    const key = m.deriveWindowKey(m.deriveSrk(rnd(32), rnd(16)), 1);
+    return { op: () => m.encryptAesGcmPadded(key, MSG), note: 'window key derived once; padded AES-256-GCM' };
+  },
+  'session-decrypt/veilkit-wasm': async () => {
+    const { m } = await messaging();
+    const key = m.deriveWindowKey(m.deriveSrk(rnd(32), rnd(16)), 1);
+    const ct = m.encryptAesGcmPadded(key, MSG);
+    return { op: () => m.decryptAesGcmPadded(key, ct), note: 'window key derived once; padded AES-256-GCM' };
   },
   // ------------------------------------------------------------ Argon2id m = 64 MiB, t = 3
   'argon2id-p1/veilkit-wasm': async () => {
