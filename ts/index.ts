@@ -18,3 +18,10 @@ export {
   capabilities, type Capabilities, type Routes, type Route, type RoutePreference, type WasmBuild,
   type WebCryptoSupport, type AlgorithmSupport,
 } from './native.js';
+export {
+  encryptFile, encryptFileTo, decryptFile, openContainer, inspectContainer, saveFile, CONTAINER,
+  type FileInput, type FileProgress, type RecipientPublicKey, type PasswordKdf, type GroupKey, type ThresholdOptions,
+  type IdentitySigner, type SigningSeeds, type FileJobOptions, type EncryptFileOptions, type FileUnlock, type SignaturePolicyOptions,
+  type DecryptFileOptions, type WrapInfo, type ContainerHeader, type SignatureStatus, type ContainerInspection, type VerifyPolicy,
+  type VerificationReport, type OpenedContainer, type EncryptToResult, type SaveFileOptions,
+} from './files.js';

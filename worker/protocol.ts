@@ -55,7 +55,8 @@ export type Request =
   | { readonly id: number; readonly type: 'veilkit/capabilities' }
   | { readonly id: number; readonly type: 'debug/crash' }
   | { readonly id: number; readonly type: 'debug/hang'; readonly ms: number }
-  | import('./keystore.protocol.js').KeystoreRequest;
+  | import('./keystore.protocol.js').KeystoreRequest
+  | import('./files.protocol.js').FilesRequest;
 
 export type RequestType = Request['type'];
 

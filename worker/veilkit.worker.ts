@@ -12,6 +12,7 @@ import {
   type InitRequest, type ReadyMessage, type Reply, type Request, type SerializedError,
 } from './protocol.js';
 import { keystoreHandlers } from './keystore.js';
+import { filesHandlers } from './files.js';
 
 interface WorkerScope {
   postMessage(message: unknown, transfer?: Transferable[]): void;
@@ -40,6 +41,7 @@ type Handlers = { [T in Request['type']]: (req: Extract<Request, { type: T }>) =
 
 const handlers: Handlers = {
   ...keystoreHandlers,
+  ...filesHandlers,
   'veilkit/ping': () => ({ pong: true, workerId }),
   'veilkit/capabilities': () => capabilities(),
   'primitives/call': (req) => {

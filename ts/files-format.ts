@@ -1,0 +1,126 @@
+/**
+ * Pure VOLLVALT geometry and labels shared by the page (ts/files.ts) and the
+ * worker (worker/files.ts). Byte-exact specification: docs/FORMAT.md.
+ */
+import type { ChunkContext } from '../worker/files.protocol.js';
+
+const enc = new TextEncoder();
+
+/** Format constants. */
+export const CONTAINER = Object.freeze({
+  magic: 'VOLLVALT',
+  fixedHeaderLength: 80,
+  maxHeaderLength: 308_174,
+  minChunkSize: 4096,
+  maxChunkSize: 16 * 1024 * 1024,
+  defaultChunkSize: 1024 * 1024,
+  /** `u32 index ‖ iv12 ‖ … ‖ tag16`. */
+  envelopeOverhead: 32,
+  ivLength: 12,
+  tagLength: 16,
+  xWingPublicKeyLength: 1216,
+  xWingCiphertextLength: 1120,
+});
+
+export const CHUNK_KEY_LABEL = enc.encode('vollcrypt-file-chunk-key-v1');
+export const CHUNK_IV_LABEL = enc.encode('vollcrypt-file-chunk-iv-v1');
+export const CHUNK_AAD_LABEL = enc.encode('vollcrypt-file-chunk-aad-v1');
+export const HYBRID_KEK_LABEL = enc.encode('vollcrypt-file-hybrid-kem-v1');
+export const RECIPIENT_ID_LABEL = enc.encode('vollcrypt-file-recipient-id-v1');
+export const MLDSA_HEADER_CONTEXT = enc.encode('vollcrypt-file-header-v3');
+
+/** `ceil(P / C)`. */
+export function chunkCount(plaintextSize: number, chunkSize: number): number {
+  return Math.ceil(plaintextSize / chunkSize);
+}
+
+/** Plaintext length of chunk `index` (`RangeError` out of range). */
+export function chunkLength(ctx: Pick<ChunkContext, 'chunkSize' | 'plaintextSize'>, index: number): number {
+  const n = chunkCount(ctx.plaintextSize, ctx.chunkSize);
+  if (!Number.isInteger(index) || index < 0 || index >= n) throw new RangeError(`chunk index ${index} out of range 0..${n - 1}`);
+  return index === n - 1 ? ctx.plaintextSize - index * ctx.chunkSize : ctx.chunkSize;
+}
+
+/** Offset of envelope `index` after the header: `index · (C + 32)`. */
+export function envelopeOffset(chunkSize: number, index: number): number {
+  return index * (chunkSize + CONTAINER.envelopeOverhead);
+}
+
+/** Container length for `P` plaintext bytes and a header of `headerLength` bytes. */
+export function containerLength(headerLength: number, plaintextSize: number, chunkSize: number): number {
+  return headerLength + plaintextSize + CONTAINER.envelopeOverhead * chunkCount(plaintextSize, chunkSize);
+}
+
+function u32(view: DataView, at: number, v: number): void {
+  view.setUint32(at, v >>> 0, false);
+}
+
+/** HKDF `info` of chunk key `index` (31 bytes). */
+export function chunkKeyInfo(index: number): Uint8Array<ArrayBuffer> {
+  const out = new Uint8Array(31);
+  out.set(CHUNK_KEY_LABEL);
+  u32(new DataView(out.buffer), 27, index);
+  return out;
+}
+
+/** HKDF `info` of chunk IV `index` (30 bytes). */
+export function chunkIvInfo(index: number): Uint8Array<ArrayBuffer> {
+  const out = new Uint8Array(30);
+  out.set(CHUNK_IV_LABEL);
+  u32(new DataView(out.buffer), 26, index);
+  return out;
+}
+
+/** The 95-byte AAD of chunk `index` (FORMAT.md §6.4). */
+export function chunkAad(ctx: ChunkContext, index: number, length: number): Uint8Array<ArrayBuffer> {
+  const out = new Uint8Array(95);
+  const v = new DataView(out.buffer);
+  out.set(CHUNK_AAD_LABEL, 0);
+  out.set(ctx.headerHash, 27);
+  out.set(ctx.fileId, 59);
+  u32(v, 75, index);
+  u32(v, 79, ctx.chunkSize);
+  v.setBigUint64(83, BigInt(ctx.plaintextSize), false);
+  u32(v, 91, length);
+  return out;
+}
+
+/** HKDF `info` of the X-Wing wrap's KEK (FORMAT.md §4.1, 50 bytes). */
+export function hybridKekInfo(recipientId: Uint8Array, keyVersion: number): Uint8Array<ArrayBuffer> {
+  const out = new Uint8Array(HYBRID_KEK_LABEL.length + 22);
+  out.set(HYBRID_KEK_LABEL);
+  out.set(recipientId, 28);
+  u32(new DataView(out.buffer), 44, keyVersion);
+  out[48] = 0x01; // KEM suite: X-Wing
+  out[49] = 0x00; // cipher suite: AES-256-GCM
+  return out;
+}
+
+export function hexToBytes(hex: string): Uint8Array<ArrayBuffer> {
+  const out = new Uint8Array(hex.length >> 1);
+  for (let i = 0; i < out.length; i++) out[i] = Number.parseInt(hex.slice(2 * i, 2 * i + 2), 16);
+  return out;
+}
+
+export function bytesToHex(b: Uint8Array): string {
+  let s = '';
+  for (const x of b) s += x.toString(16).padStart(2, '0');
+  return s;
+}
+
+/** A view typed for WebCrypto (`BufferSource` wants an `ArrayBuffer`-backed view). */
+export function bs(b: Uint8Array): Uint8Array<ArrayBuffer> {
+  return b as Uint8Array<ArrayBuffer>;
+}
+
+export function concatBytes(parts: readonly Uint8Array[]): Uint8Array<ArrayBuffer> {
+  let n = 0;
+  for (const p of parts) n += p.length;
+  const out = new Uint8Array(n);
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
+  return out;
+}

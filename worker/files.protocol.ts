@@ -1,0 +1,153 @@
+/**
+ * File-container requests (`files/*`, worker/files.ts) and the values they
+ * answer with. The page-side orchestrator is ts/files.ts.
+ *
+ * What crosses to the page: public header data, Merkle material (IVs, tags,
+ * hashes), ciphertext, authenticated plaintext, threshold shares (the
+ * documented output of a threshold wrap) and the DEK as a **non-extractable**
+ * HKDF `CryptoKey`. No DEK, KEK or password-derived byte ever does: passwords
+ * travel page → worker as strings, the KDFs and wraps run in the worker's
+ * wasm, and the DEK bytes are imported and wiped there.
+ *
+ * Stateful requests name a `session` and run with pool affinity
+ * `files:<session>` (the wasm handle lives in that worker until
+ * `files/close`); chunk requests are stateless and go to any worker.
+ */
+
+/** How the DEK of a new container is protected (one wrap entry each, in this order). */
+export interface EncryptPlan {
+  readonly plaintextSize: number;
+  readonly chunkSize: number;
+  /** Merkle hash: 0 SHA-256, 1 BLAKE3. */
+  readonly hashAlgorithm: 0 | 1;
+  readonly passwords: readonly {
+    readonly password: string;
+    readonly kdf:
+      | { readonly algorithm: 'argon2id'; readonly memoryKib: number; readonly iterations: number; readonly parallelism: number }
+      | { readonly algorithm: 'pbkdf2'; readonly iterations: number };
+  }[];
+  readonly recipients: readonly { readonly publicKey: Uint8Array; readonly keyVersion: number; readonly recipientId?: Uint8Array }[];
+  readonly groups: readonly { readonly id: Uint8Array; readonly keyVersion: number; readonly key: Uint8Array }[];
+  readonly thresholds: readonly { readonly t: number; readonly n: number }[];
+  readonly signer?:
+    | { readonly kind: 'keys'; readonly ed25519Seed: Uint8Array; readonly mlDsaSeed?: Uint8Array; readonly keyLogId: Uint8Array; readonly timestamp: number }
+    | { readonly kind: 'external'; readonly ed25519Public: Uint8Array; readonly mlDsa65Public?: Uint8Array; readonly keyLogId: Uint8Array; readonly timestamp: number };
+  /** Tests only: fixes the DEK and file id (byte-for-byte comparison with the Rust engine). */
+  readonly fixedKeys?: { readonly dek: Uint8Array; readonly fileId: Uint8Array };
+}
+
+/** The header fields every chunk is bound to (FORMAT.md §6). */
+export interface ChunkContext {
+  readonly fileId: Uint8Array;
+  readonly headerHash: Uint8Array;
+  readonly chunkSize: number;
+  readonly plaintextSize: number;
+  readonly hashAlgorithm: 0 | 1;
+}
+
+export interface EncryptBegun {
+  readonly headerLength: number;
+  readonly chunkCount: number;
+  readonly fileId: Uint8Array;
+  readonly headerHash: Uint8Array;
+  /** Non-extractable HKDF key (`deriveKey`, `deriveBits`). */
+  readonly dek: CryptoKey;
+  /** `vcs_` shares of each threshold wrap, in plan order. */
+  readonly shares: readonly (readonly string[])[];
+}
+
+/** Either the final header, or (external signer) the message to sign. */
+export type EncryptFinished = { readonly header: Uint8Array } | { readonly signedMessage: Uint8Array };
+
+/** Chunks out: a `Blob`, or (`output: 'bytes'`) the pieces in order (transferred); and every chunk's `iv ‖ tag`. */
+export interface ChunksOut {
+  readonly data: Blob | readonly Uint8Array[];
+  readonly ivTags: Uint8Array;
+  /** `discard` (verify) mode: indices of chunks that failed authentication. */
+  readonly bad?: readonly number[];
+}
+
+/** The public header as `ContainerReaderHandle.info()` describes it (hex strings for bytes). */
+export interface RawHeaderInfo {
+  readonly version: 1 | 2 | 3;
+  readonly mode: 'password' | 'recipient' | 'group' | 'threshold' | 'mixed' | 'none';
+  readonly fileId: string;
+  readonly chunkSize: number;
+  readonly plaintextSize: number;
+  readonly merkleRoot: string;
+  readonly hashAlgorithm: 'sha256' | 'blake3';
+  readonly headerLength: number;
+  readonly containerLength: number;
+  readonly chunkCount: number;
+  readonly wraps: readonly RawWrapInfo[];
+  readonly signer: { readonly ed25519: string; readonly mlDsa65: string | null; readonly keyLogId: string; readonly timestamp: number } | null;
+  readonly sealed: { readonly mode: 'seal' | 'purge'; readonly reason: string; readonly timestamp: number; readonly sealer: string } | null;
+}
+
+export type RawWrapInfo =
+  | { readonly type: 'pbkdf2'; readonly iterations: number; readonly salt: string; readonly wrapped: string }
+  | { readonly type: 'argon2id'; readonly memoryKib: number; readonly iterations: number; readonly parallelism: number; readonly salt: string; readonly wrapped: string }
+  | { readonly type: 'group'; readonly groupId: string; readonly keyVersion: number; readonly wrapped: string }
+  | { readonly type: 'recipient'; readonly recipientId: string; readonly keyVersion: number; readonly ciphertext: string; readonly wrapped: string }
+  | { readonly type: 'threshold'; readonly t: number; readonly n: number; readonly shareSetId: string; readonly wrapped: string };
+
+export interface HeaderRead {
+  readonly needed?: undefined;
+  readonly info: RawHeaderInfo;
+  /** Outcome of the signature check (`files/open` without a policy: `invalid` instead of an error). */
+  readonly signature: 'unsigned' | 'ed25519' | 'hybrid' | 'invalid';
+}
+
+/** `files/open` on a prefix too short to hold the header: supply `needed` bytes. */
+export interface HeaderNeedsMore {
+  readonly needed: number;
+}
+
+/** How the worker recovers the DEK (identity unlocks go through `files/unlock-kem`). */
+export type UnlockSpec =
+  | { readonly kind: 'password'; readonly password: string }
+  | { readonly kind: 'group'; readonly id: Uint8Array; readonly keyVersion: number; readonly key: Uint8Array }
+  | { readonly kind: 'shares'; readonly shares: readonly string[] }
+  | { readonly kind: 'x-wing-secret-key'; readonly secretKey: Uint8Array; readonly recipientId?: Uint8Array };
+
+export interface SignaturePolicy {
+  readonly required: boolean;
+  readonly expectedSigner?: Uint8Array;
+}
+
+type R<T extends string, F> = { readonly id: number; readonly type: T } & F;
+
+export type FilesRequest =
+  | R<'files/encrypt-begin', { readonly session: string; readonly plan: EncryptPlan }>
+  | R<'files/encrypt-tags', { readonly session: string; readonly first: number; readonly ivTags: Uint8Array }>
+  | R<'files/encrypt-finish', { readonly session: string }>
+  | R<'files/encrypt-finish-signed', { readonly session: string; readonly ed25519: Uint8Array; readonly mlDsa65?: Uint8Array }>
+  | R<'files/encrypt-chunks', {
+    readonly dek: CryptoKey; readonly ctx: ChunkContext; readonly first: number;
+    readonly source: Blob | Uint8Array; readonly output: 'blob' | 'bytes';
+  }>
+  /**
+   * Parses a header from a container prefix (no key): {@link HeaderRead}, or
+   * {@link HeaderNeedsMore}. With `policy`, signature failures are errors; with
+   * `session`, the reader stays there for `files/unlock` and the Merkle check.
+   */
+  | R<'files/open', { readonly session?: string; readonly header: Uint8Array; readonly policy?: SignaturePolicy }>
+  | R<'files/unlock', { readonly session: string; readonly unlock: UnlockSpec }>
+  /** Identity unlock: KEK = HKDF(ss, file_id, info) in WebCrypto, AES-KW unwrap into a non-extractable HKDF key. */
+  | R<'files/unlock-kem', {
+    readonly sharedSecret: CryptoKey; readonly fileId: Uint8Array; readonly recipientId: Uint8Array;
+    readonly keyVersion: number; readonly wrapped: Uint8Array;
+  }>
+  | R<'files/decrypt-tags', { readonly session: string; readonly first: number; readonly ivTags: Uint8Array }>
+  | R<'files/decrypt-end', { readonly session: string }>
+  | R<'files/decrypt-chunks', {
+    readonly dek: CryptoKey; readonly ctx: ChunkContext; readonly first: number; readonly count: number;
+    readonly source: Blob | Uint8Array; readonly output: 'blob' | 'bytes';
+    /** Random access: each chunk's inclusion proof (concatenated hashes) and the header's root, checked before decrypting. */
+    readonly proofs?: { readonly root: Uint8Array; readonly total: number; readonly paths: readonly Uint8Array[] };
+    /** Verify only: authenticate, release nothing (`data` is empty). */
+    readonly discard?: boolean;
+  }>
+  /** Random access index: reads every envelope's stored IV and tag, checks the root, returns every Merkle level. */
+  | R<'files/index', { readonly ctx: ChunkContext; readonly headerLength: number; readonly source: Blob; readonly root: Uint8Array }>
+  | R<'files/close', { readonly session: string }>;

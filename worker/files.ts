@@ -1,0 +1,447 @@
+/**
+ * `files/*` handlers (protocol: worker/files.protocol.ts), spread into the
+ * worker's handler table.
+ *
+ * - Stateful (session) requests drive a wasm `ContainerEncryptorHandle` /
+ *   `ContainerReaderHandle` kept in this worker: wraps and KDFs (Argon2id runs
+ *   here, never on the page), the header, signatures, unlocking, the Merkle
+ *   accumulator.
+ * - Chunk requests are stateless: the DEK arrives as a non-extractable HKDF
+ *   `CryptoKey`; each chunk's AES-256-GCM key (`deriveKey`, non-extractable)
+ *   and IV (`deriveBits`) are derived with WebCrypto HKDF exactly as the Rust
+ *   engine derives them (FORMAT.md §6.3), and the chunk is sealed / opened
+ *   with WebCrypto AES-GCM.
+ *
+ * DEK bytes exist only between `takeDek` and `importKey` below and are wiped
+ * there; password strings arrive from the page (JavaScript strings cannot be
+ * wiped) and are encoded into buffers that are wiped after the wasm call.
+ */
+import * as wasm from '../ts/wasm/veilkit.js';
+import { call } from '../ts/init.js';
+import { VeilError } from '../ts/errors.js';
+import {
+  CONTAINER, bs, chunkAad, chunkCount, chunkIvInfo, chunkKeyInfo, chunkLength, concatBytes, envelopeOffset, hybridKekInfo,
+} from '../ts/files-format.js';
+import type { ChunkContext, ChunksOut, EncryptBegun, EncryptFinished, FilesRequest, HeaderNeedsMore, HeaderRead, RawHeaderInfo } from './files.protocol.js';
+
+type Session = wasm.ContainerEncryptorHandle | wasm.ContainerReaderHandle;
+const sessions = new Map<string, Session>();
+/** Encryption sessions whose header is signed elsewhere (`signedMessage` + `finishSigned`). */
+const externallySigned = new Set<string>();
+const enc = new TextEncoder();
+const subtle = (): SubtleCrypto => globalThis.crypto.subtle;
+
+function authFailed(): VeilError {
+  return new VeilError('AUTHENTICATION_FAILED', 'authentication failed');
+}
+
+function session<T extends Session>(id: string, kind: new (...a: never[]) => T): T {
+  const s = sessions.get(id);
+  if (!(s instanceof kind)) throw new VeilError('INVALID_STATE', `no ${kind.name} for this operation in this worker (it was closed or the worker was replaced)`);
+  return s;
+}
+
+function adopt(id: string, handle: Session): void {
+  if (sessions.has(id)) {
+    handle.free();
+    throw new VeilError('INVALID_STATE', 'session id already in use');
+  }
+  sessions.set(id, handle);
+}
+
+async function importDek(bytes: Uint8Array): Promise<CryptoKey> {
+  try {
+    return await subtle().importKey('raw', bs(bytes), 'HKDF', false, ['deriveKey', 'deriveBits']);
+  } finally {
+    bytes.fill(0);
+  }
+}
+
+/** Runs `fn` with the UTF-8 bytes of `text`, wiping them afterwards. */
+function withUtf8<T>(text: string, fn: (b: Uint8Array) => T): T {
+  if (typeof text !== 'string') throw new TypeError('password must be a string');
+  const b = enc.encode(text);
+  try {
+    return fn(b);
+  } finally {
+    b.fill(0);
+  }
+}
+
+/** `chunk_key_i` (non-extractable AES-256-GCM key) and `chunk_iv_i` (FORMAT.md §6.3). */
+async function chunkKeyIv(dek: CryptoKey, fileId: Uint8Array, index: number, usage: 'encrypt' | 'decrypt'): Promise<[CryptoKey, Uint8Array<ArrayBuffer>]> {
+  const salt = bs(fileId);
+  const [key, iv] = await Promise.all([
+    subtle().deriveKey({ name: 'HKDF', hash: 'SHA-256', salt, info: chunkKeyInfo(index) }, dek, { name: 'AES-GCM', length: 256 }, false, [usage]),
+    subtle().deriveBits({ name: 'HKDF', hash: 'SHA-256', salt, info: chunkIvInfo(index) }, dek, 96),
+  ]);
+  return [key, new Uint8Array(iv)];
+}
+
+/** Bytes `[a, b)` of a request's source: a `Blob` slice read now, or a view of transferred bytes. */
+function sourceReader(source: Blob | Uint8Array): { size: number; read(a: number, b: number): Promise<Uint8Array<ArrayBuffer>> } {
+  if (source instanceof Blob) return { size: source.size, read: async (a, b) => new Uint8Array(await source.slice(a, b).arrayBuffer()) };
+  const bytes = bs(source);
+  return { size: bytes.length, read: async (a, b) => bytes.subarray(a, b) };
+}
+
+/** Plaintext bytes per group inside one request: group g+1 is read while group g is in WebCrypto. */
+const GROUP_BYTES = 4 << 20;
+
+/**
+ * Runs `work` over consecutive groups of a request, reading one group ahead:
+ * while group g is being encrypted or decrypted (WebCrypto runs off this
+ * thread), group g+1 is read and group g−1's output assembled.
+ */
+async function grouped<T>(bounds: readonly (readonly [number, number])[], read: (a: number, b: number) => Promise<Uint8Array<ArrayBuffer>>, work: (g: number, data: Uint8Array<ArrayBuffer>) => Promise<T>): Promise<T[]> {
+  const out: T[] = [];
+  let prev: Promise<T> | undefined;
+  try {
+    for (let g = 0; g < bounds.length; g++) {
+      const [a, b] = bounds[g]!;
+      const data = await read(a, b);
+      const cur = work(g, data);
+      if (prev !== undefined) {
+        const p = prev;
+        prev = undefined;
+        out.push(await p);
+      }
+      prev = cur;
+    }
+    if (prev !== undefined) out.push(await prev);
+  } finally {
+    prev?.catch(() => {}); // an earlier failure: the pending group's outcome no longer matters
+  }
+  return out;
+}
+
+function u32be(index: number): Uint8Array<ArrayBuffer> {
+  const b = new Uint8Array(4);
+  new DataView(b.buffer).setUint32(0, index, false);
+  return b;
+}
+
+async function encryptChunks(req: Extract<FilesRequest, { type: 'files/encrypt-chunks' }>): Promise<ChunksOut> {
+  const { ctx, first, dek } = req;
+  const src = sourceReader(req.source);
+  // Chunk geometry of this request: every chunk but the file's last is full-size.
+  const lens: number[] = [];
+  for (let off = 0, index = first; off < src.size; index++) {
+    const len = chunkLength(ctx, index);
+    if (off + len > src.size) throw new VeilError('INVALID_CHUNK', 'chunk plaintext has the wrong length');
+    lens.push(len);
+    off += len;
+  }
+  if (lens.length === 0) throw new VeilError('INVALID_CHUNK', 'no chunk to encrypt');
+  const per = Math.max(1, Math.floor(GROUP_BYTES / ctx.chunkSize));
+  const bounds: [number, number][] = [];
+  for (let k = 0; k < lens.length; k += per) bounds.push([k * ctx.chunkSize, k * ctx.chunkSize + lens.slice(k, k + per).reduce((x, y) => x + y, 0)]);
+  const ivTags = new Uint8Array(lens.length * 28);
+  const groups = await grouped(bounds, src.read, async (g, data) => {
+    const k0 = g * per;
+    const sealed = await Promise.all(lens.slice(k0, k0 + per).map(async (len, j) => {
+      const index = first + k0 + j;
+      const [key, iv] = await chunkKeyIv(dek, ctx.fileId, index, 'encrypt');
+      const pt = data.subarray(j * ctx.chunkSize, j * ctx.chunkSize + len);
+      const ct = new Uint8Array(await subtle().encrypt({ name: 'AES-GCM', iv, additionalData: chunkAad(ctx, index, len), tagLength: 128 }, key, pt));
+      return [iv, ct] as const;
+    }));
+    const parts: Uint8Array<ArrayBuffer>[] = [];
+    sealed.forEach(([iv, ct], j) => {
+      const head = new Uint8Array(16);
+      head.set(u32be(first + k0 + j));
+      head.set(iv, 4);
+      parts.push(head, ct);
+      ivTags.set(iv, 28 * (k0 + j));
+      ivTags.set(ct.subarray(ct.length - 16), 28 * (k0 + j) + 12);
+    });
+    // Hand the group to the blob store now (while the next group is in WebCrypto).
+    return req.output === 'blob' ? new Blob(parts) : parts;
+  });
+  return { data: req.output === 'blob' ? new Blob(groups as Blob[]) : (groups as Uint8Array[][]).flat(), ivTags };
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  let d = 0;
+  for (let i = 0; i < a.length; i++) d |= a[i]! ^ b[i]!;
+  return d === 0;
+}
+
+async function decryptChunks(req: Extract<FilesRequest, { type: 'files/decrypt-chunks' }>): Promise<ChunksOut> {
+  const { ctx, first, count, dek, proofs } = req;
+  if (!Number.isInteger(count) || count < 1) throw new RangeError('count must be a positive integer');
+  const src = sourceReader(req.source);
+  const stride = ctx.chunkSize + CONTAINER.envelopeOverhead;
+  // Every chunk of a request but the file's last is full-size.
+  const expected = envelopeOffset(ctx.chunkSize, count - 1) + chunkLength(ctx, first + count - 1) + CONTAINER.envelopeOverhead;
+  if (src.size < expected) throw new VeilError('TRUNCATED', `truncated: envelopes need ${expected} bytes, got ${src.size}`);
+  if (src.size > expected) throw new VeilError('TRAILING_BYTES', 'trailing bytes after the last envelope');
+  const per = Math.max(1, Math.floor(GROUP_BYTES / ctx.chunkSize));
+  const bounds: [number, number][] = [];
+  for (let k = 0; k < count; k += per) bounds.push([k * stride, Math.min(expected, (k + per) * stride)]);
+  const ivTags = new Uint8Array(count * 28);
+  const bad: number[] = [];
+  const groups = await grouped(bounds, src.read, async (g, data) => {
+    const k0 = g * per;
+    const n = Math.min(per, count - k0);
+    const view = new DataView(data.buffer, data.byteOffset, data.byteLength);
+    const jobs: Promise<Uint8Array<ArrayBuffer>>[] = [];
+    for (let j = 0, off = 0; j < n; j++) {
+      const k = k0 + j;
+      const index = first + k;
+      const len = chunkLength(ctx, index);
+      const at = off;
+      const env = data.subarray(off, off + len + CONTAINER.envelopeOverhead);
+      off += env.length;
+      const storedIv = env.subarray(4, 16);
+      const tag = env.subarray(env.length - 16);
+      ivTags.set(storedIv, 28 * k);
+      ivTags.set(tag, 28 * k + 12);
+      const open = async (): Promise<Uint8Array<ArrayBuffer>> => {
+        // A misplaced (swapped, spliced) envelope: FORMAT.md §6.5.
+        if (view.getUint32(at, false) !== index) throw authFailed();
+        if (proofs) {
+          const path = proofs.paths[k];
+          if (!(path instanceof Uint8Array)) throw new TypeError('one proof per chunk');
+          const ok = call(() => {
+            const leaf = wasm.containerLeafHash(ctx.hashAlgorithm, ctx.fileId, index, len, storedIv, tag);
+            return wasm.containerVerifyProof(ctx.hashAlgorithm, leaf, index, proofs.total, path, proofs.root);
+          });
+          if (!ok) throw authFailed();
+        }
+        const [key, iv] = await chunkKeyIv(dek, ctx.fileId, index, 'decrypt');
+        if (!sameBytes(iv, storedIv)) throw authFailed();
+        try {
+          return new Uint8Array(await subtle().decrypt(
+            { name: 'AES-GCM', iv, additionalData: chunkAad(ctx, index, len), tagLength: 128 }, key, env.subarray(16),
+          ));
+        } catch (e) {
+          if (e instanceof DOMException && e.name === 'OperationError') throw authFailed();
+          throw e;
+        }
+      };
+      jobs.push(open());
+    }
+    if (req.discard) {
+      // Verify only: every chunk is checked, the bad ones are listed, nothing is released.
+      const outcomes = await Promise.allSettled(jobs);
+      outcomes.forEach((o, j) => {
+        if (o.status === 'rejected') {
+          if (!(o.reason instanceof VeilError) || o.reason.code !== 'AUTHENTICATION_FAILED') throw o.reason;
+          bad.push(first + k0 + j);
+        }
+      });
+      return [] as Uint8Array<ArrayBuffer>[];
+    }
+    const plain = await Promise.all(jobs);
+    return req.output === 'blob' ? new Blob(plain) : plain;
+  });
+  if (req.discard) return { data: [], ivTags, bad };
+  return { data: req.output === 'blob' ? new Blob(groups as Blob[]) : (groups as Uint8Array[][]).flat(), ivTags };
+}
+
+/** Reads every envelope's stored index, IV and tag, checks the root, returns every Merkle level. */
+async function buildIndex(req: Extract<FilesRequest, { type: 'files/index' }>): Promise<Uint8Array> {
+  const { ctx, headerLength, source } = req;
+  const n = chunkCount(ctx.plaintextSize, ctx.chunkSize);
+  if (n === 0) return new Uint8Array(0);
+  const stride = ctx.chunkSize + CONTAINER.envelopeOverhead;
+  const ivTags = new Uint8Array(n * 28);
+  const start = (i: number) => headerLength + envelopeOffset(ctx.chunkSize, i);
+  const end = (i: number) => start(i) + chunkLength(ctx, i) + CONTAINER.envelopeOverhead;
+  const take = (i: number, head: Uint8Array, tag: Uint8Array) => {
+    if (new DataView(head.buffer, head.byteOffset, 4).getUint32(0, false) !== i) throw authFailed();
+    ivTags.set(head.subarray(4, 16), 28 * i);
+    ivTags.set(tag, 28 * i + 12);
+  };
+  if (stride <= 64 * 1024) {
+    // Small chunks: read whole windows of envelopes.
+    const per = Math.max(1, Math.floor((4 << 20) / stride));
+    for (let i = 0; i < n; i += per) {
+      const last = Math.min(n, i + per) - 1;
+      const buf = new Uint8Array(await source.slice(start(i), end(last)).arrayBuffer());
+      for (let j = i; j <= last; j++) {
+        const a = start(j) - start(i);
+        const b = end(j) - start(i);
+        if (b > buf.length) throw new VeilError('TRUNCATED', 'truncated container');
+        take(j, buf.subarray(a, a + 16), buf.subarray(b - 16, b));
+      }
+    }
+  } else {
+    // Large chunks: 16 bytes at the start and at the end of each envelope, 32 reads at a time.
+    const reads: Promise<void>[] = [];
+    let next = 0;
+    const worker = async () => {
+      while (next < n) {
+        const i = next++;
+        const [head, tag] = await Promise.all([
+          source.slice(start(i), start(i) + 16).arrayBuffer(),
+          source.slice(end(i) - 16, end(i)).arrayBuffer(),
+        ]);
+        if (head.byteLength !== 16 || tag.byteLength !== 16) throw new VeilError('TRUNCATED', 'truncated container');
+        take(i, new Uint8Array(head), new Uint8Array(tag));
+      }
+    };
+    for (let w = 0; w < Math.min(32, n); w++) reads.push(worker());
+    await Promise.all(reads);
+  }
+  return call(() => {
+    const leaves = wasm.containerLeaves(ctx.hashAlgorithm, ctx.fileId, ctx.chunkSize, ctx.plaintextSize, 0, ivTags);
+    const levels = wasm.containerMerkleLevels(ctx.hashAlgorithm, leaves);
+    if (!sameBytes(levels.subarray(levels.length - 32), req.root)) throw authFailed();
+    return levels;
+  });
+}
+
+/** Unwraps the DEK of an X-Wing wrap whose shared secret is a (keystore) HKDF key: WebCrypto only. */
+async function unlockKem(req: Extract<FilesRequest, { type: 'files/unlock-kem' }>): Promise<CryptoKey> {
+  const kek = await subtle().deriveKey(
+    { name: 'HKDF', hash: 'SHA-256', salt: bs(req.fileId), info: hybridKekInfo(req.recipientId, req.keyVersion) },
+    req.sharedSecret, { name: 'AES-KW', length: 256 }, false, ['unwrapKey'],
+  );
+  try {
+    return await subtle().unwrapKey('raw', bs(req.wrapped), kek, 'AES-KW', 'HKDF', false, ['deriveKey', 'deriveBits']);
+  } catch (e) {
+    if (e instanceof DOMException && e.name === 'OperationError') throw authFailed();
+    throw e;
+  }
+}
+
+function openHeader(req: Extract<FilesRequest, { type: 'files/open' }>): HeaderRead | HeaderNeedsMore {
+  const len = call(() => wasm.containerHeaderLength(req.header));
+  if (len < 0 || len > req.header.length) return { needed: Math.abs(len) };
+  const reader = call(() => new wasm.ContainerReaderHandle(req.header));
+  try {
+    const info = JSON.parse(reader.info()) as RawHeaderInfo;
+    let signature: HeaderRead['signature'];
+    if (req.policy) {
+      const expected = req.policy.expectedSigner;
+      signature = call(() => reader.checkSignature(req.policy!.required, expected)) as HeaderRead['signature'];
+    } else {
+      try {
+        signature = call(() => reader.checkSignature(false, undefined)) as HeaderRead['signature'];
+      } catch (e) {
+        if (!(e instanceof VeilError) || e.code !== 'INVALID_SIGNATURE') throw e;
+        signature = 'invalid';
+      }
+    }
+    if (req.session !== undefined) adopt(req.session, reader);
+    else reader.free();
+    return { info, signature };
+  } catch (e) {
+    if (sessions.get(req.session ?? '') !== reader) reader.free();
+    throw e;
+  }
+}
+
+function beginEncrypt(req: Extract<FilesRequest, { type: 'files/encrypt-begin' }>): Promise<EncryptBegun> {
+  const p = req.plan;
+  const h = call(() => (p.fixedKeys
+    ? wasm.ContainerEncryptorHandle.withFixedKeysForTesting(p.plaintextSize, p.chunkSize, p.hashAlgorithm, p.fixedKeys.dek, p.fixedKeys.fileId)
+    : new wasm.ContainerEncryptorHandle(p.plaintextSize, p.chunkSize, p.hashAlgorithm)));
+  const run = async (): Promise<EncryptBegun> => {
+    for (const w of p.passwords) {
+      withUtf8(w.password, (pw) => call(() => (w.kdf.algorithm === 'argon2id'
+        ? h.addArgon2id(pw, w.kdf.memoryKib, w.kdf.iterations, w.kdf.parallelism)
+        : h.addPbkdf2(pw, w.kdf.iterations))));
+    }
+    for (const r of p.recipients) call(() => h.addRecipient(r.publicKey, r.keyVersion, r.recipientId));
+    for (const g of p.groups) {
+      try {
+        call(() => h.addGroup(g.id, g.keyVersion, g.key));
+      } finally {
+        g.key.fill(0); // this worker's structured-clone copy
+      }
+    }
+    const shares = p.thresholds.map((t) => call(() => h.addThreshold(t.t, t.n)).split('\n'));
+    const s = p.signer;
+    if (s?.kind === 'keys') {
+      try {
+        call(() => h.setSigner(s.ed25519Seed, s.mlDsaSeed, s.keyLogId, s.timestamp));
+      } finally {
+        s.ed25519Seed.fill(0);
+        s.mlDsaSeed?.fill(0);
+      }
+    } else if (s?.kind === 'external') {
+      call(() => h.setExternalSigner(s.ed25519Public, s.mlDsa65Public, s.keyLogId, s.timestamp));
+    }
+    const headerLength = call(() => h.headerLength());
+    const dek = await importDek(call(() => h.takeDek()));
+    adopt(req.session, h);
+    if (s?.kind === 'external') externallySigned.add(req.session);
+    return { headerLength, chunkCount: h.chunkCount(), fileId: h.fileId(), headerHash: h.headerHash(), dek, shares };
+  };
+  return run().catch((e: unknown) => {
+    if (sessions.get(req.session) !== h) h.free();
+    throw e;
+  }).finally(() => p.fixedKeys?.dek.fill(0));
+}
+
+type FilesHandlers = { [T in FilesRequest['type']]: (req: Extract<FilesRequest, { type: T }>) => unknown };
+
+/** The `files/*` handlers, spread into the worker's handler table. */
+export const filesHandlers: FilesHandlers = {
+  'files/encrypt-begin': (req) => beginEncrypt(req),
+  'files/encrypt-tags': (req) => {
+    call(() => session(req.session, wasm.ContainerEncryptorHandle).pushChunkTags(req.first, req.ivTags));
+    return true;
+  },
+  'files/encrypt-finish': (req): EncryptFinished => {
+    const h = session(req.session, wasm.ContainerEncryptorHandle);
+    if (externallySigned.has(req.session)) return { signedMessage: call(() => h.signedMessage()) };
+    return { header: call(() => h.finish()) };
+  },
+  'files/encrypt-finish-signed': (req) => call(() => session(req.session, wasm.ContainerEncryptorHandle).finishSigned(req.ed25519, req.mlDsa65)),
+  'files/encrypt-chunks': (req) => encryptChunks(req),
+  'files/open': (req) => openHeader(req),
+  'files/unlock': async (req) => {
+    const r = session(req.session, wasm.ContainerReaderHandle);
+    const u = req.unlock;
+    switch (u.kind) {
+      case 'password':
+        withUtf8(u.password, (pw) => call(() => r.unlockPassword(pw)));
+        break;
+      case 'group':
+        try {
+          call(() => r.unlockGroup(u.id, u.keyVersion, u.key));
+        } finally {
+          u.key.fill(0);
+        }
+        break;
+      case 'shares':
+        call(() => r.unlockShares(u.shares.join('\n')));
+        break;
+      case 'x-wing-secret-key':
+        try {
+          call(() => r.unlockRecipient(u.secretKey, u.recipientId));
+        } finally {
+          u.secretKey.fill(0);
+        }
+        break;
+      default:
+        throw new TypeError('unknown unlock method');
+    }
+    return importDek(call(() => r.takeDek()));
+  },
+  'files/unlock-kem': (req) => unlockKem(req),
+  'files/decrypt-tags': (req) => {
+    call(() => session(req.session, wasm.ContainerReaderHandle).pushChunkTags(req.first, req.ivTags));
+    return true;
+  },
+  'files/decrypt-end': (req) => {
+    call(() => session(req.session, wasm.ContainerReaderHandle).checkRoot());
+    return true;
+  },
+  'files/decrypt-chunks': (req) => decryptChunks(req),
+  'files/index': (req) => buildIndex(req),
+  'files/close': (req) => {
+    const s = sessions.get(req.session);
+    sessions.delete(req.session);
+    externallySigned.delete(req.session);
+    s?.free();
+    return true;
+  },
+};
+
+export type { ChunkContext };
