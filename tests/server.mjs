@@ -74,6 +74,12 @@ const server = createServer(async (req, res) => {
     send(res, 400, 'bad request');
     return;
   }
+  if (pathname === '/') {
+    // The demo (npm run demo): examples/vanilla/.
+    res.writeHead(302, { ...BASE_HEADERS, Location: `/examples/vanilla/${new URL(req.url ?? '/', `http://${HOST}`).search}` });
+    res.end();
+    return;
+  }
   let file = toFilePath(pathname);
   if (file === null) {
     send(res, 403, 'forbidden');
