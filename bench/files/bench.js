@@ -1,0 +1,176 @@
+// veilkit file benchmark, in the page (driven by bench/files/run.mjs).
+// Every case works on the same generated plaintext (an OPFS File of `mib` MiB
+// of AES-CTR keystream, disk-backed, so in-memory Blob quotas only count the
+// outputs). Each case runs `reps` times; results are MiB/s of plaintext.
+import { encryptFile, decryptFile, WorkerPool } from '/dist/ts/index.js';
+import * as openpgp from '/node_modules/openpgp/dist/openpgp.min.mjs';
+
+const MIB = 1 << 20;
+const q = new URLSearchParams(location.search);
+const mib = Number(q.get('mib') ?? 256);
+const reps = Number(q.get('reps') ?? 3);
+const only = q.get('only');
+/** Optional tuning (`--batch <MiB>`, `--concurrency <n>`): veilkit's batchBytes / concurrency. */
+const tuning = {
+  ...(q.get('batch') ? { batchBytes: Number(q.get('batch')) * MIB } : {}),
+  ...(q.get('concurrency') ? { concurrency: Number(q.get('concurrency')) } : {}),
+};
+const log = (...a) => console.log('bench-files:', ...a);
+const gc = () => globalThis.gc?.();
+/** The format's minimum Argon2id cost: the password KDF is not what is measured here (its default cost is, once, below). */
+const FAST = { algorithm: 'argon2id', memoryKib: 19456, iterations: 2, parallelism: 1 };
+const PASSWORD = 'benchmark password';
+
+async function generate(dir, name) {
+  const key = await crypto.subtle.importKey('raw', new Uint8Array(16).fill(3), 'AES-CTR', false, ['encrypt']);
+  const zero = new Uint8Array(MIB);
+  const fh = await dir.getFileHandle(name, { create: true });
+  const w = await fh.createWritable();
+  for (let i = 0; i < mib; i++) {
+    const counter = new Uint8Array(16);
+    new DataView(counter.buffer).setUint32(8, i);
+    await w.write(new Uint8Array(await crypto.subtle.encrypt({ name: 'AES-CTR', counter, length: 64 }, key, zero)));
+  }
+  await w.close();
+  return fh.getFile();
+}
+
+async function toFile(dir, name, blob) {
+  const fh = await dir.getFileHandle(name, { create: true });
+  const w = await fh.createWritable();
+  await w.write(blob);
+  await w.close();
+  return fh.getFile();
+}
+
+/** Runs `fn` `reps` times (GC before each) and returns every duration in ms. */
+async function timed(name, fn) {
+  const ms = [];
+  for (let r = 0; r < reps; r++) {
+    gc();
+    await new Promise((res) => setTimeout(res, 50));
+    const t0 = performance.now();
+    await fn(r);
+    ms.push(performance.now() - t0);
+  }
+  log(name, ms.map((x) => x.toFixed(0)).join(' '), 'ms');
+  return ms;
+}
+
+async function main() {
+  const results = [];
+  const record = (name, ms, bytes, note = '') => {
+    const sorted = [...ms].sort((a, b) => a - b);
+    const median = sorted[Math.floor(sorted.length / 2)];
+    results.push({ name, mibps: bytes / MIB / (median / 1000), bestMibps: bytes / MIB / (sorted[0] / 1000), ms: ms.map((x) => Math.round(x)), note });
+  };
+  const want = (name) => !only || name.includes(only);
+  const root = await navigator.storage.getDirectory();
+  const dir = await root.getDirectoryHandle(`bench-files-${Date.now()}`, { create: true });
+  try {
+    log(`generating ${mib} MiB`);
+    const plain = await generate(dir, 'plain.bin');
+    const bytes = plain.size;
+    const cores = navigator.hardwareConcurrency || 2;
+
+    // ---- ceiling: raw WebCrypto AES-GCM over the same 1 MiB chunks, already in memory
+    if (want('ceiling')) {
+      const chunks = [];
+      for (let i = 0; i < mib; i++) chunks.push(new Uint8Array(await plain.slice(i * MIB, (i + 1) * MIB).arrayBuffer()));
+      const key = await crypto.subtle.importKey('raw', crypto.getRandomValues(new Uint8Array(32)), 'AES-GCM', false, ['encrypt']);
+      const iv = (i) => { const b = new Uint8Array(12); new DataView(b.buffer).setUint32(8, i); return b; };
+      record('ceiling: WebCrypto AES-GCM, 1 MiB chunks in memory, one at a time', await timed('ceiling-seq', async () => {
+        for (let i = 0; i < chunks.length; i++) await crypto.subtle.encrypt({ name: 'AES-GCM', iv: iv(i) }, key, chunks[i]);
+      }), bytes);
+      record(`ceiling: WebCrypto AES-GCM, 1 MiB chunks in memory, ${cores} in flight`, await timed('ceiling-par', async () => {
+        for (let i = 0; i < chunks.length; i += cores) {
+          await Promise.all(chunks.slice(i, i + cores).map((c, k) => crypto.subtle.encrypt({ name: 'AES-GCM', iv: iv(i + k) }, key, c)));
+        }
+      }), bytes);
+      chunks.length = 0;
+    }
+
+    // ---- veilkit: File → container Blob, container File → plaintext Blob
+    let sealedFile;
+    for (const workers of [1, cores]) {
+      const label = workers === 1 ? '1 worker' : `full pool (${workers} workers)`;
+      if (!want('veilkit') && !(workers === 1 && want('w1'))) continue;
+      const pool = new WorkerPool({ size: workers, idleTimeoutMs: 0, threads: false });
+      try {
+        await decryptFile(await encryptFile(new Blob([new Uint8Array(1000)]), { password: PASSWORD, kdf: FAST, pool }), PASSWORD, { pool }); // warm-up
+        let sealed;
+        record(`veilkit encryptFile, ${label}`, await timed(`veilkit-enc-w${workers}`, async () => {
+          sealed = undefined;
+          sealed = await encryptFile(plain, { password: PASSWORD, kdf: FAST, pool, ...tuning });
+        }), bytes);
+        sealedFile = await toFile(dir, `sealed-${workers}.vvlt`, sealed);
+        sealed = undefined;
+        record(`veilkit decryptFile (verified → Blob), ${label}`, await timed(`veilkit-dec-w${workers}`, async () => {
+          const out = await decryptFile(sealedFile, PASSWORD, { pool, ...tuning });
+          if (out.size !== bytes) throw new Error('size');
+        }), bytes);
+        record(`veilkit decryptFile (streaming, drained), ${label}`, await timed(`veilkit-decs-w${workers}`, async () => {
+          const reader = decryptFile(sealedFile, PASSWORD, { pool, releaseMode: 'streaming', ...tuning }).getReader();
+          let n = 0;
+          for (;;) {
+            const { done, value } = await reader.read();
+            if (done) break;
+            n += value.length;
+          }
+          if (n !== bytes) throw new Error('size');
+        }), bytes);
+      } finally {
+        pool.dispose();
+      }
+    }
+
+    // ---- openpgp.js password encryption over a web stream, output collected into a Blob
+    const pgp = async (config) => {
+      const message = await openpgp.createMessage({ binary: plain.stream() });
+      const stream = await openpgp.encrypt({ message, passwords: [PASSWORD], format: 'binary', config });
+      return new Response(stream).blob();
+    };
+    if (want('openpgp')) {
+      let v2;
+      record('openpgp.js SEIPDv2 AES-GCM (aeadProtect), web stream → Blob', await timed('openpgp-v2', async () => {
+        v2 = undefined;
+        v2 = await pgp({ aeadProtect: true, preferredAEADAlgorithm: openpgp.enums.aead.gcm });
+      }), bytes);
+      const v2File = await toFile(dir, 'pgp-v2.bin', v2);
+      v2 = undefined;
+      record('openpgp.js SEIPDv1 (default), web stream → Blob', await timed('openpgp-v1', async () => {
+        await pgp({});
+      }), bytes);
+      record('openpgp.js SEIPDv2 decrypt, web stream → Blob', await timed('openpgp-v2-dec', async () => {
+        const message = await openpgp.readMessage({ binaryMessage: v2File.stream() });
+        const { data } = await openpgp.decrypt({ message, passwords: [PASSWORD], format: 'binary' });
+        const out = await new Response(data).blob();
+        if (out.size !== bytes) throw new Error('size');
+      }), bytes);
+    }
+
+    // ---- one-off: default-cost password setup (Argon2id 64 MiB, t=3, p=4) on an empty file
+    const setup = [];
+    if (want('setup')) {
+      const pool = new WorkerPool({ size: 1, idleTimeoutMs: 0, threads: false });
+      try {
+        await encryptFile(new Blob([]), { password: PASSWORD, kdf: FAST, pool });
+        for (let r = 0; r < 2; r++) {
+          const t0 = performance.now();
+          await encryptFile(new Blob([]), { password: PASSWORD, pool });
+          setup.push(Math.round(performance.now() - t0));
+        }
+      } finally {
+        pool.dispose();
+      }
+    }
+    return { mib, reps, cores, tuning, userAgent: navigator.userAgent, results, defaultArgon2idSetupMs: setup };
+  } finally {
+    await root.removeEntry(dir.name, { recursive: true }).catch(() => {});
+  }
+}
+
+main().then(
+  (r) => { window.__benchFiles = { ok: true, ...r }; },
+  (e) => { window.__benchFiles = { ok: false, error: String(e && e.stack || e) }; },
+);

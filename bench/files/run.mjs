@@ -1,0 +1,119 @@
+#!/usr/bin/env node
+// npm run bench:files [-- --mib 256] [-- --reps 3] [-- --only <substring>] [-- --batch <MiB>] [-- --concurrency <n>]
+//
+// Browser file encryption benchmark (issue #5), never part of `npm test`: in
+// headless Chromium (Debian's /usr/bin/chromium, the flags of
+// playwright.config.ts, a temporary persistent profile for OPFS), against
+// tests/server.mjs (cross-origin isolated), in one run:
+//   - the ceiling: raw WebCrypto AES-GCM over the same 1 MiB chunks in memory;
+//   - veilkit encryptFile / decryptFile of a 256 MiB Blob, 1 worker and the full pool;
+//   - openpgp.js password encryption of the same data over a web stream:
+//     SEIPDv2 AES-GCM (config.aeadProtect) and the default SEIPDv1;
+// prints MiB/s and the ratios veilkit/ceiling and veilkit/openpgp, and writes
+// bench/files/results/latest.{json,md}.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from '@playwright/test';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const PORT = Number(process.env.BENCH_FILES_PORT ?? 8794);
+const args = process.argv.slice(2);
+const arg = (name, fallback) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1] : fallback);
+const mib = Number(arg('mib', 256));
+const reps = Number(arg('reps', 3));
+const only = arg('only', undefined);
+const batch = arg('batch', undefined);
+const concurrency = arg('concurrency', undefined);
+const log = (...a) => console.log('bench:files:', ...a);
+
+if (!existsSync(resolve(ROOT, 'dist/ts/files.js'))) {
+  console.error('bench:files: dist/ is missing — run `npm run build` first');
+  process.exit(1);
+}
+
+// Chromium flags: those of playwright.config.ts, plus an exposed gc() to settle memory between runs.
+const CHROMIUM_ARGS = [
+  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking',
+  '--disable-component-update', '--disable-sync', '--no-first-run', '--js-flags=--expose-gc',
+];
+
+const server = spawn(process.execPath, [resolve(ROOT, 'tests/server.mjs')], { env: { ...process.env, PORT: String(PORT) }, stdio: ['ignore', 'pipe', 'inherit'] });
+await new Promise((res, rej) => {
+  server.stdout.on('data', (d) => {
+    if (String(d).includes('serving')) res();
+  });
+  server.on('exit', (code) => rej(new Error(`server exited (${code})`)));
+});
+const profile = mkdtempSync(join(tmpdir(), 'veilkit-bench-files-'));
+let context;
+try {
+  context = await chromium.launchPersistentContext(profile, { executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
+  const page = context.pages()[0] ?? (await context.newPage());
+  page.on('console', (m) => {
+    if (m.text().startsWith('bench-files:')) log(m.text().slice(13));
+  });
+  page.on('pageerror', (e) => log('page error:', e.message));
+  const load = loadavg()[0];
+  log(`${mib} MiB, ${reps} runs per case (median reported); load average ${load.toFixed(2)}`);
+  const url = `http://127.0.0.1:${PORT}/bench/files/index.html?mib=${mib}&reps=${reps}${only ? `&only=${encodeURIComponent(only)}` : ''}${batch ? `&batch=${batch}` : ''}${concurrency ? `&concurrency=${concurrency}` : ''}`;
+  await page.goto(url);
+  await page.waitForFunction(() => window.__benchFiles !== undefined, null, { timeout: 30 * 60_000, polling: 500 });
+  const r = await page.evaluate(() => window.__benchFiles);
+  if (!r.ok) throw new Error(r.error);
+  r.loadAverage = [load, loadavg()[0]];
+  r.date = new Date().toISOString();
+  report(r);
+} finally {
+  await context?.close();
+  rmSync(profile, { recursive: true, force: true });
+  server.kill();
+}
+
+function report(r) {
+  const find = (prefix) => r.results.find((x) => x.name.startsWith(prefix));
+  const ceiling = find('ceiling: WebCrypto AES-GCM, 1 MiB chunks in memory, one at a time');
+  const ceilingPar = find('ceiling: WebCrypto AES-GCM, 1 MiB chunks in memory, ');
+  const v2 = find('openpgp.js SEIPDv2 AES-GCM');
+  const v1 = find('openpgp.js SEIPDv1');
+  const rows = r.results.map((x) => [x.name, x.mibps.toFixed(0), x.bestMibps.toFixed(0), x.ms.join(' ')]);
+  const ratios = [];
+  for (const x of r.results.filter((y) => y.name.startsWith('veilkit'))) {
+    const bits = [];
+    if (ceiling) bits.push(`/ceiling ${(x.mibps / ceiling.mibps).toFixed(2)}`);
+    if (ceilingPar && ceilingPar !== ceiling) bits.push(`/ceiling-parallel ${(x.mibps / ceilingPar.mibps).toFixed(2)}`);
+    if (x.name.includes('encryptFile')) {
+      if (v2) bits.push(`/openpgp-v2 ${(x.mibps / v2.mibps).toFixed(2)}`);
+      if (v1) bits.push(`/openpgp-v1 ${(x.mibps / v1.mibps).toFixed(2)}`);
+    } else {
+      const v2d = find('openpgp.js SEIPDv2 decrypt');
+      if (v2d) bits.push(`/openpgp-v2-decrypt ${(x.mibps / v2d.mibps).toFixed(2)}`);
+    }
+    ratios.push([x.name, bits.join(', ')]);
+  }
+  const md = [
+    `# veilkit file benchmark (${r.date})`,
+    '',
+    `${r.mib} MiB, ${r.reps} runs per case, median (best) MiB/s of plaintext; ${r.cores} logical cores; load average ${r.loadAverage.map((l) => l.toFixed(2)).join(' → ')}.`,
+    `${r.userAgent}`,
+    '',
+    '| case | MiB/s (median) | best | runs (ms) |',
+    '|---|---:|---:|---|',
+    ...rows.map((c) => `| ${c.join(' | ')} |`),
+    '',
+    '| veilkit | ratios (median vs median) |',
+    '|---|---|',
+    ...ratios.map((c) => `| ${c.join(' | ')} |`),
+    '',
+    `Default-cost password setup (Argon2id m=64 MiB, t=3, p=4, single-threaded wasm, empty file): ${r.defaultArgon2idSetupMs.join(', ')} ms.`,
+    'veilkit cases use the minimum Argon2id cost so that the KDF is not part of the throughput; openpgp.js uses its default S2K (iterated SHA-256).',
+    '',
+  ].join('\n');
+  console.log(`\n${md}`);
+  const dir = resolve(ROOT, 'bench/files/results');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(resolve(dir, 'latest.json'), `${JSON.stringify(r, null, 2)}\n`);
+  writeFileSync(resolve(dir, 'latest.md'), md);
+}
