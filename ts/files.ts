@@ -28,7 +28,7 @@
  * the worker are). Group keys, `xWingSecretKey` and `signWithKeys` are bytes
  * you hold on the page by definition; prefer keystore identities.
  */
-import { WorkerPool, type PoolOptions, type RequestBody } from './pool.js';
+import { WorkerPool, type RequestBody } from './pool.js';
 import { VeilError } from './errors.js';
 import type { IdentityHandle, Keystore } from './keystore.js';
 import {
@@ -471,8 +471,7 @@ class FileJob {
     this.owned = options.pool === undefined;
     // The private pool: no idle termination while the operation lives (the session's wasm
     // handle is in one of its workers); the single-threaded build (no nested thread pools).
-    const extra: Record<string, unknown> = { threads: false };
-    this.pool = options.pool ?? new WorkerPool({ size: workers, idleTimeoutMs: 0, ...extra } as PoolOptions);
+    this.pool = options.pool ?? new WorkerPool({ size: workers, idleTimeoutMs: 0, threads: false });
     this.limit = int('concurrency', options.concurrency ?? 2 * this.pool.size, 1, 1024);
   }
 
