@@ -12,8 +12,9 @@ import { x25519PublicKey } from './x25519.js';
 import { mlKemKeygen } from './mlkem.js';
 import { xWingKeygen } from './xwing.js';
 import { mlDsaKeygen, mlDsaVerify } from './mldsa.js';
+import { decryptAesGcm, encryptAesGcm } from './aead.js';
 import { bytes, wipe } from './validate.js';
-import type { KeyType } from '../worker/keystore.protocol.js';
+import type { KeyType, PassphraseKdfParams } from '../worker/keystore.protocol.js';
 
 const enc = new TextEncoder();
 
@@ -160,6 +161,190 @@ export const DEFAULT_PASSPHRASE_KDF = Object.freeze({ memoryKib: 65536, iteratio
 export const MIN_PASSPHRASE_KDF = Object.freeze({ memoryKib: 19456, iterations: 2, parallelism: 1 });
 /** Highest accepted cost (bounds the work an untrusted backup can ask for). */
 export const MAX_PASSPHRASE_KDF = Object.freeze({ memoryKib: 1_048_576, iterations: 16, parallelism: 16 });
+
+/** Checks passphrase KDF parameters (`undefined`: the defaults): `TypeError` unless integers, `RangeError` outside the accepted range. */
+export function checkPassphraseKdf(p: PassphraseKdfParams | undefined): PassphraseKdfParams {
+  const v = p ?? DEFAULT_PASSPHRASE_KDF;
+  if (typeof v !== 'object' || v === null) throw new TypeError('params must be an object');
+  const check = (field: keyof PassphraseKdfParams) => {
+    const x = v[field];
+    if (typeof x !== 'number' || !Number.isInteger(x)) throw new TypeError(`params.${field} must be an integer`);
+    if (x < MIN_PASSPHRASE_KDF[field] || x > MAX_PASSPHRASE_KDF[field]) {
+      throw new RangeError(`params.${field} must be between ${MIN_PASSPHRASE_KDF[field]} and ${MAX_PASSPHRASE_KDF[field]}, got ${x}`);
+    }
+    return x;
+  };
+  return { memoryKib: check('memoryKib'), iterations: check('iterations'), parallelism: check('parallelism') };
+}
+
+/** Length of the backup header (the AES-GCM AAD): magic 4, version 1, KDF 1, m 4, t 4, p 1, salt length 1, salt 16. */
+export const BACKUP_HEADER_LENGTH = 32;
+/** Longest label a backup entry may carry (UTF-8 bytes). */
+export const MAX_BACKUP_LABEL_BYTES = 1024;
+const BACKUP_ENTROPY = 32;
+const BACKUP_SEED = 64;
+
+/** One identity of a backup (docs/KEYSTORE.md#backup). `entropy` and `seed` are secret: wipe them after use. */
+export interface BackupEntry {
+  readonly mlDsa: boolean;
+  /** Creation time, ms since the epoch. */
+  readonly createdAt: number;
+  readonly label: string;
+  /** 32-byte BIP-39 entropy. */
+  readonly entropy: Uint8Array;
+  /** 64-byte BIP-39 seed. */
+  readonly seed: Uint8Array;
+}
+
+/** The parsed header of a backup; `header` (the AAD) and `sealed` (IV ‖ ciphertext ‖ tag) are views into the input. */
+export interface BackupHeader {
+  readonly params: PassphraseKdfParams;
+  readonly salt: Uint8Array;
+  readonly header: Uint8Array;
+  readonly sealed: Uint8Array;
+}
+
+/** Derives the backup key from the header's salt and Argon2id parameters (the caller's passphrase). `openBackup` / `sealBackup` wipe what it returns. */
+export type BackupKek = (salt: Uint8Array, params: PassphraseKdfParams) => Uint8Array;
+
+function invalidBackup(why: string): VeilError {
+  return new VeilError('INVALID_BACKUP', `not a valid veilkit keystore backup: ${why}`);
+}
+
+/** The 32-byte backup header for `params` and a 16-byte `salt`. */
+export function encodeBackupHeader(params: PassphraseKdfParams, salt: Uint8Array): Uint8Array {
+  const p = checkPassphraseKdf(params);
+  if (!(salt instanceof Uint8Array) || salt.length !== 16) throw new RangeError('salt must be 16 bytes');
+  const header = new Uint8Array(BACKUP_HEADER_LENGTH);
+  header.set(enc.encode(BACKUP_MAGIC), 0);
+  header[4] = BACKUP_VERSION;
+  header[5] = 1; // KDF: Argon2id v1.3
+  const hv = new DataView(header.buffer);
+  hv.setUint32(6, p.memoryKib);
+  hv.setUint32(10, p.iterations);
+  header[14] = p.parallelism;
+  header[15] = 16;
+  header.set(salt, 16);
+  return header;
+}
+
+/**
+ * Parses the header of a backup without any key work: `TypeError` unless a
+ * `Uint8Array`, `VeilError('INVALID_BACKUP')` for a short input, bad magic,
+ * version, KDF, salt length or out-of-range Argon2id parameters.
+ */
+export function parseBackupHeader(backup: unknown): BackupHeader {
+  if (!(backup instanceof Uint8Array)) throw new TypeError('backup must be a Uint8Array');
+  if (backup.length < BACKUP_HEADER_LENGTH + 28) throw invalidBackup('too short');
+  if (new TextDecoder().decode(backup.subarray(0, 4)) !== BACKUP_MAGIC) throw invalidBackup('bad magic');
+  if (backup[4] !== BACKUP_VERSION) throw invalidBackup(`unsupported version ${backup[4]}`);
+  if (backup[5] !== 1) throw invalidBackup(`unknown KDF ${backup[5]}`);
+  if (backup[15] !== 16) throw invalidBackup('salt must be 16 bytes');
+  const hv = new DataView(backup.buffer, backup.byteOffset, BACKUP_HEADER_LENGTH);
+  let params: PassphraseKdfParams;
+  try {
+    params = checkPassphraseKdf({ memoryKib: hv.getUint32(6), iterations: hv.getUint32(10), parallelism: backup[14]! });
+  } catch (e) {
+    throw invalidBackup(`Argon2id parameters out of range (${(e as Error).message})`);
+  }
+  return {
+    params, salt: backup.subarray(16, BACKUP_HEADER_LENGTH),
+    header: backup.subarray(0, BACKUP_HEADER_LENGTH), sealed: backup.subarray(BACKUP_HEADER_LENGTH),
+  };
+}
+
+/** The plaintext of a backup (version 1). `RangeError` for an entry that cannot be encoded. Wipe the result. */
+export function encodeBackupPayload(entries: readonly BackupEntry[]): Uint8Array {
+  const parts: Uint8Array[] = [];
+  const head = new Uint8Array(5);
+  head[0] = 1; // payload version
+  new DataView(head.buffer).setUint32(1, entries.length);
+  parts.push(head);
+  for (const e of entries) {
+    if (e.entropy.length !== BACKUP_ENTROPY || e.seed.length !== BACKUP_SEED) throw new RangeError('a backup entry needs 32 bytes of entropy and a 64-byte seed');
+    const label = enc.encode(e.label);
+    if (label.length > MAX_BACKUP_LABEL_BYTES) throw new RangeError(`label must be at most ${MAX_BACKUP_LABEL_BYTES} UTF-8 bytes`);
+    const fixed = new Uint8Array(1 + 8 + 2);
+    const dv = new DataView(fixed.buffer);
+    fixed[0] = e.mlDsa ? 1 : 0;
+    dv.setBigUint64(1, BigInt(Math.max(0, Math.floor(e.createdAt))));
+    dv.setUint16(9, label.length);
+    parts.push(fixed, label, e.entropy, e.seed);
+  }
+  return concat(...parts);
+}
+
+/**
+ * Parses a decrypted backup plaintext: `VeilError('INVALID_BACKUP')` for any
+ * structural error (nothing it allocated is left unwiped then). The entries'
+ * `entropy` and `seed` are copies: wipe them after use.
+ */
+export function parseBackupPayload(payload: Uint8Array): BackupEntry[] {
+  const entries: BackupEntry[] = [];
+  try {
+    const dv = new DataView(payload.buffer, payload.byteOffset, payload.byteLength);
+    if (payload.length < 5 || payload[0] !== 1) throw invalidBackup('unsupported payload version');
+    const count = dv.getUint32(1);
+    let o = 5;
+    for (let i = 0; i < count; i++) {
+      if (o + 11 > payload.length) throw invalidBackup('truncated payload');
+      const flags = payload[o]!;
+      if ((flags & ~1) !== 0) throw invalidBackup('unknown identity flags');
+      const createdAt = Number(dv.getBigUint64(o + 1));
+      const labelLen = dv.getUint16(o + 9);
+      o += 11;
+      if (labelLen > MAX_BACKUP_LABEL_BYTES || o + labelLen + 96 > payload.length) throw invalidBackup('truncated payload');
+      const label = new TextDecoder('utf-8', { fatal: true }).decode(payload.subarray(o, o + labelLen));
+      o += labelLen;
+      entries.push({ mlDsa: (flags & 1) === 1, createdAt, label, entropy: payload.slice(o, o + 32), seed: payload.slice(o + 32, o + 96) });
+      o += 96;
+    }
+    if (o !== payload.length) throw invalidBackup('trailing bytes');
+    return entries;
+  } catch (e) {
+    for (const x of entries) wipe(x.entropy, x.seed);
+    if (e instanceof VeilError) throw e;
+    throw invalidBackup(String(e));
+  }
+}
+
+/**
+ * Decrypts and parses a backup: {@link parseBackupHeader}, then the key from
+ * `kek(salt, params)` (wiped here), AES-256-GCM with the header as AAD (any
+ * modified byte or a wrong passphrase: `VeilError('AUTHENTICATION_FAILED')`),
+ * then {@link parseBackupPayload}. Wipe the entries' secrets after use.
+ */
+export function openBackup(backup: unknown, kek: BackupKek): BackupEntry[] {
+  const { params, salt, header, sealed } = parseBackupHeader(backup);
+  const key = kek(salt, params);
+  let payload: Uint8Array;
+  try {
+    payload = decryptAesGcm(key, sealed, header); // wrong passphrase: AUTHENTICATION_FAILED
+  } finally {
+    wipe(key);
+  }
+  try {
+    return parseBackupPayload(payload);
+  } finally {
+    wipe(payload);
+  }
+}
+
+/** Encrypts a backup of `entries` under `kek(salt, params)` (wiped here); the inverse of {@link openBackup}. */
+export function sealBackup(entries: readonly BackupEntry[], params: PassphraseKdfParams, salt: Uint8Array, kek: BackupKek): Uint8Array {
+  const header = encodeBackupHeader(params, salt);
+  const payload = encodeBackupPayload(entries);
+  try {
+    const key = kek(header.subarray(16, BACKUP_HEADER_LENGTH), checkPassphraseKdf(params));
+    try {
+      return concat(header, encryptAesGcm(key, payload, header));
+    } finally {
+      wipe(key);
+    }
+  } finally {
+    wipe(payload);
+  }
+}
 
 export function concat(...parts: Uint8Array[]): Uint8Array {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));

@@ -18,9 +18,8 @@ import * as P from '../ts/primitives.js';
 import { VeilError } from '../ts/errors.js';
 import { wipe } from '../ts/validate.js';
 import {
-  BACKUP_MAGIC, BACKUP_VERSION, BUNDLE_DST, DEFAULT_PASSPHRASE_KDF, MAX_PASSPHRASE_KDF, MIN_PASSPHRASE_KDF,
-  bundleEd25519Message, concat, decodePublicBundle, deriveKeySeed, encodeBundleBody, identityId, publicKeyFromKeySeed,
-  type PublicBundle,
+  BUNDLE_DST, bundleEd25519Message, checkPassphraseKdf, concat, decodePublicBundle, deriveKeySeed, encodeBundleBody, identityId,
+  openBackup, publicKeyFromKeySeed, sealBackup, type BackupEntry, type PublicBundle,
 } from '../ts/keystore-format.js';
 import {
   KEY_TYPES,
@@ -601,19 +600,7 @@ async function keyFromSecret(ikm: Uint8Array | CryptoKey, info: Uint8Array, outp
 // ---------------------------------------------------------------------------
 // Passphrases (lock and backup)
 
-function kdfParams(p: PassphraseKdfParams | undefined): PassphraseKdfParams {
-  const v = p ?? DEFAULT_PASSPHRASE_KDF;
-  if (typeof v !== 'object' || v === null) throw new TypeError('params must be an object');
-  const check = (field: keyof PassphraseKdfParams) => {
-    const x = v[field];
-    if (typeof x !== 'number' || !Number.isInteger(x)) throw new TypeError(`params.${field} must be an integer`);
-    if (x < MIN_PASSPHRASE_KDF[field] || x > MAX_PASSPHRASE_KDF[field]) {
-      throw new RangeError(`params.${field} must be between ${MIN_PASSPHRASE_KDF[field]} and ${MAX_PASSPHRASE_KDF[field]}, got ${x}`);
-    }
-    return x;
-  };
-  return { memoryKib: check('memoryKib'), iterations: check('iterations'), parallelism: check('parallelism') };
-}
+const kdfParams = checkPassphraseKdf;
 
 function passphraseKek(passphrase: unknown, salt: Uint8Array, params: PassphraseKdfParams): Uint8Array {
   if (typeof passphrase !== 'string' || passphrase.length === 0) throw new TypeError('passphrase must be a non-empty string');
@@ -696,9 +683,6 @@ async function status(s: Store): Promise<KeystoreStatus> {
 // ---------------------------------------------------------------------------
 // Backup (docs/KEYSTORE.md#backup)
 
-const BACKUP_HEADER = 32; // magic 4, version 1, kdf 1, m 4, t 4, p 1, salt length 1, salt 16
-const MAX_LABEL_BYTES = 1024;
-
 async function exportBackup(s: Store, passphrase: string, params?: PassphraseKdfParams): Promise<Uint8Array> {
   const p = kdfParams(params);
   const state = await readState(s);
@@ -715,100 +699,23 @@ async function exportBackup(s: Store, passphrase: string, params?: PassphraseKdf
   }
   const order = identities.map((r, i) => ({ r, rec: recoveries[i] }));
   order.sort((x, y) => x.r.createdAt - y.r.createdAt || (x.r.id < y.r.id ? -1 : 1));
-  const parts: Uint8Array[] = [];
-  const head = new Uint8Array(5);
-  head[0] = 1; // payload version
-  new DataView(head.buffer).setUint32(1, identities.length);
-  parts.push(head);
+  const entries: BackupEntry[] = [];
   try {
     for (const { r, rec } of order) {
       if (!rec) throw notFound(`the recovery record of identity ${r.id}`);
-      const label = enc.encode(r.label);
-      const fixed = new Uint8Array(1 + 8 + 2);
-      const dv = new DataView(fixed.buffer);
-      fixed[0] = r.mlDsa ? 1 : 0;
-      dv.setBigUint64(1, BigInt(Math.max(0, Math.floor(r.createdAt))));
-      dv.setUint16(9, label.length);
-      parts.push(fixed, label, await withSecret(key, rec, (sec) => sec.slice()));
+      // The recovery record is entropy (32) ‖ seed (64).
+      const recovery = await withSecret(key, rec, (sec) => sec.slice());
+      entries.push({ mlDsa: r.mlDsa, createdAt: r.createdAt, label: r.label, entropy: recovery.subarray(0, 32), seed: recovery.subarray(32) });
     }
-    const payload = concat(...parts);
-    const header = new Uint8Array(BACKUP_HEADER);
-    header.set(enc.encode(BACKUP_MAGIC), 0);
-    header[4] = BACKUP_VERSION;
-    header[5] = 1; // KDF: Argon2id v1.3
-    const hv = new DataView(header.buffer);
-    hv.setUint32(6, p.memoryKib);
-    hv.setUint32(10, p.iterations);
-    header[14] = p.parallelism;
-    header[15] = 16;
-    header.set(crypto.getRandomValues(new Uint8Array(16)), 16);
-    const kek = passphraseKek(passphrase, header.subarray(16, 32), p);
-    try {
-      return concat(header, P.encryptAesGcm(kek, payload, header));
-    } finally {
-      wipe(kek, payload);
-    }
+    const salt = crypto.getRandomValues(new Uint8Array(16));
+    return sealBackup(entries, p, salt, (sa, pp) => passphraseKek(passphrase, sa, pp));
   } finally {
-    for (const part of parts) wipe(part);
+    for (const e of entries) wipe(e.entropy, e.seed);
   }
-}
-
-interface BackupEntry { mlDsa: boolean; createdAt: number; label: string; entropy: Uint8Array; seed: Uint8Array }
-
-function invalidBackup(why: string): VeilError {
-  return new VeilError('INVALID_BACKUP', `not a valid veilkit keystore backup: ${why}`);
 }
 
 function decryptBackup(backup: Uint8Array, passphrase: string): BackupEntry[] {
-  if (!(backup instanceof Uint8Array)) throw new TypeError('backup must be a Uint8Array');
-  if (backup.length < BACKUP_HEADER + 28) throw invalidBackup('too short');
-  if (new TextDecoder().decode(backup.subarray(0, 4)) !== BACKUP_MAGIC) throw invalidBackup('bad magic');
-  if (backup[4] !== BACKUP_VERSION) throw invalidBackup(`unsupported version ${backup[4]}`);
-  if (backup[5] !== 1) throw invalidBackup(`unknown KDF ${backup[5]}`);
-  if (backup[15] !== 16) throw invalidBackup('salt must be 16 bytes');
-  const hv = new DataView(backup.buffer, backup.byteOffset, BACKUP_HEADER);
-  let params: PassphraseKdfParams;
-  try {
-    params = kdfParams({ memoryKib: hv.getUint32(6), iterations: hv.getUint32(10), parallelism: backup[14]! });
-  } catch (e) {
-    throw invalidBackup(`Argon2id parameters out of range (${(e as Error).message})`);
-  }
-  const header = backup.subarray(0, BACKUP_HEADER);
-  const kek = passphraseKek(passphrase, backup.subarray(16, 32), params);
-  let payload: Uint8Array;
-  try {
-    payload = P.decryptAesGcm(kek, backup.subarray(BACKUP_HEADER), header); // wrong passphrase: AUTHENTICATION_FAILED
-  } finally {
-    wipe(kek);
-  }
-  const entries: BackupEntry[] = [];
-  try {
-    const dv = new DataView(payload.buffer, payload.byteOffset, payload.byteLength);
-    if (payload.length < 5 || payload[0] !== 1) throw invalidBackup('unsupported payload version');
-    const count = dv.getUint32(1);
-    let o = 5;
-    for (let i = 0; i < count; i++) {
-      if (o + 11 > payload.length) throw invalidBackup('truncated payload');
-      const flags = payload[o]!;
-      if ((flags & ~1) !== 0) throw invalidBackup('unknown identity flags');
-      const createdAt = Number(dv.getBigUint64(o + 1));
-      const labelLen = dv.getUint16(o + 9);
-      o += 11;
-      if (labelLen > MAX_LABEL_BYTES || o + labelLen + 96 > payload.length) throw invalidBackup('truncated payload');
-      const label = new TextDecoder('utf-8', { fatal: true }).decode(payload.subarray(o, o + labelLen));
-      o += labelLen;
-      entries.push({ mlDsa: (flags & 1) === 1, createdAt, label, entropy: payload.slice(o, o + 32), seed: payload.slice(o + 32, o + 96) });
-      o += 96;
-    }
-    if (o !== payload.length) throw invalidBackup('trailing bytes');
-    return entries;
-  } catch (e) {
-    for (const x of entries) wipe(x.entropy, x.seed);
-    if (e instanceof VeilError) throw e;
-    throw invalidBackup(String(e));
-  } finally {
-    wipe(payload);
-  }
+  return openBackup(backup, (salt, params) => passphraseKek(passphrase, salt, params));
 }
 
 async function importBackup(s: Store, backup: Uint8Array, passphrase: string): Promise<ImportBackupResult> {
