@@ -290,11 +290,15 @@ export function parseBackupPayload(payload: Uint8Array): BackupEntry[] {
       if (o + 11 > payload.length) throw invalidBackup('truncated payload');
       const flags = payload[o]!;
       if ((flags & ~1) !== 0) throw invalidBackup('unknown identity flags');
-      const createdAt = Number(dv.getBigUint64(o + 1));
+      const created = dv.getBigUint64(o + 1);
+      // A time JS cannot hold exactly would come back as another number (and re-encode differently).
+      if (created > BigInt(Number.MAX_SAFE_INTEGER)) throw invalidBackup('creation time out of range');
+      const createdAt = Number(created);
       const labelLen = dv.getUint16(o + 9);
       o += 11;
       if (labelLen > MAX_BACKUP_LABEL_BYTES || o + labelLen + 96 > payload.length) throw invalidBackup('truncated payload');
-      const label = new TextDecoder('utf-8', { fatal: true }).decode(payload.subarray(o, o + labelLen));
+      // ignoreBOM: a label that starts with U+FEFF keeps it (the default decoder would drop it).
+      const label = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(payload.subarray(o, o + labelLen));
       o += labelLen;
       entries.push({ mlDsa: (flags & 1) === 1, createdAt, label, entropy: payload.slice(o, o + 32), seed: payload.slice(o + 32, o + 96) });
       o += 96;
