@@ -38,3 +38,14 @@ test('no secret bytes left in wasm memory: messaging', async ({ page }) => {
   for (const h of r.hits) console.log(`  ${h.secret} [+${h.at}] at ${h.offset} (${h.region})`);
   expect(r.hits).toEqual([]);
 });
+
+test('no secret bytes left in wasm memory: container (password + X-Wing recipient, encrypt, open, unlock, takeDek, free)', async ({ page }) => {
+  const r = await page.evaluate(() => window.zeroizeTests.CONTAINER_SCENARIO());
+  console.log(`${r.name}: ${r.secrets} secrets, ${r.windows} windows, ${r.memoryBytes} bytes of memory, stack depth ${r.stackDepth}, DEK hits while a reader held it ${r.dekHitsWhileHeld}, confirmed ${r.confirmed.join(', ')}, ${r.hits.length} hits`);
+  for (const h of r.hits) console.log(`  ${h.secret} [+${h.at}] at ${h.offset} (${h.region})`);
+  // Positive control: while the unlocked reader holds the DEK, the scan finds it there.
+  expect(r.dekHitsWhileHeld).toBeGreaterThan(0);
+  // Every recomputed secret was confirmed against the container, so the scan looks for the right bytes.
+  expect(r.confirmed).toEqual(['argon2id KEK', 'x-wing shared secret', 'x-wing KEK', 'x-wing expansion']);
+  expect(r.hits).toEqual([]);
+});
