@@ -499,9 +499,16 @@ impl ContainerReaderHandle {
 #[wasm_bindgen(js_class = "ContainerReaderHandle")]
 impl ContainerReaderHandle {
     /// Parses the header at the start of `prefix` (which may extend into the body).
+    /// Sizes cross as JS numbers: a header whose full container length (header
+    /// plus every envelope, even after a purge) is not a safe integer is refused
+    /// with `INVALID_PLAINTEXT_SIZE` rather than reported rounded (the format
+    /// itself allows up to 2^32 chunks of 16 MiB).
     #[wasm_bindgen(constructor)]
     pub fn new(prefix: &[u8]) -> JsResult<ContainerReaderHandle> {
         let inner = ContainerReader::new(prefix).map_err(js_container_error)?;
+        if (inner.header_len() as u64).saturating_add(inner.context().body_len()) > MAX_SAFE_INTEGER {
+            return Err(js_container_error(ContainerError::InvalidPlaintextSize));
+        }
         let merkle = MerkleAccumulator::new(inner.context().hash_alg);
         Ok(Self { inner, merkle })
     }

@@ -1,0 +1,235 @@
+// Seeded mutation fuzzing of the container header path the browser file layer
+// takes (issue 8). Header parsing itself is Rust (cargo-fuzz `container_header`);
+// this drives it the way worker/files.ts `openHeader` and ts/files.ts `readHeader`
+// do — containerHeaderLength, ContainerReaderHandle, info() JSON, checkSignature,
+// through the facade's `call` error mapping — and checks the TypeScript geometry
+// (ts/files-format.ts) against what the reader reports. Every input yields a header
+// or a VeilError with a container / primitive code; the prefix-growing loop ends.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { readFileSync, readdirSync } from 'node:fs';
+import * as P from '../../ts/primitives.js';
+import * as wasm from '../../ts/wasm/veilkit.js';
+import { call } from '../../ts/init.js';
+import { VEIL_ERROR_CODES, VeilError } from '../../ts/errors.js';
+import { CONTAINER, bytesToHex, chunkCount, chunkLength, containerLength, envelopeOffset, hexToBytes } from '../../ts/files-format.js';
+import type { RawHeaderInfo } from '../../worker/files.protocol.js';
+import { Rng, Tally, mutations, placed, sameBytes, type MutationPlan } from '../shared/mutate.js';
+
+const BUDGET_MS = 8_000;
+const VECTOR_DIRS = ['vectors/container', 'vectors/container/browser'];
+
+type Outcome =
+  | { readonly kind: 'header'; readonly info: RawHeaderInfo; readonly infoJson: string; readonly signature: string; readonly headerHash: Uint8Array; readonly containerLength: number; readonly rounds: number }
+  | { readonly kind: 'error'; readonly code: string };
+
+/** worker/files.ts `openHeader`, minus the session bookkeeping. */
+function openHeader(prefix: Uint8Array): { needed: number } | Extract<Outcome, { kind: 'header' }> {
+  const len = call(() => wasm.containerHeaderLength(prefix));
+  if (len < 0 || len > prefix.length) return { needed: Math.abs(len) };
+  const reader = call(() => new wasm.ContainerReaderHandle(prefix));
+  try {
+    const infoJson = reader.info();
+    const info = JSON.parse(infoJson) as RawHeaderInfo;
+    let signature: string;
+    try {
+      signature = call(() => reader.checkSignature(false, undefined));
+    } catch (e) {
+      if (!(e instanceof VeilError) || e.code !== 'INVALID_SIGNATURE') throw e;
+      signature = 'invalid';
+    }
+    assert.equal(reader.headerLength(), len);
+    return { kind: 'header', info, infoJson, signature, headerHash: reader.headerHash(), containerLength: reader.containerLength(), rounds: 0 };
+  } finally {
+    reader.free();
+  }
+}
+
+/** ts/files.ts `readHeader`: start with 8 KiB (or the whole source), grow to what the header asks for. */
+function readHeader(source: Uint8Array): Outcome {
+  let n = Math.min(source.length, 8192);
+  try {
+    for (let round = 1; ; round++) {
+      assert.ok(round <= 4, 'readHeader did not converge (the needed length must grow every round)');
+      const bytes = source.slice(0, n);
+      const r = openHeader(bytes);
+      if (!('needed' in r)) return { ...r, rounds: round };
+      if (bytes.length < n || r.needed <= bytes.length) return { kind: 'error', code: 'TRUNCATED' };
+      n = r.needed;
+    }
+  } catch (e) {
+    if (e instanceof assert.AssertionError) throw e;
+    if (!(e instanceof VeilError)) throw new assert.AssertionError({ message: `expected a VeilError, got ${String(e)}` });
+    return { kind: 'error', code: e.code };
+  }
+}
+
+/** FORMAT.md §6.2 from the public fields, as ts/files.ts `headerHashOf` computes it (here with node:crypto). */
+function headerHashFromInfo(r: RawHeaderInfo): Uint8Array {
+  const m = Buffer.alloc(62);
+  m.write('vollcrypt-file-header-v1', 0, 'latin1');
+  m.write(CONTAINER.magic, 24, 'latin1');
+  m[32] = 0;
+  Buffer.from(hexToBytes(r.fileId)).copy(m, 33);
+  m.writeUInt32BE(r.chunkSize, 49);
+  m.writeBigUInt64BE(BigInt(r.plaintextSize), 53);
+  m[61] = r.hashAlgorithm === 'blake3' ? 1 : 0;
+  return new Uint8Array(createHash('sha256').update(m).digest());
+}
+
+/** What an accepted header must satisfy, whatever bytes it came from. */
+function checkHeader(o: Extract<Outcome, { kind: 'header' }>, source: Uint8Array, kind: string): void {
+  const { info } = o;
+  for (const [name, v] of Object.entries({ chunkSize: info.chunkSize, plaintextSize: info.plaintextSize, headerLength: info.headerLength, containerLength: info.containerLength, chunkCount: info.chunkCount })) {
+    assert.ok(Number.isSafeInteger(v) && v >= 0, `${kind}: ${name} ${v} is not a safe integer`);
+  }
+  assert.ok(info.headerLength >= CONTAINER.fixedHeaderLength && info.headerLength <= CONTAINER.maxHeaderLength && info.headerLength <= source.length, kind);
+  assert.ok(info.chunkSize >= CONTAINER.minChunkSize && info.chunkSize <= CONTAINER.maxChunkSize, kind);
+  // The TypeScript geometry (ts/files-format.ts) agrees with the reader.
+  assert.equal(info.chunkCount, chunkCount(info.plaintextSize, info.chunkSize), `${kind}: chunkCount`);
+  assert.equal(info.containerLength, containerLength(info.headerLength, info.plaintextSize, info.chunkSize), `${kind}: containerLength`);
+  assert.equal(o.containerLength, info.containerLength, kind);
+  if (info.chunkCount > 0) {
+    const last = info.chunkCount - 1;
+    assert.equal(envelopeOffset(info.chunkSize, last) + chunkLength(info, last) + CONTAINER.envelopeOverhead, info.containerLength - info.headerLength, kind);
+  }
+  // The header hash the page computes from the JSON fields is the reader's.
+  assert.ok(sameBytes(headerHashFromInfo(info), o.headerHash), `${kind}: header hash from info differs`);
+  assert.equal(bytesToHex(hexToBytes(info.fileId)), info.fileId);
+  assert.ok(['unsigned', 'ed25519', 'hybrid', 'invalid'].includes(o.signature), kind);
+  assert.equal(o.signature === 'unsigned', info.signer === null, `${kind}: signature status vs signer`);
+  // The header alone (no trailing bytes) parses to the same thing.
+  const again = openHeader(source.slice(0, info.headerLength));
+  assert.ok(!('needed' in again) && again.infoJson === o.infoJson && again.signature === o.signature, `${kind}: header alone parses differently`);
+}
+
+function seeds(): { name: string; file: Uint8Array; header: number }[] {
+  const out: { name: string; file: Uint8Array; header: number }[] = [];
+  for (const dir of VECTOR_DIRS) {
+    for (const f of readdirSync(dir).filter((x) => x.endsWith('.vvlt')).sort()) {
+      const file = new Uint8Array(readFileSync(`${dir}/${f}`));
+      const header = call(() => wasm.containerHeaderLength(file));
+      if (out.some((s) => sameBytes(s.file.subarray(0, s.header), file.subarray(0, header)))) continue;
+      out.push({ name: `${dir}/${f}`, file, header });
+    }
+  }
+  return out;
+}
+
+test('fuzz: container header as the file layer reads it (seeded mutations of every vector)', { timeout: 60_000 }, async (t) => {
+  await P.init();
+  const started = performance.now();
+  const allowed = new Set<string>([...(wasm.containerErrorCodes() as string[]), ...VEIL_ERROR_CODES.slice(0, VEIL_ERROR_CODES.indexOf('NOT_INITIALIZED'))]);
+  const rng = new Rng(0xc0_47a1);
+  const tally = new Tally();
+  const list = seeds();
+  assert.ok(list.length >= 8, `only ${list.length} distinct vector headers`);
+  let accepted = 0;
+  for (const s of list) {
+    // Mutate the header plus a little of the first envelope (the prefix readHeader sees).
+    const seed = s.file.slice(0, Math.min(s.file.length, s.header + 48));
+    const base = readHeader(seed);
+    assert.equal(base.kind, 'header', s.name);
+    if (base.kind === 'header') {
+      checkHeader(base, seed, s.name);
+      assert.notEqual(base.signature, 'invalid', s.name);
+    }
+    const big = s.header > 2000;
+    const plan: MutationPlan = {
+      bitFlips: big ? 100 : 200, fieldBytes: [8, 9, 10, 27, 30, 31, 38, 71, 72, 73, 76, 79, 80, 81, 84], overwrites: 30,
+      truncations: big ? 40 : 120, extensions: 8, random: 20, prefixGarbage: 30,
+    };
+    for (const c of mutations(rng, seed, plan)) {
+      const input = placed(rng, c.input);
+      const kind = `${s.name}: ${c.kind}`;
+      const o = readHeader(input);
+      if (o.kind === 'error') {
+        assert.ok(allowed.has(o.code), `${kind}: unexpected code ${o.code}`);
+        tally.add(o.code);
+      } else {
+        checkHeader(o, input, kind);
+        accepted++;
+        tally.add(`header (${o.signature})`);
+      }
+    }
+  }
+  t.diagnostic(`container header mutations: ${list.length} vectors, ${tally} in ${(performance.now() - started).toFixed(0)} ms`);
+  // A header asking for a plaintext size JS cannot hold exactly (2^54 + 1 bytes at 16 MiB chunks:
+  // fewer than 2^32 chunks, so the format allows it): the reader must refuse it, not round it.
+  const pbkdf2 = list.find((s) => s.name.endsWith('password_pbkdf2.vvlt'));
+  assert.ok(pbkdf2);
+  const huge = pbkdf2.file.slice(0, pbkdf2.header);
+  const v = new DataView(huge.buffer);
+  v.setUint32(27, CONTAINER.maxChunkSize);
+  v.setBigUint64(31, 2n ** 54n + 1n);
+  const o = readHeader(huge);
+  assert.equal(o.kind === 'error' ? o.code : `accepted (plaintextSize ${o.info.plaintextSize})`, 'INVALID_PLAINTEXT_SIZE');
+  tally.add('INVALID_PLAINTEXT_SIZE');
+  const ms = performance.now() - started;
+  assert.ok(tally.total >= 5000, `only ${tally.total} cases`);
+  assert.ok(accepted >= 500 && (tally.counts.get('header (invalid)') ?? 0) >= 100, 'too few mutants reached the signature check');
+  assert.ok(ms < BUDGET_MS, `took ${ms} ms`);
+});
+
+test('container header round trip: encryptor header → reader info, DEK and header hash agree', { timeout: 60_000 }, async (t) => {
+  await P.init();
+  const started = performance.now();
+  const rng = new Rng(0xc0_47a2);
+  let n = 0;
+  for (let k = 0; k < 150; k++) {
+    const chunkSize = rng.pick([CONTAINER.minChunkSize, 4096 + rng.below(60_000), CONTAINER.maxChunkSize]);
+    const plaintextSize = rng.pick([0, 1, chunkSize, chunkSize + 1, rng.below(5 * chunkSize), 2 ** 40 + rng.below(1000)]);
+    const hashAlg = rng.below(2);
+    const groups = Array.from({ length: 1 + rng.below(3) }, () => ({ id: rng.bytes(16), version: rng.u32(), key: rng.bytes(32) }));
+    const enc = call(() => new wasm.ContainerEncryptorHandle(plaintextSize, chunkSize, hashAlg));
+    let header: Uint8Array;
+    let dek: Uint8Array;
+    let fileId: Uint8Array;
+    let hash: Uint8Array;
+    try {
+      for (const g of groups) call(() => enc.addGroup(g.id, g.version, g.key.slice()));
+      const headerLength = call(() => enc.headerLength());
+      dek = call(() => enc.takeDek());
+      fileId = enc.fileId();
+      hash = enc.headerHash();
+      const count = enc.chunkCount();
+      // Stored IV ‖ tag of every chunk (any bytes: the header commits to their Merkle root).
+      if (count > 0 && count <= 64) call(() => enc.pushChunkTags(0, rng.bytes(28 * count)));
+      if (count > 64) {
+        assert.throws(() => call(() => enc.finish()), (e: unknown) => e instanceof VeilError && e.code === 'INVALID_STATE');
+        continue;
+      }
+      header = call(() => enc.finish());
+      assert.equal(header.length, headerLength);
+    } finally {
+      enc.free();
+    }
+    const o = readHeader(header);
+    assert.equal(o.kind, 'header');
+    if (o.kind !== 'header') continue;
+    checkHeader(o, header, `round trip ${k}`);
+    assert.equal(o.info.plaintextSize, plaintextSize);
+    assert.equal(o.info.chunkSize, chunkSize);
+    assert.equal(o.info.hashAlgorithm, hashAlg === 1 ? 'blake3' : 'sha256');
+    assert.equal(o.info.fileId, bytesToHex(fileId));
+    assert.equal(o.info.version, 1);
+    assert.equal(o.signature, 'unsigned');
+    assert.deepEqual(o.info.wraps.map((w) => (w.type === 'group' ? [w.groupId, w.keyVersion] : [])), groups.map((g) => [bytesToHex(g.id), g.version]));
+    assert.ok(sameBytes(o.headerHash, hash));
+    const g = rng.pick(groups);
+    const reader = call(() => new wasm.ContainerReaderHandle(header));
+    try {
+      call(() => reader.unlockGroup(g.id, g.version, g.key.slice()));
+      assert.ok(sameBytes(call(() => reader.takeDek()), dek), `round trip ${k}: DEK`);
+      assert.throws(() => call(() => reader.takeDek()), VeilError);
+    } finally {
+      reader.free();
+    }
+    n++;
+  }
+  const ms = performance.now() - started;
+  t.diagnostic(`container header round trips: ${n} headers in ${ms.toFixed(0)} ms`);
+  assert.ok(n >= 100);
+  assert.ok(ms < BUDGET_MS, `took ${ms} ms`);
+});
