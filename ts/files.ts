@@ -108,9 +108,17 @@ export interface FileJobOptions {
   readonly pool?: WorkerPool;
   /** Size of the private pool (default `min(hardwareConcurrency, 4)`). */
   readonly workers?: number;
-  /** Batches in flight across the pool (default 2 × pool size). Memory is about `concurrency × batchBytes`. */
+  /**
+   * Batches started but not yet consumed, across the pool (default 2 × pool size). A queued batch
+   * holds no bytes (its worker reads its slice when it runs), so working memory is about
+   * `pool size × 2 × batchBytes` (input and output of each running batch).
+   */
   readonly concurrency?: number;
-  /** Plaintext bytes per worker request (default 8 MiB; at least one chunk). The worker reads 4 MiB groups one ahead. */
+  /**
+   * Plaintext bytes per worker request (default 16 MiB; at least one chunk). The worker reads in
+   * 16 MiB groups, one ahead: Chromium reads a Blob slice much faster in large slices (measured
+   * here: ~300 MiB/s in 1 MiB slices, ~400 in 4 MiB, ~700 in 16 MiB).
+   */
   readonly batchBytes?: number;
 }
 
@@ -464,7 +472,7 @@ class FileJob {
     if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) throw new TypeError('signal must be an AbortSignal');
     if (options.pool !== undefined && !(options.pool instanceof WorkerPool)) throw new TypeError('pool must be a WorkerPool');
     const workers = int('workers', options.workers ?? defaultWorkers(), 1, 64);
-    this.batchBytes = int('batchBytes', options.batchBytes ?? 8 << 20, 1, 1 << 30);
+    this.batchBytes = int('batchBytes', options.batchBytes ?? 16 << 20, 1, 1 << 30);
     this.userSignal = options.signal;
     if (this.userSignal?.aborted) throw abortReason(this.userSignal);
     this.userSignal?.addEventListener('abort', this.onUserAbort, { once: true });
