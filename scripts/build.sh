@@ -75,13 +75,13 @@ optimize() { # optimize FILE FEATURES...
 say "wasm-bindgen --target web -> $GLUE_DIR/ (SIMD)"
 mkdir -p "$GLUE_DIR"
 rm -f "$GLUE_DIR"/veilkit*.js "$GLUE_DIR"/veilkit*.d.ts
-wasm-bindgen --target web --out-dir "$GLUE_DIR" --out-name veilkit "$RAW_WASM"
+wasm-bindgen --target web --remove-name-section --remove-producers-section --out-dir "$GLUE_DIR" --out-name veilkit "$RAW_WASM"
 optimize "$GLUE_DIR/veilkit_bg.wasm"
 
 say "wasm-bindgen --target web -> $THREADS_GLUE_DIR/ (threads)"
 rm -rf "$THREADS_GLUE_DIR"
 mkdir -p "$THREADS_GLUE_DIR"
-wasm-bindgen --target web --out-dir "$THREADS_GLUE_DIR" --out-name veilkit "$THREADS_RAW_WASM"
+wasm-bindgen --target web --remove-name-section --remove-producers-section --out-dir "$THREADS_GLUE_DIR" --out-name veilkit "$THREADS_RAW_WASM"
 optimize "$THREADS_GLUE_DIR/veilkit_bg.wasm" --enable-threads
 
 # Build switching: append __veilkitSelect(glue) to the SIMD glue. It reassigns every
