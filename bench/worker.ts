@@ -51,6 +51,14 @@ async function veilkit(options: { threads?: boolean | number; route?: 'auto' | '
   return vk;
 }
 
+function batchOp(vk: Veilkit): () => Uint8Array[] {
+  const items = Array.from({ length: 64 }, () => {
+    const [dk, ek] = vk.mlKemKeygen();
+    return { decapsulationKey: dk, ciphertext: vk.mlKemEncapsulate(ek).ciphertext };
+  });
+  return () => vk.mlKemDecapsulateBatch(items);
+}
+
 async function native(): Promise<Native> {
   await veilkit({ route: 'native' });
   const url = VEILKIT_NATIVE;
@@ -121,6 +129,18 @@ const CASES: Record<string, () => Promise<Prepared>> = {
     const vk = await veilkit({ threads: 2 });
     const [, ek] = vk.mlKemKeygen();
     return { op: () => vk.mlKemEncapsulate(ek), note: 'threads build' };
+  },
+  // 64 independent decapsulations per op: mlKemDecapsulateBatch, one after another on the SIMD
+  // build, in parallel on the threads build's rayon pool.
+  'mlkem-decaps-batch64/veilkit-wasm': async () => {
+    const vk = await veilkit();
+    return { op: batchOp(vk), note: '64 decapsulations per op, SIMD build (sequential)' };
+  },
+  'mlkem-decaps-batch64/veilkit-threads': async () => {
+    const vk = await veilkit({ threads: 2 });
+    const caps = vk.capabilities();
+    if (caps.wasmBuild !== 'threads') throw new Error('the threads build did not load');
+    return { op: batchOp(vk), note: `64 decapsulations per op, threads build (${caps.threads} threads)` };
   },
   'mlkem-decaps/veilkit-wasm': async () => {
     const vk = await veilkit();

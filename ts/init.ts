@@ -64,10 +64,25 @@ async function loadInNode(): Promise<void> {
   initSync({ module: bytes });
 }
 
-interface ThreadsGlue {
+/** The batch exports only the threads build has (crate/src/wasm/threads.rs). */
+export interface BatchGlue {
+  mlKemEncapsulateBatch(eks: Uint8Array): Uint8Array;
+  mlKemDecapsulateBatch(dks: Uint8Array, cts: Uint8Array): Uint8Array;
+  xWingEncapsulateBatch(pks: Uint8Array): Uint8Array;
+  xWingDecapsulateBatch(sks: Uint8Array, cts: Uint8Array): Uint8Array;
+}
+
+interface ThreadsGlue extends BatchGlue {
   default(input: { module_or_path: WasmSource }): Promise<unknown>;
   initThreadPool(n: number): Promise<unknown>;
   threadCount(): number;
+}
+
+let batchGlue: BatchGlue | undefined;
+
+/** The threads build's batch exports when that build is loaded (internal: ts/batch.ts). */
+export function threadsBatchGlue(): BatchGlue | undefined {
+  return batchGlue;
 }
 
 /** Whether this context can run the threads build (`explicit`: the caller asked for threads). */
@@ -98,6 +113,7 @@ async function loadThreads(options: InitOptions): Promise<number | undefined> {
     await glue.default({ module_or_path: options.threadsWasm ?? new URL('./wasm-threads/veilkit_bg.wasm', import.meta.url) });
     await glue.initThreadPool(count);
     __veilkitSelect(glue);
+    batchGlue = glue;
     return glue.threadCount();
   } catch (e) {
     if (options.threads === undefined) return undefined; // automatic choice: fall back to SIMD

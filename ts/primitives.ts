@@ -15,6 +15,7 @@ export * from './x25519.js';
 export * from './ed25519.js';
 export * from './mlkem.js';
 export * from './xwing.js';
+export * from './batch.js';
 export * from './mldsa.js';
 export * from './bip39.js';
 export * from './shamir.js';

@@ -20,6 +20,7 @@ export const WORKER_PRIMITIVES = [
   'generateEd25519Keypair', 'ed25519KeypairFromSeed', 'signMessage', 'verifySignature',
   'mlKemKeygen', 'mlKemEncapsulate', 'mlKemEncapsulateDerand', 'mlKemDecapsulate',
   'xWingKeygen', 'xWingEncapsulate', 'xWingEncapsulateDerand', 'xWingDecapsulate',
+  'mlKemEncapsulateBatch', 'mlKemDecapsulateBatch', 'xWingEncapsulateBatch', 'xWingDecapsulateBatch',
   'mlDsaKeygen', 'mlDsaSign', 'mlDsaSignDerand', 'mlDsaVerify',
   'generateMnemonic', 'validateMnemonic', 'mnemonicToEntropy', 'entropyToMnemonic', 'mnemonicToSeed',
   'shamirSplit', 'shamirCombine',

@@ -1,7 +1,8 @@
 // Both wasm builds pass the same vector suites in Chromium: the single-threaded
 // SIMD build (init({ threads: false })) and the threads build (wasm-bindgen-rayon,
 // chosen automatically in a cross-origin isolated worker), plus Argon2id with
-// parallel lanes and the batched KEM exports of the threads build.
+// parallel lanes, the batched KEM exports of the threads build and the public
+// batch functions (ts/batch.ts) on both builds.
 import { test, expect } from '@playwright/test';
 import { FAMILIES, formatReport } from '../shared/vector-suites.js';
 import type { ThreadsWorkerMessage } from './fixtures/threads-worker.js';
@@ -30,6 +31,9 @@ for (const [label, n] of [['SIMD build (threads: false)', 0], ['threads build (2
       expect.soft(rep.checked, `${rep.family} checked`).toBe(rep.expected);
       expect.soft(rep.expected, `${rep.family} expected`).toBeGreaterThan(0);
     }
+    console.log(`  public batch functions: ${r.facadeBatch.checked} checks`);
+    expect(r.facadeBatch.failures).toEqual([]);
+    expect(r.facadeBatch.checked).toBe(20);
     argon2.set(label, r.argon2P4Hex);
     if (n !== 0) {
       expect(r.batch?.failures).toEqual([]);

@@ -36,41 +36,47 @@ fn items(bytes: &[u8], len: usize, what: &'static str) -> crate::Result<usize> {
 /// Encapsulates to every 1184-byte key in `eks` (concatenated); returns `(ct1088 ‖ ss32)` per key.
 #[wasm_bindgen(js_name = "mlKemEncapsulateBatch")]
 pub fn mlkem_encapsulate_batch(eks: &[u8]) -> JsResult<Uint8Array> {
-    let n = items(eks, mlkem::EK_LEN, "ML-KEM-768 encapsulation keys").map_err(js_error)?;
-    let mut ms = Zeroizing::new(vec![0u8; n * mlkem::M_LEN]);
-    rng::fill(&mut ms).map_err(js_error)?;
-    let out = eks
-        .par_chunks(mlkem::EK_LEN)
-        .zip(ms.par_chunks(mlkem::M_LEN))
-        .map(|(ek, m)| {
-            let (ct, ss) = mlkem::mlkem_encapsulate_derand(ek, m)?;
-            let mut item = Zeroizing::new(ct);
-            item.extend_from_slice(ss.as_slice());
-            Ok(item)
-        })
-        .collect::<crate::Result<Vec<_>>>()
-        .map_err(js_error)?;
-    Ok(flatten(&out))
+    encapsulate_each(eks, mlkem::EK_LEN, "ML-KEM-768 encapsulation keys", mlkem::M_LEN, mlkem::mlkem_encapsulate_derand)
 }
 
 /// Decapsulates pairwise: `dks` (n × 2400) with `cts` (n × 1088); returns n × 32 shared secrets.
 #[wasm_bindgen(js_name = "mlKemDecapsulateBatch")]
 pub fn mlkem_decapsulate_batch(dks: Vec<u8>, cts: &[u8]) -> JsResult<Uint8Array> {
     let dks = secret_in(dks);
-    pairwise(&dks, mlkem::DK_LEN, cts, mlkem::CT_LEN, |dk, ct| mlkem::mlkem_decapsulate(dk, ct))
+    pairwise(&dks, mlkem::DK_LEN, cts, mlkem::CT_LEN, mlkem::mlkem_decapsulate)
 }
 
 /// X-Wing encapsulation to every 1216-byte key in `pks`; returns `(ct1120 ‖ ss32)` per key.
 #[wasm_bindgen(js_name = "xWingEncapsulateBatch")]
 pub fn xwing_encapsulate_batch(pks: &[u8]) -> JsResult<Uint8Array> {
-    let n = items(pks, xwing::PK_LEN, "X-Wing public keys").map_err(js_error)?;
-    let mut seeds = Zeroizing::new(vec![0u8; n * xwing::ESEED_LEN]);
-    rng::fill(&mut seeds).map_err(js_error)?;
-    let out = pks
-        .par_chunks(xwing::PK_LEN)
-        .zip(seeds.par_chunks(xwing::ESEED_LEN))
-        .map(|(pk, eseed)| {
-            let (ct, ss) = xwing::xwing_encapsulate_derand(pk, eseed)?;
+    encapsulate_each(pks, xwing::PK_LEN, "X-Wing public keys", xwing::ESEED_LEN, xwing::xwing_encapsulate_derand)
+}
+
+/// X-Wing decapsulation pairwise: `sks` (n × 32) with `cts` (n × 1120); returns n × 32.
+#[wasm_bindgen(js_name = "xWingDecapsulateBatch")]
+pub fn xwing_decapsulate_batch(sks: Vec<u8>, cts: &[u8]) -> JsResult<Uint8Array> {
+    let sks = secret_in(sks);
+    pairwise(&sks, xwing::SK_LEN, cts, xwing::CT_LEN, xwing::xwing_decapsulate)
+}
+
+/// Runs a derandomised encapsulation `f(key, randomness)` for every `key_len`-byte key of
+/// `keys` on the pool, with `rand_len` fresh random bytes each (drawn here first); returns
+/// `ct ‖ ss` per key, concatenated.
+fn encapsulate_each(
+    keys: &[u8],
+    key_len: usize,
+    what: &'static str,
+    rand_len: usize,
+    f: impl Fn(&[u8], &[u8]) -> crate::Result<(Vec<u8>, Zeroizing<[u8; 32]>)> + Sync + Send,
+) -> JsResult<Uint8Array> {
+    let n = items(keys, key_len, what).map_err(js_error)?;
+    let mut randomness = Zeroizing::new(vec![0u8; n * rand_len]);
+    rng::fill(&mut randomness).map_err(js_error)?;
+    let out = keys
+        .par_chunks(key_len)
+        .zip(randomness.par_chunks(rand_len))
+        .map(|(key, r)| {
+            let (ct, ss) = f(key, r)?;
             let mut item = Zeroizing::new(ct);
             item.extend_from_slice(ss.as_slice());
             Ok(item)
@@ -78,13 +84,6 @@ pub fn xwing_encapsulate_batch(pks: &[u8]) -> JsResult<Uint8Array> {
         .collect::<crate::Result<Vec<_>>>()
         .map_err(js_error)?;
     Ok(flatten(&out))
-}
-
-/// X-Wing decapsulation pairwise: `sks` (n × 32) with `cts` (n × 1120); returns n × 32.
-#[wasm_bindgen(js_name = "xWingDecapsulateBatch")]
-pub fn xwing_decapsulate_batch(sks: Vec<u8>, cts: &[u8]) -> JsResult<Uint8Array> {
-    let sks = secret_in(sks);
-    pairwise(&sks, xwing::SK_LEN, cts, xwing::CT_LEN, |sk, ct| xwing::xwing_decapsulate(sk, ct))
 }
 
 fn pairwise(

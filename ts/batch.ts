@@ -1,0 +1,118 @@
+/**
+ * Batched KEM operations. With the threads build loaded (`capabilities().wasmBuild ===
+ * 'threads'`, e.g. in a cross-origin isolated worker) the items of a batch run in parallel on
+ * the wasm thread pool (rayon); otherwise they run one after another on this thread. Both give
+ * the same results item for item (encapsulation randomness is fresh per item either way), and a
+ * batch fails as a whole: the first invalid key throws, and nothing of the batch is returned.
+ */
+import { call, threadsBatchGlue } from './init.js';
+import { exact } from './validate.js';
+import { ML_KEM_768, mlKemDecapsulate, mlKemEncapsulate } from './mlkem.js';
+import { X_WING, xWingDecapsulate, xWingEncapsulate } from './xwing.js';
+import { splitOwned, type EncapsulationResult } from './split.js';
+
+/** Most items in one batch call (bounds the memory one call may allocate). */
+export const MAX_BATCH_ITEMS = 4096;
+
+/** One decapsulation of a batch. */
+export interface DecapsulationItem {
+  readonly decapsulationKey: Uint8Array;
+  readonly ciphertext: Uint8Array;
+}
+
+/** One X-Wing decapsulation of a batch. */
+export interface XWingDecapsulationItem {
+  readonly secretKey: Uint8Array;
+  readonly ciphertext: Uint8Array;
+}
+
+function list<T>(name: string, value: unknown): readonly T[] {
+  if (!Array.isArray(value)) throw new TypeError(`${name} must be an array`);
+  if (value.length > MAX_BATCH_ITEMS) throw new RangeError(`${name} must have at most ${MAX_BATCH_ITEMS} items, got ${value.length}`);
+  return value as readonly T[];
+}
+
+function item(name: string, value: unknown): Record<string, unknown> {
+  if (value === null || typeof value !== 'object') throw new TypeError(`${name} must be an object`);
+  return value as Record<string, unknown>;
+}
+
+/** Concatenates checked parts into a buffer this module owns. */
+function concat(parts: readonly Uint8Array[], length: number): Uint8Array {
+  const out = new Uint8Array(parts.length * length);
+  parts.forEach((p, i) => out.set(p, i * length));
+  return out;
+}
+
+/** Splits `n × (ct ‖ ss)` (owned, wiped) into results. */
+function encapsulations(buffer: Uint8Array, n: number, ctLength: number): EncapsulationResult[] {
+  const parts = splitOwned(buffer, ...Array.from({ length: 2 * n }, (_, i) => (i % 2 === 0 ? ctLength : 32)));
+  return Array.from({ length: n }, (_, i) => ({ ciphertext: parts[2 * i]!, sharedSecret: parts[2 * i + 1]! }));
+}
+
+/** Splits `n × ss` (owned, wiped). */
+function secrets(buffer: Uint8Array, n: number): Uint8Array[] {
+  return splitOwned(buffer, ...Array.from({ length: n }, () => 32));
+}
+
+/** `mlKemEncapsulate` for every 1184-byte key of `encapsulationKeys`, in parallel on the threads build. */
+export function mlKemEncapsulateBatch(encapsulationKeys: readonly Uint8Array[]): EncapsulationResult[] {
+  const keys = list<Uint8Array>('encapsulationKeys', encapsulationKeys).map((k, i) => exact(`encapsulationKeys[${i}]`, k, ML_KEM_768.encapsulationKeyLength));
+  if (keys.length === 0) return [];
+  const glue = threadsBatchGlue();
+  if (glue === undefined) return keys.map((k) => mlKemEncapsulate(k));
+  const eks = concat(keys, ML_KEM_768.encapsulationKeyLength);
+  return encapsulations(call(() => glue.mlKemEncapsulateBatch(eks)), keys.length, ML_KEM_768.ciphertextLength);
+}
+
+/** `mlKemDecapsulate` for every item, in parallel on the threads build; one 32-byte secret per item. */
+export function mlKemDecapsulateBatch(items: readonly DecapsulationItem[]): Uint8Array[] {
+  const checked = list<unknown>('items', items).map((v, i) => {
+    const o = item(`items[${i}]`, v);
+    return {
+      dk: exact(`items[${i}].decapsulationKey`, o.decapsulationKey, ML_KEM_768.decapsulationKeyLength),
+      ct: exact(`items[${i}].ciphertext`, o.ciphertext, ML_KEM_768.ciphertextLength),
+    };
+  });
+  if (checked.length === 0) return [];
+  const glue = threadsBatchGlue();
+  if (glue === undefined) return checked.map(({ dk, ct }) => mlKemDecapsulate(dk, ct));
+  const dks = concat(checked.map((c) => c.dk), ML_KEM_768.decapsulationKeyLength);
+  try {
+    const cts = concat(checked.map((c) => c.ct), ML_KEM_768.ciphertextLength);
+    return secrets(call(() => glue.mlKemDecapsulateBatch(dks, cts)), checked.length);
+  } finally {
+    dks.fill(0); // our copy of the secret keys
+  }
+}
+
+/** `xWingEncapsulate` for every 1216-byte public key, in parallel on the threads build. */
+export function xWingEncapsulateBatch(publicKeys: readonly Uint8Array[]): EncapsulationResult[] {
+  const keys = list<Uint8Array>('publicKeys', publicKeys).map((k, i) => exact(`publicKeys[${i}]`, k, X_WING.publicKeyLength));
+  if (keys.length === 0) return [];
+  const glue = threadsBatchGlue();
+  if (glue === undefined) return keys.map((k) => xWingEncapsulate(k));
+  const pks = concat(keys, X_WING.publicKeyLength);
+  return encapsulations(call(() => glue.xWingEncapsulateBatch(pks)), keys.length, X_WING.ciphertextLength);
+}
+
+/** `xWingDecapsulate` for every item, in parallel on the threads build; one 32-byte secret per item. */
+export function xWingDecapsulateBatch(items: readonly XWingDecapsulationItem[]): Uint8Array[] {
+  const checked = list<unknown>('items', items).map((v, i) => {
+    const o = item(`items[${i}]`, v);
+    return {
+      sk: exact(`items[${i}].secretKey`, o.secretKey, X_WING.secretKeyLength),
+      ct: exact(`items[${i}].ciphertext`, o.ciphertext, X_WING.ciphertextLength),
+    };
+  });
+  if (checked.length === 0) return [];
+  const glue = threadsBatchGlue();
+  if (glue === undefined) return checked.map(({ sk, ct }) => xWingDecapsulate(sk, ct));
+  const sks = concat(checked.map((c) => c.sk), X_WING.secretKeyLength);
+  try {
+    const cts = concat(checked.map((c) => c.ct), X_WING.ciphertextLength);
+    return secrets(call(() => glue.xWingDecapsulateBatch(sks, cts)), checked.length);
+  } finally {
+    sks.fill(0); // our copy of the secret keys
+  }
+}
