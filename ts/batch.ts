@@ -5,7 +5,7 @@
  * the same results item for item (encapsulation randomness is fresh per item either way), and a
  * batch fails as a whole: the first invalid key throws, and nothing of the batch is returned.
  */
-import { call, threadsBatchGlue } from './init.js';
+import { call, threadsBatchGlue, type BatchGlue } from './init.js';
 import { exact } from './validate.js';
 import { ML_KEM_768, mlKemDecapsulate, mlKemEncapsulate } from './mlkem.js';
 import { X_WING, xWingDecapsulate, xWingEncapsulate } from './xwing.js';
@@ -55,64 +55,58 @@ function secrets(buffer: Uint8Array, n: number): Uint8Array[] {
   return splitOwned(buffer, ...Array.from({ length: n }, () => 32));
 }
 
-/** `mlKemEncapsulate` for every 1184-byte key of `encapsulationKeys`, in parallel on the threads build. */
-export function mlKemEncapsulateBatch(encapsulationKeys: readonly Uint8Array[]): EncapsulationResult[] {
-  const keys = list<Uint8Array>('encapsulationKeys', encapsulationKeys).map((k, i) => exact(`encapsulationKeys[${i}]`, k, ML_KEM_768.encapsulationKeyLength));
+/** Checks an encapsulation batch, then runs it on the threads build's `many` or item by item with `one`. */
+function encapsulateEach(
+  name: string, value: unknown, keyLength: number, ciphertextLength: number,
+  one: (key: Uint8Array) => EncapsulationResult, many: (glue: BatchGlue, keys: Uint8Array) => Uint8Array,
+): EncapsulationResult[] {
+  const keys = list<unknown>(name, value).map((k, i) => exact(`${name}[${i}]`, k, keyLength));
   if (keys.length === 0) return [];
   const glue = threadsBatchGlue();
-  if (glue === undefined) return keys.map((k) => mlKemEncapsulate(k));
-  const eks = concat(keys, ML_KEM_768.encapsulationKeyLength);
-  return encapsulations(call(() => glue.mlKemEncapsulateBatch(eks)), keys.length, ML_KEM_768.ciphertextLength);
+  if (glue === undefined) return keys.map(one);
+  const all = concat(keys, keyLength);
+  return encapsulations(call(() => many(glue, all)), keys.length, ciphertextLength);
+}
+
+/** Checks a decapsulation batch, then runs it on the threads build's `many` or item by item with `one`. */
+function decapsulateEach(
+  value: unknown, secretField: 'decapsulationKey' | 'secretKey', secretLength: number, ciphertextLength: number,
+  one: (secret: Uint8Array, ciphertext: Uint8Array) => Uint8Array, many: (glue: BatchGlue, secrets: Uint8Array, cts: Uint8Array) => Uint8Array,
+): Uint8Array[] {
+  const checked = list<unknown>('items', value).map((v, i) => {
+    const o = item(`items[${i}]`, v);
+    return { sk: exact(`items[${i}].${secretField}`, o[secretField], secretLength), ct: exact(`items[${i}].ciphertext`, o.ciphertext, ciphertextLength) };
+  });
+  if (checked.length === 0) return [];
+  const glue = threadsBatchGlue();
+  if (glue === undefined) return checked.map(({ sk, ct }) => one(sk, ct));
+  const sks = concat(checked.map((c) => c.sk), secretLength);
+  try {
+    const cts = concat(checked.map((c) => c.ct), ciphertextLength);
+    return secrets(call(() => many(glue, sks, cts)), checked.length);
+  } finally {
+    sks.fill(0); // our copy of the secret keys
+  }
+}
+
+/** `mlKemEncapsulate` for every 1184-byte key of `encapsulationKeys`, in parallel on the threads build. */
+export function mlKemEncapsulateBatch(encapsulationKeys: readonly Uint8Array[]): EncapsulationResult[] {
+  const { encapsulationKeyLength, ciphertextLength } = ML_KEM_768;
+  return encapsulateEach('encapsulationKeys', encapsulationKeys, encapsulationKeyLength, ciphertextLength, mlKemEncapsulate, (g, eks) => g.mlKemEncapsulateBatch(eks));
 }
 
 /** `mlKemDecapsulate` for every item, in parallel on the threads build; one 32-byte secret per item. */
 export function mlKemDecapsulateBatch(items: readonly DecapsulationItem[]): Uint8Array[] {
-  const checked = list<unknown>('items', items).map((v, i) => {
-    const o = item(`items[${i}]`, v);
-    return {
-      dk: exact(`items[${i}].decapsulationKey`, o.decapsulationKey, ML_KEM_768.decapsulationKeyLength),
-      ct: exact(`items[${i}].ciphertext`, o.ciphertext, ML_KEM_768.ciphertextLength),
-    };
-  });
-  if (checked.length === 0) return [];
-  const glue = threadsBatchGlue();
-  if (glue === undefined) return checked.map(({ dk, ct }) => mlKemDecapsulate(dk, ct));
-  const dks = concat(checked.map((c) => c.dk), ML_KEM_768.decapsulationKeyLength);
-  try {
-    const cts = concat(checked.map((c) => c.ct), ML_KEM_768.ciphertextLength);
-    return secrets(call(() => glue.mlKemDecapsulateBatch(dks, cts)), checked.length);
-  } finally {
-    dks.fill(0); // our copy of the secret keys
-  }
+  const { decapsulationKeyLength, ciphertextLength } = ML_KEM_768;
+  return decapsulateEach(items, 'decapsulationKey', decapsulationKeyLength, ciphertextLength, mlKemDecapsulate, (g, dks, cts) => g.mlKemDecapsulateBatch(dks, cts));
 }
 
 /** `xWingEncapsulate` for every 1216-byte public key, in parallel on the threads build. */
 export function xWingEncapsulateBatch(publicKeys: readonly Uint8Array[]): EncapsulationResult[] {
-  const keys = list<Uint8Array>('publicKeys', publicKeys).map((k, i) => exact(`publicKeys[${i}]`, k, X_WING.publicKeyLength));
-  if (keys.length === 0) return [];
-  const glue = threadsBatchGlue();
-  if (glue === undefined) return keys.map((k) => xWingEncapsulate(k));
-  const pks = concat(keys, X_WING.publicKeyLength);
-  return encapsulations(call(() => glue.xWingEncapsulateBatch(pks)), keys.length, X_WING.ciphertextLength);
+  return encapsulateEach('publicKeys', publicKeys, X_WING.publicKeyLength, X_WING.ciphertextLength, xWingEncapsulate, (g, pks) => g.xWingEncapsulateBatch(pks));
 }
 
 /** `xWingDecapsulate` for every item, in parallel on the threads build; one 32-byte secret per item. */
 export function xWingDecapsulateBatch(items: readonly XWingDecapsulationItem[]): Uint8Array[] {
-  const checked = list<unknown>('items', items).map((v, i) => {
-    const o = item(`items[${i}]`, v);
-    return {
-      sk: exact(`items[${i}].secretKey`, o.secretKey, X_WING.secretKeyLength),
-      ct: exact(`items[${i}].ciphertext`, o.ciphertext, X_WING.ciphertextLength),
-    };
-  });
-  if (checked.length === 0) return [];
-  const glue = threadsBatchGlue();
-  if (glue === undefined) return checked.map(({ sk, ct }) => xWingDecapsulate(sk, ct));
-  const sks = concat(checked.map((c) => c.sk), X_WING.secretKeyLength);
-  try {
-    const cts = concat(checked.map((c) => c.ct), X_WING.ciphertextLength);
-    return secrets(call(() => glue.xWingDecapsulateBatch(sks, cts)), checked.length);
-  } finally {
-    sks.fill(0); // our copy of the secret keys
-  }
+  return decapsulateEach(items, 'secretKey', X_WING.secretKeyLength, X_WING.ciphertextLength, xWingDecapsulate, (g, sks, cts) => g.xWingDecapsulateBatch(sks, cts));
 }
