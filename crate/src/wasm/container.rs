@@ -27,9 +27,9 @@ use crate::container::wrap::{self, Argon2idCost, ThresholdShare, WrapEntry, Wrap
 use crate::container::{chunk, ContainerError, ContainerReader, Dek, FileContext, HashAlg, SignatureStatus, SigningKeys};
 use crate::error::CryptoError;
 use crate::{mldsa, rng};
-use js_sys::{Array, Uint8Array};
+use js_sys::{Array, JsString, Uint8Array};
 use wasm_bindgen::prelude::*;
-use zeroize::Zeroizing;
+use zeroize::{Zeroize, Zeroizing};
 
 type CResult<T> = Result<T, ContainerError>;
 
@@ -296,18 +296,23 @@ impl ContainerEncryptorHandle {
     }
 
     /// Adds a threshold wrap (type 5); returns its `n` `vcs_` shares, one per line.
+    ///
+    /// The shares are secrets: the text is built in one zeroizing buffer sized
+    /// up front (growing it would leave the old buffers unwiped in the freed
+    /// heap) and handed to JS as a `JsString` decoded straight from it (a
+    /// returned `String` would be freed by the glue without a wipe).
     #[wasm_bindgen(js_name = "addThreshold")]
-    pub fn add_threshold(&mut self, threshold: u8, shares: u8) -> JsResult<String> {
+    pub fn add_threshold(&mut self, threshold: u8, shares: u8) -> JsResult<JsString> {
         scrubbed(StackUse::Small, || {
             let out = self.add(&WrapSpec::Threshold { threshold, shares }).map_err(js_container_error)?;
-            let mut text = Zeroizing::new(String::new());
+            let mut text = Zeroizing::new(String::with_capacity(out.len() * (wrap::SHARE_STRING_LEN + 1)));
             for (i, s) in out.iter().enumerate() {
                 if i > 0 {
                     text.push('\n');
                 }
                 text.push_str(&s.to_vcs());
             }
-            Ok(text.as_str().to_owned())
+            Ok(JsString::from(text.as_str()))
         })
     }
 
@@ -401,8 +406,13 @@ impl ContainerEncryptorHandle {
             if self.header.wraps.is_empty() {
                 return Err(js_container_error(ContainerError::InvalidOption("a new container needs at least one wrap")));
             }
-            let dek = self.dek.take().ok_or_else(|| js_container_error(ContainerError::InvalidState("the DEK was already taken")))?;
-            Ok(secret_out(dek.as_bytes()))
+            // Wipe the DEK in place: `Option::take` would move it out and leave
+            // its bytes behind in this (heap-allocated) handle until it is freed.
+            let dek = self.dek.as_mut().ok_or_else(|| js_container_error(ContainerError::InvalidState("the DEK was already taken")))?;
+            let out = secret_out(dek.as_bytes());
+            dek.zeroize();
+            self.dek = None;
+            Ok(out)
         })
     }
 
@@ -646,13 +656,11 @@ impl ContainerReaderHandle {
     pub fn unlock_shares(&mut self, shares: String) -> JsResult<()> {
         scrubbed(StackUse::Small, || {
             let text = Zeroizing::new(shares);
-            let parsed = text
-                .lines()
-                .map(str::trim)
-                .filter(|l| !l.is_empty())
-                .map(ThresholdShare::parse)
-                .collect::<CResult<Vec<_>>>()
-                .map_err(js_container_error)?;
+            // Sized up front: a growing Vec would leave moved shares unwiped in the freed heap.
+            let mut parsed = Vec::with_capacity(text.lines().count());
+            for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+                parsed.push(ThresholdShare::parse(line).map_err(js_container_error)?);
+            }
             self.unlock_with(&wrap::Unlock::Shares(&parsed))
         })
     }
