@@ -18,15 +18,23 @@ export function entropyToMnemonic(entropy: Uint8Array): string {
   return call(() => wasm.bip39FromEntropy(e));
 }
 
+/**
+ * NFKD, as BIP-39 prescribes, done here with the engine's `String.prototype.normalize` (the
+ * wasm side expects normalised text, which keeps the Unicode tables out of the module).
+ */
+function nfkd(text: string): string {
+  return text.normalize('NFKD');
+}
+
 /** Decodes a phrase to its entropy; an unknown word or bad checksum throws `VeilError('INVALID_MNEMONIC')`. */
 export function mnemonicToEntropy(phrase: string): Uint8Array {
-  const p = string('phrase', phrase);
+  const p = nfkd(string('phrase', phrase));
   return call(() => wasm.bip39ToEntropy(p));
 }
 
 /** Whether the phrase is a valid English BIP-39 mnemonic (words and checksum). */
 export function validateMnemonic(phrase: string): boolean {
-  const p = string('phrase', phrase);
+  const p = nfkd(string('phrase', phrase));
   try {
     call(() => wasm.bip39ToEntropy(p)).fill(0);
     return true;
@@ -41,7 +49,7 @@ export function validateMnemonic(phrase: string): boolean {
  * is validated first: `VeilError('INVALID_MNEMONIC')`.
  */
 export function mnemonicToSeed(phrase: string, password?: string | null): Uint8Array {
-  const p = string('phrase', phrase);
-  const pw = password === undefined || password === null ? '' : string('password', password);
+  const p = nfkd(string('phrase', phrase));
+  const pw = password === undefined || password === null ? '' : nfkd(string('password', password));
   return call(() => wasm.bip39ToSeed(p, pw));
 }

@@ -78,10 +78,14 @@ pub fn generate_mnemonic() -> Result<Zeroizing<String>> {
     entropy_to_mnemonic(entropy.as_slice())
 }
 
-/// Splits and NFKD-normalises a phrase into its words.
-fn normalized_words(phrase: &str) -> Zeroizing<Vec<String>> {
-    let normalized: Zeroizing<String> = Zeroizing::new(phrase.nfkd().collect());
-    Zeroizing::new(normalized.split_whitespace().map(str::to_owned).collect())
+/// NFKD of `text`, in a zeroizing string.
+fn nfkd(text: &str) -> Zeroizing<String> {
+    Zeroizing::new(text.nfkd().collect())
+}
+
+/// Splits an already NFKD-normalised phrase into its words.
+fn words_of(phrase_nfkd: &str) -> Zeroizing<Vec<String>> {
+    Zeroizing::new(phrase_nfkd.split_whitespace().map(str::to_owned).collect())
 }
 
 /// Decodes a phrase back to its entropy, checking every word and the checksum.
@@ -90,7 +94,19 @@ fn normalized_words(phrase: &str) -> Zeroizing<Vec<String>> {
 /// [`CryptoError::InvalidMnemonic`] naming the problem (word count, unknown
 /// word, checksum).
 pub fn mnemonic_to_entropy(phrase: &str) -> Result<Zeroizing<Vec<u8>>> {
-    let words = normalized_words(phrase);
+    mnemonic_to_entropy_nfkd(&nfkd(phrase))
+}
+
+/// [`mnemonic_to_entropy`] for a phrase that is already NFKD-normalised (the wasm
+/// bindings use it: the TypeScript facade normalises with `String.prototype.normalize`,
+/// which keeps the Unicode tables out of the wasm module). A phrase that is not NFKD is
+/// not normalised here; with the English list that can only make it fail
+/// ([`CryptoError::InvalidMnemonic`]), never decode differently.
+///
+/// # Errors
+/// As [`mnemonic_to_entropy`].
+pub fn mnemonic_to_entropy_nfkd(phrase_nfkd: &str) -> Result<Zeroizing<Vec<u8>>> {
+    let words = words_of(phrase_nfkd);
     if !matches!(words.len(), 12 | 15 | 18 | 21 | 24) {
         return Err(CryptoError::InvalidMnemonic("word count must be 12, 15, 18, 21 or 24"));
     }
@@ -133,11 +149,21 @@ pub fn validate_mnemonic(phrase: &str) -> bool {
 /// # Errors
 /// [`CryptoError::InvalidMnemonic`] if the phrase is not a valid mnemonic.
 pub fn mnemonic_to_seed(phrase: &str, passphrase: &str) -> Result<Zeroizing<[u8; SEED_LEN]>> {
-    mnemonic_to_entropy(phrase)?;
-    let words = normalized_words(phrase);
+    mnemonic_to_seed_nfkd(&nfkd(phrase), &nfkd(passphrase))
+}
+
+/// [`mnemonic_to_seed`] for a phrase and passphrase that are already NFKD-normalised
+/// (see [`mnemonic_to_entropy_nfkd`]). The caller must normalise the passphrase: one that
+/// is not NFKD gives a different seed than [`mnemonic_to_seed`] would.
+///
+/// # Errors
+/// [`CryptoError::InvalidMnemonic`] if the phrase is not a valid mnemonic.
+pub fn mnemonic_to_seed_nfkd(phrase_nfkd: &str, passphrase_nfkd: &str) -> Result<Zeroizing<[u8; SEED_LEN]>> {
+    mnemonic_to_entropy_nfkd(phrase_nfkd)?;
+    let words = words_of(phrase_nfkd);
     let canonical = Zeroizing::new(words.join(" "));
     let mut salt: Zeroizing<String> = Zeroizing::new(String::from("mnemonic"));
-    salt.extend(passphrase.nfkd());
+    salt.push_str(passphrase_nfkd);
     let mut seed = Zeroizing::new([0u8; SEED_LEN]);
     pbkdf2::pbkdf2_hmac::<Sha512>(canonical.as_bytes(), salt.as_bytes(), PBKDF2_ROUNDS, seed.as_mut_slice());
     Ok(seed)

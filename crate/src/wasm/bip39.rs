@@ -26,22 +26,23 @@ pub fn bip39_from_entropy(entropy: Vec<u8>) -> JsResult<JsString> {
     })
 }
 
-/// Phrase to entropy, checking words and checksum.
+/// Phrase to entropy, checking words and checksum. The phrase must already be NFKD
+/// (the facade calls `normalize('NFKD')`; the Unicode tables stay out of the module).
 #[wasm_bindgen(js_name = "bip39ToEntropy")]
 pub fn bip39_to_entropy(phrase: String) -> JsResult<Uint8Array> {
     scrubbed(StackUse::Small, || {
         let phrase = Zeroizing::new(phrase);
-        let e = bip39::mnemonic_to_entropy(&phrase).map_err(js_error)?;
+        let e = bip39::mnemonic_to_entropy_nfkd(&phrase).map_err(js_error)?;
         Ok(secret_out(&e))
     })
 }
 
-/// Phrase (+ passphrase) to the 64-byte seed.
+/// Phrase (+ passphrase) to the 64-byte seed. Both must already be NFKD (see above).
 #[wasm_bindgen(js_name = "bip39ToSeed")]
 pub fn bip39_to_seed(phrase: String, passphrase: String) -> JsResult<Uint8Array> {
     scrubbed(StackUse::Small, || {
         let (phrase, passphrase) = (Zeroizing::new(phrase), Zeroizing::new(passphrase));
-        let seed = bip39::mnemonic_to_seed(&phrase, &passphrase).map_err(js_error)?;
+        let seed = bip39::mnemonic_to_seed_nfkd(&phrase, &passphrase).map_err(js_error)?;
         Ok(secret_out(seed.as_slice()))
     })
 }
