@@ -173,7 +173,9 @@ export class WorkerPool {
 
   /** FIFO: the oldest job that has a free worker starts (an affinity job waits for its worker without blocking others). */
   private pump(): void {
-    for (let i = 0; i < this.queue.length; ) {
+    // Stops as soon as every slot is busy: a completion then costs O(1), not a walk of the
+    // whole queue (which made 1,000 queued calls quadratic).
+    for (let i = 0; i < this.queue.length && this.slots.some((s) => s.job === undefined); ) {
       const job = this.queue[i]!;
       const slot = this.slotFor(job);
       if (slot === undefined) {
