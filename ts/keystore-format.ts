@@ -5,6 +5,7 @@
  * docs/KEYSTORE.md; every function here needs `await init()`.
  */
 import { VeilError } from './errors.js';
+import { concatBytes } from './files-format.js';
 import { deriveHkdf } from './kdf.js';
 import { sha256 } from './hash.js';
 import { ed25519KeypairFromSeed, verifySignature } from './ed25519.js';
@@ -350,14 +351,8 @@ export function sealBackup(entries: readonly BackupEntry[], params: PassphraseKd
   }
 }
 
-export function concat(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
+export function concat(...parts: Uint8Array[]): Uint8Array<ArrayBuffer> {
+  return concatBytes(parts);
 }
 
 export function toHex(b: Uint8Array): string {

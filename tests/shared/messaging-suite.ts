@@ -5,6 +5,7 @@
 // worker tests/playwright/fixtures/messaging-worker.ts (fetch loader), so both
 // runtimes check exactly the same cases. Every check records a result instead
 // of throwing, so one failure never hides the others.
+import { concatBytes } from '../../ts/files-format.js';
 
 export type VeilkitApi = typeof import('../../ts/index.js');
 export type Loader = (path: string) => Promise<string>;
@@ -69,15 +70,7 @@ export function toHex(b: Uint8Array): string {
 const utf8 = (s: string): Uint8Array => new TextEncoder().encode(s);
 const text = (b: Uint8Array): string => new TextDecoder().decode(b);
 
-function concat(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
-}
+const concat = (...parts: Uint8Array[]): Uint8Array<ArrayBuffer> => concatBytes(parts);
 
 function eqHex(what: string, got: Uint8Array, expectedHex: string): void {
   const g = toHex(got);

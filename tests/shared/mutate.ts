@@ -3,6 +3,7 @@
  * outside bytes (tests/node/fuzz-*.test.ts). No dependency, no wall clock:
  * the same seed gives the same cases, so a failure names a reproducible case.
  */
+import { concatBytes } from '../../ts/files-format.js';
 
 /** A small seeded PRNG (mulberry32): fast, deterministic, not cryptographic. */
 export class Rng {
@@ -48,15 +49,7 @@ export interface Case {
 /** Bytes that often hit edge cases of length and flag fields. */
 const INTERESTING = [0x00, 0x01, 0x02, 0x0f, 0x10, 0x7f, 0x80, 0xfe, 0xff] as const;
 
-function concat(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
-}
+const concat = (...parts: Uint8Array[]): Uint8Array<ArrayBuffer> => concatBytes(parts);
 
 /**
  * A view of `bytes` at a random offset inside a larger buffer (parsers must
