@@ -122,20 +122,63 @@ fn signing_key(secret: &[u8]) -> Result<SigningKey> {
 pub fn ed25519_verify(public: &[u8], msg: &[u8], sig: &[u8]) -> Result<()> {
     let public = exact::<PUBLIC_LEN>("publicKey", "32 bytes", public)?;
     let sig = exact::<SIGNATURE_LEN>("signature", "64 bytes", sig)?;
-    let key = VerifyingKey::from_bytes(public).map_err(|_| CryptoError::InvalidSignature)?;
     // RFC 8032 §5.1.3: the encoding of A must be canonical (y < p, no "negative zero").
-    if key.to_edwards().compress().as_bytes() != public {
+    // Checked on the bytes: re-compressing the decoded point costs a field inversion.
+    if !canonical_point_encoding(public) {
         return Err(CryptoError::InvalidSignature);
     }
+    let key = VerifyingKey::from_bytes(public).map_err(|_| CryptoError::InvalidSignature)?;
     // verify_strict: rejects S >= L, small-order A and R, and compares the
     // canonical recomputed R with the signature's R bytes (non-canonical R fails).
     key.verify_strict(msg, &Signature::from_bytes(sig))
         .map_err(|_| CryptoError::InvalidSignature)
 }
 
+/// Whether `b` is the canonical encoding of an Edwards point's y and x sign (RFC 8032
+/// §5.1.3): y (the low 255 bits, little-endian) below p = 2^255 − 19, and the sign bit clear
+/// when x = 0, which happens exactly when y = ±1. Public data: not constant time.
+fn canonical_point_encoding(b: &[u8; PUBLIC_LEN]) -> bool {
+    let [b0, mid @ .., b31] = *b;
+    let top = b31 & 0x7f;
+    let sign = b31 & 0x80 != 0;
+    let mid_all = |v: u8| mid.iter().all(|&x| x == v);
+    // y ≥ p ⇔ y ∈ [2^255 − 19, 2^255 − 1]: bytes ed..ff, ff × 30, 7f.
+    if top == 0x7f && mid_all(0xff) && b0 >= 0xed {
+        return false;
+    }
+    // x = 0 ⇔ y = 1 or y = p − 1 (= ec, ff × 30, 7f); with the sign bit set: "negative zero".
+    let y_is_one = top == 0 && mid_all(0) && b0 == 1;
+    let y_is_minus_one = top == 0x7f && mid_all(0xff) && b0 == 0xec;
+    !(sign && (y_is_one || y_is_minus_one))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The byte check agrees with decode-then-recompress on every edge encoding around p and ±1.
+    #[test]
+    fn canonical_encoding_check_matches_recompression() {
+        let mut cases: Vec<[u8; 32]> = Vec::new();
+        for low in [0u8, 1, 2, 0x12, 0x13, 0xeb, 0xec, 0xed, 0xee, 0xfe, 0xff] {
+            for (mid, top) in [(0u8, 0u8), (0xff, 0x7f), (0xff, 0x7e), (0x00, 0x7f)] {
+                for sign in [0u8, 0x80] {
+                    let mut b = [mid; 32];
+                    b[0] = low;
+                    b[31] = top | sign;
+                    cases.push(b);
+                }
+            }
+        }
+        let mut decodable = 0;
+        for b in &cases {
+            if let Ok(key) = VerifyingKey::from_bytes(b) {
+                decodable += 1;
+                assert_eq!(canonical_point_encoding(b), key.to_edwards().compress().as_bytes() == b, "{b:02x?}");
+            }
+        }
+        assert!(decodable > 10, "{decodable}");
+    }
 
     #[test]
     fn round_trip_seed_and_expanded() {
