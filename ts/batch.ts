@@ -10,6 +10,7 @@ import { exact } from './validate.js';
 import { ML_KEM_768, mlKemDecapsulate, mlKemEncapsulate } from './mlkem.js';
 import { X_WING, xWingDecapsulate, xWingEncapsulate } from './xwing.js';
 import { splitOwned, type EncapsulationResult } from './split.js';
+import { concatBytes } from './files-format.js';
 
 /** Most items in one batch call (bounds the memory one call may allocate). */
 export const MAX_BATCH_ITEMS = 4096;
@@ -37,13 +38,6 @@ function item(name: string, value: unknown): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
-/** Concatenates checked parts into a buffer this module owns. */
-function concat(parts: readonly Uint8Array[], length: number): Uint8Array {
-  const out = new Uint8Array(parts.length * length);
-  parts.forEach((p, i) => out.set(p, i * length));
-  return out;
-}
-
 /** Splits `n × (ct ‖ ss)` (owned, wiped) into results. */
 function encapsulations(buffer: Uint8Array, n: number, ctLength: number): EncapsulationResult[] {
   const parts = splitOwned(buffer, ...Array.from({ length: 2 * n }, (_, i) => (i % 2 === 0 ? ctLength : 32)));
@@ -64,7 +58,7 @@ function encapsulateEach(
   if (keys.length === 0) return [];
   const glue = threadsBatchGlue();
   if (glue === undefined) return keys.map(one);
-  const all = concat(keys, keyLength);
+  const all = concatBytes(keys);
   return encapsulations(call(() => many(glue, all)), keys.length, ciphertextLength);
 }
 
@@ -80,9 +74,9 @@ function decapsulateEach(
   if (checked.length === 0) return [];
   const glue = threadsBatchGlue();
   if (glue === undefined) return checked.map(({ sk, ct }) => one(sk, ct));
-  const sks = concat(checked.map((c) => c.sk), secretLength);
+  const sks = concatBytes(checked.map((c) => c.sk)); // our copy: wiped below
   try {
-    const cts = concat(checked.map((c) => c.ct), ciphertextLength);
+    const cts = concatBytes(checked.map((c) => c.ct));
     return secrets(call(() => many(glue, sks, cts)), checked.length);
   } finally {
     sks.fill(0); // our copy of the secret keys

@@ -106,7 +106,11 @@ pub fn mnemonic_to_entropy(phrase: &str) -> Result<Zeroizing<Vec<u8>>> {
 /// # Errors
 /// As [`mnemonic_to_entropy`].
 pub fn mnemonic_to_entropy_nfkd(phrase_nfkd: &str) -> Result<Zeroizing<Vec<u8>>> {
-    let words = words_of(phrase_nfkd);
+    entropy_of_words(&words_of(phrase_nfkd))
+}
+
+/// The entropy of a phrase's words, checking the count, every word and the checksum.
+fn entropy_of_words(words: &[String]) -> Result<Zeroizing<Vec<u8>>> {
     if !matches!(words.len(), 12 | 15 | 18 | 21 | 24) {
         return Err(CryptoError::InvalidMnemonic("word count must be 12, 15, 18, 21 or 24"));
     }
@@ -159,8 +163,8 @@ pub fn mnemonic_to_seed(phrase: &str, passphrase: &str) -> Result<Zeroizing<[u8;
 /// # Errors
 /// [`CryptoError::InvalidMnemonic`] if the phrase is not a valid mnemonic.
 pub fn mnemonic_to_seed_nfkd(phrase_nfkd: &str, passphrase_nfkd: &str) -> Result<Zeroizing<[u8; SEED_LEN]>> {
-    mnemonic_to_entropy_nfkd(phrase_nfkd)?;
     let words = words_of(phrase_nfkd);
+    entropy_of_words(&words)?;
     let canonical = Zeroizing::new(words.join(" "));
     let mut salt: Zeroizing<String> = Zeroizing::new(String::from("mnemonic"));
     salt.push_str(passphrase_nfkd);
