@@ -62,6 +62,8 @@ const CRYPTO = new Set([
   'hmac', 'hkdf', 'pbkdf2', 'argon2', 'blake2', 'blake3', 'password-hash',
   'curve25519-dalek', 'ed25519-dalek', 'x25519-dalek', 'ed25519', 'signature',
   'ml-kem', 'ml-dsa', 'x-wing', 'kem', 'module-lattice', 'crypto-bigint', 'elliptic-curve',
+  'libcrux-ml-kem', 'libcrux-ml-dsa', 'libcrux-sha3', 'libcrux-intrinsics', 'libcrux-platform',
+  'libcrux-secrets', 'libcrux-traits',
   'base64ct', 'const-oid', 'der', 'pkcs8', 'spki',
 ]);
 // SPDX identifiers accepted (permissive, no copyleft).

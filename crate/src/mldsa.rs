@@ -1,11 +1,13 @@
 //! ML-DSA-65 signatures (FIPS 204, pure ML-DSA with a context string), over
-//! RustCrypto `ml-dsa`.
+//! Cryspen's formally verified `libcrux-ml-dsa` (portable implementation;
+//! checked against the Wycheproof and NIST ACVP vectors in `tests/asym_mldsa.rs`).
 //!
 //! - The secret key is the 32-byte seed `ξ` (FIPS 204 `ML-DSA.KeyGen_internal`).
 //! - Signing is hedged by default: the 32-byte `rnd` comes from [`crate::rng`];
-//!   the deterministic variant uses `rnd = 0³²`. The crate is driven through a
-//!   one-shot generator that yields exactly the given `rnd`, so no fallible RNG
-//!   object can panic inside it.
+//!   the deterministic variant uses `rnd = 0³²`. The crate takes `rnd` as a
+//!   value, so no RNG object is handed to it.
+//! - The crate's key types do not wipe themselves: the expanded signing key
+//!   (`skEncode`, 4032 bytes) is wiped here after every use.
 //! - Every 1952-byte string is a well-formed public key (`pkDecode` accepts all
 //!   10-bit `t1` values), so a malformed public key can only be of the wrong
 //!   length ([`CryptoError::InvalidLength`]); a wrong key of the right length
@@ -15,12 +17,61 @@
 
 use core::fmt;
 
-use ml_dsa::signature::rand_core::{TryCryptoRng, TryRng};
-use ml_dsa::{ExpandedSigningKey, Keypair, MlDsa65, Signature, SigningKey, VerifyingKey};
-use zeroize::Zeroizing;
+use libcrux_ml_dsa::ml_dsa_65::{MLDSA65Signature, MLDSA65SigningKey, MLDSA65VerificationKey};
+use zeroize::{Zeroize, Zeroizing};
 
 use crate::error::{CryptoError, Result, exact};
 use crate::rng;
+
+/// Calls into `libcrux-ml-dsa` through opaque function pointers, so LTO does
+/// not inline them into veilkit's size-optimized code (see [`crate::mlkem`]'s
+/// `lc` module for the reason).
+mod ml_dsa_65 {
+    use core::hint::black_box;
+
+    use libcrux_ml_dsa::ml_dsa_65::{
+        self, MLDSA65KeyPair, MLDSA65Signature, MLDSA65SigningKey, MLDSA65VerificationKey,
+    };
+    use libcrux_ml_dsa::{SigningError, VerificationError};
+
+    pub(super) fn generate_key_pair(seed: [u8; 32]) -> MLDSA65KeyPair {
+        black_box(ml_dsa_65::generate_key_pair as fn([u8; 32]) -> MLDSA65KeyPair)(seed)
+    }
+
+    pub(super) fn sign(
+        key: &MLDSA65SigningKey,
+        msg: &[u8],
+        ctx: &[u8],
+        rnd: [u8; 32],
+    ) -> Result<MLDSA65Signature, SigningError> {
+        black_box(
+            ml_dsa_65::sign
+                as fn(
+                    &MLDSA65SigningKey,
+                    &[u8],
+                    &[u8],
+                    [u8; 32],
+                ) -> Result<MLDSA65Signature, SigningError>,
+        )(key, msg, ctx, rnd)
+    }
+
+    pub(super) fn verify(
+        key: &MLDSA65VerificationKey,
+        msg: &[u8],
+        ctx: &[u8],
+        sig: &MLDSA65Signature,
+    ) -> Result<(), VerificationError> {
+        black_box(
+            ml_dsa_65::verify
+                as fn(
+                    &MLDSA65VerificationKey,
+                    &[u8],
+                    &[u8],
+                    &MLDSA65Signature,
+                ) -> Result<(), VerificationError>,
+        )(key, msg, ctx, sig)
+    }
+}
 
 /// Length of a public (verifying) key.
 pub const PK_LEN: usize = 1952;
@@ -69,8 +120,8 @@ pub fn mldsa_generate() -> Result<MlDsaKeypair> {
 #[must_use = "this returns the key pair and has no side effect"]
 pub fn mldsa_from_seed(seed: &[u8]) -> Result<MlDsaKeypair> {
     let seed = exact::<SEED_LEN>("seed", "32 bytes", seed)?;
-    let signing = SigningKey::<MlDsa65>::from_seed(seed.into());
-    let public = signing.verifying_key().encode().to_vec();
+    let key = expanded_key(seed)?;
+    let public = key.public.as_slice().to_vec();
     Ok(MlDsaKeypair {
         seed: Zeroizing::new(*seed),
         public,
@@ -88,7 +139,7 @@ pub fn mldsa_from_seed(seed: &[u8]) -> Result<MlDsaKeypair> {
 /// - [`CryptoError::RandomnessUnavailable`] if the random generator fails (hedged only).
 #[must_use = "this returns the signature and has no side effect"]
 pub fn mldsa_sign(seed: &[u8], msg: &[u8], ctx: &[u8], deterministic: bool) -> Result<Vec<u8>> {
-    let key = expanded_key(seed)?;
+    let key = expanded_key(seed)?.signing;
     check_context(ctx)?;
     let rnd = if deterministic {
         Zeroizing::new([0u8; RND_LEN])
@@ -106,7 +157,7 @@ pub fn mldsa_sign(seed: &[u8], msg: &[u8], ctx: &[u8], deterministic: bool) -> R
 /// - [`CryptoError::InvalidParameter`] if `ctx` is longer than 255 bytes.
 #[must_use = "this returns the signature and has no side effect"]
 pub fn mldsa_sign_with_rnd(seed: &[u8], msg: &[u8], ctx: &[u8], rnd: &[u8]) -> Result<Vec<u8>> {
-    let key = expanded_key(seed)?;
+    let key = expanded_key(seed)?.signing;
     check_context(ctx)?;
     let rnd = exact::<RND_LEN>("rnd", "32 bytes", rnd)?;
     sign_with(&key, msg, ctx, rnd)
@@ -132,8 +183,7 @@ pub fn mldsa_sign_expanded_with_rnd(
     check_expanded_key(sk)?;
     check_context(ctx)?;
     let rnd = exact::<RND_LEN>("rnd", "32 bytes", rnd)?;
-    #[allow(deprecated)]
-    let key = ExpandedSigningKey::<MlDsa65>::from_expanded(sk.into());
+    let key = SigningKey(MLDSA65SigningKey::new(*sk));
     sign_with(&key, msg, ctx, rnd)
 }
 
@@ -144,22 +194,39 @@ pub fn mldsa_sign_expanded_with_rnd(
 /// - [`CryptoError::InvalidParameter`] if `ctx` is longer than 255 bytes.
 /// - [`CryptoError::InvalidSignature`] if the signature is malformed or does not verify.
 #[must_use = "the signature is only checked if the result is inspected"]
+#[inline(never)]
 pub fn mldsa_verify(pk: &[u8], msg: &[u8], ctx: &[u8], sig: &[u8]) -> Result<()> {
     let pk = exact::<PK_LEN>("publicKey", "1952 bytes", pk)?;
     let sig = exact::<SIG_LEN>("signature", "3309 bytes", sig)?;
     check_context(ctx)?;
-    let key = VerifyingKey::<MlDsa65>::decode(pk.into());
-    let sig = Signature::<MlDsa65>::decode(sig.into()).ok_or(CryptoError::InvalidSignature)?;
-    if key.verify_with_context(msg, ctx, &sig) {
-        Ok(())
-    } else {
-        Err(CryptoError::InvalidSignature)
+    let key = MLDSA65VerificationKey::new(*pk);
+    let sig = MLDSA65Signature::new(*sig);
+    ml_dsa_65::verify(&key, msg, ctx, &sig).map_err(|_| CryptoError::InvalidSignature)
+}
+
+/// An expanded signing key, wiped on drop.
+struct SigningKey(MLDSA65SigningKey);
+
+impl Drop for SigningKey {
+    fn drop(&mut self) {
+        self.0.as_ref_mut().zeroize();
     }
 }
 
-fn expanded_key(seed: &[u8]) -> Result<ExpandedSigningKey<MlDsa65>> {
-    let seed = exact::<SEED_LEN>("seed", "32 bytes", seed)?;
-    Ok(ExpandedSigningKey::<MlDsa65>::from_seed(seed.into()))
+/// The key pair of a seed (FIPS 204 `ML-DSA.KeyGen_internal`): expanded signing key and public key.
+struct ExpandedPair {
+    signing: SigningKey,
+    public: MLDSA65VerificationKey,
+}
+
+#[inline(never)]
+fn expanded_key(seed: &[u8]) -> Result<ExpandedPair> {
+    let seed = Zeroizing::new(*exact::<SEED_LEN>("seed", "32 bytes", seed)?);
+    let pair = ml_dsa_65::generate_key_pair(*seed);
+    Ok(ExpandedPair {
+        signing: SigningKey(pair.signing_key),
+        public: pair.verification_key,
+    })
 }
 
 fn check_context(ctx: &[u8]) -> Result<()> {
@@ -195,58 +262,13 @@ fn check_expanded_key(sk: &[u8; EXPANDED_SK_LEN]) -> Result<()> {
     }
 }
 
-/// A one-shot generator that yields exactly the caller's 32-byte `rnd`, once.
-/// Any other request is an error (returned, never a panic).
-struct FixedRnd<'a> {
-    rnd: Option<&'a [u8; RND_LEN]>,
-}
-
-#[derive(Debug)]
-struct RndExhausted;
-
-impl fmt::Display for RndExhausted {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("fixed ML-DSA rnd already used or wrong size requested")
-    }
-}
-
-impl core::error::Error for RndExhausted {}
-
-impl TryRng for FixedRnd<'_> {
-    type Error = RndExhausted;
-
-    fn try_next_u32(&mut self) -> core::result::Result<u32, Self::Error> {
-        Err(RndExhausted)
-    }
-
-    fn try_next_u64(&mut self) -> core::result::Result<u64, Self::Error> {
-        Err(RndExhausted)
-    }
-
-    fn try_fill_bytes(&mut self, dst: &mut [u8]) -> core::result::Result<(), Self::Error> {
-        match (self.rnd.take(), <&mut [u8; RND_LEN]>::try_from(dst)) {
-            (Some(rnd), Ok(dst)) => {
-                *dst = *rnd;
-                Ok(())
-            }
-            _ => Err(RndExhausted),
-        }
-    }
-}
-
-impl TryCryptoRng for FixedRnd<'_> {}
-
-fn sign_with(
-    key: &ExpandedSigningKey<MlDsa65>,
-    msg: &[u8],
-    ctx: &[u8],
-    rnd: &[u8; RND_LEN],
-) -> Result<Vec<u8>> {
-    let mut fixed = FixedRnd { rnd: Some(rnd) };
-    let sig = key
-        .sign_randomized(msg, ctx, &mut fixed)
+#[inline(never)]
+fn sign_with(key: &SigningKey, msg: &[u8], ctx: &[u8], rnd: &[u8; RND_LEN]) -> Result<Vec<u8>> {
+    // The context was checked by the caller; the crate's only other failure is
+    // running out of rejection-sampling iterations (probability < 2^-128 per FIPS 204 §3.6.3 bound).
+    let sig = ml_dsa_65::sign(&key.0, msg, ctx, *rnd)
         .map_err(|_| CryptoError::InvalidKey("ML-DSA signing failed (no signature found)"))?;
-    Ok(sig.encode().to_vec())
+    Ok(sig.as_slice().to_vec())
 }
 
 #[cfg(test)]
@@ -338,9 +360,10 @@ mod tests {
     #[test]
     fn expanded_key_matches_seed_and_is_range_checked() {
         let seed = [9u8; 32];
-        let signing = SigningKey::<MlDsa65>::from_seed((&seed).into());
-        #[allow(deprecated)]
-        let expanded = signing.expanded_key().to_expanded().to_vec();
+        let expanded = ml_dsa_65::generate_key_pair(seed)
+            .signing_key
+            .as_slice()
+            .to_vec();
         let a = mldsa_sign_with_rnd(&seed, b"m", b"c", &[5; 32]).unwrap();
         let b = mldsa_sign_expanded_with_rnd(&expanded, b"m", b"c", &[5; 32]).unwrap();
         assert_eq!(a, b);
@@ -356,19 +379,5 @@ mod tests {
             mldsa_sign_expanded_with_rnd(&bad, b"m", b"c", &[5; 32]),
             Err(CryptoError::InvalidKey(_))
         ));
-    }
-
-    #[test]
-    fn fixed_rnd_is_one_shot() {
-        let rnd = [3u8; 32];
-        let mut fixed = FixedRnd { rnd: Some(&rnd) };
-        let mut short = [0u8; 16];
-        assert!(fixed.try_fill_bytes(&mut short).is_err());
-        let mut fixed = FixedRnd { rnd: Some(&rnd) };
-        let mut buf = [0u8; 32];
-        fixed.try_fill_bytes(&mut buf).unwrap();
-        assert_eq!(buf, rnd);
-        assert!(fixed.try_fill_bytes(&mut buf).is_err());
-        assert!(fixed.try_next_u32().is_err());
     }
 }

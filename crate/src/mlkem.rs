@@ -1,4 +1,6 @@
-//! ML-KEM-768 (FIPS 203), over RustCrypto `ml-kem`.
+//! ML-KEM-768 (FIPS 203), over Cryspen's formally verified `libcrux-ml-kem`
+//! (portable implementation; the same bytes as the FIPS 203 pseudo-code, checked
+//! against the NIST ACVP, Wycheproof and CCTV vectors in `tests/asym_mlkem.rs`).
 //!
 //! Keys are generated from a 64-byte seed `d ‖ z` (FIPS 203 `ML-KEM.KeyGen_internal`)
 //! drawn from [`crate::rng`], and encapsulation uses an explicit 32-byte `m`
@@ -10,21 +12,70 @@
 //! decapsulating both the hash check `H(ek) = h` and the modulus check on the
 //! embedded `ek`. An invalid ciphertext of the right length is *not* an
 //! error: implicit rejection returns the pseudo-random key `J(z ‖ c)`.
+//!
+//! The crate's key types do not wipe themselves, so every secret array that
+//! passes through them is taken back out and zeroized here.
 
 use core::fmt;
 
-#[allow(deprecated)]
-use ml_kem::ExpandedKeyEncoding;
-use ml_kem::array::Array;
-use ml_kem::array::sizes::U32;
-use ml_kem::{
-    B32, Ciphertext, Decapsulate, ExpandedDecapsulationKey, Key, KeyExport, MlKem768, Seed,
-    ml_kem_768::{DecapsulationKey, EncapsulationKey},
-};
+use libcrux_ml_kem::mlkem768::{MlKem768Ciphertext, MlKem768PrivateKey, MlKem768PublicKey};
 use zeroize::{Zeroize, Zeroizing};
 
 use crate::error::{CryptoError, Result, exact};
 use crate::rng;
+
+/// Calls into `libcrux-ml-kem` through opaque function pointers.
+///
+/// The release profile builds veilkit for size (`opt-level = "s"`, for the
+/// wasm download) and libcrux for speed (`opt-level = 3`). Under LTO a
+/// dependency function called from one place is inlined into its caller and
+/// then optimized with the *caller's* settings, which made ML-KEM 2–3× slower;
+/// calling through a `black_box`ed pointer keeps each entry point a function
+/// of its own, built as libcrux is. Costs one indirect call per operation.
+pub(crate) mod lc {
+    use core::hint::black_box;
+
+    use libcrux_ml_kem::MlKemSharedSecret;
+    use libcrux_ml_kem::mlkem768::{
+        self, MlKem768Ciphertext, MlKem768KeyPair, MlKem768PrivateKey, MlKem768PublicKey,
+    };
+
+    pub(crate) fn generate_key_pair(seed: [u8; 64]) -> MlKem768KeyPair {
+        black_box(mlkem768::generate_key_pair as fn([u8; 64]) -> MlKem768KeyPair)(seed)
+    }
+
+    pub(crate) fn validate_public_key(ek: &MlKem768PublicKey) -> bool {
+        black_box(mlkem768::validate_public_key as fn(&MlKem768PublicKey) -> bool)(ek)
+    }
+
+    pub(crate) fn validate_private_key(dk: &MlKem768PrivateKey, ct: &MlKem768Ciphertext) -> bool {
+        black_box(
+            mlkem768::validate_private_key as fn(&MlKem768PrivateKey, &MlKem768Ciphertext) -> bool,
+        )(dk, ct)
+    }
+
+    pub(crate) fn encapsulate(
+        ek: &MlKem768PublicKey,
+        m: [u8; 32],
+    ) -> (MlKem768Ciphertext, MlKemSharedSecret) {
+        black_box(
+            mlkem768::encapsulate
+                as fn(&MlKem768PublicKey, [u8; 32]) -> (MlKem768Ciphertext, MlKemSharedSecret),
+        )(ek, m)
+    }
+
+    pub(crate) fn decapsulate(
+        dk: &MlKem768PrivateKey,
+        ct: &MlKem768Ciphertext,
+    ) -> MlKemSharedSecret {
+        black_box(
+            mlkem768::decapsulate
+                as fn(&MlKem768PrivateKey, &MlKem768Ciphertext) -> MlKemSharedSecret,
+        )(dk, ct)
+    }
+}
+
+use lc as mlkem768;
 
 /// Length of an encapsulation (public) key.
 pub const EK_LEN: usize = 1184;
@@ -38,6 +89,9 @@ pub const SS_LEN: usize = 32;
 pub const SEED_LEN: usize = 64;
 /// Length of the encapsulation randomness `m`.
 pub const M_LEN: usize = 32;
+
+/// Offset of the embedded `ek` in the expanded decapsulation key (after `dk_PKE`).
+const DK_EK_OFFSET: usize = 1152;
 
 /// An ML-KEM-768 key pair. The decapsulation key is wiped on drop; `Debug`
 /// shows only the encapsulation key length.
@@ -71,33 +125,31 @@ pub fn mlkem_generate() -> Result<MlKemKeypair> {
 /// # Errors
 /// [`CryptoError::InvalidLength`] (`seed`) unless `seed` is 64 bytes.
 #[must_use = "this returns the key pair and has no side effect"]
+#[inline(never)]
 pub fn mlkem_from_seed(seed: &[u8]) -> Result<MlKemKeypair> {
-    let seed = exact::<SEED_LEN>("seed", "64 bytes", seed)?;
-    let mut seed = Seed::from(*seed);
-    let dk = DecapsulationKey::from_seed(seed);
-    seed.zeroize();
-    #[allow(deprecated)]
-    let mut expanded = dk.to_expanded_bytes();
-    let decapsulation_key = Zeroizing::new(expanded.to_vec());
-    expanded.zeroize();
-    let encapsulation_key = dk.encapsulation_key().to_bytes().to_vec();
+    let seed = Zeroizing::new(*exact::<SEED_LEN>("seed", "64 bytes", seed)?);
+    let (sk, pk) = mlkem768::generate_key_pair(*seed).into_parts();
+    let mut sk: [u8; DK_LEN] = sk.into();
+    let decapsulation_key = Zeroizing::new(sk.to_vec());
+    sk.zeroize();
     Ok(MlKemKeypair {
         decapsulation_key,
-        encapsulation_key,
+        encapsulation_key: pk.as_slice().to_vec(),
     })
 }
 
-fn encapsulation_key(ek: &[u8]) -> Result<EncapsulationKey> {
+/// The FIPS 203 §7.2 modulus check: every 12-bit coefficient of `ek` is below q.
+#[inline(never)]
+fn encapsulation_key(ek: &[u8]) -> Result<MlKem768PublicKey> {
     let ek = exact::<EK_LEN>("encapsulationKey", "1184 bytes", ek)?;
-    let ek: &Key<EncapsulationKey> = ek.into();
-    EncapsulationKey::new(ek)
-        .map_err(|_| CryptoError::InvalidKey("ML-KEM encapsulation key fails the modulus check"))
-}
-
-fn shared_secret(mut k: Array<u8, U32>) -> Zeroizing<[u8; 32]> {
-    let out = Zeroizing::new(k.0);
-    k.zeroize();
-    out
+    let key = MlKem768PublicKey::from(ek);
+    if mlkem768::validate_public_key(&key) {
+        Ok(key)
+    } else {
+        Err(CryptoError::InvalidKey(
+            "ML-KEM encapsulation key fails the modulus check",
+        ))
+    }
 }
 
 /// Encapsulates a fresh shared secret to `ek` (random `m` from the platform CSPRNG).
@@ -130,10 +182,12 @@ pub fn mlkem_encapsulate_derand(ek: &[u8], m: &[u8]) -> Result<(Vec<u8>, Zeroizi
     Ok(encapsulate_with(&key, m))
 }
 
-fn encapsulate_with(key: &EncapsulationKey, m: &[u8; 32]) -> (Vec<u8>, Zeroizing<[u8; 32]>) {
-    let m: &B32 = m.into();
-    let (ct, k) = key.encapsulate_deterministic(m);
-    (ct.to_vec(), shared_secret(k))
+#[inline(never)]
+fn encapsulate_with(key: &MlKem768PublicKey, m: &[u8; 32]) -> (Vec<u8>, Zeroizing<[u8; 32]>) {
+    let (ct, mut k) = mlkem768::encapsulate(key, *m);
+    let out = Zeroizing::new(k);
+    k.zeroize();
+    (ct.as_slice().to_vec(), out)
 }
 
 /// Decapsulates `ct` with the 2400-byte expanded decapsulation key `dk`.
@@ -146,18 +200,32 @@ fn encapsulate_with(key: &EncapsulationKey, m: &[u8; 32]) -> (Vec<u8>, Zeroizing
 /// - [`CryptoError::InvalidKey`] if the embedded `H(ek)` does not match the
 ///   embedded `ek`, or that `ek` fails the modulus check.
 #[must_use = "this returns the shared secret and has no side effect"]
+#[inline(never)]
 pub fn mlkem_decapsulate(dk: &[u8], ct: &[u8]) -> Result<Zeroizing<[u8; 32]>> {
     let dk = exact::<DK_LEN>("decapsulationKey", "2400 bytes", dk)?;
-    let ct = exact::<CT_LEN>("ciphertext", "1088 bytes", ct)?;
-    let dk: &ExpandedDecapsulationKey<MlKem768> = dk.into();
-    let ct: &Ciphertext<MlKem768> = ct.into();
-    #[allow(deprecated)]
-    let key = DecapsulationKey::from_expanded_bytes(dk).map_err(|_| {
-        CryptoError::InvalidKey(
+    let ct = MlKem768Ciphertext::from(exact::<CT_LEN>("ciphertext", "1088 bytes", ct)?);
+    let embedded_ek = dk
+        .get(DK_EK_OFFSET..DK_EK_OFFSET + EK_LEN)
+        .and_then(|ek| <&[u8; EK_LEN]>::try_from(ek).ok())
+        .ok_or(CryptoError::InvalidKey(
+            "ML-KEM decapsulation key too short",
+        ))?;
+    let key = MlKem768PrivateKey::from(dk);
+    let checked = mlkem768::validate_private_key(&key, &ct)
+        && mlkem768::validate_public_key(&MlKem768PublicKey::from(embedded_ek));
+    let result = if checked {
+        let mut k = mlkem768::decapsulate(&key, &ct);
+        let out = Zeroizing::new(k);
+        k.zeroize();
+        Ok(out)
+    } else {
+        Err(CryptoError::InvalidKey(
             "ML-KEM decapsulation key: embedded H(ek) mismatch or ek fails the modulus check",
-        )
-    })?;
-    Ok(shared_secret(key.decapsulate(ct)))
+        ))
+    };
+    let mut copy: [u8; DK_LEN] = key.into();
+    copy.zeroize();
+    result
 }
 
 #[cfg(test)]

@@ -1,5 +1,7 @@
 //! X-Wing hybrid KEM (ML-KEM-768 + X25519, draft-connolly-cfrg-xwing-kem),
-//! over RustCrypto `x-wing`.
+//! composed here from `libcrux-ml-kem` (ML-KEM-768), `x25519-dalek` and
+//! `libcrux-sha3` (SHAKE256 key expansion, SHA3-256 combiner), and checked
+//! against the draft's test vectors (`tests/asym_xwing.rs`).
 //!
 //! - The secret key is the 32-byte seed; it is expanded with SHAKE256 into the
 //!   ML-KEM-768 seed `d ‖ z` and the X25519 secret on every use.
@@ -13,13 +15,14 @@
 
 use core::fmt;
 
-use x_wing::{
-    Decapsulate, DecapsulationKey, Decapsulator, EncapsulationKey, KeyExport, TryKeyInit,
-};
+use libcrux_ml_kem::mlkem768::{MlKem768Ciphertext, MlKem768PrivateKey, MlKem768PublicKey};
+use x25519_dalek::{PublicKey, StaticSecret};
 use zeroize::{Zeroize, Zeroizing};
 
 use crate::error::{CryptoError, Result, exact};
+use crate::mlkem::lc as mlkem768;
 use crate::rng;
+use crate::x25519::ops;
 
 /// Length of a public (encapsulation) key: ML-KEM-768 ek ‖ X25519 public key.
 pub const PK_LEN: usize = 1216;
@@ -58,6 +61,66 @@ pub fn xwing_generate() -> Result<XWingKeypair> {
     xwing_from_seed(seed.as_slice())
 }
 
+/// ML-KEM-768 ek ‖ X25519 public key: where the X25519 part starts.
+const PK_X_OFFSET: usize = 1184;
+/// ML-KEM-768 ciphertext ‖ X25519 ephemeral public key: where the X25519 part starts.
+const CT_X_OFFSET: usize = 1088;
+/// The combiner's label `\.//^\`.
+const LABEL: [u8; 6] = *b"\\.//^\\";
+
+/// The expanded secret key: `SHAKE256(sk, 96)` = ML-KEM `d ‖ z` ‖ X25519 secret.
+struct Expanded {
+    /// The ML-KEM-768 expanded decapsulation key (wiped on drop).
+    sk_m: Zeroizing<[u8; 2400]>,
+    pk_m: MlKem768PublicKey,
+    sk_x: StaticSecret,
+    pk_x: [u8; 32],
+}
+
+#[inline(never)]
+fn expand(seed: &[u8; SK_LEN]) -> Expanded {
+    let mut expanded = Zeroizing::new(libcrux_sha3::shake256::<96>(seed));
+    let mut d_z = Zeroizing::new([0u8; 64]);
+    let mut x = [0u8; 32];
+    let (a, b) = expanded.split_at(64);
+    d_z.copy_from_slice(a);
+    x.copy_from_slice(b);
+    expanded.zeroize();
+    let (sk, pk_m) = mlkem768::generate_key_pair(*d_z).into_parts();
+    let mut sk: [u8; 2400] = sk.into();
+    let sk_m = Zeroizing::new(sk);
+    sk.zeroize();
+    let sk_x = StaticSecret::from(x);
+    x.zeroize();
+    let pk_x = PublicKey::from(&sk_x).to_bytes();
+    Expanded {
+        sk_m,
+        pk_m,
+        sk_x,
+        pk_x,
+    }
+}
+
+/// `SHA3-256(ss_M ‖ ss_X ‖ ct_X ‖ pk_X ‖ label)`.
+#[inline(never)]
+fn combine(
+    ss_m: &[u8; 32],
+    ss_x: &[u8; 32],
+    ct_x: &[u8; 32],
+    pk_x: &[u8; 32],
+) -> Zeroizing<[u8; 32]> {
+    let mut input = Zeroizing::new([0u8; 134]);
+    for (i, part) in [ss_m, ss_x, ct_x, pk_x].into_iter().enumerate() {
+        if let Some(dst) = input.get_mut(32 * i..32 * (i + 1)) {
+            dst.copy_from_slice(part);
+        }
+    }
+    if let Some(dst) = input.get_mut(128..) {
+        dst.copy_from_slice(&LABEL);
+    }
+    Zeroizing::new(libcrux_sha3::sha256(input.as_slice()))
+}
+
 /// Derives the X-Wing key pair of a 32-byte seed (the seed is the secret key).
 ///
 /// # Errors
@@ -65,19 +128,40 @@ pub fn xwing_generate() -> Result<XWingKeypair> {
 #[must_use = "this returns the key pair and has no side effect"]
 pub fn xwing_from_seed(seed: &[u8]) -> Result<XWingKeypair> {
     let seed = exact::<SK_LEN>("seed", "32 bytes", seed)?;
-    let dk = DecapsulationKey::from(*seed);
-    let public = dk.encapsulation_key().to_bytes().to_vec();
+    let e = expand(seed);
+    let mut public = Vec::with_capacity(PK_LEN);
+    public.extend_from_slice(e.pk_m.as_slice());
+    public.extend_from_slice(&e.pk_x);
     Ok(XWingKeypair {
         secret: Zeroizing::new(*seed),
         public,
     })
 }
 
-fn encapsulation_key(pk: &[u8]) -> Result<EncapsulationKey> {
+/// A checked public key: the ML-KEM part passes the FIPS 203 modulus check.
+struct Recipient {
+    pk_m: MlKem768PublicKey,
+    pk_x: [u8; 32],
+}
+
+#[inline(never)]
+fn encapsulation_key(pk: &[u8]) -> Result<Recipient> {
     let pk = exact::<PK_LEN>("publicKey", "1216 bytes", pk)?;
-    EncapsulationKey::new(pk.into()).map_err(|_| {
-        CryptoError::InvalidKey("X-Wing public key: ML-KEM part fails the modulus check")
-    })
+    let (m, x) = pk.split_at(PK_X_OFFSET);
+    let (Ok(m), Ok(x)) = (<&[u8; 1184]>::try_from(m), <[u8; 32]>::try_from(x)) else {
+        return Err(CryptoError::InvalidLength {
+            what: "publicKey",
+            expected: "1216 bytes",
+            got: pk.len(),
+        });
+    };
+    let pk_m = MlKem768PublicKey::from(m);
+    if !mlkem768::validate_public_key(&pk_m) {
+        return Err(CryptoError::InvalidKey(
+            "X-Wing public key: ML-KEM part fails the modulus check",
+        ));
+    }
+    Ok(Recipient { pk_m, pk_x: x })
 }
 
 /// Encapsulates a fresh shared secret to `pk` (random `eseed` from the platform CSPRNG).
@@ -110,14 +194,23 @@ pub fn xwing_encapsulate_derand(pk: &[u8], eseed: &[u8]) -> Result<(Vec<u8>, Zer
     Ok(encapsulate_with(&key, eseed))
 }
 
-fn encapsulate_with(
-    key: &EncapsulationKey,
-    eseed: &[u8; ESEED_LEN],
-) -> (Vec<u8>, Zeroizing<[u8; 32]>) {
-    let (ct, mut ss) = key.encapsulate_deterministic(eseed.into());
-    let out = Zeroizing::new(ss.0);
-    ss.zeroize();
-    (ct.to_vec(), out)
+#[inline(never)]
+fn encapsulate_with(key: &Recipient, eseed: &[u8; ESEED_LEN]) -> (Vec<u8>, Zeroizing<[u8; 32]>) {
+    let mut m = Zeroizing::new([0u8; 32]);
+    let mut ek_x = [0u8; 32];
+    let (a, b) = eseed.split_at(32);
+    m.copy_from_slice(a);
+    ek_x.copy_from_slice(b);
+    let ek_x = StaticSecret::from(ek_x);
+    let ct_x = PublicKey::from(&ek_x).to_bytes();
+    let ss_x = ops::dh(&ek_x, &PublicKey::from(key.pk_x));
+    let (ct_m, mut ss_m) = mlkem768::encapsulate(&key.pk_m, *m);
+    let ss = combine(&ss_m, ss_x.as_bytes(), &ct_x, &key.pk_x);
+    ss_m.zeroize();
+    let mut ct = Vec::with_capacity(CT_LEN);
+    ct.extend_from_slice(ct_m.as_slice());
+    ct.extend_from_slice(&ct_x);
+    (ct, ss)
 }
 
 /// Decapsulates `ct` with the 32-byte secret key `sk`.
@@ -125,14 +218,27 @@ fn encapsulate_with(
 /// # Errors
 /// [`CryptoError::InvalidLength`] (`secretKey` 32 bytes, `ciphertext` 1120 bytes).
 #[must_use = "this returns the shared secret and has no side effect"]
+#[inline(never)]
 pub fn xwing_decapsulate(sk: &[u8], ct: &[u8]) -> Result<Zeroizing<[u8; 32]>> {
     let sk = exact::<SK_LEN>("secretKey", "32 bytes", sk)?;
     let ct = exact::<CT_LEN>("ciphertext", "1120 bytes", ct)?;
-    let dk = DecapsulationKey::from(*sk);
-    let mut ss = dk.decapsulate(ct.into());
-    let out = Zeroizing::new(ss.0);
-    ss.zeroize();
-    Ok(out)
+    let (ct_m, ct_x) = ct.split_at(CT_X_OFFSET);
+    let (Ok(ct_m), Ok(ct_x)) = (<&[u8; 1088]>::try_from(ct_m), <[u8; 32]>::try_from(ct_x)) else {
+        return Err(CryptoError::InvalidLength {
+            what: "ciphertext",
+            expected: "1120 bytes",
+            got: ct.len(),
+        });
+    };
+    let e = expand(sk);
+    let key = MlKem768PrivateKey::from(&*e.sk_m);
+    let mut ss_m = mlkem768::decapsulate(&key, &MlKem768Ciphertext::from(ct_m));
+    let mut copy: [u8; 2400] = key.into();
+    copy.zeroize();
+    let ss_x = ops::dh(&e.sk_x, &PublicKey::from(ct_x));
+    let ss = combine(&ss_m, ss_x.as_bytes(), &ct_x, &e.pk_x);
+    ss_m.zeroize();
+    Ok(ss)
 }
 
 #[cfg(test)]
