@@ -45,6 +45,21 @@ pub fn x25519_generate() -> Result<X25519Keypair> {
     Ok(X25519Keypair { secret, public })
 }
 
+/// X25519 through an opaque function pointer, so LTO does not inline the
+/// Montgomery ladder into veilkit's size-optimized code (see the `lc` module
+/// of [`crate::mlkem`]): `dh(k, u)` = X25519(k, u).
+pub(crate) mod ops {
+    use core::hint::black_box;
+
+    use x25519_dalek::{PublicKey, SharedSecret, StaticSecret};
+
+    pub(crate) fn dh(secret: &StaticSecret, public: &PublicKey) -> SharedSecret {
+        black_box(StaticSecret::diffie_hellman as fn(&StaticSecret, &PublicKey) -> SharedSecret)(
+            secret, public,
+        )
+    }
+}
+
 /// Computes the public key `X25519(secret, 9)` of a 32-byte secret key.
 ///
 /// # Errors
@@ -67,7 +82,7 @@ pub fn x25519_dh(secret: &[u8], public: &[u8]) -> Result<Zeroizing<[u8; 32]>> {
     let secret = exact::<KEY_LEN>("secretKey", "32 bytes", secret)?;
     let public = exact::<KEY_LEN>("publicKey", "32 bytes", public)?;
     let secret = StaticSecret::from(*secret);
-    let shared = secret.diffie_hellman(&PublicKey::from(*public));
+    let shared = ops::dh(&secret, &PublicKey::from(*public));
     let out = Zeroizing::new(shared.to_bytes());
     if bool::from(out.as_slice().ct_eq(&[0u8; KEY_LEN])) {
         return Err(CryptoError::WeakKey);

@@ -65,6 +65,18 @@ impl Dek {
         Ok(Self(*k))
     }
 
+    /// A fresh random DEK on the heap, filled in place. A struct that holds
+    /// the box can be moved (returned, boxed by wasm-bindgen) without leaving
+    /// copies of the key behind: only the pointer moves.
+    ///
+    /// # Errors
+    /// [`ContainerError::Crypto`] (`RANDOMNESS_UNAVAILABLE`).
+    pub fn generate_boxed() -> Result<Box<Self>> {
+        let mut dek = Box::new(Self([0; DEK_LEN]));
+        rng::fill(&mut dek.0)?;
+        Ok(dek)
+    }
+
     /// Takes a DEK from its 32 bytes (the documented export path is
     /// [`ContainerReader::export_dek`](super::ContainerReader::export_dek)).
     ///

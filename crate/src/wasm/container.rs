@@ -149,7 +149,10 @@ enum Signer {
 /// 5. `finish()` (or `signedMessage()` + `finishSigned(…)`) returns the header.
 #[wasm_bindgen(js_name = "ContainerEncryptorHandle")]
 pub struct ContainerEncryptorHandle {
-    dek: Option<Dek>,
+    /// Boxed so that moving the handle (construction, wasm-bindgen's boxing)
+    /// copies a pointer, never the key: with veilkit built for size, a moved
+    /// inline DEK left an unwiped copy in the handle's heap block (zeroize test).
+    dek: Option<Box<Dek>>,
     header: Header,
     ctx: FileContext,
     signer: Signer,
@@ -158,7 +161,7 @@ pub struct ContainerEncryptorHandle {
 }
 
 impl ContainerEncryptorHandle {
-    fn start(plaintext_size: f64, chunk_size: u32, hash_alg: u8, dek: Dek, file_id: [u8; 16]) -> CResult<Self> {
+    fn start(plaintext_size: f64, chunk_size: u32, hash_alg: u8, dek: Box<Dek>, file_id: [u8; 16]) -> CResult<Self> {
         let size = safe_u64("plaintextSize must be a safe non-negative integer", plaintext_size)?;
         header::check_chunk_size(chunk_size)?;
         header::check_plaintext_size(size, chunk_size)?;
@@ -220,7 +223,7 @@ impl ContainerEncryptorHandle {
     #[wasm_bindgen(constructor)]
     pub fn new(plaintext_size: f64, chunk_size: u32, hash_alg: u8) -> JsResult<ContainerEncryptorHandle> {
         scrubbed(StackUse::Small, || {
-            let dek = Dek::generate().map_err(js_container_error)?;
+            let dek = Dek::generate_boxed().map_err(js_container_error)?;
             let file_id = *rng::array::<16>().map_err(js_error)?;
             Self::start(plaintext_size, chunk_size, hash_alg, dek, file_id).map_err(js_container_error)
         })
@@ -239,7 +242,7 @@ impl ContainerEncryptorHandle {
     ) -> JsResult<ContainerEncryptorHandle> {
         scrubbed(StackUse::Small, || {
             let dek = secret_in(dek);
-            let dek = Dek::from_bytes(&dek).map_err(js_container_error)?;
+            let dek = Box::new(Dek::from_bytes(&dek).map_err(js_container_error)?);
             let file_id = array16("fileId", file_id).map_err(js_container_error)?;
             Self::start(plaintext_size, chunk_size, hash_alg, dek, file_id).map_err(js_container_error)
         })
