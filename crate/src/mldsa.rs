@@ -194,7 +194,6 @@ pub fn mldsa_sign_expanded_with_rnd(
 /// - [`CryptoError::InvalidParameter`] if `ctx` is longer than 255 bytes.
 /// - [`CryptoError::InvalidSignature`] if the signature is malformed or does not verify.
 #[must_use = "the signature is only checked if the result is inspected"]
-#[inline(never)]
 pub fn mldsa_verify(pk: &[u8], msg: &[u8], ctx: &[u8], sig: &[u8]) -> Result<()> {
     let pk = exact::<PK_LEN>("publicKey", "1952 bytes", pk)?;
     let sig = exact::<SIG_LEN>("signature", "3309 bytes", sig)?;
@@ -219,7 +218,6 @@ struct ExpandedPair {
     public: MLDSA65VerificationKey,
 }
 
-#[inline(never)]
 fn expanded_key(seed: &[u8]) -> Result<ExpandedPair> {
     let seed = Zeroizing::new(*exact::<SEED_LEN>("seed", "32 bytes", seed)?);
     let pair = ml_dsa_65::generate_key_pair(*seed);
@@ -262,7 +260,6 @@ fn check_expanded_key(sk: &[u8; EXPANDED_SK_LEN]) -> Result<()> {
     }
 }
 
-#[inline(never)]
 fn sign_with(key: &SigningKey, msg: &[u8], ctx: &[u8], rnd: &[u8; RND_LEN]) -> Result<Vec<u8>> {
     // The context was checked by the caller; the crate's only other failure is
     // running out of rejection-sampling iterations (probability < 2^-128 per FIPS 204 §3.6.3 bound).

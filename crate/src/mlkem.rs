@@ -27,11 +27,12 @@ use crate::rng;
 /// Calls into `libcrux-ml-kem` through opaque function pointers.
 ///
 /// The release profile builds veilkit for size (`opt-level = "s"`, for the
-/// wasm download) and libcrux for speed (`opt-level = 3`). Under LTO a
-/// dependency function called from one place is inlined into its caller and
-/// then optimized with the *caller's* settings, which made ML-KEM 2–3× slower;
-/// calling through a `black_box`ed pointer keeps each entry point a function
-/// of its own, built as libcrux is. Costs one indirect call per operation.
+/// wasm download) and libcrux for speed (2 for ML-KEM, 3 for ML-DSA and
+/// SHA-3). Under LTO a dependency function called from one place is inlined
+/// into its caller and then optimized with the *caller's* settings, which made
+/// ML-KEM 25–50% slower in wasm; calling through a `black_box`ed pointer keeps
+/// each entry point a function of its own, built at its crate's level. Costs
+/// one indirect call per operation.
 pub(crate) mod lc {
     use core::hint::black_box;
 
@@ -125,7 +126,6 @@ pub fn mlkem_generate() -> Result<MlKemKeypair> {
 /// # Errors
 /// [`CryptoError::InvalidLength`] (`seed`) unless `seed` is 64 bytes.
 #[must_use = "this returns the key pair and has no side effect"]
-#[inline(never)]
 pub fn mlkem_from_seed(seed: &[u8]) -> Result<MlKemKeypair> {
     let seed = Zeroizing::new(*exact::<SEED_LEN>("seed", "64 bytes", seed)?);
     let (sk, pk) = mlkem768::generate_key_pair(*seed).into_parts();
@@ -139,7 +139,6 @@ pub fn mlkem_from_seed(seed: &[u8]) -> Result<MlKemKeypair> {
 }
 
 /// The FIPS 203 §7.2 modulus check: every 12-bit coefficient of `ek` is below q.
-#[inline(never)]
 fn encapsulation_key(ek: &[u8]) -> Result<MlKem768PublicKey> {
     let ek = exact::<EK_LEN>("encapsulationKey", "1184 bytes", ek)?;
     let key = MlKem768PublicKey::from(ek);
@@ -182,7 +181,6 @@ pub fn mlkem_encapsulate_derand(ek: &[u8], m: &[u8]) -> Result<(Vec<u8>, Zeroizi
     Ok(encapsulate_with(&key, m))
 }
 
-#[inline(never)]
 fn encapsulate_with(key: &MlKem768PublicKey, m: &[u8; 32]) -> (Vec<u8>, Zeroizing<[u8; 32]>) {
     let (ct, mut k) = mlkem768::encapsulate(key, *m);
     let out = Zeroizing::new(k);
@@ -200,7 +198,6 @@ fn encapsulate_with(key: &MlKem768PublicKey, m: &[u8; 32]) -> (Vec<u8>, Zeroizin
 /// - [`CryptoError::InvalidKey`] if the embedded `H(ek)` does not match the
 ///   embedded `ek`, or that `ek` fails the modulus check.
 #[must_use = "this returns the shared secret and has no side effect"]
-#[inline(never)]
 pub fn mlkem_decapsulate(dk: &[u8], ct: &[u8]) -> Result<Zeroizing<[u8; 32]>> {
     let dk = exact::<DK_LEN>("decapsulationKey", "2400 bytes", dk)?;
     let ct = MlKem768Ciphertext::from(exact::<CT_LEN>("ciphertext", "1088 bytes", ct)?);

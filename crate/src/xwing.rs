@@ -77,7 +77,6 @@ struct Expanded {
     pk_x: [u8; 32],
 }
 
-#[inline(never)]
 fn expand(seed: &[u8; SK_LEN]) -> Expanded {
     let mut expanded = Zeroizing::new(libcrux_sha3::shake256::<96>(seed));
     let mut d_z = Zeroizing::new([0u8; 64]);
@@ -102,7 +101,6 @@ fn expand(seed: &[u8; SK_LEN]) -> Expanded {
 }
 
 /// `SHA3-256(ss_M ‖ ss_X ‖ ct_X ‖ pk_X ‖ label)`.
-#[inline(never)]
 fn combine(
     ss_m: &[u8; 32],
     ss_x: &[u8; 32],
@@ -144,7 +142,6 @@ struct Recipient {
     pk_x: [u8; 32],
 }
 
-#[inline(never)]
 fn encapsulation_key(pk: &[u8]) -> Result<Recipient> {
     let pk = exact::<PK_LEN>("publicKey", "1216 bytes", pk)?;
     let (m, x) = pk.split_at(PK_X_OFFSET);
@@ -194,7 +191,6 @@ pub fn xwing_encapsulate_derand(pk: &[u8], eseed: &[u8]) -> Result<(Vec<u8>, Zer
     Ok(encapsulate_with(&key, eseed))
 }
 
-#[inline(never)]
 fn encapsulate_with(key: &Recipient, eseed: &[u8; ESEED_LEN]) -> (Vec<u8>, Zeroizing<[u8; 32]>) {
     let mut m = Zeroizing::new([0u8; 32]);
     let mut ek_x = [0u8; 32];
@@ -218,7 +214,6 @@ fn encapsulate_with(key: &Recipient, eseed: &[u8; ESEED_LEN]) -> (Vec<u8>, Zeroi
 /// # Errors
 /// [`CryptoError::InvalidLength`] (`secretKey` 32 bytes, `ciphertext` 1120 bytes).
 #[must_use = "this returns the shared secret and has no side effect"]
-#[inline(never)]
 pub fn xwing_decapsulate(sk: &[u8], ct: &[u8]) -> Result<Zeroizing<[u8; 32]>> {
     let sk = exact::<SK_LEN>("secretKey", "32 bytes", sk)?;
     let ct = exact::<CT_LEN>("ciphertext", "1120 bytes", ct)?;
