@@ -18,6 +18,7 @@ export {
   capabilities, type Capabilities, type Routes, type Route, type RoutePreference, type WasmBuild,
   type WebCryptoSupport, type AlgorithmSupport,
 } from './native.js';
+export { MlKemDecapsulationKey, generateMlKemKey, importMlKemSeed, type MlKemKeyOptions } from './mlkem-key.js';
 export {
   encryptFile, encryptFileTo, decryptFile, openContainer, inspectContainer, saveFile, CONTAINER,
   type FileInput, type FileProgress, type RecipientPublicKey, type PasswordKdf, type GroupKey, type ThresholdOptions,

@@ -26,10 +26,13 @@
  * never cached) WebCrypto signs no faster than the wasm core. `'native'` forces
  * WebCrypto for all of them.
  *
- * Not routed: ML-KEM-768 keygen and decapsulation. veilkit's decapsulation key is the
- * 2400-byte expanded form (FIPS 203 `dk`); WebCrypto imports only the 64-byte seed
- * (`raw-seed`, seed-only PKCS#8) and never exports the expanded key, so neither the
- * keygen output nor a decapsulation from `dk` can be produced natively.
+ * Not routed: the byte-level ML-KEM-768 keygen and decapsulation. Their decapsulation
+ * key is the 2400-byte expanded form (FIPS 203 `dk`); WebCrypto imports only the
+ * 64-byte seed (`raw-seed`, seed-only PKCS#8) and never exports the expanded key, so
+ * neither the keygen output nor a decapsulation from `dk` can be produced natively.
+ * The key handles of ts/mlkem-key.ts (`generateMlKemKey`, `importMlKemSeed`) take
+ * that route instead: a non-extractable WebCrypto key, decapsulated natively
+ * (`routes.mlKemDecapsulationKey`).
  */
 import { VeilError } from './errors.js';
 import { bytes, exact, integer, oneOf, stringOrBytes, wipe } from './validate.js';
@@ -77,6 +80,8 @@ export interface Routes {
   readonly mlKemDecapsulate: Route;
   /** Always `'wasm'` (see the module notes). */
   readonly mlKemKeygen: Route;
+  /** ML-KEM-768 key handles (`generateMlKemKey`, `importMlKemSeed`, ts/mlkem-key.ts). */
+  readonly mlKemDecapsulationKey: Route;
 }
 
 /** The capability report of this thread's veilkit instance (`capabilities()`). */
@@ -93,7 +98,7 @@ export interface Capabilities {
   readonly webCrypto: WebCryptoSupport;
 }
 
-export type RoutedPrimitive = Exclude<keyof Routes, 'mlKemDecapsulate' | 'mlKemKeygen'>;
+export type RoutedPrimitive = Exclude<keyof Routes, 'mlKemDecapsulate' | 'mlKemKeygen' | 'mlKemDecapsulationKey'>;
 
 // ---------------------------------------------------------------------------
 // WebCrypto access (ML-KEM's methods are not in every lib.dom yet)
@@ -286,7 +291,20 @@ export function chooseRoutes(pref: RoutePreference, wc: WebCryptoSupport): Route
     derivePbkdf2: pick('derivePbkdf2', wc.pbkdf2),
     mlKemDecapsulate: 'wasm',
     mlKemKeygen: 'wasm',
+    mlKemDecapsulationKey: mlKemKeyRoute(pref, wc),
   };
+}
+
+/**
+ * The route of ML-KEM-768 key handles (ts/mlkem-key.ts): native needs WebCrypto's
+ * ML-KEM-768 with `raw-seed` import; `'auto'` also needs the self-test and
+ * non-extractable keys (native handles are measured faster: bench/results/latest.md).
+ */
+export function mlKemKeyRoute(pref: RoutePreference, wc: WebCryptoSupport): Route {
+  const m = wc.mlKem768;
+  if (pref === 'wasm' || !m.supported || !m.seedImport) return 'wasm';
+  if (pref === 'native') return 'native';
+  return m.selfTest && m.nonExtractable ? 'native' : 'wasm';
 }
 
 // ---------------------------------------------------------------------------

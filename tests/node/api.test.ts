@@ -34,3 +34,34 @@ test('BIP-39 NFKD happens in the facade: composed and decomposed passphrases giv
   assert.deepEqual(api.mnemonicToEntropy(fullwidth), new Uint8Array(16));
   assert.deepEqual(api.mnemonicToSeed(fullwidth, composed), seed);
 });
+
+test('ML-KEM key handles without WebCrypto ML-KEM (Node): wasm route, same bytes as the byte API, destroy wipes', async () => {
+  await api.init();
+  assert.equal(api.capabilities().routes.mlKemDecapsulationKey, api.capabilities().webCrypto.mlKem768.supported ? 'native' : 'wasm');
+  const seed = new Uint8Array(64).map((_, i) => i);
+  const seedCopy = seed.slice();
+  const [dk, ek] = api.mlKemKeygen(seed);
+  for (const key of [await api.importMlKemSeed(seed, { route: 'wasm' }), await api.generateMlKemKey({ route: 'wasm' })]) {
+    assert.equal(key.route, 'wasm');
+    assert.equal(key.webCryptoKey, undefined);
+    const { ciphertext, sharedSecret } = api.mlKemEncapsulate(key.encapsulationKey);
+    assert.deepEqual(await key.decapsulate(ciphertext), sharedSecret);
+    // The handle hands out copies of its public key.
+    key.encapsulationKey.fill(0);
+    assert.notDeepEqual(key.encapsulationKey, new Uint8Array(1184));
+    key.destroy();
+    await assert.rejects(key.decapsulate(ciphertext), (e: unknown) => e instanceof api.VeilError && e.code === 'INVALID_STATE');
+  }
+  const key = await api.importMlKemSeed(seed, { route: 'wasm' });
+  assert.deepEqual(key.encapsulationKey, ek);
+  const { ciphertext } = api.mlKemEncapsulate(ek);
+  assert.deepEqual(await key.decapsulate(ciphertext), api.mlKemDecapsulate(dk, ciphertext));
+  // A tampered ciphertext gives the implicit-rejection key on both paths.
+  const bad = ciphertext.slice();
+  bad[0]! ^= 1;
+  assert.deepEqual(await key.decapsulate(bad), api.mlKemDecapsulate(dk, bad));
+  assert.deepEqual(seed, seedCopy, "the caller's seed is untouched");
+  await assert.rejects(api.importMlKemSeed(new Uint8Array(63)), RangeError);
+  await assert.rejects(key.decapsulate(new Uint8Array(1087)), RangeError);
+  await assert.rejects(api.importMlKemSeed(seed, { route: 'fast' as never }), TypeError);
+});

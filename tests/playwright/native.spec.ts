@@ -40,7 +40,7 @@ for (const route of ['wasm', 'native', 'auto'] as const) {
     const sign = route === 'native' ? 'native' : 'wasm';
     expect(caps.routes).toEqual({
       ecdhSharedSecret: want, signMessage: sign, verifySignature: want, mlKemEncapsulate: want, derivePbkdf2: want,
-      mlKemDecapsulate: 'wasm', mlKemKeygen: 'wasm',
+      mlKemDecapsulate: 'wasm', mlKemKeygen: 'wasm', mlKemDecapsulationKey: want,
     });
   });
 }
@@ -75,4 +75,86 @@ test('capabilities(): WebCrypto report, non-extractable keys and ML-KEM seed imp
   }
   expect(r.webCrypto.mlKem768.seedImport).toBe(true);
   expect(r.webCrypto.mlKem768.expandedImport).toBe(false);
+});
+
+test('ML-KEM key handles: both routes pass the Wycheproof decapsulation vectors with identical bytes', async ({ page }) => {
+  test.setTimeout(2 * 60_000);
+  const r = await page.evaluate(async () => {
+    const m = await import('/dist/ts/index.js' as string);
+    await m.init({ threads: false });
+    const hex = (b: Uint8Array) => Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
+    const bin = (h: string) => Uint8Array.from(h.match(/../g) ?? [], (x) => Number.parseInt(x, 16));
+    const file = await (await fetch('/vectors/ml-kem-768/mlkem_768_test.json')).json();
+    const failures: string[] = [];
+    const checked: Record<string, number> = { wasm: 0, native: 0 };
+    const transcripts: Record<string, string[]> = { wasm: [], native: [] };
+    const errName = (e: unknown) => `${(e as Error).name}${(e as { code?: string }).code ? `[${(e as { code?: string }).code}]` : ''}`;
+    for (const route of ['wasm', 'native'] as const) {
+      for (const g of file.testGroups) {
+        if (g.parameterSet !== 'ML-KEM-768') continue;
+        for (const t of g.tests) {
+          const seed = bin(t.seed);
+          const ct = bin(t.c);
+          let line: string;
+          try {
+            const key = await m.importMlKemSeed(seed, { route });
+            if (key.route !== route) failures.push(`${route} tcId ${t.tcId}: got route ${key.route}`);
+            if (t.ek && hex(key.encapsulationKey) !== t.ek) failures.push(`${route} tcId ${t.tcId}: encapsulation key`);
+            const k = await key.decapsulate(ct);
+            line = hex(k);
+            if (t.result === 'valid' && line !== t.K) failures.push(`${route} tcId ${t.tcId}: shared secret`);
+            if (t.result === 'invalid') failures.push(`${route} tcId ${t.tcId}: invalid case accepted`);
+            key.destroy();
+          } catch (e) {
+            line = errName(e);
+            if (t.result === 'valid') failures.push(`${route} tcId ${t.tcId}: threw ${line}`);
+            else if (!(e instanceof RangeError)) failures.push(`${route} tcId ${t.tcId}: expected RangeError, got ${line}`);
+          }
+          transcripts[route]!.push(line);
+          checked[route]!++;
+        }
+      }
+    }
+    // Generated keys: encapsulate (wasm byte primitive) to the handle's public key, decapsulate through the handle.
+    const generated: Record<string, unknown> = {};
+    for (const route of ['wasm', 'native'] as const) {
+      const key = await m.generateMlKemKey({ route });
+      const { ciphertext, sharedSecret } = m.mlKemEncapsulate(key.encapsulationKey);
+      const back = await key.decapsulate(ciphertext);
+      const destroyed = await key.decapsulate(ciphertext).then(() => 'ok', errName);
+      key.destroy();
+      const afterDestroy = await key.decapsulate(ciphertext).then(() => 'ok', errName);
+      generated[route] = {
+        route: key.route, agrees: hex(back) === hex(sharedSecret), beforeDestroy: destroyed, afterDestroy,
+        webCryptoKey: key.webCryptoKey === undefined ? 'none' : 'kept',
+      };
+    }
+    const native = await m.importMlKemSeed(new Uint8Array(64).fill(7), { route: 'native' });
+    const wk = native.webCryptoKey as CryptoKey;
+    const misuse = [
+      await m.importMlKemSeed(new Uint8Array(63)).then(() => 'ok', errName),
+      await native.decapsulate(new Uint8Array(1087)).then(() => 'ok', errName),
+      await native.decapsulate('not bytes' as unknown as Uint8Array).then(() => 'ok', errName),
+    ];
+    return {
+      failures, checked, generated, misuse,
+      differ: transcripts.wasm!.filter((l, i) => l !== transcripts.native![i]).length,
+      nativeKey: { type: wk.type, extractable: wk.extractable, algorithm: wk.algorithm.name, usages: [...wk.usages].sort() },
+      defaultRoute: m.capabilities().routes.mlKemDecapsulationKey,
+    };
+  });
+  console.log(`ML-KEM key handles: ${JSON.stringify(r.checked)} vectors per route, ${r.differ} differing outputs`);
+  expect(r.failures).toEqual([]);
+  expect(r.checked.wasm).toBeGreaterThan(150);
+  expect(r.checked.native).toBe(r.checked.wasm);
+  expect(r.differ).toBe(0);
+  expect(r.defaultRoute).toBe('native');
+  for (const route of ['wasm', 'native']) {
+    expect(r.generated[route]).toEqual({
+      route, agrees: true, beforeDestroy: 'ok', afterDestroy: 'VeilError[INVALID_STATE]',
+      webCryptoKey: 'none',
+    });
+  }
+  expect(r.nativeKey).toEqual({ type: 'private', extractable: false, algorithm: 'ML-KEM-768', usages: ['decapsulateBits', 'decapsulateKey'] });
+  expect(r.misuse).toEqual(['RangeError', 'RangeError', 'TypeError']);
 });
