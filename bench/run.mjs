@@ -21,6 +21,14 @@ const BASE = `http://127.0.0.1:${PORT}`;
 const args = process.argv.slice(2);
 const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined;
 const withNative = args.includes('--native');
+// --rounds N: run the whole case list N times, one round after another, and keep each case's
+// median across rounds (this shared VM drifts by ±30% over minutes; rounds spread that over
+// every library alike instead of landing on whichever case ran during a slow spell).
+const rounds = args.includes('--rounds') ? Number(args[args.indexOf('--rounds') + 1]) : 1;
+if (!Number.isInteger(rounds) || rounds < 1) {
+  console.error('bench: --rounds needs a positive integer');
+  process.exit(1);
+}
 const log = (...a) => console.log('bench:', ...a);
 
 // Chromium flags: the same as playwright.config.ts.
@@ -96,18 +104,32 @@ try {
   const ids = (await page.evaluate(() => window.runCase('list'))).filter((id) => !only || id.includes(only));
   const meta = await page.evaluate(() => ({ userAgent: navigator.userAgent, cores: navigator.hardwareConcurrency, crossOriginIsolated }));
   log(`${ids.length} cases, ${meta.cores} cores, crossOriginIsolated=${meta.crossOriginIsolated}`);
-  for (const id of ids) {
-    // cold init: the median of 5 fresh workers
-    const reps = id.startsWith('init/') ? 5 : 1;
-    const runs = [];
-    for (let i = 0; i < reps; i++) runs.push(await page.evaluate((c) => window.runCase(c), id));
-    const r = runs[0];
-    if (reps > 1 && runs.every((x) => x.ok)) {
-      const xs = runs.map((x) => x.value).sort((a, b) => a - b);
-      Object.assign(r, { value: xs[reps >> 1], samples: xs });
+  const perId = new Map(ids.map((id) => [id, []]));
+  for (let round = 1; round <= rounds; round++) {
+    if (rounds > 1) log(`round ${round} of ${rounds}`);
+    for (const id of ids) {
+      // cold init: the median of 5 fresh workers
+      const reps = id.startsWith('init/') ? 5 : 1;
+      const runs = [];
+      for (let i = 0; i < reps; i++) runs.push(await page.evaluate((c) => window.runCase(c), id));
+      const r = runs[0];
+      if (reps > 1 && runs.every((x) => x.ok)) {
+        const xs = runs.map((x) => x.value).sort((a, b) => a - b);
+        Object.assign(r, { value: xs[reps >> 1], samples: xs });
+      }
+      perId.get(id).push(r);
+      log(r.ok ? `${id.padEnd(34)} ${fmt(r.value, r.unit)}${r.note ? `  (${r.note})` : ''}` : `${id.padEnd(34)} FAILED ${r.error}`);
     }
-    results.push(r);
-    log(r.ok ? `${id.padEnd(34)} ${fmt(r.value, r.unit)}${r.note ? `  (${r.note})` : ''}` : `${id.padEnd(34)} FAILED ${r.error}`);
+  }
+  for (const id of ids) {
+    const rs = perId.get(id);
+    const failed = rs.find((x) => !x.ok);
+    if (failed || rs.length === 1) {
+      results.push(failed ?? rs[0]);
+      continue;
+    }
+    const sorted = [...rs].sort((a, b) => a.value - b.value);
+    results.push({ ...sorted[sorted.length >> 1], rounds: rs.map((x) => x.value) });
   }
   var browserMeta = meta;
 } finally {
@@ -194,7 +216,7 @@ const readSize = (f) => {
 const report = {
   date: new Date().toISOString(),
   browser: browserMeta,
-  method: 'one dedicated worker per case; warm-up 400 ms; 7 timed batches of ~250 ms (slow cases: 1 warm-up + 5 single ops); median. Async APIs awaited one call at a time.',
+  method: `one dedicated worker per case; warm-up 400 ms; 7 timed batches of ~250 ms (slow cases: 1 warm-up + 5 single ops); median${rounds > 1 ? `; the whole list run ${rounds} times, one round after another, and each case's median across rounds kept` : ''}. Async APIs awaited one call at a time.`,
   skipped: [
     'file encrypt/decrypt 256 MiB (vs a raw WebCrypto chunk loop and openpgp.js): measured by `npm run bench:files` (bench/files/results/latest.md), in its own Chromium run',
     'X-Wing in libsodium-wrappers-sumo 0.8.4: not exported (ML-KEM-768 is)',

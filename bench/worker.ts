@@ -91,6 +91,10 @@ const CASES: Record<string, () => Promise<Prepared>> = {
     const vk = await veilkit();
     return { op: () => vk.mlKemKeygen() };
   },
+  'mlkem-keygen/veilkit-native': async () => {
+    const vk = await veilkit({ route: 'native' });
+    return { async: true, op: () => vk.generateMlKemKey(), note: 'generateMlKemKey(): non-extractable WebCrypto key + raw-public export' };
+  },
   'mlkem-keygen/webcrypto': async () => ({ async: true, op: () => subtle().generateKey(KEM, false, KEM_USAGES) }),
   'mlkem-keygen/noble': async () => {
     const { ml_kem768 } = await import('@noble/post-quantum/ml-kem.js');
@@ -141,6 +145,12 @@ const CASES: Record<string, () => Promise<Prepared>> = {
     const caps = vk.capabilities();
     if (caps.wasmBuild !== 'threads') throw new Error('the threads build did not load');
     return { op: batchOp(vk), note: `64 decapsulations per op, threads build (${caps.threads} threads)` };
+  },
+  'mlkem-decaps/veilkit-native': async () => {
+    const vk = await veilkit({ route: 'native' });
+    const key = await vk.importMlKemSeed(rnd(64));
+    const { ciphertext } = vk.mlKemEncapsulate(key.encapsulationKey);
+    return { async: true, op: () => key.decapsulate(ciphertext), note: 'importMlKemSeed() handle: non-extractable WebCrypto key' };
   },
   'mlkem-decaps/veilkit-wasm': async () => {
     const vk = await veilkit();
