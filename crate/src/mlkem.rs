@@ -13,8 +13,8 @@
 //! embedded `ek`. An invalid ciphertext of the right length is *not* an
 //! error: implicit rejection returns the pseudo-random key `J(z ‖ c)`.
 //!
-//! The crate's key types do not wipe themselves, so every secret array that
-//! passes through them is taken back out and zeroized here.
+//! The crate's key types do not wipe themselves: decapsulation keys are held
+//! in [`PrivateKey`], which zeroizes them in place on drop.
 
 use core::fmt;
 
@@ -78,6 +78,24 @@ pub(crate) mod lc {
 
 use lc as mlkem768;
 
+/// A libcrux decapsulation key that is wiped in place when dropped (the
+/// crate's own type is not; its `IndexMut` is the only mutable access it offers).
+pub(crate) struct PrivateKey(pub(crate) MlKem768PrivateKey);
+
+impl Drop for PrivateKey {
+    #[allow(clippy::indexing_slicing)] // `0..` of a fixed-size key cannot panic
+    fn drop(&mut self) {
+        self.0[0..].zeroize();
+    }
+}
+
+/// Copies a 32-byte shared secret into a zeroizing buffer and wipes the original.
+pub(crate) fn shared_secret(k: &mut [u8; SS_LEN]) -> Zeroizing<[u8; SS_LEN]> {
+    let out = Zeroizing::new(*k);
+    k.zeroize();
+    out
+}
+
 /// Length of an encapsulation (public) key.
 pub const EK_LEN: usize = 1184;
 /// Length of an expanded decapsulation (secret) key.
@@ -129,9 +147,8 @@ pub fn mlkem_generate() -> Result<MlKemKeypair> {
 pub fn mlkem_from_seed(seed: &[u8]) -> Result<MlKemKeypair> {
     let seed = Zeroizing::new(*exact::<SEED_LEN>("seed", "64 bytes", seed)?);
     let (sk, pk) = mlkem768::generate_key_pair(*seed).into_parts();
-    let mut sk: [u8; DK_LEN] = sk.into();
-    let decapsulation_key = Zeroizing::new(sk.to_vec());
-    sk.zeroize();
+    let sk = PrivateKey(sk);
+    let decapsulation_key = Zeroizing::new(sk.0.as_slice().to_vec());
     Ok(MlKemKeypair {
         decapsulation_key,
         encapsulation_key: pk.as_slice().to_vec(),
@@ -183,9 +200,7 @@ pub fn mlkem_encapsulate_derand(ek: &[u8], m: &[u8]) -> Result<(Vec<u8>, Zeroizi
 
 fn encapsulate_with(key: &MlKem768PublicKey, m: &[u8; 32]) -> (Vec<u8>, Zeroizing<[u8; 32]>) {
     let (ct, mut k) = mlkem768::encapsulate(key, *m);
-    let out = Zeroizing::new(k);
-    k.zeroize();
-    (ct.as_slice().to_vec(), out)
+    (ct.as_slice().to_vec(), shared_secret(&mut k))
 }
 
 /// Decapsulates `ct` with the 2400-byte expanded decapsulation key `dk`.
@@ -207,22 +222,16 @@ pub fn mlkem_decapsulate(dk: &[u8], ct: &[u8]) -> Result<Zeroizing<[u8; 32]>> {
         .ok_or(CryptoError::InvalidKey(
             "ML-KEM decapsulation key too short",
         ))?;
-    let key = MlKem768PrivateKey::from(dk);
-    let checked = mlkem768::validate_private_key(&key, &ct)
-        && mlkem768::validate_public_key(&MlKem768PublicKey::from(embedded_ek));
-    let result = if checked {
-        let mut k = mlkem768::decapsulate(&key, &ct);
-        let out = Zeroizing::new(k);
-        k.zeroize();
-        Ok(out)
+    let key = PrivateKey(MlKem768PrivateKey::from(dk));
+    if mlkem768::validate_private_key(&key.0, &ct)
+        && mlkem768::validate_public_key(&MlKem768PublicKey::from(embedded_ek))
+    {
+        Ok(shared_secret(&mut mlkem768::decapsulate(&key.0, &ct)))
     } else {
         Err(CryptoError::InvalidKey(
             "ML-KEM decapsulation key: embedded H(ek) mismatch or ek fails the modulus check",
         ))
-    };
-    let mut copy: [u8; DK_LEN] = key.into();
-    copy.zeroize();
-    result
+    }
 }
 
 #[cfg(test)]

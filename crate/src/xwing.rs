@@ -15,12 +15,12 @@
 
 use core::fmt;
 
-use libcrux_ml_kem::mlkem768::{MlKem768Ciphertext, MlKem768PrivateKey, MlKem768PublicKey};
+use libcrux_ml_kem::mlkem768::{MlKem768Ciphertext, MlKem768PublicKey};
 use x25519_dalek::{PublicKey, StaticSecret};
 use zeroize::{Zeroize, Zeroizing};
 
 use crate::error::{CryptoError, Result, exact};
-use crate::mlkem::lc as mlkem768;
+use crate::mlkem::{PrivateKey, lc as mlkem768};
 use crate::rng;
 use crate::x25519::ops;
 
@@ -71,7 +71,7 @@ const LABEL: [u8; 6] = *b"\\.//^\\";
 /// The expanded secret key: `SHAKE256(sk, 96)` = ML-KEM `d ‖ z` ‖ X25519 secret.
 struct Expanded {
     /// The ML-KEM-768 expanded decapsulation key (wiped on drop).
-    sk_m: Zeroizing<[u8; 2400]>,
+    sk_m: PrivateKey,
     pk_m: MlKem768PublicKey,
     sk_x: StaticSecret,
     pk_x: [u8; 32],
@@ -86,9 +86,7 @@ fn expand(seed: &[u8; SK_LEN]) -> Expanded {
     x.copy_from_slice(b);
     expanded.zeroize();
     let (sk, pk_m) = mlkem768::generate_key_pair(*d_z).into_parts();
-    let mut sk: [u8; 2400] = sk.into();
-    let sk_m = Zeroizing::new(sk);
-    sk.zeroize();
+    let sk_m = PrivateKey(sk);
     let sk_x = StaticSecret::from(x);
     x.zeroize();
     let pk_x = PublicKey::from(&sk_x).to_bytes();
@@ -136,6 +134,17 @@ pub fn xwing_from_seed(seed: &[u8]) -> Result<XWingKeypair> {
     })
 }
 
+/// `bytes`, exactly `A + B` long, as its first `A` bytes and the `B` after them.
+fn split<'a, const A: usize, const B: usize>(
+    bytes: &'a [u8],
+    what: &'static str,
+    expected: &'static str,
+) -> Result<(&'a [u8; A], [u8; B])> {
+    let wrong = || CryptoError::length(what, expected, bytes.len());
+    let (a, b) = bytes.split_first_chunk::<A>().ok_or_else(wrong)?;
+    Ok((a, <[u8; B]>::try_from(b).map_err(|_| wrong())?))
+}
+
 /// A checked public key: the ML-KEM part passes the FIPS 203 modulus check.
 struct Recipient {
     pk_m: MlKem768PublicKey,
@@ -143,15 +152,7 @@ struct Recipient {
 }
 
 fn encapsulation_key(pk: &[u8]) -> Result<Recipient> {
-    let pk = exact::<PK_LEN>("publicKey", "1216 bytes", pk)?;
-    let (m, x) = pk.split_at(PK_X_OFFSET);
-    let (Ok(m), Ok(x)) = (<&[u8; 1184]>::try_from(m), <[u8; 32]>::try_from(x)) else {
-        return Err(CryptoError::InvalidLength {
-            what: "publicKey",
-            expected: "1216 bytes",
-            got: pk.len(),
-        });
-    };
+    let (m, x) = split::<PK_X_OFFSET, 32>(pk, "publicKey", "1216 bytes")?;
     let pk_m = MlKem768PublicKey::from(m);
     if !mlkem768::validate_public_key(&pk_m) {
         return Err(CryptoError::InvalidKey(
@@ -216,20 +217,9 @@ fn encapsulate_with(key: &Recipient, eseed: &[u8; ESEED_LEN]) -> (Vec<u8>, Zeroi
 #[must_use = "this returns the shared secret and has no side effect"]
 pub fn xwing_decapsulate(sk: &[u8], ct: &[u8]) -> Result<Zeroizing<[u8; 32]>> {
     let sk = exact::<SK_LEN>("secretKey", "32 bytes", sk)?;
-    let ct = exact::<CT_LEN>("ciphertext", "1120 bytes", ct)?;
-    let (ct_m, ct_x) = ct.split_at(CT_X_OFFSET);
-    let (Ok(ct_m), Ok(ct_x)) = (<&[u8; 1088]>::try_from(ct_m), <[u8; 32]>::try_from(ct_x)) else {
-        return Err(CryptoError::InvalidLength {
-            what: "ciphertext",
-            expected: "1120 bytes",
-            got: ct.len(),
-        });
-    };
+    let (ct_m, ct_x) = split::<CT_X_OFFSET, 32>(ct, "ciphertext", "1120 bytes")?;
     let e = expand(sk);
-    let key = MlKem768PrivateKey::from(&*e.sk_m);
-    let mut ss_m = mlkem768::decapsulate(&key, &MlKem768Ciphertext::from(ct_m));
-    let mut copy: [u8; 2400] = key.into();
-    copy.zeroize();
+    let mut ss_m = mlkem768::decapsulate(&e.sk_m.0, &MlKem768Ciphertext::from(ct_m));
     let ss_x = ops::dh(&e.sk_x, &PublicKey::from(ct_x));
     let ss = combine(&ss_m, ss_x.as_bytes(), &ct_x, &e.pk_x);
     ss_m.zeroize();
