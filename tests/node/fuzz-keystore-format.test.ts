@@ -8,15 +8,15 @@ import assert from 'node:assert/strict';
 import * as P from '../../ts/primitives.js';
 import { VeilError } from '../../ts/errors.js';
 import {
-  BACKUP_HEADER_LENGTH, BUNDLE_DST, MAX_BACKUP_LABEL_BYTES, MAX_PASSPHRASE_KDF, MIN_PASSPHRASE_KDF,
-  bundleEd25519Message, decodePublicBundle, deriveKeySeed, encodeBackupHeader, encodeBackupPayload, encodeBundleBody, identityId,
-  openBackup, parseBackupHeader, parseBackupPayload, publicKeyFromKeySeed, sealBackup, verifyPublicBundle,
+  BACKUP_HEADER_LENGTH, MAX_BACKUP_LABEL_BYTES, MAX_PASSPHRASE_KDF, MIN_PASSPHRASE_KDF,
+  decodePublicBundle, encodeBackupHeader, encodeBackupPayload, encodeBundleBody, identityId,
+  openBackup, parseBackupHeader, parseBackupPayload, sealBackup, verifyPublicBundle,
   type BackupEntry, type BackupKek, type PublicBundle,
 } from '../../ts/keystore-format.js';
-import { KEY_TYPES, type KeyType, type PassphraseKdfParams } from '../../worker/keystore.protocol.js';
+import type { KeyType, PassphraseKdfParams } from '../../worker/keystore.protocol.js';
 import { Rng, Tally, mutations, placed, sameBytes, type MutationPlan } from '../shared/mutate.js';
+import { buildBundle } from '../shared/bundle.js';
 
-const enc = new TextEncoder();
 /** Wall-clock ceiling per test: generous for a loaded 2-core machine, still catches a hang or a blow-up. */
 const BUDGET_MS = 8_000;
 /** Inputs that are not a Uint8Array: TypeError, always. */
@@ -31,14 +31,7 @@ function veilCode(e: unknown): string {
 // ---------------------------------------------------------------- public bundle
 
 function makeBundle(phrase: string, mlDsa: boolean): Uint8Array {
-  const seed = P.mnemonicToSeed(phrase);
-  const types = KEY_TYPES.filter((t) => mlDsa || t !== 'ml-dsa-65');
-  const keys: Partial<Record<KeyType, Uint8Array>> = {};
-  for (const t of types) keys[t] = publicKeyFromKeySeed(t, deriveKeySeed(seed, t));
-  const body = encodeBundleBody(keys);
-  const parts = [body, P.signMessage(deriveKeySeed(seed, 'ed25519'), bundleEd25519Message(body))];
-  if (mlDsa) parts.push(P.mlDsaSign(deriveKeySeed(seed, 'ml-dsa-65'), body, { context: enc.encode(BUNDLE_DST), deterministic: true }));
-  return new Uint8Array(Buffer.concat(parts));
+  return buildBundle(P.mnemonicToSeed(phrase), mlDsa).bytes;
 }
 
 /** Independent statement of docs/KEYSTORE.md#public-bundle: is `b` structurally a bundle? */

@@ -5,17 +5,17 @@ import assert from 'node:assert/strict';
 import { createHash, createPrivateKey, createPublicKey, hkdfSync, pbkdf2Sync } from 'node:crypto';
 import * as P from '../../ts/primitives.js';
 import {
-  BUNDLE_DST, IDENTITY_DERIVATION, bundleEd25519Message, decodePublicBundle, deriveKeySeed, encodeBundleBody, identityId,
+  IDENTITY_DERIVATION, decodePublicBundle, deriveKeySeed, identityId,
   publicKeyFromKeySeed, verifyPublicBundle,
 } from '../../ts/keystore-format.js';
-import { KEY_TYPES, type KeyType } from '../../worker/keystore.protocol.js';
+import { KEY_TYPES } from '../../worker/keystore.protocol.js';
+import { buildBundle } from '../shared/bundle.js';
 
 const PHRASE = `${'abandon '.repeat(23)}art`;
 /** Regression pin for the phrase above (recomputed independently below, except ML-KEM/X-Wing/ML-DSA public keys). */
 const EXPECTED_ID = '404dc1cbc898b555a8a18350773da0f0';
 /** Regression pin: SHA-256 of its full bundle (with ML-DSA-65), which covers every public key. */
 const EXPECTED_BUNDLE_SHA256 = '2bb01d15961f7a76947724d1a58794a2c93473f4f125c1dfc3c86137474ff5bf';
-const enc = new TextEncoder();
 
 function nodePublic(type: 'ed25519' | 'x25519', seed: Uint8Array): Uint8Array {
   const prefix = type === 'ed25519' ? '302e020100300506032b657004220420' : '302e020100300506032b656e04220420';
@@ -48,13 +48,7 @@ test('public bundle: canonical encoding, signatures, sizes, tamper detection', a
   await P.init();
   const seed = P.mnemonicToSeed(PHRASE);
   for (const mlDsa of [false, true]) {
-    const types = KEY_TYPES.filter((t) => mlDsa || t !== 'ml-dsa-65');
-    const keys: Partial<Record<KeyType, Uint8Array>> = {};
-    for (const t of types) keys[t] = publicKeyFromKeySeed(t, deriveKeySeed(seed, t));
-    const body = encodeBundleBody(keys);
-    const parts = [body, P.signMessage(deriveKeySeed(seed, 'ed25519'), bundleEd25519Message(body))];
-    if (mlDsa) parts.push(P.mlDsaSign(deriveKeySeed(seed, 'ml-dsa-65'), body, { context: enc.encode(BUNDLE_DST), deterministic: true }));
-    const bytes = new Uint8Array(Buffer.concat(parts));
+    const { bytes, body, keys } = buildBundle(seed, mlDsa);
     assert.equal(bytes.length, mlDsa ? 7795 : 2534);
     const b = decodePublicBundle(bytes);
     assert.equal(b.id, EXPECTED_ID);
