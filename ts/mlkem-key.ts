@@ -56,20 +56,16 @@ export class MlKemDecapsulationKey {
   /** Where this key lives and decapsulates. */
   readonly route: Route;
   readonly #encapsulationKey: Uint8Array;
+  /** Exactly one of the two until `destroy()`, neither after. */
   #webCryptoKey: CryptoKey | undefined;
   #expanded: Uint8Array | undefined;
-  #destroyed = false;
 
-  private constructor(route: Route, encapsulationKey: Uint8Array, webCryptoKey: CryptoKey | undefined, expanded: Uint8Array | undefined) {
+  /** @internal Use `generateMlKemKey` or `importMlKemSeed`. */
+  constructor(route: Route, encapsulationKey: Uint8Array, key: CryptoKey | Uint8Array) {
     this.route = route;
     this.#encapsulationKey = encapsulationKey;
-    this.#webCryptoKey = webCryptoKey;
-    this.#expanded = expanded;
-  }
-
-  /** @internal */
-  static create(route: Route, ek: Uint8Array, key: CryptoKey | undefined, expanded: Uint8Array | undefined): MlKemDecapsulationKey {
-    return new MlKemDecapsulationKey(route, ek, key, expanded);
+    if (key instanceof Uint8Array) this.#expanded = key;
+    else this.#webCryptoKey = key;
   }
 
   /** The 1184-byte encapsulation (public) key: send it to whoever encapsulates to you (a copy). */
@@ -87,7 +83,6 @@ export class MlKemDecapsulationKey {
     if (this.#expanded) wipe(this.#expanded);
     this.#expanded = undefined;
     this.#webCryptoKey = undefined;
-    this.#destroyed = true;
   }
 
   /**
@@ -97,15 +92,13 @@ export class MlKemDecapsulationKey {
    */
   async decapsulate(ciphertext: Uint8Array): Promise<Uint8Array> {
     const ct = exact('ciphertext', ciphertext, ML_KEM_768.ciphertextLength);
-    if (this.#destroyed) throw new VeilError('INVALID_STATE', 'this ML-KEM key was destroyed');
     if (this.#webCryptoKey) {
       // WebCrypto copies its input; only a view of shared memory needs a copy first.
       const input = ct.buffer instanceof ArrayBuffer ? (ct as Uint8Array<ArrayBuffer>) : (new Uint8Array(ct) as Uint8Array<ArrayBuffer>);
       return new Uint8Array(await subtle().decapsulateBits(ALG, this.#webCryptoKey, input));
     }
-    const dk = this.#expanded;
-    if (!dk) throw new VeilError('INTERNAL', 'ML-KEM key without a key');
-    return mlKemDecapsulate(dk, ct);
+    if (this.#expanded) return mlKemDecapsulate(this.#expanded, ct);
+    throw new VeilError('INVALID_STATE', 'this ML-KEM key was destroyed');
   }
 }
 
@@ -117,12 +110,12 @@ export async function generateMlKemKey(options?: MlKemKeyOptions): Promise<MlKem
   const route = routeFor(options);
   if (route === 'wasm') {
     const [dk, ek] = mlKemKeygen();
-    return MlKemDecapsulationKey.create('wasm', ek, undefined, dk);
+    return new MlKemDecapsulationKey('wasm', ek, dk);
   }
   const s = subtle();
   const pair = await s.generateKey(ALG, false, [...PRIVATE_USAGES, 'encapsulateBits']);
   const ek = new Uint8Array(await s.exportKey('raw-public', pair.publicKey));
-  return MlKemDecapsulationKey.create('native', ek, pair.privateKey, undefined);
+  return new MlKemDecapsulationKey('native', ek, pair.privateKey);
 }
 
 /**
@@ -133,12 +126,12 @@ export async function importMlKemSeed(seed: Uint8Array, options?: MlKemKeyOption
   const s64 = exact('seed', seed, ML_KEM_768.seedLength);
   const route = routeFor(options);
   const [dk, ek] = mlKemKeygen(s64);
-  if (route === 'wasm') return MlKemDecapsulationKey.create('wasm', ek, undefined, dk);
+  if (route === 'wasm') return new MlKemDecapsulationKey('wasm', ek, dk);
   wipe(dk);
   const copy = new Uint8Array(s64) as Uint8Array<ArrayBuffer>;
   try {
     const key = await subtle().importKey('raw-seed', copy, ALG, false, PRIVATE_USAGES);
-    return MlKemDecapsulationKey.create('native', ek, key, undefined);
+    return new MlKemDecapsulationKey('native', ek, key);
   } finally {
     copy.fill(0);
   }
