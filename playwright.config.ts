@@ -1,6 +1,7 @@
 import { defineConfig } from '@playwright/test';
 
-const PORT = 8787;
+// VEILKIT_TEST_PORT lets two checkouts run their suites side by side (each serves its own files).
+const PORT = Number(process.env.VEILKIT_TEST_PORT ?? 8787);
 const BASE_URL = `http://127.0.0.1:${PORT}`;
 
 export default defineConfig({
