@@ -9,8 +9,10 @@ const enc = new TextEncoder();
 /** Format constants. */
 export const CONTAINER = Object.freeze({
   magic: 'VOLLVALT',
-  fixedHeaderLength: 80,
-  maxHeaderLength: 308_174,
+  fixedHeaderLength: 112,
+  maxHeaderLength: 308_206,
+  /** One leaf-table entry per chunk. */
+  leafLength: 32,
   minChunkSize: 4096,
   maxChunkSize: 16 * 1024 * 1024,
   defaultChunkSize: 1024 * 1024,
@@ -28,6 +30,9 @@ export const CHUNK_AAD_LABEL = enc.encode('vollcrypt-file-chunk-aad-v1');
 export const HYBRID_KEK_LABEL = enc.encode('vollcrypt-file-hybrid-kem-v1');
 export const RECIPIENT_ID_LABEL = enc.encode('vollcrypt-file-recipient-id-v1');
 export const MLDSA_HEADER_CONTEXT = enc.encode('vollcrypt-file-header-v3');
+export const LEAF_LABEL = enc.encode('vollcrypt-file-merkle-leaf-v2');
+export const HEADER_HASH_LABEL = enc.encode('vollcrypt-file-header-v1');
+export const KEY_COMMITMENT_LABEL = enc.encode('vollcrypt-file-key-commitment-v1');
 
 /** `ceil(P / C)`. */
 export function chunkCount(plaintextSize: number, chunkSize: number): number {
@@ -41,14 +46,46 @@ export function chunkLength(ctx: Pick<ChunkContext, 'chunkSize' | 'plaintextSize
   return index === n - 1 ? ctx.plaintextSize - index * ctx.chunkSize : ctx.chunkSize;
 }
 
-/** Offset of envelope `index` after the header: `index · (C + 32)`. */
+/** Offset of envelope `index` after the header and the leaf table: `index · (C + 32)`. */
 export function envelopeOffset(chunkSize: number, index: number): number {
   return index * (chunkSize + CONTAINER.envelopeOverhead);
 }
 
-/** Container length for `P` plaintext bytes and a header of `headerLength` bytes. */
+/** Container length for `P` plaintext bytes and a header of `headerLength` bytes: header, leaf table (`32 · n`), envelopes. */
 export function containerLength(headerLength: number, plaintextSize: number, chunkSize: number): number {
-  return headerLength + plaintextSize + CONTAINER.envelopeOverhead * chunkCount(plaintextSize, chunkSize);
+  return headerLength + plaintextSize + (CONTAINER.envelopeOverhead + CONTAINER.leafLength) * chunkCount(plaintextSize, chunkSize);
+}
+
+/** The 62-byte header-hash preimage (FORMAT.md §6.2): the immutable header fields. */
+export function headerHashPreimage(fileId: Uint8Array, chunkSize: number, plaintextSize: number, hashAlgorithm: 0 | 1): Uint8Array<ArrayBuffer> {
+  const m = new Uint8Array(62);
+  const v = new DataView(m.buffer);
+  m.set(HEADER_HASH_LABEL, 0);
+  m.set(enc.encode(CONTAINER.magic), 24);
+  m[32] = 0; // cipher suite: AES-256-GCM
+  m.set(fileId, 33);
+  u32(v, 49, chunkSize);
+  v.setBigUint64(53, BigInt(plaintextSize), false);
+  m[61] = hashAlgorithm;
+  return m;
+}
+
+/**
+ * The leaf preimage of chunk `index` (FORMAT.md §7) without its ciphertext:
+ * `label ‖ file_id ‖ u32 index ‖ u32 len ‖ iv`, followed by `ciphertext ‖ tag`
+ * (`ctTag`) in one buffer, for WebCrypto's one-shot SHA-256.
+ */
+export function leafPreimage(fileId: Uint8Array, index: number, length: number, iv: Uint8Array, ctTag: Uint8Array): Uint8Array<ArrayBuffer> {
+  const head = LEAF_LABEL.length + 16 + 8 + CONTAINER.ivLength;
+  const m = new Uint8Array(head + ctTag.length);
+  const v = new DataView(m.buffer);
+  m.set(LEAF_LABEL, 0);
+  m.set(fileId, LEAF_LABEL.length);
+  u32(v, LEAF_LABEL.length + 16, index);
+  u32(v, LEAF_LABEL.length + 20, length);
+  m.set(iv, LEAF_LABEL.length + 24);
+  m.set(ctTag, head);
+  return m;
 }
 
 function u32(view: DataView, at: number, v: number): void {

@@ -17,7 +17,10 @@
  *   only ever holds that `CryptoKey` (no DEK, KEK or password-derived bytes);
  * - chunk keys and IVs are derived per chunk with WebCrypto HKDF and chunks are
  *   sealed / opened with WebCrypto AES-GCM in the workers, byte-identical to
- *   the Rust engine;
+ *   the Rust engine; each chunk's leaf is hashed over its whole ciphertext in
+ *   the same worker, and on decryption must equal its entry in the leaf table
+ *   (checked against the header's signed root when the file is opened) before
+ *   anything is released;
  * - inputs are read with `blob.slice()` per batch of chunks (or from the
  *   stream), and at most `concurrency` batches are in flight across the pool,
  *   so memory is O(batch × in-flight), never O(file). Results are `Blob`s
@@ -33,7 +36,7 @@ import { VeilError } from './errors.js';
 import type { IdentityHandle, Keystore } from './keystore.js';
 import {
   CONTAINER, MLDSA_HEADER_CONTEXT, RECIPIENT_ID_LABEL, bytesToHex, chunkCount, chunkLength, concatBytes, containerLength, envelopeOffset,
-  hexToBytes,
+  headerHashPreimage, hexToBytes,
 } from './files-format.js';
 import type {
   ChunkContext, ChunksOut, EncryptBegun, EncryptFinished, EncryptPlan, HeaderNeedsMore, HeaderRead, RawHeaderInfo, SignaturePolicy, UnlockSpec,
@@ -85,7 +88,7 @@ export interface ThresholdOptions {
 export interface IdentitySigner {
   readonly keystore: Keystore;
   readonly identity: IdentityHandle | string;
-  /** Also sign with ML-DSA-65 (v3). Default: when the identity has an ML-DSA-65 key. */
+  /** Whether the header is hybrid-signed (version 6). It follows the identity: an identity with an ML-DSA-65 key always signs hybrid (`false` is refused), one without cannot (`true` is refused). */
   readonly hybrid?: boolean;
   /** 32-byte key-transparency log id (default zeros). */
   readonly keyLogId?: Uint8Array;
@@ -164,16 +167,31 @@ export type FileUnlock =
 export interface SignaturePolicyOptions {
   /** `'required'`: unsigned containers fail with `SIGNATURE_MISSING` (default `'optional'`; a present signature must always verify). */
   readonly signature?: 'required' | 'optional';
-  /** The Ed25519 key the header must be signed with (`SIGNER_MISMATCH` otherwise; implies a signature). */
-  readonly expectedSigner?: Uint8Array;
+  /**
+   * The signer the header must be signed by (implies a signature): an Ed25519 public key, or
+   * `{ ed25519, mlDsa65 }` (e.g. a keystore public bundle) — with an ML-DSA-65 key a hybrid signature
+   * by exactly that key is required (`HYBRID_REQUIRED` for an Ed25519-only header). Another key:
+   * `SIGNER_MISMATCH`. Whether hybrid is required comes from this pin, never from the file.
+   */
+  readonly expectedSigner?: Uint8Array | { readonly ed25519: Uint8Array; readonly mlDsa65?: Uint8Array };
+}
+
+/** Who signed a decrypted container (every decrypt result carries it). */
+export interface SignatureInfo {
+  /** `'unsigned'`, `'ed25519'` (version 5) or `'hybrid'` (version 6: Ed25519 and ML-DSA-65). */
+  readonly status: Exclude<SignatureStatus, 'invalid'>;
+  /** The signer's public keys; `null` when unsigned. */
+  readonly signer: { readonly ed25519: Uint8Array; readonly mlDsa65?: Uint8Array } | null;
 }
 
 export interface DecryptFileOptions extends FileJobOptions, SignaturePolicyOptions {
   /**
    * `'verified'` (default): a `Promise<Blob>`, nothing released before every
-   * chunk, the length and the Merkle root are authenticated. `'streaming'`: a
-   * `ReadableStream` releasing each chunk once its tag verified; the stream
-   * only ends normally after the Merkle root matched (else it errors).
+   * chunk, the length and the leaf table are authenticated. `'streaming'`: a
+   * `ReadableStream` that checks the leaf table against the (signed) root
+   * first and then releases each chunk as soon as its recomputed leaf matches
+   * its table entry and its tag verifies; the stream ends normally only when
+   * every chunk arrived (else it errors: treat the output as incomplete until then).
    */
   readonly releaseMode?: 'verified' | 'streaming';
   /** MIME type of the resulting `Blob` (verified mode). */
@@ -189,7 +207,8 @@ export type WrapInfo =
 
 /** The public header of a container. */
 export interface ContainerHeader {
-  readonly version: 1 | 2 | 3;
+  /** 4 unsigned, 5 Ed25519-signed, 6 Ed25519 + ML-DSA-65 signed. */
+  readonly version: 4 | 5 | 6;
   readonly mode: 'password' | 'recipient' | 'group' | 'threshold' | 'mixed' | 'none';
   readonly fileId: Uint8Array;
   readonly chunkSize: number;
@@ -223,7 +242,7 @@ export interface VerifyPolicy extends SignaturePolicyOptions {
 }
 
 export interface VerificationReport {
-  readonly version: 1 | 2 | 3;
+  readonly version: 4 | 5 | 6;
   readonly signature: Exclude<SignatureStatus, 'invalid'>;
   readonly signer: Uint8Array | null;
   readonly chunkCount: number;
@@ -241,7 +260,7 @@ export interface OpenedContainer {
   readonly signature: Exclude<SignatureStatus, 'invalid'>;
   /** Plaintext size in bytes. */
   readonly size: number;
-  /** Decrypts `length` bytes at `offset`: only the chunks needed, each checked against its Merkle proof and its AEAD tag. */
+  /** Decrypts `length` bytes at `offset`: only the chunks needed, each checked against its leaf-table entry (recomputed from the bytes read now) and its AEAD tag. */
   read(offset: number, length: number, options?: { readonly signal?: AbortSignal }): Promise<Uint8Array>;
   /** Authenticates every chunk (nothing is released) and reports. */
   verify(policy?: VerifyPolicy): Promise<VerificationReport>;
@@ -369,10 +388,20 @@ function planOf(o: EncryptFileOptions): Omit<EncryptPlan, 'plaintextSize' | 'sig
   };
 }
 
+function pinOf(v: unknown): NonNullable<SignaturePolicy['expectedSigner']> {
+  if (isBytes(v)) return { ed25519: bytesOf('expectedSigner', v, 32) };
+  if (typeof v !== 'object' || v === null) throw new TypeError('expectedSigner must be an Ed25519 public key or { ed25519, mlDsa65? }');
+  const o = v as { ed25519?: unknown; mlDsa65?: unknown };
+  return {
+    ed25519: bytesOf('expectedSigner.ed25519', o.ed25519, 32),
+    ...(o.mlDsa65 === undefined ? {} : { mlDsa65: bytesOf('expectedSigner.mlDsa65', o.mlDsa65, 1952) }),
+  };
+}
+
 function policyOf(o: SignaturePolicyOptions): SignaturePolicy {
   const s = o.signature ?? 'optional';
   if (s !== 'required' && s !== 'optional') throw new TypeError(`signature must be 'required' or 'optional'`);
-  return { required: s === 'required', ...(o.expectedSigner === undefined ? {} : { expectedSigner: bytesOf('expectedSigner', o.expectedSigner, 32) }) };
+  return { required: s === 'required', ...(o.expectedSigner === undefined ? {} : { expectedSigner: pinOf(o.expectedSigner) }) };
 }
 
 type UnlockRoute = { readonly kind: 'worker'; readonly spec: UnlockSpec } | { readonly kind: 'identity'; readonly keystore: Keystore; readonly identity: IdentityHandle | string };
@@ -607,28 +636,28 @@ function progress(cb: FileJobOptions['onProgress'], bytesTotal: number, chunksTo
   };
 }
 
-/** Feeds `iv ‖ tag` pairs to the session's Merkle accumulator in order, in messages of up to 1024 chunks. */
-class TagFeed {
+/** Feeds the chunks' leaves to the session's encryptor in order, in messages of up to 1024 chunks. */
+class LeafFeed {
   private parts: Uint8Array[] = [];
   private first = 0;
   private count = 0;
 
-  constructor(private readonly job: FileJob, private readonly type: 'files/encrypt-tags' | 'files/decrypt-tags') {}
+  constructor(private readonly job: FileJob) {}
 
-  async push(ivTags: Uint8Array): Promise<void> {
-    this.parts.push(ivTags);
-    this.count += ivTags.length / 28;
+  async push(leaves: Uint8Array): Promise<void> {
+    this.parts.push(leaves);
+    this.count += leaves.length / CONTAINER.leafLength;
     if (this.count >= 1024) await this.flush();
   }
 
   async flush(): Promise<void> {
     if (this.parts.length === 0) return;
-    const ivTags = concatBytes(this.parts);
+    const leaves = concatBytes(this.parts);
     const first = this.first;
     this.first += this.count;
     this.parts = [];
     this.count = 0;
-    await this.job.run({ type: this.type, session: this.job.session, first, ivTags }, { session: true, transfer: [ivTags.buffer] });
+    await this.job.run({ type: 'files/encrypt-leaves', session: this.job.session, first, leaves }, { session: true, transfer: [leaves.buffer] });
   }
 }
 
@@ -745,10 +774,12 @@ function containerSource(input: FileInput): ContainerSource {
 
 interface EnvelopeSink {
   readonly output: 'blob' | 'bytes';
-  begin(headerLength: number): Promise<void> | void;
+  /** `prefixLength`: the header and the leaf table, written last (the first envelope starts there). */
+  begin(prefixLength: number): Promise<void> | void;
   /** Envelopes of the chunks from `first`, in order. */
   put(first: number, data: Blob | readonly Uint8Array[]): Promise<void> | void;
-  finish(header: Uint8Array): Promise<void> | void;
+  /** `prefix`: the final header followed by the leaf table. */
+  finish(prefix: Uint8Array): Promise<void> | void;
   abort(reason: unknown): Promise<void> | void;
 }
 
@@ -792,11 +823,11 @@ async function encryptCore(input: FileInput, options: EncryptFileOptions, sink: 
     };
     const begun = await job.run<EncryptBegun>({ type: 'files/encrypt-begin', session: job.session, plan }, { session: true, transfer });
     const ctx: ChunkContext = { fileId: begun.fileId, headerHash: begun.headerHash, chunkSize: base.chunkSize, plaintextSize: size, hashAlgorithm: base.hashAlgorithm };
-    await sink.begin(begun.headerLength);
+    await sink.begin(begun.prefixLength);
     const n = begun.chunkCount;
     const { batches, range } = batching(n, base.chunkSize, job.batchBytes);
     const tick = progress(options.onProgress, size, n);
-    const tags = new TagFeed(job, 'files/encrypt-tags');
+    const leaves = new LeafFeed(job);
     await pipeline(job, batches, async (b) => {
       const [first, count] = range(b);
       const bytes = Math.min(size, (first + count) * base.chunkSize) - first * base.chunkSize;
@@ -810,23 +841,25 @@ async function encryptCore(input: FileInput, options: EncryptFileOptions, sink: 
       return out;
     }, async (b, out) => {
       await sink.put(range(b)[0], out.data);
-      await tags.push(out.ivTags);
+      if (!(out.leaves instanceof Uint8Array)) throw new VeilError('INTERNAL', 'a chunk batch came back without its leaves');
+      await leaves.push(out.leaves);
     });
     if (stream !== undefined && await stream.hasMore()) {
       throw new VeilError('SIZE_MISMATCH', `the stream has more than options.size (${size}) bytes`);
     }
-    await tags.flush();
+    await leaves.flush();
     const fin = await job.run<EncryptFinished>({ type: 'files/encrypt-finish', session: job.session }, { session: true });
-    let header: Uint8Array;
+    let prefix: Uint8Array;
     if ('header' in fin) {
-      header = fin.header;
+      prefix = fin.header;
     } else {
       if (!signer?.sign) throw new VeilError('INTERNAL', 'an external signature was requested without a signer');
       const sigs = await signer.sign(fin.signedMessage);
-      header = await job.run<Uint8Array>({ type: 'files/encrypt-finish-signed', session: job.session, ...sigs }, { session: true });
+      prefix = await job.run<Uint8Array>({ type: 'files/encrypt-finish-signed', session: job.session, ...sigs }, { session: true });
     }
-    await sink.finish(header);
-    return { header, shares: begun.shares.flat(), length: containerLength(header.length, size, base.chunkSize) };
+    if (prefix.length !== begun.prefixLength) throw new VeilError('INTERNAL', 'the header changed length');
+    await sink.finish(prefix);
+    return { header: prefix.slice(0, begun.headerLength), shares: begun.shares.flat(), length: containerLength(begun.headerLength, size, base.chunkSize) };
   } catch (e) {
     const err = job.error(e);
     job.fail(err);
@@ -860,8 +893,11 @@ async function signerOf(o: EncryptFileOptions): Promise<PreparedSigner | undefin
   const s = o.sign;
   if (typeof s !== 'object' || s === null || !isKeystore(s.keystore)) throw new TypeError('sign must be { keystore, identity }');
   const bundle = await s.keystore.getPublicBundle(s.identity);
-  const hybrid = s.hybrid ?? bundle.mlDsa65 !== undefined;
-  if (hybrid && bundle.mlDsa65 === undefined) throw new TypeError('sign.hybrid needs an identity with an ML-DSA-65 key');
+  // An identity with an ML-DSA-65 key always signs hybrid: an Ed25519-only header of a hybrid
+  // identity would give verifiers pinning only its Ed25519 key no post-quantum authenticity.
+  const hybrid = bundle.mlDsa65 !== undefined;
+  if (s.hybrid === false && hybrid) throw new TypeError('an identity with an ML-DSA-65 key always signs hybrid (sign.hybrid: false is refused)');
+  if (s.hybrid === true && !hybrid) throw new TypeError('sign.hybrid needs an identity with an ML-DSA-65 key');
   return {
     plan: {
       kind: 'external',
@@ -920,9 +956,9 @@ export async function encryptFile(input: FileInput, options: EncryptFileOptions)
 
 /**
  * Encrypts into a File System Access writable (seekable model): a
- * placeholder header first, each batch of envelopes written at its position
- * as it is produced, the real header written over the placeholder at the
- * end, then `close()`. On any failure or abort the writable is `abort()`ed,
+ * placeholder header and leaf table first, each batch of envelopes written
+ * at its position as it is produced, the real header and leaf table written
+ * over the placeholder at the end, then `close()`. On any failure or abort the writable is `abort()`ed,
  * so the target file keeps no partial result.
  */
 export async function encryptFileTo(input: FileInput, writable: FileSystemWritableFileStream, options: EncryptFileOptions): Promise<EncryptToResult> {
@@ -930,19 +966,19 @@ export async function encryptFileTo(input: FileInput, writable: FileSystemWritab
   if (typeof writable !== 'object' || writable === null || typeof (writable as { write?: unknown }).write !== 'function') {
     throw new TypeError('writable must be a FileSystemWritableFileStream');
   }
-  let headerLength = 0;
+  let prefixLength = 0;
   const chunkSize = options?.chunkSize ?? CONTAINER.defaultChunkSize;
   const sink: EnvelopeSink = {
     output: 'blob',
     begin: async (h) => {
-      headerLength = h;
+      prefixLength = h;
       await writable.write({ type: 'write', position: 0, data: new Uint8Array(h) });
     },
     put: async (first, data) => {
-      await writable.write({ type: 'write', position: headerLength + envelopeOffset(chunkSize, first), data: data instanceof Blob ? data : new Blob(data as Uint8Array<ArrayBuffer>[]) });
+      await writable.write({ type: 'write', position: prefixLength + envelopeOffset(chunkSize, first), data: data instanceof Blob ? data : new Blob(data as Uint8Array<ArrayBuffer>[]) });
     },
-    finish: async (header) => {
-      await writable.write({ type: 'write', position: 0, data: header as Uint8Array<ArrayBuffer> });
+    finish: async (prefix) => {
+      await writable.write({ type: 'write', position: 0, data: prefix as Uint8Array<ArrayBuffer> });
       await writable.close();
     },
     abort: async (reason) => {
@@ -962,6 +998,10 @@ interface Opened {
   readonly signature: Exclude<SignatureStatus, 'invalid'>;
   readonly ctx: ChunkContext;
   readonly dek: CryptoKey;
+  /** The leaf table, checked against the header's root by the session reader. */
+  readonly table: Uint8Array;
+  /** Offset of the first envelope: header and leaf table. */
+  readonly bodyOffset: number;
 }
 
 /** Reads the header (growing the prefix as the worker asks). */
@@ -979,18 +1019,13 @@ async function readHeader(job: FileJob, source: ContainerSource, policy: Signatu
   }
 }
 
+function preimageOf(r: RawHeaderInfo): Uint8Array<ArrayBuffer> {
+  return headerHashPreimage(hexToBytes(r.fileId), r.chunkSize, r.plaintextSize, r.hashAlgorithm === 'blake3' ? 1 : 0);
+}
+
 /** `header_hash` (FORMAT.md §6.2) from the public header fields, with WebCrypto SHA-256. */
 async function headerHashOf(r: RawHeaderInfo): Promise<Uint8Array> {
-  const m = new Uint8Array(62);
-  const v = new DataView(m.buffer);
-  m.set(enc.encode('vollcrypt-file-header-v1'), 0);
-  m.set(enc.encode(CONTAINER.magic), 24);
-  m[32] = 0;
-  m.set(hexToBytes(r.fileId), 33);
-  v.setUint32(49, r.chunkSize, false);
-  v.setBigUint64(53, BigInt(r.plaintextSize), false);
-  m[61] = r.hashAlgorithm === 'blake3' ? 1 : 0;
-  return new Uint8Array(await crypto.subtle.digest('SHA-256', m));
+  return new Uint8Array(await crypto.subtle.digest('SHA-256', preimageOf(r)));
 }
 
 function truncated(needed: number, got: number): VeilError {
@@ -1025,7 +1060,7 @@ async function unlockDek(job: FileJob, raw: RawHeaderInfo, route: UnlockRoute): 
     try {
       return await job.run<CryptoKey>({
         type: 'files/unlock-kem', sharedSecret, fileId: hexToBytes(raw.fileId), recipientId: hexToBytes(w.recipientId),
-        keyVersion: w.keyVersion, wrapped: hexToBytes(w.wrapped),
+        keyVersion: w.keyVersion, wrapped: hexToBytes(w.wrapped), commitment: hexToBytes(raw.dekCommitment), preimage: preimageOf(raw),
       });
     } catch (e) {
       if (!(e instanceof VeilError) || e.code !== 'AUTHENTICATION_FAILED') throw e;
@@ -1034,7 +1069,7 @@ async function unlockDek(job: FileJob, raw: RawHeaderInfo, route: UnlockRoute): 
   throw new VeilError('AUTHENTICATION_FAILED', 'authentication failed');
 }
 
-/** Header, signature policy, seal check, length check (Blobs) and unlock. */
+/** Header, signature policy, seal check, length check (Blobs), the leaf table against the root, then unlock. */
 async function openCore(job: FileJob, source: ContainerSource, unlock: FileUnlock, policy: SignaturePolicy): Promise<Opened> {
   const route = unlockOf(unlock);
   const { read, bytes, hash } = await readHeader(job, source, policy, true);
@@ -1045,8 +1080,22 @@ async function openCore(job: FileJob, source: ContainerSource, unlock: FileUnloc
     if (source.size < raw.containerLength) throw truncated(raw.containerLength, source.size);
     throw new VeilError('TRAILING_BYTES', 'trailing bytes after the last structure');
   }
+  // The leaf table before any key work: it must match the (signed) root.
+  const at = raw.headerLength;
+  const got = await source.body(at, raw.leafTableLength);
+  const table = got instanceof Blob ? new Uint8Array(await got.arrayBuffer()) : got;
+  if (table.length < raw.leafTableLength) throw truncated(at + raw.leafTableLength, at + table.length);
+  await job.run({ type: 'files/leaf-table', session: job.session, table }, { session: true });
   const dek = await unlockDek(job, raw, route);
-  return { raw, header, headerBytes: bytes, signature: read.signature as Opened['signature'], ctx: ctxOf(raw, hash), dek };
+  return {
+    raw, header, headerBytes: bytes, signature: read.signature as Opened['signature'], ctx: ctxOf(raw, hash), dek,
+    table, bodyOffset: at + raw.leafTableLength,
+  };
+}
+
+function signatureInfo(o: Opened): SignatureInfo {
+  const s = o.header.signer;
+  return { status: o.signature, signer: s === null ? null : { ed25519: s.ed25519, ...(s.mlDsa65 ? { mlDsa65: s.mlDsa65 } : {}) } };
 }
 
 // ---------------------------------------------------------------- decryption
@@ -1060,8 +1109,8 @@ async function openCore(job: FileJob, source: ContainerSource, unlock: FileUnloc
  * shares, tampered chunk, Merkle mismatch), `TRUNCATED`, `TRAILING_BYTES`,
  * `NO_MATCHING_WRAP`, `SEALED`, signature policy codes, header codes.
  */
-export function decryptFile(input: FileInput, unlock: FileUnlock, options: DecryptFileOptions & { readonly releaseMode: 'streaming' }): ReadableStream<Uint8Array>;
-export function decryptFile(input: FileInput, unlock: FileUnlock, options?: DecryptFileOptions & { readonly releaseMode?: 'verified' }): Promise<Blob>;
+export function decryptFile(input: FileInput, unlock: FileUnlock, options: DecryptFileOptions & { readonly releaseMode: 'streaming' }): ReadableStream<Uint8Array> & { readonly signature: Promise<SignatureInfo> };
+export function decryptFile(input: FileInput, unlock: FileUnlock, options?: DecryptFileOptions & { readonly releaseMode?: 'verified' }): Promise<Blob & { readonly signature: SignatureInfo }>;
 export function decryptFile(input: FileInput, unlock: FileUnlock, options: DecryptFileOptions = {}): ReadableStream<Uint8Array> | Promise<Blob> {
   checkInput('input', input);
   if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
@@ -1080,10 +1129,9 @@ async function decryptBody(
 ): Promise<void> {
   const { ctx } = o;
   const n = o.raw.chunkCount;
-  const H = o.raw.headerLength;
+  const H = o.bodyOffset;
   const { batches, range } = batching(n, ctx.chunkSize, job.batchBytes);
   const tick = progress(onProgress, ctx.plaintextSize, n);
-  const tags = new TagFeed(job, 'files/decrypt-tags');
   await pipeline(job, batches, async (b) => {
     const [first, count] = range(b);
     const from = H + envelopeOffset(ctx.chunkSize, first);
@@ -1092,22 +1140,20 @@ async function decryptBody(
     const got = data instanceof Blob ? data.size : data.length;
     if (got < bytes) throw truncated(from + bytes, from + got);
     job.throwIfStopped();
+    const leaves = o.table.slice(CONTAINER.leafLength * first, CONTAINER.leafLength * (first + count));
     const out = await job.run<ChunksOut>(
-      { type: 'files/decrypt-chunks', dek: o.dek, ctx, first, count, source: data, output },
-      data instanceof Uint8Array ? { transfer: [data.buffer] } : {},
+      { type: 'files/decrypt-chunks', dek: o.dek, ctx, first, count, source: data, output, leaves },
+      data instanceof Uint8Array ? { transfer: [data.buffer, leaves.buffer] } : { transfer: [leaves.buffer] },
     );
     tick(Math.min(ctx.plaintextSize, (first + count) * ctx.chunkSize) - first * ctx.chunkSize, count);
     return out;
   }, async (_b, out) => {
-    await tags.push(out.ivTags);
     await put(out.data);
   });
   if (await source.trailing(o.raw.containerLength)) throw new VeilError('TRAILING_BYTES', 'trailing bytes after the last structure');
-  await tags.flush();
-  await job.run({ type: 'files/decrypt-end', session: job.session }, { session: true });
 }
 
-async function decryptVerified(input: FileInput, unlock: FileUnlock, options: DecryptFileOptions, policy: SignaturePolicy): Promise<Blob> {
+async function decryptVerified(input: FileInput, unlock: FileUnlock, options: DecryptFileOptions, policy: SignaturePolicy): Promise<Blob & { readonly signature: SignatureInfo }> {
   const type = options.type ?? '';
   const job = new FileJob(options);
   const source = containerSource(input);
@@ -1118,7 +1164,7 @@ async function decryptVerified(input: FileInput, unlock: FileUnlock, options: De
       if (d instanceof Blob) parts.push(d);
       else parts.push(...(d as Uint8Array<ArrayBuffer>[]));
     });
-    return new Blob(parts, { type });
+    return Object.defineProperty(new Blob(parts, { type }), 'signature', { value: Object.freeze(signatureInfo(opened)), enumerable: true }) as Blob & { readonly signature: SignatureInfo };
   } catch (e) {
     const err = job.error(e);
     job.fail(err);
@@ -1130,12 +1176,19 @@ async function decryptVerified(input: FileInput, unlock: FileUnlock, options: De
   }
 }
 
-function decryptStreaming(input: FileInput, unlock: FileUnlock, options: DecryptFileOptions, policy: SignaturePolicy): ReadableStream<Uint8Array> {
+function decryptStreaming(input: FileInput, unlock: FileUnlock, options: DecryptFileOptions, policy: SignaturePolicy): ReadableStream<Uint8Array> & { readonly signature: Promise<SignatureInfo> } {
   let job: FileJob | undefined;
   let source: ContainerSource | undefined;
   let wake: (() => void) | undefined;
   let running: Promise<void> | undefined;
-  return new ReadableStream<Uint8Array>({
+  let signed!: (v: SignatureInfo) => void;
+  let unsigned!: (e: unknown) => void;
+  const signature = new Promise<SignatureInfo>((res, rej) => {
+    signed = res;
+    unsigned = rej;
+  });
+  signature.catch(() => {}); // the stream reports the same error
+  const stream = new ReadableStream<Uint8Array>({
     start(controller) {
       try {
         job = new FileJob(options);
@@ -1149,6 +1202,7 @@ function decryptStreaming(input: FileInput, unlock: FileUnlock, options: Decrypt
       running = (async () => {
         try {
           const opened = await openCore(j, s, unlock, policy);
+          signed(Object.freeze(signatureInfo(opened)));
           await decryptBody(j, s, opened, 'bytes', options.onProgress, async (data) => {
             j.throwIfStopped();
             if (data instanceof Blob) controller.enqueue(new Uint8Array(await data.arrayBuffer()));
@@ -1166,6 +1220,7 @@ function decryptStreaming(input: FileInput, unlock: FileUnlock, options: Decrypt
           const err = j.error(e);
           j.fail(err);
           s.cancel(err);
+          unsigned(err);
           try {
             controller.error(err);
           } catch {
@@ -1188,42 +1243,26 @@ function decryptStreaming(input: FileInput, unlock: FileUnlock, options: Decrypt
       return running?.catch(() => {});
     },
   }, { highWaterMark: 1 });
+  return Object.defineProperty(stream, 'signature', { value: signature, enumerable: true }) as ReadableStream<Uint8Array> & { readonly signature: Promise<SignatureInfo> };
 }
 
 // ---------------------------------------------------------------- random access
 
-/** The inclusion proof of leaf `i` read off the Merkle levels (see `containerMerkleLevels`). */
-function proofFrom(levels: Uint8Array, n: number, i: number): Uint8Array {
-  const parts: Uint8Array[] = [];
-  let base = 0;
-  let size = n;
-  let idx = i;
-  while (size > 1) {
-    const sib = idx ^ 1;
-    if (sib < size) parts.push(levels.subarray((base + sib) * 32, (base + sib + 1) * 32));
-    base += size;
-    size = Math.ceil(size / 2);
-    idx >>= 1;
-  }
-  return concatBytes(parts);
-}
-
 /**
  * Opens a container `Blob` for random access: header, signature policy,
- * unlock, length check and the Merkle index (every envelope's stored IV and
- * tag, 32 bytes read per chunk; the root must match). `read()` then decrypts
- * only the chunks a range needs, each checked against its inclusion proof and
- * its AEAD tag. `close()` when done.
+ * length check, the leaf table (32 bytes per chunk, checked against the
+ * header's root) and unlock. `read()` then decrypts only the chunks a range
+ * needs, each read now, its leaf recomputed and compared with its table entry,
+ * and its AEAD tag checked (a `Blob` may change between opening and reading).
+ * `close()` when done.
  */
 export async function openContainer(blob: Blob, unlock: FileUnlock, options: FileJobOptions & SignaturePolicyOptions = {}): Promise<OpenedContainer> {
   if (!(blob instanceof Blob)) throw new TypeError('openContainer needs a File or a Blob (random access)');
   const policy = policyOf(options);
   const job = new FileJob(options);
   let o: Opened;
-  let levels: Uint8Array;
   try {
     o = await openCore(job, containerSource(blob), unlock, policy);
-    levels = await job.run<Uint8Array>({ type: 'files/index', ctx: o.ctx, headerLength: o.raw.headerLength, source: blob, root: o.header.merkleRoot });
   } catch (e) {
     const err = job.error(e);
     job.close();
@@ -1231,7 +1270,7 @@ export async function openContainer(blob: Blob, unlock: FileUnlock, options: Fil
   }
   const { ctx } = o;
   const n = o.raw.chunkCount;
-  const H = o.raw.headerLength;
+  const H = o.bodyOffset;
   let closed = false;
   const live = () => {
     if (closed) throw new VeilError('INVALID_STATE', 'this container has been closed');
@@ -1239,10 +1278,10 @@ export async function openContainer(blob: Blob, unlock: FileUnlock, options: Fil
   const runChunks = (first: number, count: number, extra: { discard?: boolean; signal?: AbortSignal }) => {
     const from = H + envelopeOffset(ctx.chunkSize, first);
     const bytes = envelopeOffset(ctx.chunkSize, count - 1) + chunkLength(ctx, first + count - 1) + CONTAINER.envelopeOverhead;
-    const paths = Array.from({ length: count }, (_, k) => proofFrom(levels, n, first + k));
+    const leaves = o.table.slice(CONTAINER.leafLength * first, CONTAINER.leafLength * (first + count));
     return job.pool.run({
       type: 'files/decrypt-chunks', dek: o.dek, ctx, first, count, source: blob.slice(from, from + bytes), output: 'bytes',
-      proofs: { root: o.header.merkleRoot, total: n, paths }, ...(extra.discard ? { discard: true } : {}),
+      leaves, ...(extra.discard ? { discard: true } : {}),
     }, { signal: anySignal(job.signal, extra.signal) }) as Promise<ChunksOut & { bad?: number[] }>;
   };
   const per = Math.max(1, Math.floor(job.batchBytes / ctx.chunkSize));

@@ -47,6 +47,8 @@ export interface ChunkContext {
 
 export interface EncryptBegun {
   readonly headerLength: number;
+  /** Header and leaf table: the first envelope starts here. */
+  readonly prefixLength: number;
   readonly chunkCount: number;
   readonly fileId: Uint8Array;
   readonly headerHash: Uint8Array;
@@ -56,22 +58,26 @@ export interface EncryptBegun {
   readonly shares: readonly (readonly string[])[];
 }
 
-/** Either the final header, or (external signer) the message to sign. */
+/** Either the final header followed by the leaf table, or (external signer) the message to sign. */
 export type EncryptFinished = { readonly header: Uint8Array } | { readonly signedMessage: Uint8Array };
 
-/** Chunks out: a `Blob`, or (`output: 'bytes'`) the pieces in order (transferred); and every chunk's `iv ‖ tag`. */
+/** Chunks out: a `Blob`, or (`output: 'bytes'`) the pieces in order (transferred); encryption: every chunk's leaf (32 bytes each). */
 export interface ChunksOut {
   readonly data: Blob | readonly Uint8Array[];
-  readonly ivTags: Uint8Array;
+  readonly leaves?: Uint8Array;
   /** `discard` (verify) mode: indices of chunks that failed authentication. */
   readonly bad?: readonly number[];
 }
 
 /** The public header as `ContainerReaderHandle.info()` describes it (hex strings for bytes). */
 export interface RawHeaderInfo {
-  readonly version: 1 | 2 | 3;
+  readonly version: 4 | 5 | 6;
   readonly mode: 'password' | 'recipient' | 'group' | 'threshold' | 'mixed' | 'none';
   readonly fileId: string;
+  /** `32 · chunkCount`: the leaf table follows the header. */
+  readonly leafTableLength: number;
+  /** The header's DEK commitment (FORMAT.md §3.1). */
+  readonly dekCommitment: string;
   readonly chunkSize: number;
   readonly plaintextSize: number;
   readonly merkleRoot: string;
@@ -112,14 +118,15 @@ export type UnlockSpec =
 
 export interface SignaturePolicy {
   readonly required: boolean;
-  readonly expectedSigner?: Uint8Array;
+  /** A pin: the Ed25519 key and, when given, the ML-DSA-65 key (then a hybrid signature by it is required). */
+  readonly expectedSigner?: { readonly ed25519: Uint8Array; readonly mlDsa65?: Uint8Array };
 }
 
 type R<T extends string, F> = { readonly id: number; readonly type: T } & F;
 
 export type FilesRequest =
   | R<'files/encrypt-begin', { readonly session: string; readonly plan: EncryptPlan }>
-  | R<'files/encrypt-tags', { readonly session: string; readonly first: number; readonly ivTags: Uint8Array }>
+  | R<'files/encrypt-leaves', { readonly session: string; readonly first: number; readonly leaves: Uint8Array }>
   | R<'files/encrypt-finish', { readonly session: string }>
   | R<'files/encrypt-finish-signed', { readonly session: string; readonly ed25519: Uint8Array; readonly mlDsa65?: Uint8Array }>
   | R<'files/encrypt-chunks', {
@@ -133,21 +140,22 @@ export type FilesRequest =
    */
   | R<'files/open', { readonly session?: string; readonly header: Uint8Array; readonly policy?: SignaturePolicy }>
   | R<'files/unlock', { readonly session: string; readonly unlock: UnlockSpec }>
-  /** Identity unlock: KEK = HKDF(ss, file_id, info) in WebCrypto, AES-KW unwrap into a non-extractable HKDF key. */
+  /**
+   * Identity unlock: KEK = HKDF(ss, file_id, info) in WebCrypto, AES-KW unwrap into a non-extractable HKDF key,
+   * accepted only if it opens the header's DEK commitment (`commitment` over the header-hash `preimage`).
+   */
   | R<'files/unlock-kem', {
     readonly sharedSecret: CryptoKey; readonly fileId: Uint8Array; readonly recipientId: Uint8Array;
-    readonly keyVersion: number; readonly wrapped: Uint8Array;
+    readonly keyVersion: number; readonly wrapped: Uint8Array; readonly commitment: Uint8Array; readonly preimage: Uint8Array;
   }>
-  | R<'files/decrypt-tags', { readonly session: string; readonly first: number; readonly ivTags: Uint8Array }>
-  | R<'files/decrypt-end', { readonly session: string }>
+  /** The leaf table (the `32 · n` bytes after the header), checked against the session reader's root. */
+  | R<'files/leaf-table', { readonly session: string; readonly table: Uint8Array }>
   | R<'files/decrypt-chunks', {
     readonly dek: CryptoKey; readonly ctx: ChunkContext; readonly first: number; readonly count: number;
     readonly source: Blob | Uint8Array; readonly output: 'blob' | 'bytes';
-    /** Random access: each chunk's inclusion proof (concatenated hashes) and the header's root, checked before decrypting. */
-    readonly proofs?: { readonly root: Uint8Array; readonly total: number; readonly paths: readonly Uint8Array[] };
+    /** The table entries of these chunks (32 bytes each; the table matched the root): each envelope's recomputed leaf must equal its entry before anything is released. */
+    readonly leaves: Uint8Array;
     /** Verify only: authenticate, release nothing (`data` is empty). */
     readonly discard?: boolean;
   }>
-  /** Random access index: reads every envelope's stored IV and tag, checks the root, returns every Merkle level. */
-  | R<'files/index', { readonly ctx: ChunkContext; readonly headerLength: number; readonly source: Blob; readonly root: Uint8Array }>
   | R<'files/close', { readonly session: string }>;

@@ -10,7 +10,10 @@
  *   `CryptoKey`; each chunk's AES-256-GCM key (`deriveKey`, non-extractable)
  *   and IV (`deriveBits`) are derived with WebCrypto HKDF exactly as the Rust
  *   engine derives them (FORMAT.md §6.3), and the chunk is sealed / opened
- *   with WebCrypto AES-GCM.
+ *   with WebCrypto AES-GCM. Each chunk's leaf (FORMAT.md §7) is hashed over
+ *   its whole envelope here — SHA-256 by WebCrypto, BLAKE3 by the wasm core —
+ *   and, when decrypting, compared with its leaf-table entry before the
+ *   plaintext is released (the release rule of FORMAT.md §11).
  *
  * DEK bytes exist only between `takeDek` and `importKey` below and are wiped
  * there; password strings arrive from the page (JavaScript strings cannot be
@@ -20,7 +23,7 @@ import * as wasm from '../ts/wasm/veilkit.js';
 import { call } from '../ts/init.js';
 import { VeilError } from '../ts/errors.js';
 import {
-  CONTAINER, bs, chunkAad, chunkCount, chunkIvInfo, chunkKeyInfo, chunkLength, concatBytes, envelopeOffset, hybridKekInfo,
+  CONTAINER, KEY_COMMITMENT_LABEL, bs, chunkAad, chunkIvInfo, chunkKeyInfo, chunkLength, envelopeOffset, hybridKekInfo, leafPreimage,
 } from '../ts/files-format.js';
 import type { ChunkContext, ChunksOut, EncryptBegun, EncryptFinished, FilesRequest, HeaderNeedsMore, HeaderRead, RawHeaderInfo } from './files.protocol.js';
 
@@ -115,6 +118,21 @@ async function grouped<T>(bounds: readonly (readonly [number, number])[], read: 
   return out;
 }
 
+/**
+ * The leaf of chunk `index` hashed over `iv` and `ctTag` (ciphertext ‖ tag),
+ * the exact bytes this worker encrypted or is about to decrypt.
+ */
+async function leafOf(ctx: ChunkContext, index: number, length: number, iv: Uint8Array, ctTag: Uint8Array): Promise<Uint8Array> {
+  if (ctx.hashAlgorithm === 1) {
+    const env = new Uint8Array(16 + ctTag.length);
+    new DataView(env.buffer).setUint32(0, index, false);
+    env.set(iv, 4);
+    env.set(ctTag, 16);
+    return call(() => wasm.containerEnvelopeLeaf(1, ctx.fileId, ctx.chunkSize, ctx.plaintextSize, index, env));
+  }
+  return new Uint8Array(await subtle().digest('SHA-256', leafPreimage(ctx.fileId, index, length, iv, ctTag)));
+}
+
 function u32be(index: number): Uint8Array<ArrayBuffer> {
   const b = new Uint8Array(4);
   new DataView(b.buffer).setUint32(0, index, false);
@@ -136,7 +154,7 @@ async function encryptChunks(req: Extract<FilesRequest, { type: 'files/encrypt-c
   const per = Math.max(1, Math.floor(GROUP_BYTES / ctx.chunkSize));
   const bounds: [number, number][] = [];
   for (let k = 0; k < lens.length; k += per) bounds.push([k * ctx.chunkSize, k * ctx.chunkSize + lens.slice(k, k + per).reduce((x, y) => x + y, 0)]);
-  const ivTags = new Uint8Array(lens.length * 28);
+  const leaves = new Uint8Array(lens.length * CONTAINER.leafLength);
   const groups = await grouped(bounds, src.read, async (g, data) => {
     const k0 = g * per;
     const sealed = await Promise.all(lens.slice(k0, k0 + per).map(async (len, j) => {
@@ -144,6 +162,7 @@ async function encryptChunks(req: Extract<FilesRequest, { type: 'files/encrypt-c
       const [key, iv] = await chunkKeyIv(dek, ctx.fileId, index, 'encrypt');
       const pt = data.subarray(j * ctx.chunkSize, j * ctx.chunkSize + len);
       const ct = new Uint8Array(await subtle().encrypt({ name: 'AES-GCM', iv, additionalData: chunkAad(ctx, index, len), tagLength: 128 }, key, pt));
+      leaves.set(await leafOf(ctx, index, len, iv, ct), CONTAINER.leafLength * (k0 + j));
       return [iv, ct] as const;
     }));
     const parts: Uint8Array<ArrayBuffer>[] = [];
@@ -152,13 +171,11 @@ async function encryptChunks(req: Extract<FilesRequest, { type: 'files/encrypt-c
       head.set(u32be(first + k0 + j));
       head.set(iv, 4);
       parts.push(head, ct);
-      ivTags.set(iv, 28 * (k0 + j));
-      ivTags.set(ct.subarray(ct.length - 16), 28 * (k0 + j) + 12);
     });
     // Hand the group to the blob store now (while the next group is in WebCrypto).
     return req.output === 'blob' ? new Blob(parts) : parts;
   });
-  return { data: req.output === 'blob' ? new Blob(groups as Blob[]) : (groups as Uint8Array[][]).flat(), ivTags };
+  return { data: req.output === 'blob' ? new Blob(groups as Blob[]) : (groups as Uint8Array[][]).flat(), leaves };
 }
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
@@ -169,8 +186,9 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
 }
 
 async function decryptChunks(req: Extract<FilesRequest, { type: 'files/decrypt-chunks' }>): Promise<ChunksOut> {
-  const { ctx, first, count, dek, proofs } = req;
+  const { ctx, first, count, dek, leaves } = req;
   if (!Number.isInteger(count) || count < 1) throw new RangeError('count must be a positive integer');
+  if (!(leaves instanceof Uint8Array) || leaves.length !== count * CONTAINER.leafLength) throw new TypeError('one 32-byte leaf per chunk');
   const src = sourceReader(req.source);
   const stride = ctx.chunkSize + CONTAINER.envelopeOverhead;
   // Every chunk of a request but the file's last is full-size.
@@ -180,7 +198,6 @@ async function decryptChunks(req: Extract<FilesRequest, { type: 'files/decrypt-c
   const per = Math.max(1, Math.floor(GROUP_BYTES / ctx.chunkSize));
   const bounds: [number, number][] = [];
   for (let k = 0; k < count; k += per) bounds.push([k * stride, Math.min(expected, (k + per) * stride)]);
-  const ivTags = new Uint8Array(count * 28);
   const bad: number[] = [];
   const groups = await grouped(bounds, src.read, async (g, data) => {
     const k0 = g * per;
@@ -195,21 +212,12 @@ async function decryptChunks(req: Extract<FilesRequest, { type: 'files/decrypt-c
       const env = data.subarray(off, off + len + CONTAINER.envelopeOverhead);
       off += env.length;
       const storedIv = env.subarray(4, 16);
-      const tag = env.subarray(env.length - 16);
-      ivTags.set(storedIv, 28 * k);
-      ivTags.set(tag, 28 * k + 12);
       const open = async (): Promise<Uint8Array<ArrayBuffer>> => {
         // A misplaced (swapped, spliced) envelope: FORMAT.md §6.5.
         if (view.getUint32(at, false) !== index) throw authFailed();
-        if (proofs) {
-          const path = proofs.paths[k];
-          if (!(path instanceof Uint8Array)) throw new TypeError('one proof per chunk');
-          const ok = call(() => {
-            const leaf = wasm.containerLeafHash(ctx.hashAlgorithm, ctx.fileId, index, len, storedIv, tag);
-            return wasm.containerVerifyProof(ctx.hashAlgorithm, leaf, index, proofs.total, path, proofs.root);
-          });
-          if (!ok) throw authFailed();
-        }
+        // The release rule: the leaf of these exact bytes must be the table's entry.
+        const leaf = await leafOf(ctx, index, len, storedIv, env.subarray(16));
+        if (!sameBytes(leaf, leaves.subarray(CONTAINER.leafLength * k, CONTAINER.leafLength * (k + 1)))) throw authFailed();
         const [key, iv] = await chunkKeyIv(dek, ctx.fileId, index, 'decrypt');
         if (!sameBytes(iv, storedIv)) throw authFailed();
         try {
@@ -237,75 +245,35 @@ async function decryptChunks(req: Extract<FilesRequest, { type: 'files/decrypt-c
     const plain = await Promise.all(jobs);
     return req.output === 'blob' ? new Blob(plain) : plain;
   });
-  if (req.discard) return { data: [], ivTags, bad };
-  return { data: req.output === 'blob' ? new Blob(groups as Blob[]) : (groups as Uint8Array[][]).flat(), ivTags };
+  if (req.discard) return { data: [], bad };
+  return { data: req.output === 'blob' ? new Blob(groups as Blob[]) : (groups as Uint8Array[][]).flat() };
 }
 
-/** Reads every envelope's stored index, IV and tag, checks the root, returns every Merkle level. */
-async function buildIndex(req: Extract<FilesRequest, { type: 'files/index' }>): Promise<Uint8Array> {
-  const { ctx, headerLength, source } = req;
-  const n = chunkCount(ctx.plaintextSize, ctx.chunkSize);
-  if (n === 0) return new Uint8Array(0);
-  const stride = ctx.chunkSize + CONTAINER.envelopeOverhead;
-  const ivTags = new Uint8Array(n * 28);
-  const start = (i: number) => headerLength + envelopeOffset(ctx.chunkSize, i);
-  const end = (i: number) => start(i) + chunkLength(ctx, i) + CONTAINER.envelopeOverhead;
-  const take = (i: number, head: Uint8Array, tag: Uint8Array) => {
-    if (new DataView(head.buffer, head.byteOffset, 4).getUint32(0, false) !== i) throw authFailed();
-    ivTags.set(head.subarray(4, 16), 28 * i);
-    ivTags.set(tag, 28 * i + 12);
-  };
-  if (stride <= 64 * 1024) {
-    // Small chunks: read whole windows of envelopes.
-    const per = Math.max(1, Math.floor((4 << 20) / stride));
-    for (let i = 0; i < n; i += per) {
-      const last = Math.min(n, i + per) - 1;
-      const buf = new Uint8Array(await source.slice(start(i), end(last)).arrayBuffer());
-      for (let j = i; j <= last; j++) {
-        const a = start(j) - start(i);
-        const b = end(j) - start(i);
-        if (b > buf.length) throw new VeilError('TRUNCATED', 'truncated container');
-        take(j, buf.subarray(a, a + 16), buf.subarray(b - 16, b));
-      }
-    }
-  } else {
-    // Large chunks: 16 bytes at the start and at the end of each envelope, 32 reads at a time.
-    const reads: Promise<void>[] = [];
-    let next = 0;
-    const worker = async () => {
-      while (next < n) {
-        const i = next++;
-        const [head, tag] = await Promise.all([
-          source.slice(start(i), start(i) + 16).arrayBuffer(),
-          source.slice(end(i) - 16, end(i)).arrayBuffer(),
-        ]);
-        if (head.byteLength !== 16 || tag.byteLength !== 16) throw new VeilError('TRUNCATED', 'truncated container');
-        take(i, new Uint8Array(head), new Uint8Array(tag));
-      }
-    };
-    for (let w = 0; w < Math.min(32, n); w++) reads.push(worker());
-    await Promise.all(reads);
-  }
-  return call(() => {
-    const leaves = wasm.containerLeaves(ctx.hashAlgorithm, ctx.fileId, ctx.chunkSize, ctx.plaintextSize, 0, ivTags);
-    const levels = wasm.containerMerkleLevels(ctx.hashAlgorithm, leaves);
-    if (!sameBytes(levels.subarray(levels.length - 32), req.root)) throw authFailed();
-    return levels;
-  });
-}
-
-/** Unwraps the DEK of an X-Wing wrap whose shared secret is a (keystore) HKDF key: WebCrypto only. */
+/**
+ * Unwraps the DEK of an X-Wing wrap whose shared secret is a (keystore) HKDF
+ * key: WebCrypto only. The DEK never reaches Rust here, so this path checks
+ * the header's DEK commitment itself (FORMAT.md §3.1): `K_c` is derived as a
+ * non-extractable HMAC key and must verify `commitment` over the header-hash
+ * preimage, or the unwrapped key is refused like a failed unwrap.
+ */
 async function unlockKem(req: Extract<FilesRequest, { type: 'files/unlock-kem' }>): Promise<CryptoKey> {
   const kek = await subtle().deriveKey(
     { name: 'HKDF', hash: 'SHA-256', salt: bs(req.fileId), info: hybridKekInfo(req.recipientId, req.keyVersion) },
     req.sharedSecret, { name: 'AES-KW', length: 256 }, false, ['unwrapKey'],
   );
+  let dek: CryptoKey;
   try {
-    return await subtle().unwrapKey('raw', bs(req.wrapped), kek, 'AES-KW', 'HKDF', false, ['deriveKey', 'deriveBits']);
+    dek = await subtle().unwrapKey('raw', bs(req.wrapped), kek, 'AES-KW', 'HKDF', false, ['deriveKey', 'deriveBits']);
   } catch (e) {
     if (e instanceof DOMException && e.name === 'OperationError') throw authFailed();
     throw e;
   }
+  const kc = await subtle().deriveKey(
+    { name: 'HKDF', hash: 'SHA-256', salt: bs(req.fileId), info: KEY_COMMITMENT_LABEL },
+    dek, { name: 'HMAC', hash: 'SHA-256', length: 256 }, false, ['verify'],
+  );
+  if (!await subtle().verify('HMAC', kc, bs(req.commitment), bs(req.preimage))) throw authFailed();
+  return dek;
 }
 
 function openHeader(req: Extract<FilesRequest, { type: 'files/open' }>): HeaderRead | HeaderNeedsMore {
@@ -316,11 +284,11 @@ function openHeader(req: Extract<FilesRequest, { type: 'files/open' }>): HeaderR
     const info = JSON.parse(reader.info()) as RawHeaderInfo;
     let signature: HeaderRead['signature'];
     if (req.policy) {
-      const expected = req.policy.expectedSigner;
-      signature = call(() => reader.checkSignature(req.policy!.required, expected)) as HeaderRead['signature'];
+      const pin = req.policy.expectedSigner;
+      signature = call(() => reader.checkSignature(req.policy!.required, pin?.ed25519, pin?.mlDsa65)) as HeaderRead['signature'];
     } else {
       try {
-        signature = call(() => reader.checkSignature(false, undefined)) as HeaderRead['signature'];
+        signature = call(() => reader.checkSignature(false, undefined, undefined)) as HeaderRead['signature'];
       } catch (e) {
         if (!(e instanceof VeilError) || e.code !== 'INVALID_SIGNATURE') throw e;
         signature = 'invalid';
@@ -367,10 +335,11 @@ function beginEncrypt(req: Extract<FilesRequest, { type: 'files/encrypt-begin' }
       call(() => h.setExternalSigner(s.ed25519Public, s.mlDsa65Public, s.keyLogId, s.timestamp));
     }
     const headerLength = call(() => h.headerLength());
+    const prefixLength = call(() => h.prefixLength());
     const dek = await importDek(call(() => h.takeDek()));
     adopt(req.session, h);
     if (s?.kind === 'external') externallySigned.add(req.session);
-    return { headerLength, chunkCount: h.chunkCount(), fileId: h.fileId(), headerHash: h.headerHash(), dek, shares };
+    return { headerLength, prefixLength, chunkCount: h.chunkCount(), fileId: h.fileId(), headerHash: h.headerHash(), dek, shares };
   };
   return run().catch((e: unknown) => {
     if (sessions.get(req.session) !== h) h.free();
@@ -383,8 +352,8 @@ type FilesHandlers = { [T in FilesRequest['type']]: (req: Extract<FilesRequest, 
 /** The `files/*` handlers, spread into the worker's handler table. */
 export const filesHandlers: FilesHandlers = {
   'files/encrypt-begin': (req) => beginEncrypt(req),
-  'files/encrypt-tags': (req) => {
-    call(() => session(req.session, wasm.ContainerEncryptorHandle).pushChunkTags(req.first, req.ivTags));
+  'files/encrypt-leaves': (req) => {
+    call(() => session(req.session, wasm.ContainerEncryptorHandle).pushChunkLeaves(req.first, req.leaves));
     return true;
   },
   'files/encrypt-finish': (req): EncryptFinished => {
@@ -425,16 +394,11 @@ export const filesHandlers: FilesHandlers = {
     return importDek(call(() => r.takeDek()));
   },
   'files/unlock-kem': (req) => unlockKem(req),
-  'files/decrypt-tags': (req) => {
-    call(() => session(req.session, wasm.ContainerReaderHandle).pushChunkTags(req.first, req.ivTags));
-    return true;
-  },
-  'files/decrypt-end': (req) => {
-    call(() => session(req.session, wasm.ContainerReaderHandle).checkRoot());
+  'files/leaf-table': (req) => {
+    call(() => session(req.session, wasm.ContainerReaderHandle).setLeafTable(req.table));
     return true;
   },
   'files/decrypt-chunks': (req) => decryptChunks(req),
-  'files/index': (req) => buildIndex(req),
   'files/close': (req) => {
     const s = sessions.get(req.session);
     sessions.delete(req.session);

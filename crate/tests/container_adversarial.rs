@@ -36,9 +36,12 @@ fn set_u32(bytes: &mut [u8], at: usize, v: u32) {
 fn truncation_at_every_chunk_boundary_and_inside_chunks() {
     let (c, _) = sample();
     let h = header_len(&c);
-    let mut cuts = vec![0, 1, 79, 80, h - 1, h];
+    // Fixed part (112 bytes, DEK commitment at 80..112), header, leaf table
+    // (4 × 32 bytes), envelopes.
+    let table_end = h + 4 * 32;
+    let mut cuts = vec![0, 1, 79, 80, 111, 112, h - 1, h, h + 1, h + 32, table_end - 1, table_end];
     for k in 0..4 {
-        let start = h + k * (C + 32);
+        let start = table_end + k * (C + 32);
         cuts.extend([
             start,
             start + 1,
@@ -68,7 +71,8 @@ fn chunk_swap_duplication_deletion_and_trailing_bytes() {
         &group_unlock(),
         "AUTHENTICATION_FAILED",
     );
-    // Swap and rewrite the stored index so the index check passes: IV / AEAD fail.
+    // Swap and rewrite the stored index so the index check passes: the leaf
+    // (which covers the stored index) no longer matches its table entry.
     let mut relabeled = swapped.clone();
     relabeled[0][..4].copy_from_slice(&0u32.to_be_bytes());
     relabeled[2][..4].copy_from_slice(&2u32.to_be_bytes());
@@ -102,7 +106,7 @@ fn chunk_swap_duplication_deletion_and_trailing_bytes() {
         assert_rejected(&t, &group_unlock(), "TRAILING_BYTES");
     }
     // The reader's sequential mode detects truncation / surplus too.
-    let mut r = ContainerReader::new(&c).unwrap();
+    let mut r = reader_with_table(&c);
     r.unlock(&group_unlock()).unwrap();
     r.begin_sequential().unwrap();
     for e in &envs[..3] {
@@ -146,8 +150,9 @@ fn cross_file_splice_under_the_same_key() {
 fn flipped_ciphertext_tag_and_iv_bytes() {
     let (c, _) = sample();
     let h = header_len(&c);
+    let table_end = h + 4 * 32;
     for off in [4usize, 15, 16, 17, 1000, C + 31] {
-        let at = h + C + 32 + off; // inside envelope 1
+        let at = table_end + C + 32 + off; // inside envelope 1
         assert_rejected(
             &flip(&c, at, 0x01),
             &group_unlock(),
@@ -217,7 +222,8 @@ fn every_header_byte_flipped_v2_and_v3_signed() {
         let mut o = options(vec![group_spec()], SMALL);
         o.signer = Some(signer);
         let c = encrypt(&pt, o).unwrap().container;
-        flip_every_header_byte(&c, &group_unlock(), &[0x01], version == 2);
+        assert_eq!(c[8], version);
+        flip_every_header_byte(&c, &group_unlock(), &[0x01], version == 5);
     }
 }
 
@@ -227,7 +233,12 @@ fn fixed_field_errors_are_typed() {
     let cases: Vec<(usize, u8, &str)> = vec![
         (0, b'X', "BAD_MAGIC"),
         (8, 0, "UNSUPPORTED_VERSION"),
-        (8, 4, "UNSUPPORTED_VERSION"),
+        // The non-committing versions 1–3 are refused, like anything above 6.
+        (8, 1, "UNSUPPORTED_VERSION"),
+        (8, 2, "UNSUPPORTED_VERSION"),
+        (8, 3, "UNSUPPORTED_VERSION"),
+        (8, 7, "UNSUPPORTED_VERSION"),
+        (8, 0xff, "UNSUPPORTED_VERSION"),
         (9, 0, "NON_CANONICAL"), // mode says password, table is a group wrap
         (9, 6, "NON_CANONICAL"),
         (10, 1, "UNSUPPORTED_CIPHER_SUITE"),
@@ -328,8 +339,14 @@ fn wrap_count_and_variable_length_lies() {
             "{v}: {err:?}"
         );
     }
-    // Var length claiming more bytes than exist is caught before reading them.
-    assert!(Header::required_len(&c[..80]).unwrap().is_ok());
+    // Var length claiming more bytes than exist is caught before reading them:
+    // the 112-byte fixed part (DEK commitment included) is enough to know the
+    // header length, 80 bytes are not.
+    assert_eq!(Header::required_len(&c[..80]).unwrap(), Err(112));
+    assert_eq!(
+        Header::required_len(&c[..112]).unwrap(),
+        Ok(112 + var as usize)
+    );
 }
 
 #[test]
@@ -354,7 +371,7 @@ fn zero_wraps_parse_but_do_not_open() {
 #[test]
 fn wrap_entry_structure_errors() {
     let (c, _) = sample();
-    // Group wrap at 80: type ‖ u16 len ‖ 60 bytes.
+    // Group wrap at 112 (after the 32-byte DEK commitment): type ‖ u16 len ‖ 60 bytes.
     for (len, code) in [
         (59u16, "INVALID_WRAP"),
         (61, "INVALID_WRAP"),
@@ -362,19 +379,19 @@ fn wrap_entry_structure_errors() {
         (1180, "INVALID_WRAP"),
     ] {
         let mut bad = c.clone();
-        bad[81..83].copy_from_slice(&len.to_be_bytes());
+        bad[113..115].copy_from_slice(&len.to_be_bytes());
         assert_rejected(&bad, &group_unlock(), code);
     }
     for t in [2u8, 6, 0xff] {
         let mut bad = c.clone();
-        bad[80] = t;
+        bad[112] = t;
         let err = assert_rejected(&bad, &group_unlock(), "UNSUPPORTED_WRAP_TYPE");
         assert_eq!(err, ContainerError::UnsupportedWrapType(t));
     }
     // Retyping a 60-byte group payload as PBKDF2 (also 60 bytes): parses only
     // if the iteration field is in range; here it is not.
     let mut bad = c.clone();
-    bad[80] = 0;
+    bad[112] = 0;
     bad[9] = 0;
     assert_rejected(&bad, &group_unlock(), "INVALID_WRAP");
 }
@@ -385,16 +402,16 @@ fn kdf_parameter_bounds_enforced_on_parse() {
     let c = encrypt(&pt, options(vec![argon_min(PASSWORD)], SMALL))
         .unwrap()
         .container;
-    // Argon2id payload at 83: m ‖ t ‖ p ‖ salt ‖ wrapped.
+    // Argon2id payload at 115 (wrap at 112: type ‖ u16 len): m ‖ t ‖ p ‖ salt ‖ wrapped.
     for (at, v) in [
-        (83, 19_455u32),
-        (83, 1_048_577),
-        (83, 0),
-        (87, 1),
-        (87, 11),
-        (87, 0),
-        (91, 0),
-        (91, 17),
+        (115, 19_455u32),
+        (115, 1_048_577),
+        (115, 0),
+        (119, 1),
+        (119, 11),
+        (119, 0),
+        (123, 0),
+        (123, 17),
     ] {
         let mut bad = c.clone();
         set_u32(&mut bad, at, v);
@@ -451,8 +468,9 @@ fn kdf_parameter_bounds_enforced_on_parse() {
 #[test]
 fn aes_kw_integrity_failure() {
     let (c, _) = sample();
-    // Group payload: group_id 16 ‖ version 4 ‖ wrapped 40 → wrapped at 103..143.
-    for at in [103usize, 120, 142] {
+    // Group wrap at 112: type ‖ u16 len ‖ group_id 16 ‖ version 4 ‖ wrapped 40
+    // → wrapped at 135..175.
+    for at in [135usize, 150, 174] {
         assert_rejected(
             &flip(&c, at, 0x40),
             &group_unlock(),
@@ -463,7 +481,12 @@ fn aes_kw_integrity_failure() {
     // under that file id only.
     let (other, _) = sample();
     let mut spliced = c.clone();
-    spliced[80..143].copy_from_slice(&other[80..143]);
+    spliced[112..175].copy_from_slice(&other[112..175]);
+    assert_rejected(&spliced, &group_unlock(), "AUTHENTICATION_FAILED");
+    // …and with the other container's DEK commitment as well (the wrap is
+    // still bound to the other file id, so AES-KW fails first).
+    let mut spliced = c.clone();
+    spliced[80..175].copy_from_slice(&other[80..175]);
     assert_rejected(&spliced, &group_unlock(), "AUTHENTICATION_FAILED");
 }
 
@@ -674,7 +697,7 @@ fn merkle_proof_attacks() {
     let c = encrypt(&pt, options(vec![group_spec()], SMALL))
         .unwrap()
         .container;
-    let mut reader = ContainerReader::new(&c).unwrap();
+    let mut reader = reader_with_table(&c);
     reader.unlock(&group_unlock()).unwrap();
     let (_, envs) = split(&c);
     let n = envs.len();
@@ -682,107 +705,65 @@ fn merkle_proof_attacks() {
     let leaves: Vec<[u8; 32]> = (0..n)
         .map(|i| reader.leaf_hash(i as u64, &envs[i]).unwrap())
         .collect();
+    assert_eq!(leaves, leaf_table(&c), "the table holds every recomputed leaf");
     let root = reader.header().merkle_root;
     assert_eq!(merkle_root(alg, &leaves), root);
-    // Proof for another index.
+    // Envelope of chunk 1 presented as chunk 2: stored index and leaf differ.
+    assert_eq!(
+        reader.decrypt_chunk(2, &envs[1]).unwrap_err().code(),
+        "AUTHENTICATION_FAILED"
+    );
+    // Envelope 1 relabelled as 2 (stored index rewritten): its leaf is not table[2].
+    let mut relabelled = envs[1].clone();
+    relabelled[..4].copy_from_slice(&2u32.to_be_bytes());
+    assert_eq!(
+        reader.decrypt_chunk(2, &relabelled).unwrap_err().code(),
+        "AUTHENTICATION_FAILED"
+    );
+    // Proof helpers (kept for key-less audits): wrong index, lengths, empty.
     let p1 = inclusion_proof(alg, &leaves, 1).unwrap();
-    assert_eq!(
-        reader.decrypt_chunk(2, &envs[2], &p1).unwrap_err().code(),
-        "AUTHENTICATION_FAILED"
-    );
-    assert!(!verify_merkle_proof(
-        alg, &leaves[2], 2, n as u64, &p1, &root
-    ));
-    assert!(!verify_merkle_proof(
-        alg, &leaves[1], 2, n as u64, &p1, &root
-    ));
-    // Envelope of chunk 1 presented as chunk 2 with chunk 1's proof.
-    assert_eq!(
-        reader.decrypt_chunk(2, &envs[1], &p1).unwrap_err().code(),
-        "AUTHENTICATION_FAILED"
-    );
-    // Index out of range, proof too long / short / empty.
-    assert!(!verify_merkle_proof(
-        alg, &leaves[1], n as u64, n as u64, &p1, &root
-    ));
+    assert!(verify_merkle_proof(alg, &leaves[1], 1, n as u64, &p1, &root));
+    assert!(!verify_merkle_proof(alg, &leaves[2], 2, n as u64, &p1, &root));
+    assert!(!verify_merkle_proof(alg, &leaves[1], 2, n as u64, &p1, &root));
+    assert!(!verify_merkle_proof(alg, &leaves[1], n as u64, n as u64, &p1, &root));
     let mut longer = p1.clone();
     longer.push([0; 32]);
-    assert!(!verify_merkle_proof(
-        alg, &leaves[1], 1, n as u64, &longer, &root
-    ));
-    assert!(!verify_merkle_proof(
-        alg,
-        &leaves[1],
-        1,
-        n as u64,
-        &p1[..p1.len() - 1],
-        &root
-    ));
-    assert!(!verify_merkle_proof(
-        alg,
-        &leaves[1],
-        1,
-        n as u64,
-        &[],
-        &root
-    ));
+    assert!(!verify_merkle_proof(alg, &leaves[1], 1, n as u64, &longer, &root));
+    assert!(!verify_merkle_proof(alg, &leaves[1], 1, n as u64, &p1[..p1.len() - 1], &root));
+    assert!(!verify_merkle_proof(alg, &leaves[1], 1, n as u64, &[], &root));
     // Odd-level duplication (Bitcoin-style tree that repeats the last node): its
-    // root and proofs differ from the RFC 6962 shape and are rejected.
+    // root differs from the RFC 6962 shape, and a table whose root it is fails.
     let node = |l: &[u8; 32], r: &[u8; 32]| merkle::node_hash(alg, l, r);
     let l01 = node(&leaves[0], &leaves[1]);
     let l23 = node(&leaves[2], &leaves[3]);
     let l45 = node(&leaves[4], &leaves[5]);
     let dup_root = node(&node(&l01, &l23), &node(&l45, &l45));
     assert_ne!(dup_root, root);
-    // Proof of leaf 4 in the duplicated tree: [leaf5, l45, node(l01,l23)].
     let dup_proof = [leaves[5], l45, node(&l01, &l23)];
-    assert!(!verify_merkle_proof(
-        alg, &leaves[4], 4, n as u64, &dup_proof, &root
-    ));
-    assert!(!verify_merkle_proof(
-        alg, &leaves[4], 4, n as u64, &dup_proof, &dup_root
-    ));
-    // "Leaf 6" that duplicates leaf 4/5's subtree: index ≥ total.
-    assert!(!verify_merkle_proof(
-        alg,
-        &leaves[5],
-        6,
-        n as u64,
-        &[leaves[4], node(&l01, &l23)],
-        &root
-    ));
-    // A node presented as a leaf: with the header's total the path length is
-    // wrong; only a lying total (which the reader never takes from the
-    // proof supplier) would make it fit — and leaf/node labels differ.
-    let proof_for_node = [node(&l01, &l23)];
-    assert!(!verify_merkle_proof(
-        alg,
-        &l45,
-        2,
-        n as u64,
-        &proof_for_node,
-        &root
-    ));
-    assert!(!verify_merkle_proof(
-        alg,
-        &l01,
-        0,
-        n as u64,
-        &inclusion_proof(alg, &leaves, 0).unwrap()[1..],
-        &root
-    ));
+    assert!(!verify_merkle_proof(alg, &leaves[4], 4, n as u64, &dup_proof, &root));
+    assert!(!verify_merkle_proof(alg, &leaves[4], 4, n as u64, &dup_proof, &dup_root));
+    // A node presented as a leaf: leaf and node labels differ.
     assert_ne!(
         merkle::leaf_hash(alg, &reader.header().file_id, 0, 4096, &[0; 12], &[0; 16]),
         node(&leaves[0], &leaves[1])
     );
-    // The correct proofs work.
+    // Every chunk opens against its table entry.
     for (i, env) in envs.iter().enumerate() {
-        let p = inclusion_proof(alg, &leaves, i).unwrap();
-        reader.decrypt_chunk(i as u64, env, &p).unwrap();
+        reader.decrypt_chunk(i as u64, env).unwrap();
     }
-    // A v1 header whose root was replaced is rejected (no plaintext).
+    // A header whose root was replaced is rejected (no plaintext).
     let bad = edit_header(&c, |h| h.merkle_root = dup_root);
     assert_rejected(&bad, &group_unlock(), "AUTHENTICATION_FAILED");
+    // A leaf table with one entry changed no longer matches the root.
+    let mut bad_table = c.clone();
+    let h = header_len(&c);
+    bad_table[h + 32 * 3] ^= 1;
+    assert_rejected(&bad_table, &group_unlock(), "AUTHENTICATION_FAILED");
+    let mut r2 = ContainerReader::new(&bad_table).unwrap();
+    assert_eq!(
+        r2.set_leaf_table(&bad_table[h..h + 32 * n]).unwrap_err().code(),
+        "AUTHENTICATION_FAILED"
+    );
 }
 
 // ---------------------------------------------------------------- signature attacks
@@ -799,9 +780,9 @@ fn signature_stripped_and_downgraded() {
     let required = VerificationPolicy::strict();
     for signer in [ed_signer(1), hybrid_signer(1)] {
         let (c, pt) = signed(signer);
-        // Strip to v1 (metadata and signature table removed, version byte lowered).
+        // Strip to v4 (metadata and signature table removed, version byte lowered).
         let stripped = edit_header(&c, |h| h.signed = None);
-        assert_eq!(stripped[8], 1);
+        assert_eq!(stripped[8], 4);
         let mut released = 0;
         let err = decrypt_with_sink(&stripped, &group_unlock(), &required, &mut |_, _| {
             released += 1
@@ -817,7 +798,7 @@ fn signature_stripped_and_downgraded() {
         );
         // Expected signer implies a signature.
         let pinned = VerificationPolicy {
-            expected_signer: Some([0x11; 32]),
+            expected_signer: Some(ExpectedSigner::ed25519([0x11; 32])),
             ..VerificationPolicy::default()
         };
         assert_eq!(
@@ -826,13 +807,18 @@ fn signature_stripped_and_downgraded() {
                 .code(),
             "SIGNATURE_MISSING"
         );
-        // Under an optional policy the stripped (now v1) container opens: the
+        // Under an optional policy the stripped (now v4) container opens: the
         // reason a policy must require signatures.
         assert_eq!(open(&stripped, &group_unlock()).unwrap(), pt);
         // Only lowering the version byte breaks the parse.
         let mut lowered = c.clone();
-        lowered[8] = 1;
+        lowered[8] = 4;
         assert!(decrypt(&lowered, &group_unlock(), &VerificationPolicy::default()).is_err());
+        // Lowering it to an old (non-committing) version is refused outright.
+        for old in 1..=3u8 {
+            lowered[8] = old;
+            assert_rejected(&lowered, &group_unlock(), "UNSUPPORTED_VERSION");
+        }
     }
 }
 
@@ -840,13 +826,13 @@ fn signature_stripped_and_downgraded() {
 fn v3_to_v2_downgrade_and_half_invalid_signatures() {
     let (c, _) = signed(hybrid_signer(7));
     let h = header_len(&c);
-    // v3 → v2: drop the ML-DSA key and signature; the Ed25519 signature covered version 3.
+    // v6 → v5: drop the ML-DSA key and signature; the Ed25519 signature covered version 6.
     let v2 = edit_header(&c, |hd| {
         let s = hd.signed.as_mut().unwrap();
         s.metadata.mldsa_public = None;
         s.mldsa_signature = None;
     });
-    assert_eq!(v2[8], 2);
+    assert_eq!(v2[8], 5);
     assert_rejected(&v2, &group_unlock(), "INVALID_SIGNATURE");
     // Ed25519 valid, ML-DSA invalid (last byte of the ML-DSA signature).
     assert_rejected(&flip(&c, h - 1, 0x01), &group_unlock(), "INVALID_SIGNATURE");
@@ -886,7 +872,7 @@ fn resigned_by_an_attacker_or_other_signer() {
     let mut forged = h.to_bytes().unwrap();
     forged.extend_from_slice(&c[len..]);
     let pinned = VerificationPolicy {
-        expected_signer: Some(owner),
+        expected_signer: Some(ExpectedSigner::ed25519(owner)),
         ..VerificationPolicy::strict()
     };
     let mut released = 0;
@@ -907,9 +893,45 @@ fn sealed_and_purged_containers() {
     let (sh, _) = Header::parse(&sealed).unwrap();
     assert!(sh.is_sealed() && sh.wraps.is_empty());
     assert_eq!(sh.mode(), Mode::None);
-    assert!(sealed.ends_with(&join(&[], &envs)), "ciphertext kept");
-    // Inspection.
+    assert!(
+        sealed.ends_with(&join(&leaf_table(&c).concat(), &envs)),
+        "leaf table and ciphertext kept"
+    );
+    assert_eq!(sh.dek_commitment, Header::parse(&c).unwrap().0.dek_commitment);
+    // Inspection (key-less, like any container: the table against the signed
+    // root and every leaf recomputed from its ciphertext).
     let rep = verify_container(&sealed, &VerificationPolicy::strict(), None).unwrap();
+    assert!(rep.merkle_valid && rep.length_valid && rep.bad_chunks.is_empty());
+    // A sealed container whose body was altered or cut fails under Abort.
+    let sh_len = header_len(&sealed);
+    let body_flip = flip(&sealed, sh_len + 4 * 32 + C + 32 + 100, 1);
+    assert_eq!(
+        verify_container(&body_flip, &VerificationPolicy::default(), None)
+            .unwrap_err()
+            .code(),
+        "AUTHENTICATION_FAILED"
+    );
+    let table_flip = flip(&sealed, sh_len + 7, 1);
+    assert_eq!(
+        verify_container(&table_flip, &VerificationPolicy::default(), None)
+            .unwrap_err()
+            .code(),
+        "AUTHENTICATION_FAILED"
+    );
+    assert_eq!(
+        verify_container(&sealed[..sealed.len() - 1], &VerificationPolicy::default(), None)
+            .unwrap_err()
+            .code(),
+        "TRUNCATED"
+    );
+    let report = VerificationPolicy {
+        on_tamper: TamperAction::Report,
+        ..VerificationPolicy::default()
+    };
+    assert_eq!(
+        verify_container(&body_flip, &report, None).unwrap().bad_chunks,
+        vec![1]
+    );
     let info = rep.sealed.clone().unwrap();
     assert_eq!(
         (info.mode, info.reason.as_str(), info.timestamp),
@@ -926,7 +948,7 @@ fn sealed_and_purged_containers() {
     assert_eq!(r.unlock_dek(&dek).unwrap_err().code(), "SEALED");
     assert_eq!(r.begin_sequential().unwrap_err().code(), "SEALED");
     assert_eq!(
-        r.decrypt_chunk(0, &envs[0], &[]).unwrap_err().code(),
+        r.decrypt_chunk(0, &envs[0]).unwrap_err().code(),
         "SEALED"
     );
     assert_eq!(r.export_dek().unwrap_err().code(), "SEALED");
@@ -1011,7 +1033,8 @@ fn release_modes_and_tamper_actions() {
     let mut got = Vec::new();
     let rep = decrypt_with_sink(&bad, &group_unlock(), &report, &mut |i, _| got.push(i)).unwrap();
     assert_eq!(rep.bad_chunks, vec![2]);
-    // (A ciphertext flip leaves the leaf — index, IV, tag — intact: only AEAD sees it.)
+    // (The leaf covers the ciphertext: chunk 2's recomputed leaf differs from
+    // its table entry; the table itself still matches the root.)
     assert!(got.is_empty() && !rep.is_intact() && rep.merkle_valid);
     let d = decrypt(&bad, &group_unlock(), &report).unwrap();
     assert!(d.plaintext.is_none() && d.recovered.is_empty());
@@ -1041,18 +1064,39 @@ fn release_modes_and_tamper_actions() {
     assert_eq!(d.report.missing_from, Some(3));
     assert!(!d.report.length_valid);
     assert_eq!(d.recovered.len(), 3);
-    // Verify-only report without a key: structure + Merkle.
-    // Without the key a ciphertext flip is invisible (chunks_authenticated = false)…
+    // Verify-only report without a key: structure, leaf table and every leaf.
+    // Stronger than the old format (whose leaves held no ciphertext, so a
+    // ciphertext flip was invisible without the key): every leaf hashes its
+    // ciphertext, so key-less verification pinpoints chunk 2.
     let rep = verify_container(&bad, &report, None).unwrap();
-    assert!(rep.bad_chunks.is_empty() && rep.merkle_valid && !rep.chunks_authenticated);
-    // …but a tag flip breaks the Merkle root.
+    assert_eq!(rep.bad_chunks, vec![2]);
+    assert!(rep.merkle_valid && !rep.chunks_authenticated && !rep.is_intact());
+    assert_eq!(
+        verify_container(&bad, &VerificationPolicy::default(), None)
+            .unwrap_err()
+            .code(),
+        "AUTHENTICATION_FAILED"
+    );
+    // A tag flip likewise (the table still matches the root: only chunk 1 is bad)…
     let (_, mut envs2) = split(&c);
     let last = envs2[1].len() - 1;
     envs2[1][last] ^= 1;
     let rep = verify_container(&join(&header, &envs2), &report, None).unwrap();
-    assert!(!rep.merkle_valid && !rep.is_intact());
+    assert_eq!(rep.bad_chunks, vec![1]);
+    assert!(rep.merkle_valid && !rep.is_intact());
     assert_eq!(
         verify_container(&join(&header, &envs2), &VerificationPolicy::default(), None)
+            .unwrap_err()
+            .code(),
+        "AUTHENTICATION_FAILED"
+    );
+    // …while a flipped leaf-table entry breaks the root.
+    let mut table_flip = c.clone();
+    table_flip[header_len(&c) + 32 + 5] ^= 1;
+    let rep = verify_container(&table_flip, &report, None).unwrap();
+    assert!(!rep.merkle_valid && !rep.is_intact());
+    assert_eq!(
+        verify_container(&table_flip, &VerificationPolicy::default(), None)
             .unwrap_err()
             .code(),
         "AUTHENTICATION_FAILED"
@@ -1066,41 +1110,44 @@ fn random_access_reader_rejects_tampered_chunks() {
     let (c, _) = sample();
     let mut reader = ContainerReader::new(&c).unwrap();
     let (_, envs) = split(&c);
-    let leaves: Vec<[u8; 32]> = (0..4)
-        .map(|i| reader.leaf_hash(i, &envs[i as usize]).unwrap())
-        .collect();
-    let p = inclusion_proof(HashAlg::Sha256, &leaves, 1).unwrap();
+    // No leaf table yet, then locked.
+    reader.unlock(&group_unlock()).unwrap();
     assert_eq!(
-        reader.decrypt_chunk(1, &envs[1], &p).unwrap_err().code(),
+        reader.decrypt_chunk(1, &envs[1]).unwrap_err().code(),
+        "INVALID_STATE"
+    );
+    let mut reader = reader_with_table(&c);
+    assert_eq!(
+        reader.decrypt_chunk(1, &envs[1]).unwrap_err().code(),
         "INVALID_STATE"
     );
     reader.unlock(&group_unlock()).unwrap();
-    // Ciphertext flip: Merkle proof passes (leaf has no ciphertext), AEAD fails.
+    // Ciphertext flip: the recomputed leaf differs from the table entry.
     let mut e = envs[1].clone();
     e[100] ^= 1;
     assert_eq!(
-        reader.decrypt_chunk(1, &e, &p).unwrap_err().code(),
+        reader.decrypt_chunk(1, &e).unwrap_err().code(),
         "AUTHENTICATION_FAILED"
     );
-    // Tag flip: Merkle fails first.
-    let mut e = envs[1].clone();
-    let last = e.len() - 1;
-    e[last] ^= 1;
-    assert_eq!(
-        reader.decrypt_chunk(1, &e, &p).unwrap_err().code(),
-        "AUTHENTICATION_FAILED"
-    );
+    assert_eq!(reader.verify_chunk(1, &e).unwrap_err().code(), "AUTHENTICATION_FAILED");
+    // Tag flip and IV flip: the leaf covers both.
+    for at in [e.len() - 1, 4] {
+        let mut e = envs[1].clone();
+        e[at] ^= 1;
+        assert_eq!(
+            reader.decrypt_chunk(1, &e).unwrap_err().code(),
+            "AUTHENTICATION_FAILED"
+        );
+    }
     // Wrong-length envelope, wrong index.
     assert_eq!(
-        reader
-            .decrypt_chunk(1, &envs[1][..100], &p)
-            .unwrap_err()
-            .code(),
+        reader.decrypt_chunk(1, &envs[1][..100]).unwrap_err().code(),
         "TRUNCATED"
     );
     assert_eq!(
-        reader.decrypt_chunk(9, &envs[1], &p).unwrap_err().code(),
+        reader.decrypt_chunk(9, &envs[1]).unwrap_err().code(),
         "INVALID_CHUNK"
     );
-    assert_eq!(reader.decrypt_chunk(1, &envs[1], &p).unwrap().len(), C);
+    reader.verify_chunk(1, &envs[1]).unwrap();
+    assert_eq!(reader.decrypt_chunk(1, &envs[1]).unwrap().len(), C);
 }

@@ -4,7 +4,9 @@
 //! `VEILKIT_WRITE_FIXTURES=1 npx playwright test tests/playwright/files.spec.ts
 //! -g browser-made`). The Rust engine must open every one of them natively,
 //! and the fixed-key fixture must be byte-identical, chunk by chunk and in its
-//! Merkle root, to what the Rust engine writes for the same DEK and file id.
+//! leaf table, Merkle root and DEK commitment, to what the Rust engine writes
+//! for the same DEK and file id.
+
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
 
 use serde_json::Value;
@@ -98,18 +100,33 @@ fn every_browser_fixture_decrypts_natively() {
 
 #[test]
 fn browser_signed_headers_verify() {
-    // Signed in the browser with explicit seeds (signWithKeys): v3, signer = seed 0x11.
-    let (_, r) = open("group_signed_v3.vvlt", &VerificationPolicy::strict());
-    assert_eq!(r.signature, SignatureStatus::Hybrid);
+    // Signed in the browser with explicit seeds (signWithKeys): v6, signer =
+    // Ed25519 seed 0x11, ML-DSA-65 seed 0x33; opened under the full hybrid pin.
+    let seeds = SigningKeys::hybrid(&[0x11; 32], &[0x33; 32], [0x22; 32], 0).unwrap();
+    let pin = VerificationPolicy {
+        expected_signer: Some(ExpectedSigner {
+            ed25519: *seeds.ed25519_public(),
+            mldsa65: seeds.mldsa_public().map(<[u8]>::to_vec),
+        }),
+        ..VerificationPolicy::strict()
+    };
+    let (_, r) = open("group_signed_v6.vvlt", &pin);
+    assert_eq!((r.version, r.signature), (6, SignatureStatus::Hybrid));
+    assert_eq!(r.signer_mldsa65.as_deref(), seeds.mldsa_public());
     assert_eq!(r.signer, Some(veilkit::ed25519::ed25519_from_seed(&[0x11; 32]).unwrap().public));
     assert_eq!(r.key_log_id, Some([0x22; 32]));
     assert_eq!(r.timestamp, Some(1_767_225_600));
     // Signed by a keystore identity (Ed25519 + ML-DSA-65 in the keystore's worker).
-    let e = entry("identity_signed_v3.vvlt");
+    let e = entry("identity_signed_v6.vvlt");
     let signer = hex32(&e["signer_ed25519_public"]);
-    let policy = VerificationPolicy { expected_signer: Some(signer), ..VerificationPolicy::strict() };
-    let (_, r) = open("identity_signed_v3.vvlt", &policy);
-    assert_eq!(r.signature, SignatureStatus::Hybrid);
+    // The ML-DSA-65 half of the pin when the manifest records it.
+    let mldsa65 = e["signer_mldsa65_public"].as_str().map(|h| hex::decode(h).unwrap());
+    let policy = VerificationPolicy {
+        expected_signer: Some(ExpectedSigner { ed25519: signer, mldsa65 }),
+        ..VerificationPolicy::strict()
+    };
+    let (_, r) = open("identity_signed_v6.vvlt", &policy);
+    assert_eq!((r.version, r.signature), (6, SignatureStatus::Hybrid));
     // Unsigned browser containers fail a signature-requiring policy.
     let bytes = std::fs::read(dir().join("password_argon2id.vvlt")).unwrap();
     let pw = entry("password_argon2id.vvlt")["unlock"]["password"].as_str().unwrap().as_bytes().to_vec();
@@ -129,8 +146,15 @@ fn browser_chunks_are_byte_identical_to_the_rust_engine() {
     let ctx = FileContext::of(&header);
     let pt = plaintext(usize::try_from(e["plaintext_len"].as_u64().unwrap()).unwrap());
     let chunk_size = header.chunk_size as usize;
+    // The DEK commitment the browser wrote is the Rust engine's.
+    assert_eq!(
+        header.dek_commitment,
+        chunk::dek_commitment(&dek, &header.file_id, &ctx.header_hash_preimage()).unwrap()
+    );
+    let n = usize::try_from(ctx.chunk_count()).unwrap();
+    let table = &bytes[header_len..header_len + 32 * n];
     let mut leaves = Vec::new();
-    let mut offset = header_len;
+    let mut offset = header_len + 32 * n;
     for (i, piece) in pt.chunks(chunk_size).enumerate() {
         let ours = chunk::seal_chunk(&dek, &ctx, i as u64, piece).unwrap();
         assert_eq!(&bytes[offset..offset + ours.len()], &ours[..], "chunk {i}");
@@ -138,6 +162,7 @@ fn browser_chunks_are_byte_identical_to_the_rust_engine() {
         offset += ours.len();
     }
     assert_eq!(offset, bytes.len());
+    assert_eq!(table, leaves.concat().as_slice(), "leaf table");
     assert_eq!(merkle_root(header.hash_alg, &leaves), header.merkle_root);
     // And the DEK opens it directly (as the wrap does).
     let d = decrypt(&bytes, &Unlock::Dek(&dek), &VerificationPolicy::default()).unwrap();

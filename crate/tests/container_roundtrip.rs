@@ -1,6 +1,6 @@
 //! Container round trips: every wrap type and combinations, chunk sizes and
-//! edge lengths, both hash algorithms, v1/v2/v3, the streaming encryptor and
-//! reader (random access with Merkle proofs, sequential), the exposed chunk
+//! edge lengths, both hash algorithms, v4/v5/v6, the streaming encryptor and
+//! reader (random access against the leaf table, sequential), the exposed chunk
 //! key schedule, and rewrap / re-encryption.
 #![allow(
     clippy::unwrap_used,
@@ -209,16 +209,18 @@ fn fresh_dek_and_file_id_per_container() {
 fn signed_v2_and_v3_round_trip() {
     let pt = data(12_345);
     for (signer, version, status) in [
-        (ed_signer(1_700_000_000), 2u8, SignatureStatus::Ed25519),
-        (hybrid_signer(1_700_000_000), 3u8, SignatureStatus::Hybrid),
+        (ed_signer(1_700_000_000), 5u8, SignatureStatus::Ed25519),
+        (hybrid_signer(1_700_000_000), 6u8, SignatureStatus::Hybrid),
     ] {
         let pk = *signer.ed25519_public();
+        let pq = signer.mldsa_public().map(<[u8]>::to_vec);
+        assert_eq!(signer.version(), version);
         let mut o = options(vec![group_spec()], SMALL);
         o.signer = Some(signer);
         let e = encrypt(&pt, o).unwrap();
         assert_eq!(e.container[8], version);
         let policy = VerificationPolicy {
-            expected_signer: Some(pk),
+            expected_signer: Some(ExpectedSigner::ed25519(pk)),
             ..VerificationPolicy::strict()
         };
         let d = decrypt(&e.container, &group_unlock(), &policy).unwrap();
@@ -226,11 +228,22 @@ fn signed_v2_and_v3_round_trip() {
         assert_eq!(d.report.signature, status);
         assert_eq!(d.report.version, version);
         assert_eq!(d.report.signer, Some(pk));
+        assert_eq!(d.report.signer_mldsa65, pq);
         assert_eq!(d.report.key_log_id, Some([0x22; 32]));
         assert_eq!(d.report.timestamp, Some(1_700_000_000));
         let rep = verify_container(&e.container, &policy, None).unwrap();
         assert!(rep.is_intact());
         assert!(!rep.chunks_authenticated);
+        // The full pin (with the ML-DSA-65 key where the signer has one).
+        let full = VerificationPolicy {
+            expected_signer: Some(ExpectedSigner {
+                ed25519: pk,
+                mldsa65: pq.clone(),
+            }),
+            ..VerificationPolicy::strict()
+        };
+        let d = decrypt(&e.container, &group_unlock(), &full).unwrap();
+        assert_eq!(d.plaintext.unwrap().as_slice(), pt.as_slice());
     }
 }
 
@@ -257,7 +270,12 @@ fn streaming_encryptor_placeholder_then_rewrite() {
         o.signer = signer;
         let mut enc = ContainerEncryptor::new(o).unwrap();
         let mut file = enc.placeholder_header();
-        assert_eq!(file.len(), enc.header_len());
+        // Header and leaf table (32 bytes per chunk) are both placeholders.
+        assert_eq!(file.len(), enc.prefix_len());
+        assert_eq!(
+            enc.prefix_len(),
+            enc.header_len() + 32 * enc.chunk_count() as usize
+        );
         let n = enc.chunk_count();
         for i in 0..n {
             let start = (i * 4096) as usize;
@@ -280,7 +298,7 @@ fn streaming_encryptor_placeholder_then_rewrite() {
         }
         assert_eq!(enc.push_chunk(b"x").unwrap_err().code(), "INVALID_STATE");
         let header = enc.finish().unwrap();
-        assert_eq!(header.len(), enc.header_len());
+        assert_eq!(header.len(), enc.prefix_len());
         assert_eq!(enc.finish().unwrap_err().code(), "INVALID_STATE");
         file[..header.len()].copy_from_slice(&header);
         assert_eq!(open(&file, &group_unlock()).unwrap(), pt);
@@ -317,19 +335,22 @@ fn reader_prefix_random_access_and_sequential() {
         reader.unlock_group(GROUP_ID, 0, &GROUP_KEY).unwrap();
         let n = reader.chunk_count();
         assert_eq!(n, 8);
-        // Leaves from the envelopes (no key needed) and proofs.
+        // Leaves recomputed from the envelopes (no key needed) are the table.
         let (_, envs) = split(&container);
         let leaves: Vec<[u8; 32]> = (0..n)
             .map(|i| reader.leaf_hash(i, &envs[i as usize]).unwrap())
             .collect();
         assert_eq!(merkle_root(alg, &leaves), reader.header().merkle_root);
+        assert_eq!(leaves, leaf_table(&container));
+        let h = reader.header_len();
+        assert_eq!(reader.leaf_table_len(), 32 * n);
+        reader.set_leaf_table(&container[h..h + 32 * n as usize]).unwrap();
         // Random order.
         for i in [5u64, 0, 7, 3, 1, 6, 2, 4] {
-            let proof = inclusion_proof(alg, &leaves, i as usize).unwrap();
             let off = reader.chunk_offset(i).unwrap() as usize;
-            assert_eq!(off, reader.header_len() + i as usize * (c + 32));
+            assert_eq!(off, h + 32 * n as usize + i as usize * (c + 32));
             let env = &container[off..off + reader.envelope_len(i).unwrap()];
-            let chunk = reader.decrypt_chunk(i, env, &proof).unwrap();
+            let chunk = reader.decrypt_chunk(i, env).unwrap();
             let start = i as usize * c;
             assert_eq!(chunk.as_slice(), &pt[start..(start + c).min(pt.len())]);
         }
@@ -424,13 +445,19 @@ fn rewrap_changes_only_the_header() {
     let (new_header, new_envs) = split(&r.container);
     assert_ne!(new_header, old_header);
     assert_eq!(new_envs, envs, "chunks untouched");
+    assert_eq!(leaf_table(&r.container), leaf_table(&container), "leaf table untouched");
+    assert_eq!(
+        Header::parse(&r.container).unwrap().0.dek_commitment,
+        Header::parse(&container).unwrap().0.dek_commitment,
+        "DEK commitment copied verbatim"
+    );
     let u = Unlock::Recipient {
         secret_key: kp.secret.as_slice(),
         recipient_id: None,
     };
     assert_eq!(open(&r.container, &u).unwrap(), pt);
     assert_eq!(open(&r.container, &group_unlock()).unwrap(), pt);
-    assert_eq!(r.container[8], 3);
+    assert_eq!(r.container[8], 6);
     // Remove the group wrap.
     let r2 = rewrap(
         &r.container,
@@ -501,7 +528,9 @@ fn header_serialisation_is_canonical() {
     let (h, len) = Header::parse(&e.container).unwrap();
     assert_eq!(h.to_bytes().unwrap(), e.container[..len].to_vec());
     assert_eq!(Header::parse_exact(&e.container[..len]).unwrap(), h);
-    assert_eq!(len, 80 + (3 + 68) + (3 + 1180) + (3 + 58));
+    // 112-byte fixed part (DEK commitment at 80..112), then the wrap table.
+    assert_eq!(len, 112 + (3 + 68) + (3 + 1180) + (3 + 58));
+    assert_eq!(&e.container[80..112], &h.dek_commitment);
 }
 
 #[test]

@@ -53,6 +53,105 @@ fn container_header_corpus() {
     replay("container_header", fuzzing::header, |d| {
         Header::parse(d).is_ok()
     });
+    // Every accepted seed is in the current (committing) format.
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus/container_header");
+    for f in std::fs::read_dir(&dir).unwrap() {
+        let path = f.unwrap().path();
+        let data = std::fs::read(&path).unwrap();
+        if let Ok((h, _)) = Header::parse(&data) {
+            assert!((4..=6).contains(&h.version()), "{}", path.display());
+        }
+    }
+}
+
+/// Rewrites the container-header seed corpus in the current format (random
+/// DEKs and salts: every byte changes). Run with `VEILKIT_WRITE_CORPUS=1 cargo
+/// test -p veilkit --test fuzz_corpus_replay regenerate_container_header_corpus
+/// -- --ignored`.
+#[test]
+#[ignore = "rewrites fuzz/corpus/container_header; run explicitly"]
+fn regenerate_container_header_corpus() {
+    use veilkit::container::{
+        Argon2idCost, EncryptOptions, SealMode, SigningKeys, WrapSpec, encrypt, seal_header,
+    };
+    use zeroize::Zeroizing;
+    if std::env::var("VEILKIT_WRITE_CORPUS").as_deref() != Ok("1") {
+        return;
+    }
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus/container_header");
+    for f in std::fs::read_dir(&dir).unwrap() {
+        std::fs::remove_file(f.unwrap().path()).unwrap();
+    }
+    let write = |name: &str, bytes: &[u8]| std::fs::write(dir.join(name), bytes).unwrap();
+    let pw = || Zeroizing::new(b"corpus".to_vec());
+    let make = |len: usize, wraps: Vec<WrapSpec>, signer: Option<SigningKeys>| {
+        let mut o = EncryptOptions::new(0, wraps);
+        o.chunk_size = 4096;
+        o.signer = signer;
+        encrypt(&vec![0x5a; len], o).unwrap().container
+    };
+    let header_of = |c: &[u8]| c[..Header::parse(c).unwrap().1].to_vec();
+    let hybrid = || SigningKeys::hybrid(&[0x11; 32], &[0x33; 32], [0x22; 32], 1).unwrap();
+    let group = || WrapSpec::group([0x47; 16], 0, &[0x4b; 32]);
+    // Accepted: full containers (leaf table and envelopes), headers alone.
+    let argon = make(
+        4264,
+        vec![WrapSpec::Argon2id {
+            password: pw(),
+            cost: Argon2idCost::MINIMUM,
+        }],
+        None,
+    );
+    write("valid_argon2id_full.vvlt", &argon);
+    let pbkdf2 = make(
+        6,
+        vec![WrapSpec::Pbkdf2 {
+            password: pw(),
+            iterations: 600_000,
+        }],
+        None,
+    );
+    write("valid_pbkdf2_full.vvlt", &pbkdf2);
+    let threshold = make(
+        10,
+        vec![WrapSpec::Threshold {
+            threshold: 2,
+            shares: 3,
+        }],
+        None,
+    );
+    write("valid_threshold_header.vvlt", &header_of(&threshold));
+    let xw = veilkit::xwing::xwing_from_seed(&[7; 32]).unwrap();
+    write(
+        "valid_xwing_header.vvlt",
+        &header_of(&make(10, vec![WrapSpec::recipient(&xw.public, 0)], None)),
+    );
+    let ed = SigningKeys::ed25519(&[0x11; 32], [0x22; 32], 1).unwrap();
+    let empty_v5 = make(0, vec![group()], Some(ed));
+    write("valid_v5_empty.vvlt", &empty_v5);
+    let v6 = make(5000, vec![group()], Some(hybrid()));
+    write("valid_v6_header.vvlt", &header_of(&v6));
+    let (sealed, _) = seal_header(&v6, SealMode::Seal, "corpus", &hybrid()).unwrap();
+    write("valid_sealed_header.vvlt", &sealed);
+    // Rejected: one field of the Argon2id header broken each.
+    let h = header_of(&argon);
+    let broken = |edit: &dyn Fn(&mut Vec<u8>)| {
+        let mut b = h.clone();
+        edit(&mut b);
+        b
+    };
+    write("invalid_magic.bin", &broken(&|b| b[7] = b'X'));
+    write("invalid_old_version.bin", &broken(&|b| b[8] = 1));
+    write("invalid_mode.bin", &broken(&|b| b[9] = 1));
+    write("invalid_chunk_size.bin", &broken(&|b| b[27..31].copy_from_slice(&256u32.to_be_bytes())));
+    write("invalid_wrap_count.bin", &broken(&|b| b[71] = 2));
+    write("invalid_reserved.bin", &broken(&|b| b[74] = 1));
+    // The fixed part is 112 bytes (DEK commitment at 80..112): one short.
+    write("invalid_short.bin", &h[..111]);
+    // An Ed25519 (v5) header claiming to be hybrid (v6).
+    let mut lie = empty_v5.clone();
+    lie[8] = 6;
+    write("invalid_version_lie.bin", &lie);
 }
 
 #[test]

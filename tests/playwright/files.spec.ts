@@ -42,13 +42,13 @@ test('chunk-edge sizes 0, 1, C−1, C, C+1, 3C: envelopes and Merkle root byte-i
 test('Rust-made fixtures (vectors/container) decrypt in the browser', async ({ page }) => {
   const r = await page.evaluate(() => window.filesTests.decryptFixtures('/vectors/container', 'fixtures.json'));
   expect(r.results).toEqual({
-    'password_argon2id.vvlt': 'ok v1 unsigned',
-    'password_pbkdf2.vvlt': 'ok v1 unsigned',
-    'xwing_recipient_blake3.vvlt': 'ok v1 unsigned',
-    'group_signed_v3.vvlt': 'ok v3 hybrid',
-    'empty_signed_v2.vvlt': 'ok v2 ed25519',
-    'threshold_2of3.vvlt': 'ok v1 unsigned',
-    'group_signed_v3.sealed.vvlt': 'sealed=true SEALED',
+    'password_argon2id.vvlt': 'ok v4 unsigned',
+    'password_pbkdf2.vvlt': 'ok v4 unsigned',
+    'xwing_recipient_blake3.vvlt': 'ok v4 unsigned',
+    'group_signed_v6.vvlt': 'ok v6 hybrid',
+    'empty_signed_v5.vvlt': 'ok v5 ed25519',
+    'threshold_2of3.vvlt': 'ok v4 unsigned',
+    'group_signed_v6.sealed.vvlt': 'sealed=true SEALED',
   });
 });
 
@@ -63,14 +63,14 @@ test('browser-made fixtures (vectors/container/browser, read natively by crate/t
   }
   const r = await page.evaluate(() => window.filesTests.decryptFixtures('/vectors/container/browser', 'fixtures.json'));
   expect(r.results).toEqual({
-    'password_argon2id.vvlt': 'ok v1 unsigned',
-    'password_pbkdf2_blake3.vvlt': 'ok v1 unsigned',
-    'xwing_recipient.vvlt': 'ok v1 unsigned',
-    'group_signed_v3.vvlt': 'ok v3 hybrid',
-    'threshold_2of3.vvlt': 'ok v1 unsigned',
-    'empty.vvlt': 'ok v1 unsigned',
-    'identity_signed_v3.vvlt': 'ok v3 hybrid',
-    'fixed_keys.vvlt': 'ok v1 unsigned',
+    'password_argon2id.vvlt': 'ok v4 unsigned',
+    'password_pbkdf2_blake3.vvlt': 'ok v4 unsigned',
+    'xwing_recipient.vvlt': 'ok v4 unsigned',
+    'group_signed_v6.vvlt': 'ok v6 hybrid',
+    'threshold_2of3.vvlt': 'ok v4 unsigned',
+    'empty.vvlt': 'ok v4 unsigned',
+    'identity_signed_v6.vvlt': 'ok v6 hybrid',
+    'fixed_keys.vvlt': 'ok v4 unsigned',
   });
 });
 
@@ -91,6 +91,8 @@ test('wrong password, wrong recipient, tampering, truncation and policy failures
     swappedChunks: 'AUTHENTICATION_FAILED',
     tamperedMerkleRoot: 'AUTHENTICATION_FAILED',
     tamperedWrap: 'AUTHENTICATION_FAILED',
+    tamperedLeafTable: 'AUTHENTICATION_FAILED',
+    tamperedDekCommitment: 'AUTHENTICATION_FAILED',
     badMagic: 'BAD_MAGIC',
     truncated: 'TRUNCATED',
     truncatedStream: 'TRUNCATED',
@@ -104,9 +106,13 @@ test('wrong password, wrong recipient, tampering, truncation and policy failures
     noProtection: 'TypeError',
     badChunkSize: 'RangeError',
     signatureRequired: 'SIGNATURE_MISSING',
-    signedVersion: 'v2 ed25519',
+    signedVersion: 'v5 ed25519',
     expectedSigner: 'resolved',
+    decryptedSignature: 'ed25519 signer=yes',
+    streamedSignature: 'ed25519 signer=yes',
+    unsignedSignature: 'unsigned signer=no',
     signerMismatch: 'SIGNER_MISMATCH',
+    hybridRequired: 'HYBRID_REQUIRED',
     invalidSignature: 'INVALID_SIGNATURE',
     invalidSignatureInspect: 'invalid',
     sealed: 'SEALED',
@@ -160,11 +166,11 @@ test('every ContainerError code maps to a VeilError code', async ({ page }) => {
   expect(r.truncated).toEqual({ needed: 100, got: 10 });
 });
 
-test('headers signed by a keystore identity (v2, v3) verify under signature policies', async ({ page }) => {
+test('headers signed by a keystore identity (versions 5 and 6) verify under signature policies; an ML-DSA identity always signs hybrid', async ({ page }) => {
   const r = await page.evaluate(() => window.filesTests.identitySigning());
   expect(r).toEqual({
-    classicVersion: 'v2 ed25519 ts=1700000000', classicSignerIsIdentity: 'true', classicRoundTrip: 'true',
-    hybridVersion: 'v3 hybrid ts=1700000000', hybridSignerIsIdentity: 'true', hybridRoundTrip: 'true',
-    hybridIdentityClassicSignature: 'v2',
+    classicVersion: 'v5 ed25519 ts=1700000000', classicSignerIsIdentity: 'true', classicRoundTrip: 'true',
+    hybridVersion: 'v6 hybrid ts=1700000000', hybridSignerIsIdentity: 'true', hybridRoundTrip: 'true',
+    hybridIdentityClassicSignature: 'TypeError',
   });
 });

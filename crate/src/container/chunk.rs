@@ -25,7 +25,7 @@ use super::error::{ContainerError, Result};
 use super::header::{CIPHER_SUITE_AES_256_GCM, HashAlg, Header, MAGIC};
 use super::merkle;
 use crate::aead::{aes_gcm_decrypt_with_iv, aes_gcm_encrypt_with_iv};
-use crate::hash::Sha256;
+use crate::hash::{Sha256, hmac_sha256};
 use crate::kdf::hkdf_sha256;
 use crate::rng;
 
@@ -37,6 +37,12 @@ pub const CHUNK_IV_LABEL: &[u8] = b"vollcrypt-file-chunk-iv-v1";
 pub const CHUNK_AAD_LABEL: &[u8] = b"vollcrypt-file-chunk-aad-v1";
 /// Domain label of the header hash.
 pub const HEADER_HASH_LABEL: &[u8] = b"vollcrypt-file-header-v1";
+/// HKDF info label of the DEK-commitment key `K_c`.
+pub const KEY_COMMITMENT_LABEL: &[u8] = b"vollcrypt-file-key-commitment-v1";
+/// Length of the header-hash preimage (label 24 ‖ magic 8 ‖ suite 1 ‖ file id 16 ‖ C 4 ‖ P 8 ‖ hash 1).
+pub const HEADER_HASH_PREIMAGE_LEN: usize = 62;
+/// Length of one leaf-table entry.
+pub const LEAF_LEN: usize = 32;
 
 /// DEK length in bytes.
 pub const DEK_LEN: usize = 32;
@@ -162,17 +168,44 @@ impl FileContext {
             .ok_or(ContainerError::InvalidChunk("chunk length"))
     }
 
-    /// Offset of envelope `index` after the header: `index · (C + 32)`.
+    /// Length of the leaf table: `32 · n`.
     #[must_use]
-    pub fn envelope_offset(&self, index: u64) -> u64 {
-        index.saturating_mul(u64::from(self.chunk_size) + ENVELOPE_OVERHEAD as u64)
+    pub fn leaf_table_len(&self) -> u64 {
+        self.chunk_count().saturating_mul(LEAF_LEN as u64)
     }
 
-    /// Total length of all envelopes: `P + 32 · n`.
+    /// Offset of envelope `index` after the header (the leaf table comes
+    /// first): `32 · n + index · (C + 32)`.
+    #[must_use]
+    pub fn envelope_offset(&self, index: u64) -> u64 {
+        self.leaf_table_len().saturating_add(
+            index.saturating_mul(u64::from(self.chunk_size) + ENVELOPE_OVERHEAD as u64),
+        )
+    }
+
+    /// Everything after the header: the leaf table and all envelopes,
+    /// `32 · n + P + 32 · n`.
     #[must_use]
     pub fn body_len(&self) -> u64 {
         self.plaintext_size
             .saturating_add(self.chunk_count().saturating_mul(ENVELOPE_OVERHEAD as u64))
+            .saturating_add(self.leaf_table_len())
+    }
+
+    /// The header-hash preimage of this file ([`header_hash_preimage`]).
+    #[must_use]
+    pub fn header_hash_preimage(&self) -> [u8; HEADER_HASH_PREIMAGE_LEN] {
+        header_hash_preimage(&self.file_id, self.chunk_size, self.plaintext_size, self.hash_alg)
+    }
+
+    /// Whether `dek` opens the commitment `commitment` of this file
+    /// (constant time). See [`dek_commitment`].
+    ///
+    /// # Errors
+    /// Only if HKDF fails (it cannot for these lengths).
+    pub fn dek_matches(&self, dek: &Dek, commitment: &[u8; 32]) -> Result<bool> {
+        let c = dek_commitment(dek, &self.file_id, &self.header_hash_preimage())?;
+        Ok(bool::from(c.ct_eq(commitment)))
     }
 }
 
@@ -185,10 +218,39 @@ pub fn chunk_count(plaintext_size: u64, chunk_size: u32) -> u64 {
     plaintext_size.div_ceil(u64::from(chunk_size))
 }
 
-/// `header_hash = SHA-256("vollcrypt-file-header-v1" ‖ "VOLLVALT" ‖ u8 cipher_suite
-/// ‖ file_id16 ‖ u32be chunk_size ‖ u64be plaintext_size ‖ u8 hash_alg)` — the
-/// immutable header fields. Version, mode, Merkle root, wraps, metadata and
-/// signatures are excluded, so they can change without re-encrypting chunks.
+/// The header-hash preimage `"vollcrypt-file-header-v1" ‖ "VOLLVALT" ‖ u8
+/// cipher_suite ‖ file_id16 ‖ u32be chunk_size ‖ u64be plaintext_size ‖ u8
+/// hash_alg` (62 bytes) — the immutable header fields. Version, mode, Merkle
+/// root, wraps, metadata and signatures are excluded, so they can change
+/// without re-encrypting chunks.
+#[must_use]
+pub fn header_hash_preimage(
+    file_id: &[u8; 16],
+    chunk_size: u32,
+    plaintext_size: u64,
+    hash_alg: HashAlg,
+) -> [u8; HEADER_HASH_PREIMAGE_LEN] {
+    let mut out = [0u8; HEADER_HASH_PREIMAGE_LEN];
+    let parts: [&[u8]; 7] = [
+        HEADER_HASH_LABEL,
+        MAGIC,
+        &[CIPHER_SUITE_AES_256_GCM],
+        file_id,
+        &chunk_size.to_be_bytes(),
+        &plaintext_size.to_be_bytes(),
+        &[hash_alg.id()],
+    ];
+    let mut at = 0;
+    for part in parts {
+        if let Some(dst) = out.get_mut(at..at + part.len()) {
+            dst.copy_from_slice(part);
+        }
+        at += part.len();
+    }
+    out
+}
+
+/// `header_hash = SHA-256(header_hash_preimage)`.
 #[must_use]
 pub fn header_hash(
     file_id: &[u8; 16],
@@ -197,14 +259,30 @@ pub fn header_hash(
     hash_alg: HashAlg,
 ) -> [u8; 32] {
     let mut h = Sha256::new();
-    h.update(HEADER_HASH_LABEL);
-    h.update(MAGIC);
-    h.update(&[CIPHER_SUITE_AES_256_GCM]);
-    h.update(file_id);
-    h.update(&chunk_size.to_be_bytes());
-    h.update(&plaintext_size.to_be_bytes());
-    h.update(&[hash_alg.id()]);
+    h.update(&header_hash_preimage(file_id, chunk_size, plaintext_size, hash_alg));
     h.finalize()
+}
+
+/// The DEK commitment stored in the header:
+///
+/// ```text
+/// K_c            = HKDF-SHA-256(ikm = DEK, salt = file_id, info = "vollcrypt-file-key-commitment-v1", L = 32)
+/// dek_commitment = HMAC-SHA-256(K_c, header_hash_preimage)
+/// ```
+///
+/// Every unlock path checks it before a DEK is accepted, so one header opens
+/// under one DEK only (no multi-key files, no wrong-DEK acceptance) and the
+/// immutable fields of even an empty file are bound to the key.
+///
+/// # Errors
+/// Only if HKDF fails (it cannot for these lengths).
+pub fn dek_commitment(
+    dek: &Dek,
+    file_id: &[u8; 16],
+    preimage: &[u8; HEADER_HASH_PREIMAGE_LEN],
+) -> Result<[u8; 32]> {
+    let kc = hkdf_sha256(dek.as_bytes(), file_id, KEY_COMMITMENT_LABEL, 32)?;
+    Ok(hmac_sha256(&kc, preimage))
 }
 
 /// HKDF `info` of chunk key `index`: `"vollcrypt-file-chunk-key-v1" ‖ u32be(index)` (31 bytes).
@@ -340,7 +418,8 @@ pub fn envelope_parts(ctx: &FileContext, index: u64, envelope: &[u8]) -> Result<
     })
 }
 
-/// The Merkle leaf of the envelope of chunk `index` (structural checks as
+/// The Merkle leaf of the envelope of chunk `index`, hashed over the exact
+/// envelope bytes (ciphertext included; structural checks as
 /// [`envelope_parts`]; needs no key).
 ///
 /// # Errors
@@ -348,20 +427,26 @@ pub fn envelope_parts(ctx: &FileContext, index: u64, envelope: &[u8]) -> Result<
 pub fn envelope_leaf(ctx: &FileContext, index: u64, envelope: &[u8]) -> Result<[u8; 32]> {
     let parts = envelope_parts(ctx, index, envelope)?;
     let len = ctx.chunk_len(index)?;
+    let ct_tag = envelope
+        .get(4 + IV_LEN..)
+        .ok_or_else(|| ContainerError::truncated(4 + IV_LEN, envelope.len()))?;
     Ok(merkle::leaf_hash(
         ctx.hash_alg,
         &ctx.file_id,
         parts.index,
         len,
         &parts.iv,
-        &parts.tag,
+        ct_tag,
     ))
 }
 
-/// Authenticates and decrypts the envelope of chunk `index`. The stored index
-/// and IV must equal the expected index and the derived IV; any mismatch and
-/// any tag failure is [`ContainerError::AuthenticationFailed`] with no
-/// plaintext released.
+/// Authenticates and decrypts the envelope of chunk `index`. The leaf is
+/// recomputed from these exact envelope bytes and must equal `expected_leaf`
+/// (entry `index` of a leaf table that matched the header's root); the stored
+/// index and IV must equal the expected index and the derived IV. Any mismatch
+/// and any tag failure is [`ContainerError::AuthenticationFailed`] with no
+/// plaintext released. This is the only function that releases chunk
+/// plaintext, so no release path can skip the leaf check.
 ///
 /// # Errors
 /// As [`envelope_parts`], plus [`ContainerError::AuthenticationFailed`].
@@ -370,7 +455,12 @@ pub fn open_chunk(
     ctx: &FileContext,
     index: u64,
     envelope: &[u8],
+    expected_leaf: &[u8; 32],
 ) -> Result<Zeroizing<Vec<u8>>> {
+    let leaf = envelope_leaf(ctx, index, envelope)?;
+    if !bool::from(leaf.ct_eq(expected_leaf)) {
+        return Err(ContainerError::AuthenticationFailed);
+    }
     let parts = envelope_parts(ctx, index, envelope)?;
     let len = ctx.chunk_len(index)?;
     let iv = chunk_iv(dek, &ctx.file_id, parts.index)?;

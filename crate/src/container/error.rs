@@ -30,7 +30,8 @@ pub enum ContainerError {
     TrailingBytes,
     /// The first 8 bytes are not `VOLLVALT`.
     BadMagic,
-    /// The format version byte is not 1, 2 or 3.
+    /// The format version byte is not 4, 5 or 6 (versions 1–3, the
+    /// non-committing format, are refused too).
     UnsupportedVersion(u8),
     /// The cipher suite byte is not 0 (AES-256-GCM).
     UnsupportedCipherSuite(u8),
@@ -62,6 +63,12 @@ pub enum ContainerError {
     SignatureInvalid,
     /// The container is signed by another key than the policy expects.
     SignerMismatch,
+    /// The policy pins an ML-DSA-65 key and the container carries no ML-DSA-65
+    /// signature (an Ed25519-only header, version 5).
+    HybridRequired,
+    /// A password wrap's KDF cost is over the reader's budget, or the budget's
+    /// number of password attempts ran out before a wrap opened.
+    KdfBudgetExceeded,
     /// The container is sealed (crypto-shredded): every decrypt path fails.
     Sealed,
     /// A `vcs_` threshold share is malformed (prefix, encoding, checksum, x, t, n)
@@ -122,6 +129,8 @@ impl ContainerError {
             Self::SignatureMissing => "SIGNATURE_MISSING",
             Self::SignatureInvalid => "INVALID_SIGNATURE",
             Self::SignerMismatch => "SIGNER_MISMATCH",
+            Self::HybridRequired => "HYBRID_REQUIRED",
+            Self::KdfBudgetExceeded => "KDF_BUDGET_EXCEEDED",
             Self::Sealed => "SEALED",
             Self::InvalidShare(_) => "INVALID_SHARE",
             Self::InsufficientShares { .. } => "INSUFFICIENT_SHARES",
@@ -138,7 +147,7 @@ impl ContainerError {
 
     /// Every code [`ContainerError::code`] can return besides the wrapped
     /// [`CryptoError`] codes (for the exhaustive wasm/TS map and its test).
-    pub const CODES: [&'static str; 28] = [
+    pub const CODES: [&'static str; 30] = [
         "TRUNCATED",
         "TRAILING_BYTES",
         "BAD_MAGIC",
@@ -157,6 +166,8 @@ impl ContainerError {
         "SIGNATURE_MISSING",
         "INVALID_SIGNATURE",
         "SIGNER_MISMATCH",
+        "HYBRID_REQUIRED",
+        "KDF_BUDGET_EXCEEDED",
         "SEALED",
         "INVALID_SHARE",
         "INSUFFICIENT_SHARES",
@@ -218,6 +229,12 @@ impl fmt::Display for ContainerError {
             }
             Self::SignatureInvalid => f.write_str("invalid signature"),
             Self::SignerMismatch => f.write_str("signed by an unexpected key"),
+            Self::HybridRequired => f.write_str(
+                "the pinned signer has an ML-DSA-65 key; the container is not hybrid-signed",
+            ),
+            Self::KdfBudgetExceeded => {
+                f.write_str("a password wrap's KDF cost exceeds the unlock budget")
+            }
             Self::Sealed => f.write_str("the container is sealed"),
             Self::InvalidShare(m) => write!(f, "invalid share: {m}"),
             Self::InsufficientShares { have, need } => {

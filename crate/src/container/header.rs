@@ -1,4 +1,4 @@
-//! The container header: fixed 80-byte part, wrap table, and (v2/v3) the
+//! The container header: fixed 112-byte part, wrap table, and (v5/v6) the
 //! signed metadata and signature table. Parsing is canonical and total:
 //! every accepted byte string re-serialises to itself
 //! (`to_bytes(parse(x)) == x`), every length is bounded before anything is
@@ -9,7 +9,7 @@
 //! | off | len | field |
 //! |---|---|---|
 //! | 0 | 8 | magic `VOLLVALT` |
-//! | 8 | 1 | version: 1 unsigned, 2 Ed25519, 3 Ed25519 + ML-DSA-65 |
+//! | 8 | 1 | version: 4 unsigned, 5 Ed25519, 6 Ed25519 + ML-DSA-65 (1–3: refused) |
 //! | 9 | 1 | mode (derived from the wrap table, see [`Mode`]) |
 //! | 10 | 1 | cipher suite: 0 = AES-256-GCM |
 //! | 11 | 16 | file id |
@@ -20,10 +20,14 @@
 //! | 72 | 1 | hash algorithm: 0 SHA-256, 1 BLAKE3 |
 //! | 73 | 3 | reserved, zero |
 //! | 76 | 4 | variable length (bytes of the wrap table) |
-//! | 80 | var | wrap table |
-//! | 80+var | 4 | metadata length (v2/v3) |
-//! | 84+var | mlen | signed metadata (v2/v3) |
-//! | 84+var+mlen | 64 / 64+3309 | signature table (v2 / v3) |
+//! | 80 | 32 | DEK commitment (`chunk::dek_commitment`) |
+//! | 112 | var | wrap table |
+//! | 112+var | 4 | metadata length (v5/v6) |
+//! | 116+var | mlen | signed metadata (v5/v6) |
+//! | 116+var+mlen | 64 / 64+3309 | signature table (v5 / v6) |
+//!
+//! The leaf table (`32 · n` bytes, `merkle::leaf_hash` of every envelope)
+//! follows the header; the chunk envelopes follow the table.
 
 use super::encoding::Cursor;
 use super::error::{ContainerError, Result};
@@ -32,8 +36,16 @@ use crate::{ed25519, mldsa};
 
 /// Magic bytes.
 pub const MAGIC: &[u8; 8] = b"VOLLVALT";
-/// Length of the fixed header part.
-pub const FIXED_HEADER_LEN: usize = 80;
+/// Length of the fixed header part (the DEK commitment included).
+pub const FIXED_HEADER_LEN: usize = 112;
+/// Offset of the DEK commitment in the fixed part.
+pub const DEK_COMMITMENT_OFFSET: usize = 80;
+/// Version byte of an unsigned header.
+pub const VERSION_UNSIGNED: u8 = 4;
+/// Version byte of an Ed25519-signed header.
+pub const VERSION_ED25519: u8 = 5;
+/// Version byte of an Ed25519 + ML-DSA-65 signed header.
+pub const VERSION_HYBRID: u8 = 6;
 /// Cipher suite 0: AES-256-GCM.
 pub const CIPHER_SUITE_AES_256_GCM: u8 = 0;
 /// Smallest chunk size (4 KiB).
@@ -226,10 +238,13 @@ pub struct Header {
     pub chunk_size: u32,
     /// Plaintext size `P`.
     pub plaintext_size: u64,
-    /// Merkle root over the chunk leaves.
+    /// Merkle root over the leaf table.
     pub merkle_root: [u8; 32],
     /// Merkle hash algorithm.
     pub hash_alg: HashAlg,
+    /// `HMAC-SHA-256(K_c, header-hash preimage)`: commits the header to the DEK
+    /// (`chunk::dek_commitment`). Copied verbatim by seal and rewrap.
+    pub dek_commitment: [u8; 32],
     /// Wrap table (at most 255 entries).
     pub wraps: Vec<WrapEntry>,
     /// Metadata and signatures (v2/v3), `None` for v1.
@@ -263,8 +278,20 @@ pub(crate) fn check_chunk_size(chunk_size: u32) -> Result<()> {
     }
 }
 
+/// Largest container length any reader handles: `2^53 − 1`, the largest
+/// integer a JavaScript number holds exactly, so the Rust and browser readers
+/// accept exactly the same headers.
+pub const MAX_CONTAINER_LEN: u64 = (1 << 53) - 1;
+
+/// `⌈P / C⌉ ≤ 2^32` and `P + 64 · ⌈P / C⌉ + MAX_HEADER_LEN ≤ 2^53 − 1` (the
+/// largest header, its leaf table and every envelope fit [`MAX_CONTAINER_LEN`]).
 pub(crate) fn check_plaintext_size(plaintext_size: u64, chunk_size: u32) -> Result<()> {
-    if super::chunk::chunk_count(plaintext_size, chunk_size) > super::chunk::MAX_CHUNKS {
+    let n = super::chunk::chunk_count(plaintext_size, chunk_size);
+    let per_chunk = (super::chunk::ENVELOPE_OVERHEAD + super::chunk::LEAF_LEN) as u64;
+    let total = plaintext_size
+        .checked_add(n.saturating_mul(per_chunk))
+        .and_then(|b| b.checked_add(MAX_HEADER_LEN as u64));
+    if n > super::chunk::MAX_CHUNKS || total.is_none_or(|t| t > MAX_CONTAINER_LEN) {
         Err(ContainerError::InvalidPlaintextSize)
     } else {
         Ok(())
@@ -282,6 +309,7 @@ struct Fixed {
     wrap_count: u8,
     hash_alg: HashAlg,
     var_len: usize,
+    dek_commitment: [u8; 32],
 }
 
 fn parse_fixed(bytes: &[u8]) -> Result<Fixed> {
@@ -291,7 +319,7 @@ fn parse_fixed(bytes: &[u8]) -> Result<Fixed> {
         return Err(ContainerError::BadMagic);
     }
     let version = c.u8()?;
-    if !(1..=3).contains(&version) {
+    if !(VERSION_UNSIGNED..=VERSION_HYBRID).contains(&version) {
         return Err(ContainerError::UnsupportedVersion(version));
     }
     let mode = c.u8()?;
@@ -320,7 +348,9 @@ fn parse_fixed(bytes: &[u8]) -> Result<Fixed> {
             "variable length inconsistent with wrap count",
         ));
     }
+    let dek_commitment = c.array::<32>()?;
     Ok(Fixed {
+        dek_commitment,
         version,
         mode,
         file_id,
@@ -335,7 +365,7 @@ fn parse_fixed(bytes: &[u8]) -> Result<Fixed> {
 
 /// Metadata length a version and kind require, without the seal reason.
 const fn metadata_base_len(version: u8) -> usize {
-    if version == 3 {
+    if version == VERSION_HYBRID {
         METADATA_V3_LEN
     } else {
         METADATA_V2_LEN
@@ -343,7 +373,7 @@ const fn metadata_base_len(version: u8) -> usize {
 }
 
 const fn sig_table_len(version: u8) -> usize {
-    if version == 3 {
+    if version == VERSION_HYBRID {
         SIG_TABLE_V3_LEN
     } else {
         SIG_TABLE_V2_LEN
@@ -368,7 +398,7 @@ fn parse_metadata(version: u8, bytes: &[u8], base: usize) -> Result<Metadata> {
     let kind = c.u8()?;
     let timestamp = c.u64()?;
     let ed25519_public = c.array::<32>()?;
-    let mldsa_public = if version == 3 {
+    let mldsa_public = if version == VERSION_HYBRID {
         Some(c.take(mldsa::PK_LEN)?.to_vec())
     } else {
         None
@@ -410,13 +440,13 @@ fn parse_metadata(version: u8, bytes: &[u8], base: usize) -> Result<Metadata> {
 }
 
 impl Header {
-    /// Format version this header serialises as (1, 2 or 3).
+    /// Format version this header serialises as (4, 5 or 6).
     #[must_use]
     pub fn version(&self) -> u8 {
         match &self.signed {
-            None => 1,
-            Some(s) if s.metadata.mldsa_public.is_some() => 3,
-            Some(_) => 2,
+            None => VERSION_UNSIGNED,
+            Some(s) if s.metadata.mldsa_public.is_some() => VERSION_HYBRID,
+            Some(_) => VERSION_ED25519,
         }
     }
 
@@ -446,7 +476,7 @@ impl Header {
         };
         let f = parse_fixed(fixed_bytes)?;
         let table_end = FIXED_HEADER_LEN + f.var_len;
-        if f.version == 1 {
+        if f.version == VERSION_UNSIGNED {
             return Ok(Ok(table_end));
         }
         let Some(mlen_bytes) = prefix.get(table_end..table_end + 4) else {
@@ -507,7 +537,7 @@ impl Header {
             ));
         }
         let mut c = Cursor::with_base(bytes.get(table_end..).unwrap_or_default(), table_end);
-        let signed = if f.version == 1 {
+        let signed = if f.version == VERSION_UNSIGNED {
             None
         } else {
             let mlen = usize::try_from(c.u32()?)
@@ -516,7 +546,7 @@ impl Header {
             let meta_base = table_end + 4;
             let metadata = parse_metadata(f.version, c.take(mlen)?, meta_base)?;
             let ed25519_signature = c.array::<64>()?;
-            let mldsa_signature = if f.version == 3 {
+            let mldsa_signature = if f.version == VERSION_HYBRID {
                 Some(c.take(mldsa::SIG_LEN)?.to_vec())
             } else {
                 None
@@ -539,6 +569,7 @@ impl Header {
             plaintext_size: f.plaintext_size,
             merkle_root: f.merkle_root,
             hash_alg: f.hash_alg,
+            dek_commitment: f.dek_commitment,
             wraps,
             signed,
         };
@@ -653,6 +684,7 @@ impl Header {
         out.push(self.hash_alg.id());
         out.extend_from_slice(&[0u8; 3]);
         out.extend_from_slice(&var_len.to_be_bytes());
+        out.extend_from_slice(&self.dek_commitment);
         out.extend_from_slice(&table);
         if let Some(s) = &self.signed {
             let mut meta = Vec::with_capacity(METADATA_V3_LEN);

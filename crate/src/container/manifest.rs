@@ -237,6 +237,11 @@ impl GroupState {
                 "genesis subject must be its signer (the founder)",
             ));
         }
+        if block.key_commitment == [0u8; 32] {
+            return Err(ContainerError::InvalidManifest(
+                "genesis needs a key commitment (all zero is refused)",
+            ));
+        }
         verify_block_signature(block)?;
         let mut members = BTreeSet::new();
         members.insert(block.signer);
@@ -285,6 +290,11 @@ impl GroupState {
         if !needs_commitment && block.key_commitment != zero {
             return Err(ContainerError::InvalidManifest(
                 "only rotate blocks carry a key commitment",
+            ));
+        }
+        if needs_commitment && block.key_commitment == zero {
+            return Err(ContainerError::InvalidManifest(
+                "a rotate block needs a key commitment (all zero is refused)",
             ));
         }
         verify_block_signature(block)?;

@@ -2,12 +2,16 @@
 //! of two below `n`), with domain-separated leaf / node / empty hashes:
 //!
 //! ```text
-//! leaf  = H("vollcrypt-file-merkle-leaf-v1" ‖ file_id16 ‖ u32be index ‖ u32be chunk_len ‖ iv12 ‖ tag16)
+//! leaf  = H("vollcrypt-file-merkle-leaf-v2" ‖ file_id16 ‖ u32be index ‖ u32be chunk_len ‖ iv12 ‖ ciphertext ‖ tag16)
 //! node  = H("vollcrypt-file-merkle-node-v1" ‖ left32 ‖ right32)
 //! empty = H("vollcrypt-file-merkle-empty-v1")
 //! ```
 //!
 //! `H` is SHA-256 (hash algorithm 0) or BLAKE3 with 32-byte output (1).
+//! The leaf covers the whole ciphertext, so a DEK holder cannot rewrite a
+//! chunk (AES-GCM is not committing for someone who knows the key) without
+//! changing its leaf. The leaves are stored in the leaf table after the header;
+//! the header's root is the root over that table.
 //! Inclusion proofs are RFC 6962 `PATH(m, D[n])`; verification is the
 //! RFC 9162 §2.1.3.2 algorithm, which rejects an index ≥ total, a proof of the
 //! wrong length for the total and any odd-level duplication.
@@ -16,8 +20,8 @@ use super::error::{ContainerError, Result};
 use super::header::HashAlg;
 use crate::hash::Sha256;
 
-/// Leaf label.
-pub const LEAF_LABEL: &[u8] = b"vollcrypt-file-merkle-leaf-v1";
+/// Leaf label (v2: the leaf covers the ciphertext).
+pub const LEAF_LABEL: &[u8] = b"vollcrypt-file-merkle-leaf-v2";
 /// Node label.
 pub const NODE_LABEL: &[u8] = b"vollcrypt-file-merkle-node-v1";
 /// Empty-tree label.
@@ -55,7 +59,9 @@ impl Hasher {
     }
 }
 
-/// `LeafHashV1` of one chunk.
+/// The leaf of one chunk: `H(LEAF_LABEL ‖ file_id ‖ u32be index ‖ u32be
+/// chunk_len ‖ iv ‖ ciphertext_and_tag)`, where `ciphertext_and_tag` is the
+/// envelope after its 16-byte `index ‖ iv` head.
 #[must_use]
 pub fn leaf_hash(
     alg: HashAlg,
@@ -63,7 +69,7 @@ pub fn leaf_hash(
     index: u32,
     chunk_len: u32,
     iv: &[u8; 12],
-    tag: &[u8; 16],
+    ciphertext_and_tag: &[u8],
 ) -> [u8; 32] {
     let mut h = Hasher::new(alg);
     h.update(LEAF_LABEL);
@@ -71,8 +77,25 @@ pub fn leaf_hash(
     h.update(&index.to_be_bytes());
     h.update(&chunk_len.to_be_bytes());
     h.update(iv);
-    h.update(tag);
+    h.update(ciphertext_and_tag);
     h.finalize()
+}
+
+/// Root over a serialised leaf table (`32 · n` bytes, entry `i` = leaf `i`),
+/// in `O(log n)` memory.
+///
+/// # Errors
+/// [`ContainerError::InvalidChunk`] if the length is not a multiple of 32.
+pub fn table_root(alg: HashAlg, table: &[u8]) -> Result<[u8; 32]> {
+    let (leaves, rest) = table.as_chunks::<32>();
+    if !rest.is_empty() {
+        return Err(ContainerError::InvalidChunk("leaf table length is not a multiple of 32"));
+    }
+    let mut acc = MerkleAccumulator::new(alg);
+    for leaf in leaves {
+        acc.push(*leaf);
+    }
+    Ok(acc.root())
 }
 
 /// Interior node hash.

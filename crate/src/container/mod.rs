@@ -5,15 +5,18 @@
 //! `chunk_size` plaintext bytes (the last one shorter) is encrypted with
 //! AES-256-GCM under a key and IV derived from the per-container DEK
 //! ([`chunk`]); the DEK is wrapped in one or more wrap entries ([`wrap`]);
-//! a Merkle tree over the chunk leaves ([`merkle`]) is committed in the
-//! header, which may be signed ([`signature`]), sealed ([`seal`]) or rewrapped
+//! every chunk's leaf hashes its whole ciphertext, the leaves are stored in a
+//! leaf table after the header and their Merkle root ([`merkle`]) is committed
+//! in the header, which also commits to the DEK ([`chunk::dek_commitment`])
+//! and may be signed ([`signature`]), sealed ([`seal`]) or rewrapped
 //! ([`revoke`]). Groups keep a signed membership chain ([`manifest`]).
 //! Reading is governed by a [`VerificationPolicy`] ([`policy`]).
 //!
 //! Entry points:
 //! - streaming: [`ContainerEncryptor`] (`new` → `push_chunk`… → `finish`),
-//!   [`ContainerReader`] (`parse_header` → `unlock_*` → `decrypt_chunk(index,
-//!   envelope, proof)` or `begin_sequential` / `next_chunk` / `end_sequential`);
+//!   [`ContainerReader`] (`parse_header` → `set_leaf_table` → `unlock_*` →
+//!   `decrypt_chunk(index, envelope)` or `begin_sequential` / `next_chunk` /
+//!   `end_sequential`);
 //! - whole buffers: [`encrypt`], [`decrypt`], [`decrypt_with_sink`], [`verify_container`].
 
 pub mod chunk;
@@ -41,14 +44,16 @@ pub use header::{HashAlg, Header, HeaderPrefix, MetadataKind, Mode, SealMode};
 pub use manifest::{GroupManifest, GroupState, ManifestOp, RevocationMode, revoke_member};
 pub use merkle::{inclusion_proof, merkle_root, verify_merkle_proof};
 pub use policy::{
-    Decrypted, ReleaseMode, SealInfo, SignatureRequirement, TamperAction, VerificationPolicy,
-    VerificationReport,
+    Decrypted, ExpectedSigner, ReleaseMode, SealInfo, SignatureRequirement, TamperAction,
+    VerificationPolicy, VerificationReport,
 };
 pub use revoke::{reencrypt, rewrap, rewrap_group, rewrap_header};
 pub use seal::{purge, seal, seal_header};
 pub use signature::{SignatureStatus, SigningKeys};
 pub use stream::{ContainerEncryptor, ContainerReader, EncryptOptions, ReaderPrefix};
-pub use wrap::{Argon2idCost, GroupUnlock, ThresholdShare, Unlock, WrapEntry, WrapSpec};
+pub use wrap::{
+    Argon2idCost, GroupUnlock, KdfBudget, ThresholdShare, Unlock, WrapEntry, WrapSpec,
+};
 
 /// A new container and the shares of its threshold wraps (one list per
 /// threshold wrap spec, in order). No `Debug` (shares are secret).

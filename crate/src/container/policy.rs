@@ -6,16 +6,18 @@
 //!
 //! 1. parse the header (always fatal on error);
 //! 2. verify any signature (an invalid signature is always fatal; a missing one
-//!    is fatal under [`SignatureRequirement::Required`]; a signer other than
-//!    [`VerificationPolicy::expected_signer`] is fatal);
+//!    is fatal under [`SignatureRequirement::Required`] or a pin; a signer
+//!    other than [`VerificationPolicy::expected_signer`] is fatal, and a pin
+//!    with an ML-DSA-65 key requires a hybrid signature by that key);
 //! 3. a sealed container: decrypting fails with `SEALED`, verifying reports it;
 //! 4. group unlock with a manifest (required when the policy pins an epoch or
 //!    a founder): verify the chain, the pin, the anchor, and the group key
 //!    against the manifest's commitment;
-//! 5. unlock the DEK (always fatal on error);
-//! 6. check the container length, every envelope (index, derived IV, AEAD
-//!    tag when unlocked) and the Merkle root;
-//! 7. release plaintext according to [`ReleaseMode`] and [`TamperAction`].
+//! 5. check the container length and the leaf table against the Merkle root;
+//! 6. unlock the DEK (always fatal on error; checks the DEK commitment);
+//! 7. every envelope: its leaf recomputed from its bytes against the table,
+//!    then (unlocked) stored index, derived IV and AEAD tag;
+//! 8. release plaintext according to [`ReleaseMode`] and [`TamperAction`].
 
 use zeroize::Zeroizing;
 
@@ -23,10 +25,9 @@ use super::chunk::{self, Dek};
 use super::error::{ContainerError, Result};
 use super::header::{MetadataKind, SealMode};
 use super::manifest::GroupManifest;
-use super::merkle::MerkleAccumulator;
 use super::signature::SignatureStatus;
 use super::stream::ContainerReader;
-use super::wrap::Unlock;
+use super::wrap::{KdfBudget, Unlock};
 
 /// When plaintext is released.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -35,8 +36,11 @@ pub enum ReleaseMode {
     /// before releasing any plaintext.
     #[default]
     Verified,
-    /// Release each chunk as soon as its AEAD tag verifies; fail at the first
-    /// bad chunk. The Merkle root is checked after the last chunk.
+    /// Check the leaf table against the (signed) Merkle root first, then
+    /// release each chunk as soon as its recomputed leaf matches its table
+    /// entry and its AEAD tag verifies; fail at the first bad chunk. Output is
+    /// complete only when the whole run succeeds (truncation at a chunk
+    /// boundary is known only at the end).
     Streaming,
 }
 
@@ -59,8 +63,36 @@ pub enum TamperAction {
     /// Check everything, list bad chunks, release no plaintext if anything is bad
     /// (in streaming mode: nothing after the first bad chunk).
     Report,
-    /// Check everything, list bad chunks, release the good chunks.
+    /// Check everything, list bad chunks, release the good chunks. When the
+    /// leaf table does not match the root, nothing is released under a
+    /// signature policy (`Required` or a pin); without one, chunks whose tag
+    /// verifies are released and the report's `merkle_valid = false` says they
+    /// are not bound to the header.
     Recover,
+}
+
+/// A pinned signer: the Ed25519 key and, when the signer has one, the
+/// ML-DSA-65 key. Whether a hybrid signature is required comes from the pin,
+/// never from the signed object.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExpectedSigner {
+    /// Ed25519 public key.
+    pub ed25519: [u8; 32],
+    /// ML-DSA-65 public key (1952 bytes): with it, a header without an
+    /// ML-DSA-65 signature fails with `HYBRID_REQUIRED` and another ML-DSA-65
+    /// key with `SIGNER_MISMATCH`.
+    pub mldsa65: Option<Vec<u8>>,
+}
+
+impl ExpectedSigner {
+    /// A pin of an Ed25519 key alone.
+    #[must_use]
+    pub const fn ed25519(key: [u8; 32]) -> Self {
+        Self {
+            ed25519: key,
+            mldsa65: None,
+        }
+    }
 }
 
 /// Verification policy. `Default` = verified release, signature optional, abort.
@@ -74,10 +106,12 @@ pub struct VerificationPolicy {
     pub rollback_pin: Option<u32>,
     /// Founder Ed25519 key the manifest's genesis must carry (group unlock only).
     pub founder_anchor: Option<[u8; 32]>,
-    /// Ed25519 key the container must be signed with (implies a signature).
-    pub expected_signer: Option<[u8; 32]>,
+    /// Signer the container must be signed by (implies a signature).
+    pub expected_signer: Option<ExpectedSigner>,
     /// Tamper handling.
     pub on_tamper: TamperAction,
+    /// KDF budget of password unlocks.
+    pub kdf_budget: KdfBudget,
 }
 
 impl VerificationPolicy {
@@ -111,8 +145,10 @@ pub struct VerificationReport {
     pub version: u8,
     /// Signature outcome.
     pub signature: SignatureStatus,
-    /// Signer's Ed25519 key (v2/v3).
+    /// Signer's Ed25519 key (v5/v6).
     pub signer: Option<[u8; 32]>,
+    /// Signer's ML-DSA-65 key (v6).
+    pub signer_mldsa65: Option<Vec<u8>>,
     /// Signer's key-log id (v2/v3).
     pub key_log_id: Option<[u8; 32]>,
     /// Signed timestamp (v2/v3).
@@ -131,7 +167,8 @@ pub struct VerificationReport {
     pub missing_from: Option<u64>,
     /// Whether the container length matched the header.
     pub length_valid: bool,
-    /// Whether the Merkle root matched.
+    /// Whether the leaf table matched the header's Merkle root (so every
+    /// chunk checked against it is bound to the header and its signature).
     pub merkle_valid: bool,
     /// Head epoch of the verified group manifest, if one was checked.
     pub manifest_epoch: Option<u32>,
@@ -160,20 +197,34 @@ pub struct Decrypted {
     pub report: VerificationReport,
 }
 
-fn check_signature(
+fn under_signature_policy(policy: &VerificationPolicy) -> bool {
+    policy.signature == SignatureRequirement::Required || policy.expected_signer.is_some()
+}
+
+/// Step 2: signature status under `policy`.
+///
+/// # Errors
+/// [`ContainerError::SignatureInvalid`], [`ContainerError::SignatureMissing`],
+/// [`ContainerError::SignerMismatch`], [`ContainerError::HybridRequired`].
+pub fn check_signature(
     reader: &ContainerReader,
     policy: &VerificationPolicy,
 ) -> Result<SignatureStatus> {
     let status = reader.verify_signature()?;
-    if status == SignatureStatus::Unsigned
-        && (policy.signature == SignatureRequirement::Required || policy.expected_signer.is_some())
-    {
+    if status == SignatureStatus::Unsigned && under_signature_policy(policy) {
         return Err(ContainerError::SignatureMissing);
     }
-    if let (Some(want), Some(signed)) = (&policy.expected_signer, &reader.header().signed)
-        && &signed.metadata.ed25519_public != want
-    {
-        return Err(ContainerError::SignerMismatch);
+    if let (Some(want), Some(signed)) = (&policy.expected_signer, &reader.header().signed) {
+        if signed.metadata.ed25519_public != want.ed25519 {
+            return Err(ContainerError::SignerMismatch);
+        }
+        if let Some(pq) = &want.mldsa65 {
+            match &signed.metadata.mldsa_public {
+                None => return Err(ContainerError::HybridRequired),
+                Some(have) if have != pq => return Err(ContainerError::SignerMismatch),
+                Some(_) => {}
+            }
+        }
     }
     Ok(status)
 }
@@ -204,7 +255,15 @@ fn check_manifest(unlock: Option<&Unlock<'_>>, policy: &VerificationPolicy) -> R
 /// Receiver of released plaintext chunks `(index, plaintext)`.
 pub type ChunkSink<'a> = dyn FnMut(u64, &[u8]) + 'a;
 
+fn truncated_at(needed: u64, got: usize) -> ContainerError {
+    ContainerError::Truncated {
+        needed,
+        got: got as u64,
+    }
+}
+
 /// The shared pipeline. `sink` = `None` verifies only (no plaintext).
+#[allow(clippy::too_many_lines)]
 pub(crate) fn process(
     bytes: &[u8],
     policy: &VerificationPolicy,
@@ -219,6 +278,7 @@ pub(crate) fn process(
         version: header.version(),
         signature,
         signer: meta.map(|m| m.ed25519_public),
+        signer_mldsa65: meta.and_then(|m| m.mldsa_public.clone()),
         key_log_id: meta.map(|m| m.key_log_id),
         timestamp: meta.map(|m| m.timestamp),
         sealed: None,
@@ -229,6 +289,20 @@ pub(crate) fn process(
         length_valid: false,
         merkle_valid: false,
         manifest_epoch: None,
+    };
+    let abort = policy.on_tamper == TamperAction::Abort;
+    let expected_len = reader.container_len();
+    let actual_len = bytes.len() as u64;
+    report.length_valid = expected_len == actual_len;
+    let length_error = || {
+        if actual_len < expected_len {
+            ContainerError::Truncated {
+                needed: expected_len,
+                got: actual_len,
+            }
+        } else {
+            ContainerError::TrailingBytes
+        }
     };
     if let Some(m) = meta
         && let MetadataKind::Sealed { mode, reason } = &m.kind
@@ -242,34 +316,53 @@ pub(crate) fn process(
             timestamp: m.timestamp,
             sealer: m.ed25519_public,
         });
-        report.length_valid = bytes.len() as u64 == reader.container_len();
-        return Ok(report);
+        if abort && !report.length_valid {
+            return Err(length_error());
+        }
+        if *mode == SealMode::Purge {
+            // Nothing but the header is left: there is no body to bind.
+            return Ok(report);
+        }
+    } else {
+        report.manifest_epoch = check_manifest(unlock, policy)?;
     }
-    report.manifest_epoch = check_manifest(unlock, policy)?;
-    if let Some(u) = unlock {
-        reader.unlock(u)?;
-        report.chunks_authenticated = true;
-    } else if sink.is_some() {
-        return Err(ContainerError::InvalidState(
-            "decrypting needs an unlock method",
-        ));
+    if abort && !report.length_valid {
+        return Err(length_error());
     }
 
-    let abort = policy.on_tamper == TamperAction::Abort;
-    let streaming = policy.release_mode == ReleaseMode::Streaming;
-    let expected_len = reader.container_len();
-    let actual_len = bytes.len() as u64;
-    report.length_valid = expected_len == actual_len;
-    if abort && !report.length_valid {
-        return Err(if actual_len < expected_len {
-            ContainerError::Truncated {
-                needed: expected_len,
-                got: actual_len,
-            }
-        } else {
-            ContainerError::TrailingBytes
-        });
+    // Step 5: the leaf table against the (signed) root, before any key work.
+    let header_len = reader.header_len();
+    let table_len = usize::try_from(reader.leaf_table_len()).unwrap_or(usize::MAX);
+    let table_end = header_len.saturating_add(table_len);
+    let table_valid = match bytes.get(header_len..table_end) {
+        Some(table) => match reader.set_leaf_table(table) {
+            Ok(()) => true,
+            Err(ContainerError::AuthenticationFailed) if !abort => false,
+            Err(e) => return Err(e),
+        },
+        None if abort => return Err(truncated_at(table_end as u64, bytes.len())),
+        None => false,
+    };
+    report.merkle_valid = table_valid;
+    if abort && !table_valid {
+        return Err(ContainerError::AuthenticationFailed);
     }
+
+    // Step 6: the DEK (every unlock path checks the DEK commitment).
+    if report.sealed.is_none() {
+        if let Some(u) = unlock {
+            reader.unlock_with_budget(u, &policy.kdf_budget)?;
+            report.chunks_authenticated = true;
+        } else if sink.is_some() {
+            return Err(ContainerError::InvalidState(
+                "decrypting needs an unlock method",
+            ));
+        }
+    }
+    // A table that does not match the (signed) root releases nothing under a
+    // signature policy: the chunks could be anyone's.
+    let may_release = table_valid || !under_signature_policy(policy);
+    let streaming = policy.release_mode == ReleaseMode::Streaming;
 
     let ctx = *reader.context();
     let dek: Option<&Dek> = if report.chunks_authenticated {
@@ -277,37 +370,46 @@ pub(crate) fn process(
     } else {
         None
     };
-    let mut merkle = MerkleAccumulator::new(ctx.hash_alg);
     let mut held: Vec<(u64, Zeroizing<Vec<u8>>)> = Vec::new();
-    let body = bytes.get(reader.header_len()..).unwrap_or_default();
+    let body = bytes.get(header_len..).unwrap_or_default();
     for index in 0..ctx.chunk_count() {
         let start = usize::try_from(ctx.envelope_offset(index)).unwrap_or(usize::MAX);
         let len = ctx.envelope_len(index)?;
         let Some(envelope) = start.checked_add(len).and_then(|end| body.get(start..end)) else {
-            let err = ContainerError::truncated(
-                reader
-                    .header_len()
-                    .saturating_add(start)
-                    .saturating_add(len),
-                bytes.len(),
-            );
+            let needed = (header_len as u64)
+                .saturating_add(start as u64)
+                .saturating_add(len as u64);
             if abort {
-                return Err(err);
+                return Err(truncated_at(needed, bytes.len()));
             }
             // Offsets only grow: every later envelope is missing as well.
             report.missing_from = Some(index);
             break;
         };
+        // The leaf is always recomputed from these exact bytes; with a table
+        // that matched the root it must equal the entry, otherwise (recover
+        // and report modes only) the recomputed leaf stands in and the chunk
+        // is checked by its tag alone.
         let outcome = chunk::envelope_leaf(&ctx, index, envelope).and_then(|leaf| {
-            merkle.push(leaf);
+            let want = if table_valid {
+                *reader.table_leaf(index)?
+            } else {
+                leaf
+            };
+            if !bool::from(subtle::ConstantTimeEq::ct_eq(&leaf[..], &want[..])) {
+                return Err(ContainerError::AuthenticationFailed);
+            }
             match &dek {
-                Some(k) => chunk::open_chunk(k, &ctx, index, envelope).map(Some),
+                Some(k) => chunk::open_chunk(k, &ctx, index, envelope, &want).map(Some),
                 None => Ok(None),
             }
         });
         match outcome {
             Ok(pt) => {
                 let Some(pt) = pt else { continue };
+                if !may_release {
+                    continue;
+                }
                 let release_now = streaming
                     && (policy.on_tamper != TamperAction::Report || report.bad_chunks.is_empty());
                 match sink.as_mut() {
@@ -323,16 +425,6 @@ pub(crate) fn process(
                 report.bad_chunks.push(index);
             }
         }
-    }
-    // A chunk whose envelope could not be read pushed no leaf: the root cannot match.
-    let all_leaves = merkle.len() == ctx.chunk_count();
-    report.merkle_valid = all_leaves
-        && bool::from(subtle::ConstantTimeEq::ct_eq(
-            &merkle.root()[..],
-            &reader.header().merkle_root[..],
-        ));
-    if abort && !report.merkle_valid {
-        return Err(ContainerError::AuthenticationFailed);
     }
     if let Some(s) = sink {
         let release = match policy.on_tamper {

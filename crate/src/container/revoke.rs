@@ -2,8 +2,8 @@
 //! the tools of strict revocation.
 //!
 //! Because `header_hash` covers only the immutable header fields, replacing,
-//! adding or removing wrap entries changes no chunk: the DEK, file id, Merkle
-//! root and envelopes stay as they are. A rewrap does not help against a
+//! adding or removing wrap entries changes no chunk: the DEK, its commitment,
+//! file id, Merkle root, leaf table and envelopes stay as they are. A rewrap does not help against a
 //! removed member who cached the DEK; [`reencrypt`] (new DEK, new file id)
 //! does.
 
@@ -25,7 +25,10 @@ use super::{EncryptOptions, Encrypted, decrypt, encrypt, verify_container};
 /// # Errors
 /// Header / unlock errors; [`ContainerError::Sealed`]; [`ContainerError::InvalidOption`]
 /// if no wrap would remain, more than 255 would, or a signed container is
-/// rewrapped without a signer; existing invalid signature → `INVALID_SIGNATURE`.
+/// rewrapped without a signer; existing invalid signature → `INVALID_SIGNATURE`;
+/// [`ContainerError::KdfBudgetExceeded`] if an added password wrap is over the
+/// default reader budget or the new table would hold more password wraps than
+/// a default reader tries.
 pub fn rewrap_header(
     header_prefix: &[u8],
     unlock: &Unlock<'_>,
@@ -43,7 +46,34 @@ pub fn rewrap_header(
             "a signed container must be re-signed: pass a signer",
         ));
     }
-    let dek = wrap::unlock_dek(&old.wraps, &old.file_id, unlock)?;
+    // A writer: the added wraps must fit the default reader budget, and so
+    // must the number of password wraps the new table holds (kept + added),
+    // or an honest reader would stop before trying the last ones.
+    let budget = wrap::KdfBudget::default();
+    wrap::check_writer_budget(add, &budget)?;
+    let added_passwords = add
+        .iter()
+        .filter(|s| matches!(s, WrapSpec::Pbkdf2 { .. } | WrapSpec::Argon2id { .. }))
+        .count();
+    let kept_passwords = old
+        .wraps
+        .iter()
+        .filter(|w| w.kind() == wrap::WrapKind::Password && !remove(w))
+        .count();
+    if added_passwords > 0
+        && u32::try_from(kept_passwords.saturating_add(added_passwords)).unwrap_or(u32::MAX)
+            > budget.password_attempts
+    {
+        return Err(ContainerError::KdfBudgetExceeded);
+    }
+    let ctx = super::chunk::FileContext::of(&old);
+    let dek = wrap::unlock_dek(
+        &old.wraps,
+        &ctx,
+        &old.dek_commitment,
+        unlock,
+        &budget,
+    )?;
     let mut wraps: Vec<WrapEntry> = old.wraps.iter().filter(|w| !remove(w)).cloned().collect();
     let mut shares = Vec::new();
     for spec in add {

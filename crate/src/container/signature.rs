@@ -16,7 +16,9 @@
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
 use super::error::{ContainerError, Result};
-use super::header::{Header, Metadata, MetadataKind, SignedPart};
+use super::header::{
+    Header, Metadata, MetadataKind, SignedPart, VERSION_ED25519, VERSION_HYBRID,
+};
 use crate::{ed25519, mldsa};
 
 /// Domain label prefixed to the signed header bytes.
@@ -104,10 +106,14 @@ impl SigningKeys {
         self.mldsa_public.as_deref()
     }
 
-    /// The version headers signed by this signer get (2 or 3).
+    /// The version headers signed by this signer get (5 or 6).
     #[must_use]
     pub const fn version(&self) -> u8 {
-        if self.mldsa_seed.is_some() { 3 } else { 2 }
+        if self.mldsa_seed.is_some() {
+            VERSION_HYBRID
+        } else {
+            VERSION_ED25519
+        }
     }
 
     /// The metadata this signer records, of `kind`.
@@ -147,7 +153,7 @@ pub fn signed_message(header: &Header) -> Result<Vec<u8>> {
 }
 
 /// Signs `header` with `keys`, recording metadata of `kind` (replaces any
-/// existing signature; the version becomes 2 or 3).
+/// existing signature; the version becomes 5 or 6).
 ///
 /// # Errors
 /// Serialisation errors; primitive errors.

@@ -16,7 +16,7 @@
 
 use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
 
-use super::chunk::{DEK_LEN, Dek};
+use super::chunk::{DEK_LEN, Dek, FileContext};
 use super::encoding::{Cursor, b64url_decode, b64url_encode};
 use super::error::{ContainerError, Result};
 use super::header::CIPHER_SUITE_AES_256_GCM;
@@ -635,6 +635,31 @@ impl WrapSpec {
     }
 }
 
+/// Refuses wrap specs an honest reader with `budget` could not open: a
+/// password wrap over the per-wrap caps, or more password wraps than the
+/// budget tries. Writers check the default reader budget unless told otherwise.
+///
+/// # Errors
+/// [`ContainerError::KdfBudgetExceeded`].
+pub fn check_writer_budget(specs: &[WrapSpec], budget: &KdfBudget) -> Result<()> {
+    let mut passwords = 0u32;
+    for spec in specs {
+        let fits = match spec {
+            WrapSpec::Pbkdf2 { iterations, .. } => *iterations <= budget.pbkdf2_iterations,
+            WrapSpec::Argon2id { cost, .. } => {
+                cost.memory_kib <= budget.argon2_memory_kib
+                    && cost.iterations <= budget.argon2_iterations
+            }
+            _ => continue,
+        };
+        passwords = passwords.saturating_add(1);
+        if !fits || passwords > budget.password_attempts {
+            return Err(ContainerError::KdfBudgetExceeded);
+        }
+    }
+    Ok(())
+}
+
 /// Builds the wrap entry of `spec` for `dek`. Threshold specs also return the
 /// new shares (in x order).
 ///
@@ -797,15 +822,100 @@ fn password_candidates(wraps: &[WrapEntry]) -> impl Iterator<Item = &WrapEntry> 
     wraps.iter().filter(|w| w.kind() == WrapKind::Password)
 }
 
-/// Recovers the DEK of `wraps` (a header's wrap table, `file_id` its file id).
+/// The per-unlock KDF budget of a reader: password wraps whose cost is over a
+/// per-wrap cap are skipped without any work, and at most
+/// `password_attempts` password wraps are tried. The total work of one unlock
+/// is therefore at most `password_attempts` derivations of the capped cost.
+/// `Default` is the browser default: a little above the writers' default
+/// password cost (Argon2id 64 MiB, t = 3).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct KdfBudget {
+    /// Largest Argon2id memory cost tried (KiB).
+    pub argon2_memory_kib: u32,
+    /// Largest Argon2id time cost tried.
+    pub argon2_iterations: u32,
+    /// Largest PBKDF2 iteration count tried.
+    pub pbkdf2_iterations: u32,
+    /// Most password wraps tried in one unlock.
+    pub password_attempts: u32,
+}
+
+/// Default Argon2id memory cap of [`KdfBudget`]: 256 MiB.
+pub const DEFAULT_BUDGET_ARGON2_MEMORY_KIB: u32 = 262_144;
+/// Default Argon2id time-cost cap of [`KdfBudget`].
+pub const DEFAULT_BUDGET_ARGON2_ITERATIONS: u32 = 4;
+/// Default PBKDF2 iteration cap of [`KdfBudget`].
+pub const DEFAULT_BUDGET_PBKDF2_ITERATIONS: u32 = 2_000_000;
+/// Default number of password wraps one unlock tries.
+pub const DEFAULT_BUDGET_PASSWORD_ATTEMPTS: u32 = 2;
+
+impl Default for KdfBudget {
+    fn default() -> Self {
+        Self {
+            argon2_memory_kib: DEFAULT_BUDGET_ARGON2_MEMORY_KIB,
+            argon2_iterations: DEFAULT_BUDGET_ARGON2_ITERATIONS,
+            pbkdf2_iterations: DEFAULT_BUDGET_PBKDF2_ITERATIONS,
+            password_attempts: DEFAULT_BUDGET_PASSWORD_ATTEMPTS,
+        }
+    }
+}
+
+impl KdfBudget {
+    /// No cap beyond the format's parse-time bounds (trusted input only).
+    #[must_use]
+    pub const fn unlimited() -> Self {
+        Self {
+            argon2_memory_kib: ARGON2_MAX_MEMORY_KIB,
+            argon2_iterations: ARGON2_MAX_ITERATIONS,
+            pbkdf2_iterations: PBKDF2_MAX_ITERATIONS,
+            password_attempts: u32::MAX,
+        }
+    }
+
+    /// Whether one derivation for `wrap` fits the per-wrap caps (non-password
+    /// wraps always do).
+    #[must_use]
+    pub const fn allows(&self, wrap: &WrapEntry) -> bool {
+        match wrap {
+            WrapEntry::Pbkdf2 { iterations, .. } => *iterations <= self.pbkdf2_iterations,
+            WrapEntry::Argon2id { cost, .. } => {
+                cost.memory_kib <= self.argon2_memory_kib
+                    && cost.iterations <= self.argon2_iterations
+            }
+            _ => true,
+        }
+    }
+}
+
+/// The DEK of a wrap that unwrapped, accepted only if it opens the header's
+/// DEK commitment. A wrap that unwraps under a wrong KEK-DEK pairing the
+/// writer never made (a second DEK planted for one recipient) fails here.
+fn committed(ctx: &FileContext, commitment: &[u8; 32], dek: Dek) -> Result<Option<Dek>> {
+    Ok(ctx.dek_matches(&dek, commitment)?.then_some(dek))
+}
+
+/// Recovers the DEK of a header (`wraps` its wrap table, `ctx` its chunk
+/// context, `commitment` its DEK commitment). Every candidate that unwraps
+/// must also open the commitment, or it counts as failed and the next
+/// candidate is tried; that includes [`Unlock::Dek`].
 ///
 /// # Errors
 /// [`ContainerError::NoWraps`] for an empty table, [`ContainerError::NoMatchingWrap`]
-/// if no wrap of the unlock's kind (and id) exists, [`ContainerError::AuthenticationFailed`]
-/// if candidates exist but none opens, share-set errors.
-pub fn unlock_dek(wraps: &[WrapEntry], file_id: &[u8; 16], unlock: &Unlock<'_>) -> Result<Dek> {
+/// if no wrap of the unlock's kind (and id) exists, [`ContainerError::KdfBudgetExceeded`]
+/// if password wraps were skipped or left untried under `budget` and none opened,
+/// [`ContainerError::AuthenticationFailed`] if candidates exist but none opens,
+/// share-set errors.
+pub fn unlock_dek(
+    wraps: &[WrapEntry],
+    ctx: &FileContext,
+    commitment: &[u8; 32],
+    unlock: &Unlock<'_>,
+    budget: &KdfBudget,
+) -> Result<Dek> {
+    let file_id = &ctx.file_id;
     if let Unlock::Dek(dek) = unlock {
-        return Ok((*dek).clone());
+        return committed(ctx, commitment, (*dek).clone())?
+            .ok_or(ContainerError::AuthenticationFailed);
     }
     if wraps.is_empty() {
         return Err(ContainerError::NoWraps);
@@ -813,7 +923,14 @@ pub fn unlock_dek(wraps: &[WrapEntry], file_id: &[u8; 16], unlock: &Unlock<'_>) 
     let mut tried = false;
     match unlock {
         Unlock::Password(password) => {
+            let mut over_budget = false;
+            let mut attempts = 0u32;
             for w in password_candidates(wraps) {
+                if !budget.allows(w) || attempts >= budget.password_attempts {
+                    over_budget = true;
+                    continue;
+                }
+                attempts += 1;
                 tried = true;
                 let kek = match w {
                     WrapEntry::Pbkdf2 {
@@ -822,9 +939,14 @@ pub fn unlock_dek(wraps: &[WrapEntry], file_id: &[u8; 16], unlock: &Unlock<'_>) 
                     WrapEntry::Argon2id { cost, salt, .. } => argon2_kek(password, salt, cost)?,
                     _ => continue,
                 };
-                if let Ok(dek) = unwrap_dek(&kek, w.wrapped()) {
+                if let Ok(dek) = unwrap_dek(&kek, w.wrapped())
+                    && let Some(dek) = committed(ctx, commitment, dek)?
+                {
                     return Ok(dek);
                 }
+            }
+            if over_budget {
+                return Err(ContainerError::KdfBudgetExceeded);
             }
         }
         Unlock::Group(g) => {
@@ -839,7 +961,9 @@ pub fn unlock_dek(wraps: &[WrapEntry], file_id: &[u8; 16], unlock: &Unlock<'_>) 
                 {
                     tried = true;
                     let kek = group_kek(file_id, g.group_key, group_id, *key_version)?;
-                    if let Ok(dek) = unwrap_dek(&kek, wrapped) {
+                    if let Ok(dek) = unwrap_dek(&kek, wrapped)
+                        && let Some(dek) = committed(ctx, commitment, dek)?
+                    {
                         return Ok(dek);
                     }
                 }
@@ -867,7 +991,9 @@ pub fn unlock_dek(wraps: &[WrapEntry], file_id: &[u8; 16], unlock: &Unlock<'_>) 
                     ct.extend_from_slice(ct_x25519);
                     let ss = xwing::xwing_decapsulate(secret_key, &ct)?;
                     let kek = hybrid_kek(file_id, ss.as_slice(), rid, *key_version)?;
-                    if let Ok(dek) = unwrap_dek(&kek, wrapped) {
+                    if let Ok(dek) = unwrap_dek(&kek, wrapped)
+                        && let Some(dek) = committed(ctx, commitment, dek)?
+                    {
                         return Ok(dek);
                     }
                 }
@@ -888,7 +1014,9 @@ pub fn unlock_dek(wraps: &[WrapEntry], file_id: &[u8; 16], unlock: &Unlock<'_>) 
                 {
                     tried = true;
                     let kek = threshold_kek(file_id, tms.as_slice(), share_set_id, *threshold, *n)?;
-                    if let Ok(dek) = unwrap_dek(&kek, wrapped) {
+                    if let Ok(dek) = unwrap_dek(&kek, wrapped)
+                        && let Some(dek) = committed(ctx, commitment, dek)?
+                    {
                         return Ok(dek);
                     }
                 }

@@ -8,23 +8,26 @@
 //! serialisation and signing, the Merkle tree, header parsing and unlocking.
 //!
 //! - [`ContainerEncryptorHandle`] is `ContainerEncryptor` with the chunk
-//!   encryption left out: it is fed each chunk's stored IV and tag (all the
-//!   Merkle leaf needs) instead of its plaintext. The DEK leaves exactly once,
-//!   through `takeDek`, and is wiped here at that moment.
+//!   encryption left out: it is fed each chunk's leaf (hashed over the whole
+//!   envelope by the chunk layer) instead of its plaintext, and returns the
+//!   header followed by the leaf table. The DEK leaves exactly once, through
+//!   `takeDek`, and is wiped here at that moment.
 //! - [`ContainerReaderHandle`] wraps `ContainerReader`: parse, check the
-//!   signature against a policy, unlock, hand the DEK out once (`takeDek`,
-//!   after which the reader holds no key), accumulate leaves and check the root.
-//! - Stateless helpers: header length from a prefix, leaf hashes, the Merkle
-//!   levels of a tree (inclusion proofs are read off them) and proof checks.
+//!   signature against a policy, check the leaf table against the root,
+//!   unlock (DEK commitment checked), hand the DEK out once (`takeDek`, after
+//!   which the reader holds no key).
+//! - Stateless helpers: header length from a prefix, the leaf of an envelope
+//!   (hashed over its exact bytes) and the check of a leaf table against a root.
 //!
 //! Errors: [`js_container_error`], an exhaustive map of `ContainerError` to
 //! `VeilError` codes (a `TRUNCATED` error also carries `needed` and `got`).
 //! Sizes and indices cross as JS numbers and must be safe integers.
 use super::{js_error, scrubbed, secret_in, secret_out, JsResult, StackUse};
 use crate::container::header::{self, Header, Metadata, MetadataKind, SealMode, SignedPart, MAX_WRAPS};
-use crate::container::merkle::{self, MerkleAccumulator};
+use crate::container::merkle;
 use crate::container::wrap::{self, Argon2idCost, ThresholdShare, WrapEntry, WrapSpec};
-use crate::container::{chunk, ContainerError, ContainerReader, Dek, FileContext, HashAlg, SignatureStatus, SigningKeys};
+use crate::container::policy::{self, ExpectedSigner, SignatureRequirement, VerificationPolicy};
+use crate::container::{chunk, ContainerError, ContainerReader, Dek, FileContext, HashAlg, KdfBudget, SignatureStatus, SigningKeys};
 use crate::error::CryptoError;
 use crate::{mldsa, rng};
 use js_sys::{Array, JsString, Uint8Array};
@@ -35,8 +38,6 @@ type CResult<T> = Result<T, ContainerError>;
 
 /// Largest integer a JS number holds exactly.
 const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
-/// Stored IV ‖ tag of one chunk, as fed to the Merkle accumulators.
-const IV_TAG_LEN: usize = chunk::IV_LEN + chunk::TAG_LEN;
 
 /// Converts a container error into the JS error the facade understands: an
 /// `Error` named `VeilError` with the stable `code` of `ContainerError::code`
@@ -64,6 +65,8 @@ pub(crate) fn js_container_error(e: ContainerError) -> JsValue {
         | ContainerError::SignatureMissing
         | ContainerError::SignatureInvalid
         | ContainerError::SignerMismatch
+        | ContainerError::HybridRequired
+        | ContainerError::KdfBudgetExceeded
         | ContainerError::Sealed
         | ContainerError::InvalidShare(_)
         | ContainerError::InsufficientShares { .. }
@@ -111,22 +114,14 @@ fn hex(bytes: &[u8]) -> String {
     s
 }
 
-/// Leaves of `count` consecutive chunks from `first`, from their stored `iv ‖ tag` pairs.
-fn leaves_of(ctx: &FileContext, first: u64, iv_tags: &[u8]) -> CResult<Vec<[u8; 32]>> {
-    if !iv_tags.len().is_multiple_of(IV_TAG_LEN) {
-        return Err(ContainerError::InvalidChunk("iv/tag list must be a multiple of 28 bytes"));
+/// Leaf entries of a 32-byte-per-entry list.
+fn leaf_entries(leaves: &[u8]) -> CResult<&[[u8; 32]]> {
+    let (entries, rest) = leaves.as_chunks::<32>();
+    if rest.is_empty() {
+        Ok(entries)
+    } else {
+        Err(ContainerError::InvalidChunk("leaves must be a multiple of 32 bytes"))
     }
-    let mut out = Vec::with_capacity(iv_tags.len() / IV_TAG_LEN);
-    for (k, pair) in iv_tags.chunks_exact(IV_TAG_LEN).enumerate() {
-        let index = first.saturating_add(k as u64);
-        let len = ctx.chunk_len(index)?;
-        let i = u32::try_from(index).map_err(|_| ContainerError::InvalidChunk("chunk index out of range"))?;
-        let (iv, tag) = pair.split_at(chunk::IV_LEN);
-        let iv = <[u8; 12]>::try_from(iv).map_err(|_| ContainerError::InvalidChunk("iv length"))?;
-        let tag = <[u8; 16]>::try_from(tag).map_err(|_| ContainerError::InvalidChunk("tag length"))?;
-        out.push(merkle::leaf_hash(ctx.hash_alg, &ctx.file_id, i, len, &iv, &tag));
-    }
-    Ok(out)
 }
 
 // ---------------------------------------------------------------- writing
@@ -143,10 +138,11 @@ enum Signer {
 ///
 /// 1. `new` draws the DEK and the file id; `add*` build the wraps (the
 ///    password KDF runs here); `setSigner` / `setExternalSigner` optionally;
-/// 2. `headerLength()` is then final: reserve that many bytes;
+/// 2. `prefixLength()` (header and leaf table) is then final: reserve that many bytes;
 /// 3. `takeDek()` hands the DEK out once and wipes it here;
-/// 4. `pushChunkTags` the stored `iv ‖ tag` of every chunk, in order;
-/// 5. `finish()` (or `signedMessage()` + `finishSigned(…)`) returns the header.
+/// 4. `pushChunkLeaves` the leaf of every chunk, in order;
+/// 5. `finish()` (or `signedMessage()` + `finishSigned(…)`) returns the header
+///    followed by the leaf table.
 #[wasm_bindgen(js_name = "ContainerEncryptorHandle")]
 pub struct ContainerEncryptorHandle {
     /// Boxed so that moving the handle (construction, wasm-bindgen's boxing)
@@ -156,7 +152,7 @@ pub struct ContainerEncryptorHandle {
     header: Header,
     ctx: FileContext,
     signer: Signer,
-    merkle: MerkleAccumulator,
+    leaves: Vec<[u8; 32]>,
     finished: bool,
 }
 
@@ -166,17 +162,20 @@ impl ContainerEncryptorHandle {
         header::check_chunk_size(chunk_size)?;
         header::check_plaintext_size(size, chunk_size)?;
         let hash_alg = HashAlg::from_id(hash_alg)?;
-        let header = Header {
+        let mut header = Header {
             file_id,
             chunk_size,
             plaintext_size: size,
             merkle_root: [0u8; 32],
             hash_alg,
+            dek_commitment: [0u8; 32],
             wraps: Vec::new(),
             signed: None,
         };
         let ctx = FileContext::of(&header);
-        Ok(Self { dek: Some(dek), header, ctx, signer: Signer::Unsigned, merkle: MerkleAccumulator::new(hash_alg), finished: false })
+        header.dek_commitment = chunk::dek_commitment(&dek, &file_id, &ctx.header_hash_preimage())?;
+        // The leaf table grows as leaves arrive (32 bytes per chunk, not reserved up front).
+        Ok(Self { dek: Some(dek), header, ctx, signer: Signer::Unsigned, leaves: Vec::new(), finished: false })
     }
 
     fn add(&mut self, spec: &WrapSpec) -> CResult<Vec<ThresholdShare>> {
@@ -184,6 +183,15 @@ impl ContainerEncryptorHandle {
         if self.header.wraps.len() >= MAX_WRAPS {
             return Err(ContainerError::InvalidOption("at most 255 wraps"));
         }
+        // Writers stay inside the default reader budget: every honest file opens.
+        let budget = KdfBudget::default();
+        let passwords = self.header.wraps.iter().filter(|w| w.kind() == wrap::WrapKind::Password).count();
+        if matches!(spec, WrapSpec::Pbkdf2 { .. } | WrapSpec::Argon2id { .. })
+            && u32::try_from(passwords).unwrap_or(u32::MAX) >= budget.password_attempts
+        {
+            return Err(ContainerError::KdfBudgetExceeded);
+        }
+        wrap::check_writer_budget(core::slice::from_ref(spec), &budget)?;
         let (entry, shares) = wrap::create_wrap(spec, dek, &self.header.file_id)?;
         self.header.wraps.push(entry);
         Ok(shares)
@@ -203,15 +211,19 @@ impl ContainerEncryptorHandle {
         if self.dek.is_some() {
             return Err(ContainerError::InvalidState("takeDek was not called"));
         }
-        if self.merkle.len() != self.ctx.chunk_count() {
+        if self.leaves.len() as u64 != self.ctx.chunk_count() {
             return Err(ContainerError::InvalidState("not every chunk was pushed"));
         }
-        self.header.merkle_root = self.merkle.root();
+        self.header.merkle_root = merkle::merkle_root(self.ctx.hash_alg, &self.leaves);
         Ok(())
     }
 
+    /// The header followed by the leaf table.
     fn serialize_final(&mut self) -> CResult<Vec<u8>> {
-        let bytes = self.header.to_bytes()?;
+        let mut bytes = self.header.to_bytes()?;
+        for leaf in &self.leaves {
+            bytes.extend_from_slice(leaf);
+        }
         self.finished = true;
         Ok(bytes)
     }
@@ -373,11 +385,17 @@ impl ContainerEncryptorHandle {
         Ok(())
     }
 
-    /// Length of the final header (fixed once the wraps and signer are set):
-    /// the first envelope starts here.
+    /// Length of the final header alone (fixed once the wraps and signer are set).
     #[wasm_bindgen(js_name = "headerLength")]
     pub fn header_length(&self) -> JsResult<f64> {
         self.header.serialized_len().map(|l| l as f64).map_err(js_container_error)
+    }
+
+    /// Length of the header and the leaf table: the first envelope starts here.
+    #[wasm_bindgen(js_name = "prefixLength")]
+    pub fn prefix_length(&self) -> JsResult<f64> {
+        let header = self.header.serialized_len().map_err(js_container_error)? as u64;
+        Ok(header.saturating_add(self.ctx.leaf_table_len()) as f64)
     }
 
     /// The file id.
@@ -419,25 +437,27 @@ impl ContainerEncryptorHandle {
         })
     }
 
-    /// Feeds the stored `iv ‖ tag` (28 bytes each) of consecutive chunks,
+    /// Feeds the leaves (32 bytes each, FORMAT.md §7) of consecutive chunks,
     /// starting at `firstIndex`, which must be the next chunk in order.
-    #[wasm_bindgen(js_name = "pushChunkTags")]
-    pub fn push_chunk_tags(&mut self, first_index: f64, iv_tags: &[u8]) -> JsResult<()> {
+    #[wasm_bindgen(js_name = "pushChunkLeaves")]
+    pub fn push_chunk_leaves(&mut self, first_index: f64, leaves: &[u8]) -> JsResult<()> {
         (|| {
             let first = safe_u64("firstIndex must be a safe non-negative integer", first_index)?;
-            if self.finished || first != self.merkle.len() {
-                return Err(ContainerError::InvalidState("chunk tags must be pushed once each, in order"));
+            let entries = leaf_entries(leaves)?;
+            if self.finished || first != self.leaves.len() as u64 {
+                return Err(ContainerError::InvalidState("chunk leaves must be pushed once each, in order"));
             }
-            for leaf in leaves_of(&self.ctx, first, iv_tags)? {
-                self.merkle.push(leaf);
+            if first.saturating_add(entries.len() as u64) > self.ctx.chunk_count() {
+                return Err(ContainerError::InvalidState("more leaves than the container has chunks"));
             }
+            self.leaves.extend_from_slice(entries);
             Ok(())
         })()
         .map_err(js_container_error)
     }
 
-    /// The final header (unsigned, or signed with the keys of `setSigner`),
-    /// exactly `headerLength()` bytes.
+    /// The final header (unsigned, or signed with the keys of `setSigner`)
+    /// followed by the leaf table: exactly `prefixLength()` bytes.
     pub fn finish(&mut self) -> JsResult<Vec<u8>> {
         scrubbed(StackUse::MlDsa, || {
             (|| {
@@ -468,7 +488,8 @@ impl ContainerEncryptorHandle {
     }
 
     /// External signing: inserts the signatures, checks them and returns the
-    /// final header (`INVALID_SIGNATURE` if they do not verify).
+    /// final header followed by the leaf table (`INVALID_SIGNATURE` if they do
+    /// not verify).
     #[wasm_bindgen(js_name = "finishSigned")]
     pub fn finish_signed(&mut self, ed25519_signature: &[u8], mldsa_signature: Option<Vec<u8>>) -> JsResult<Vec<u8>> {
         (|| {
@@ -495,12 +516,11 @@ impl ContainerEncryptorHandle {
 
 // ---------------------------------------------------------------- reading
 
-/// A parsed header: inspection, signature policy, unlocking (the DEK is handed
-/// out once and forgotten), and the sequential Merkle check.
+/// A parsed header: inspection, signature policy, the leaf-table check,
+/// unlocking (the DEK is handed out once and forgotten).
 #[wasm_bindgen(js_name = "ContainerReaderHandle")]
 pub struct ContainerReaderHandle {
     inner: ContainerReader,
-    merkle: MerkleAccumulator,
 }
 
 impl ContainerReaderHandle {
@@ -522,11 +542,10 @@ impl ContainerReaderHandle {
         if (inner.header_len() as u64).saturating_add(inner.context().body_len()) > MAX_SAFE_INTEGER {
             return Err(js_container_error(ContainerError::InvalidPlaintextSize));
         }
-        let merkle = MerkleAccumulator::new(inner.context().hash_alg);
-        Ok(Self { inner, merkle })
+        Ok(Self { inner })
     }
 
-    /// Header length: the first envelope starts here.
+    /// Header length: the leaf table starts here.
     #[wasm_bindgen(js_name = "headerLength")]
     #[must_use]
     pub fn header_length(&self) -> f64 {
@@ -588,6 +607,8 @@ impl ContainerReaderHandle {
             "merkleRoot": hex(&h.merkle_root),
             "hashAlgorithm": if h.hash_alg == HashAlg::Blake3 { "blake3" } else { "sha256" },
             "headerLength": self.inner.header_len(),
+            "leafTableLength": self.inner.leaf_table_len(),
+            "dekCommitment": hex(&h.dek_commitment),
             "containerLength": self.inner.container_len(),
             "chunkCount": self.inner.chunk_count(),
             "wraps": wraps,
@@ -597,23 +618,33 @@ impl ContainerReaderHandle {
         .to_string()
     }
 
-    /// Checks the signature table and the policy: an invalid signature is
-    /// always `INVALID_SIGNATURE`; unsigned with `required` or an
-    /// `expectedSigner` is `SIGNATURE_MISSING`; another Ed25519 key than
-    /// `expectedSigner` is `SIGNER_MISMATCH`. Returns `unsigned`, `ed25519` or `hybrid`.
+    /// Checks the signature table and the policy (`policy::check_signature`):
+    /// an invalid signature is always `INVALID_SIGNATURE`; unsigned with
+    /// `required` or a pin is `SIGNATURE_MISSING`; another Ed25519 key than
+    /// `expectedEd25519`, or another ML-DSA-65 key than `expectedMlDsa65`, is
+    /// `SIGNER_MISMATCH`; a pin with an ML-DSA-65 key and no ML-DSA-65
+    /// signature is `HYBRID_REQUIRED`. Returns `unsigned`, `ed25519` or `hybrid`.
     #[wasm_bindgen(js_name = "checkSignature")]
-    pub fn check_signature(&self, required: bool, expected_signer: Option<Vec<u8>>) -> JsResult<String> {
+    pub fn check_signature(&self, required: bool, expected_ed25519: Option<Vec<u8>>, expected_mldsa65: Option<Vec<u8>>) -> JsResult<String> {
         (|| {
-            let expected = expected_signer.map(|k| array32("expectedSigner", &k)).transpose()?;
-            let status = self.inner.verify_signature()?;
-            if status == SignatureStatus::Unsigned && (required || expected.is_some()) {
-                return Err(ContainerError::SignatureMissing);
-            }
-            if let (Some(want), Some(signed)) = (&expected, &self.inner.header().signed)
-                && &signed.metadata.ed25519_public != want
-            {
-                return Err(ContainerError::SignerMismatch);
-            }
+            let expected_signer = match (expected_ed25519, expected_mldsa65) {
+                (Some(ed), pq) => {
+                    if let Some(pk) = &pq
+                        && pk.len() != mldsa::PK_LEN
+                    {
+                        return Err(ContainerError::Crypto(CryptoError::length("expectedSigner.mlDsa65", "1952 bytes", pk.len())));
+                    }
+                    Some(ExpectedSigner { ed25519: array32("expectedSigner.ed25519", &ed)?, mldsa65: pq })
+                }
+                (None, Some(_)) => return Err(ContainerError::InvalidOption("an ML-DSA-65 pin needs the Ed25519 key too")),
+                (None, None) => None,
+            };
+            let pol = VerificationPolicy {
+                signature: if required { SignatureRequirement::Required } else { SignatureRequirement::Optional },
+                expected_signer,
+                ..VerificationPolicy::default()
+            };
+            let status = policy::check_signature(&self.inner, &pol)?;
             Ok(match status {
                 SignatureStatus::Unsigned => "unsigned",
                 SignatureStatus::Ed25519 => "ed25519",
@@ -677,53 +708,26 @@ impl ContainerReaderHandle {
         })
     }
 
-    /// Hands the DEK out (once) and forgets it here (the reader is rebuilt
-    /// from its header, so the only copy left in wasm is wiped).
+    /// Hands the DEK out (once; it passed the header's DEK commitment at
+    /// unlock) and wipes it here.
     #[wasm_bindgen(js_name = "takeDek")]
     pub fn take_dek(&mut self) -> JsResult<Uint8Array> {
         scrubbed(StackUse::Small, || {
             (|| {
                 let dek = self.inner.export_dek()?;
-                let fresh = ContainerReader::new(&self.inner.header().to_bytes()?)?;
-                self.inner = fresh;
+                self.inner.forget_dek();
                 Ok(secret_out(dek.as_slice()))
             })()
             .map_err(js_container_error)
         })
     }
 
-    /// Feeds the stored `iv ‖ tag` of consecutive chunks (from `firstIndex`,
-    /// the next in order) to the Merkle accumulator.
-    #[wasm_bindgen(js_name = "pushChunkTags")]
-    pub fn push_chunk_tags(&mut self, first_index: f64, iv_tags: &[u8]) -> JsResult<()> {
-        (|| {
-            let first = safe_u64("firstIndex must be a safe non-negative integer", first_index)?;
-            if first != self.merkle.len() {
-                return Err(ContainerError::InvalidState("chunk tags must be pushed once each, in order"));
-            }
-            for leaf in leaves_of(self.inner.context(), first, iv_tags)? {
-                self.merkle.push(leaf);
-            }
-            Ok(())
-        })()
-        .map_err(js_container_error)
-    }
-
-    /// Every chunk was pushed and the root matches the header: else
-    /// `TRUNCATED` (chunks missing) or `AUTHENTICATION_FAILED`.
-    #[wasm_bindgen(js_name = "checkRoot")]
-    pub fn check_root(&self) -> JsResult<()> {
-        let count = self.inner.chunk_count();
-        if self.merkle.len() != count {
-            let ctx = self.inner.context();
-            let got = (self.inner.header_len() as u64).saturating_add(ctx.envelope_offset(self.merkle.len()));
-            return Err(js_container_error(ContainerError::Truncated { needed: self.inner.container_len(), got }));
-        }
-        if subtle::ConstantTimeEq::ct_eq(&self.merkle.root()[..], &self.inner.header().merkle_root[..]).into() {
-            Ok(())
-        } else {
-            Err(js_container_error(ContainerError::AuthenticationFailed))
-        }
+    /// Checks the leaf table (the `leafTableLength` bytes after the header)
+    /// against the header's Merkle root: `AUTHENTICATION_FAILED` on a
+    /// mismatch, `TRUNCATED` / `TRAILING_BYTES` for a wrong length.
+    #[wasm_bindgen(js_name = "setLeafTable")]
+    pub fn set_leaf_table(&mut self, table: &[u8]) -> JsResult<()> {
+        self.inner.set_leaf_table(table).map_err(js_container_error)
     }
 }
 
@@ -767,70 +771,45 @@ pub fn container_header_length(prefix: &[u8]) -> JsResult<f64> {
     }
 }
 
-/// The Merkle leaf of chunk `index` (FORMAT.md §7) from its stored IV and tag.
-#[wasm_bindgen(js_name = "containerLeafHash")]
-pub fn container_leaf_hash(hash_alg: u8, file_id: &[u8], index: u32, chunk_len: u32, iv: &[u8], tag: &[u8]) -> JsResult<Vec<u8>> {
+/// The leaf of the envelope of chunk `index` (FORMAT.md §7), hashed over its
+/// exact bytes, with the structural checks of the core (length, stored index:
+/// `AUTHENTICATION_FAILED` for a misplaced envelope).
+#[wasm_bindgen(js_name = "containerEnvelopeLeaf")]
+pub fn container_envelope_leaf(hash_alg: u8, file_id: &[u8], chunk_size: u32, plaintext_size: f64, index: f64, envelope: &[u8]) -> JsResult<Vec<u8>> {
     (|| {
-        let alg = HashAlg::from_id(hash_alg)?;
-        let file_id = array16("fileId", file_id)?;
-        let iv = *crate::error::exact::<12>("iv", "12 bytes", iv)?;
-        let tag = array16("tag", tag)?;
-        Ok(merkle::leaf_hash(alg, &file_id, index, chunk_len, &iv, &tag).to_vec())
-    })()
-    .map_err(js_container_error)
-}
-
-/// Every level of the Merkle tree over `leaves` (32 bytes each), leaves first
-/// and root last, concatenated. Level `l + 1` pairs level `l` left to right
-/// and carries an unpaired last node up unchanged, which is the RFC 6962
-/// shape of FORMAT.md §7; the inclusion proof of leaf `i` is the sibling
-/// (`i ^ 1`, where it exists) of `i >> l` on every level `l`.
-#[wasm_bindgen(js_name = "containerMerkleLevels")]
-pub fn container_merkle_levels(hash_alg: u8, leaves: &[u8]) -> JsResult<Vec<u8>> {
-    let alg = HashAlg::from_id(hash_alg).map_err(js_container_error)?;
-    if !leaves.len().is_multiple_of(32) {
-        return Err(js_container_error(ContainerError::InvalidChunk("leaves must be a multiple of 32 bytes")));
-    }
-    let mut level: Vec<[u8; 32]> = leaves
-        .chunks_exact(32)
-        .map(|c| <[u8; 32]>::try_from(c).unwrap_or([0u8; 32]))
-        .collect();
-    let mut out = Vec::with_capacity(leaves.len() * 2);
-    out.extend_from_slice(leaves);
-    while level.len() > 1 {
-        let next: Vec<[u8; 32]> = level
-            .chunks(2)
-            .map(|pair| match pair {
-                [l, r] => merkle::node_hash(alg, l, r),
-                [one] => *one,
-                _ => [0u8; 32],
-            })
-            .collect();
-        for n in &next {
-            out.extend_from_slice(n);
-        }
-        level = next;
-    }
-    Ok(out)
-}
-
-/// Verifies an inclusion proof (concatenated 32-byte hashes, leaf to root)
-/// of leaf `index` in a tree of `total` leaves (from the header) with `root`.
-#[wasm_bindgen(js_name = "containerVerifyProof")]
-pub fn container_verify_proof(hash_alg: u8, leaf: &[u8], index: f64, total: f64, proof: &[u8], root: &[u8]) -> JsResult<bool> {
-    (|| {
-        let alg = HashAlg::from_id(hash_alg)?;
-        let leaf = array32("leaf", leaf)?;
-        let root = array32("root", root)?;
+        let ctx = context(file_id, chunk_size, plaintext_size, hash_alg)?;
         let index = safe_u64("index must be a safe non-negative integer", index)?;
-        let total = safe_u64("total must be a safe non-negative integer", total)?;
-        if !proof.len().is_multiple_of(32) {
-            return Ok(false);
-        }
-        let path: Vec<[u8; 32]> = proof.chunks_exact(32).map(|c| <[u8; 32]>::try_from(c).unwrap_or([0u8; 32])).collect();
-        Ok(merkle::verify_merkle_proof(alg, &leaf, index, total, &path, &root))
+        Ok(chunk::envelope_leaf(&ctx, index, envelope)?.to_vec())
     })()
     .map_err(js_container_error)
+}
+
+/// Whether a leaf table (32 bytes per chunk) has Merkle root `root`.
+#[wasm_bindgen(js_name = "containerCheckLeafTable")]
+pub fn container_check_leaf_table(hash_alg: u8, table: &[u8], root: &[u8]) -> JsResult<bool> {
+    (|| {
+        let alg = HashAlg::from_id(hash_alg)?;
+        let root = array32("root", root)?;
+        let got = merkle::table_root(alg, table)?;
+        Ok(bool::from(subtle::ConstantTimeEq::ct_eq(&got[..], &root[..])))
+    })()
+    .map_err(js_container_error)
+}
+
+/// The chunk context of a header with these immutable fields.
+fn context(file_id: &[u8], chunk_size: u32, plaintext_size: f64, hash_alg: u8) -> CResult<FileContext> {
+    let header = Header {
+        file_id: array16("fileId", file_id)?,
+        chunk_size,
+        plaintext_size: safe_u64("plaintextSize must be a safe non-negative integer", plaintext_size)?,
+        merkle_root: [0u8; 32],
+        hash_alg: HashAlg::from_id(hash_alg)?,
+        dek_commitment: [0u8; 32],
+        wraps: Vec::new(),
+        signed: None,
+    };
+    header::check_chunk_size(chunk_size)?;
+    Ok(FileContext::of(&header))
 }
 
 /// **Tests and interoperability**: the Rust engine's envelope of chunk
@@ -850,17 +829,9 @@ pub fn container_seal_chunk_for_testing(
         let dek = secret_in(dek);
         (|| {
             let dek = Dek::from_bytes(&dek)?;
-            let header = Header {
-                file_id: array16("fileId", file_id)?,
-                chunk_size,
-                plaintext_size: safe_u64("plaintextSize must be a safe non-negative integer", plaintext_size)?,
-                merkle_root: [0u8; 32],
-                hash_alg: HashAlg::from_id(hash_alg)?,
-                wraps: Vec::new(),
-                signed: None,
-            };
+            let ctx = context(file_id, chunk_size, plaintext_size, hash_alg)?;
             let index = safe_u64("index must be a safe non-negative integer", index)?;
-            chunk::seal_chunk(&dek, &FileContext::of(&header), index, plaintext)
+            chunk::seal_chunk(&dek, &ctx, index, plaintext)
         })()
         .map_err(js_container_error)
     })
@@ -897,6 +868,8 @@ pub fn container_error_samples() -> Array {
         ContainerError::SignatureMissing,
         ContainerError::SignatureInvalid,
         ContainerError::SignerMismatch,
+        ContainerError::HybridRequired,
+        ContainerError::KdfBudgetExceeded,
         ContainerError::Sealed,
         ContainerError::InvalidShare("sample"),
         ContainerError::InsufficientShares { have: 1, need: 2 },
@@ -910,31 +883,4 @@ pub fn container_error_samples() -> Array {
         ContainerError::Crypto(CryptoError::InvalidKey("sample")),
     ];
     samples.into_iter().map(js_container_error).collect()
-}
-
-/// The Merkle leaves (32 bytes each, concatenated) of consecutive chunks from
-/// `firstIndex`, given their stored `iv ‖ tag` pairs (28 bytes each).
-#[wasm_bindgen(js_name = "containerLeaves")]
-pub fn container_leaves(
-    hash_alg: u8,
-    file_id: &[u8],
-    chunk_size: u32,
-    plaintext_size: f64,
-    first_index: f64,
-    iv_tags: &[u8],
-) -> JsResult<Vec<u8>> {
-    (|| {
-        let header = Header {
-            file_id: array16("fileId", file_id)?,
-            chunk_size,
-            plaintext_size: safe_u64("plaintextSize must be a safe non-negative integer", plaintext_size)?,
-            merkle_root: [0u8; 32],
-            hash_alg: HashAlg::from_id(hash_alg)?,
-            wraps: Vec::new(),
-            signed: None,
-        };
-        let first = safe_u64("firstIndex must be a safe non-negative integer", first_index)?;
-        Ok(leaves_of(&FileContext::of(&header), first, iv_tags)?.concat())
-    })()
-    .map_err(js_container_error)
 }

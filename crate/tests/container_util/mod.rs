@@ -94,15 +94,35 @@ pub fn assert_rejected(container: &[u8], unlock: &Unlock<'_>, want: &str) -> Con
     err
 }
 
+/// The leaf table of a container (the `32 · n` bytes after the header).
+pub fn leaf_table(container: &[u8]) -> Vec<[u8; 32]> {
+    let reader = ContainerReader::new(container).unwrap();
+    let h = reader.header_len();
+    let n = reader.leaf_table_len() as usize;
+    container[h..h + n]
+        .chunks_exact(32)
+        .map(|c| <[u8; 32]>::try_from(c).unwrap())
+        .collect()
+}
+
+/// A reader over `container` with its leaf table accepted.
+pub fn reader_with_table(container: &[u8]) -> ContainerReader {
+    let mut reader = ContainerReader::new(container).unwrap();
+    let h = reader.header_len();
+    let n = reader.leaf_table_len() as usize;
+    reader.set_leaf_table(&container[h..h + n]).unwrap();
+    reader
+}
+
 /// Header length of a container.
 pub fn header_len(container: &[u8]) -> usize {
     Header::parse(container).unwrap().1
 }
 
-/// Splits a container into (header, envelopes).
+/// Splits a container into (header ‖ leaf table, envelopes).
 pub fn split(container: &[u8]) -> (Vec<u8>, Vec<Vec<u8>>) {
     let reader = ContainerReader::new(container).unwrap();
-    let h = reader.header_len();
+    let h = reader.header_len() + reader.leaf_table_len() as usize;
     let mut envs = Vec::new();
     for i in 0..reader.chunk_count() {
         let off = reader.chunk_offset(i).unwrap() as usize;
