@@ -926,7 +926,13 @@ export const keystoreHandlers: KeystoreHandlers = {
   },
   'keystore/public-bundle': async (req): Promise<PublicBundle> => {
     const r = await identityRecord(await open(req), req.identity);
-    return decodePublicBundle(r.bundle);
+    // The id is a hash of the bundle's keys: a bundle written under another identity's id is refused.
+    let bundle: PublicBundle | undefined;
+    try {
+      bundle = decodePublicBundle(r.bundle);
+    } catch { /* reported below */ }
+    if (!bundle || bundle.id !== r.id) throw new VeilError('AUTHENTICATION_FAILED', `the stored public bundle of identity ${r.id} does not match its id`);
+    return bundle;
   },
   'keystore/delete-identity': async (req) => {
     const s = await open(req);

@@ -245,10 +245,10 @@ test('attack: page script opening the database of a locked store gets no usable 
   expect(r.controlSuccesses).toBeGreaterThan(0);
 });
 
-test('attack: wrapped records swapped between ids fail with a typed error', async ({ page }) => {
+test('attack: wrapped records (and a public bundle) swapped between ids fail with a typed error', async ({ page }) => {
   await load(page);
   const r = await page.evaluate((n) => window.ksTests.swappedRecords(n), storeName('attack-swap'));
-  expect(r).toEqual({ otherIdentity: 'AUTHENTICATION_FAILED', otherType: 'AUTHENTICATION_FAILED', untouched: true });
+  expect(r).toEqual({ otherIdentity: 'AUTHENTICATION_FAILED', otherType: 'AUTHENTICATION_FAILED', untouched: true, otherBundle: 'AUTHENTICATION_FAILED' });
 });
 
 test('attack: a stale generation, a rolled-back state and a missed lock are refused', async ({ page }) => {
