@@ -15,8 +15,7 @@
  * ```
  */
 import { WorkerPool, type PoolOptions, type RequestBody } from './pool.js';
-import type { PublicBundle } from './keystore-format.js';
-import { resolveKdfBudget } from './keystore-format.js';
+import { resolveKdfBudget, type PublicBundle } from './keystore-format.js';
 import type {
   HybridSignature, IdentityHandle, ImportBackupResult, KdfBudget, KeystoreCapabilities, KeystoreChange, KeystoreRequest, KeystoreStatus,
   PassphraseKdfParams,
