@@ -32,6 +32,8 @@ export const VEIL_ERROR_CODES = [
   'STORAGE_QUOTA_EXCEEDED',
   'STORAGE_UNSUPPORTED',
   'STORAGE_FAILED',
+  // KDF parameters over the reader's budget (keystore unlock, backup import, container unlock).
+  'KDF_BUDGET_EXCEEDED',
   // From the messaging constructions (MessagingError::code, crate/src/messaging/error.rs).
   'MALFORMED_INPUT',
   'INVALID_PADDING',

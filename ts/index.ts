@@ -9,10 +9,10 @@
 export * from './primitives.js';
 export { WorkerPool, deserializeError, type PoolOptions, type RunOptions, type RequestBody } from './pool.js';
 export {
-  Keystore, decodePublicBundle, verifyPublicBundle, IDENTITY_DERIVATION, DEFAULT_PASSPHRASE_KDF, MIN_PASSPHRASE_KDF,
+  Keystore, decodePublicBundle, verifyPublicBundle, IDENTITY_DERIVATION, DEFAULT_PASSPHRASE_KDF, MIN_PASSPHRASE_KDF, DEFAULT_KDF_BUDGET,
   type KeystoreOptions, type CreateIdentityOptions, type RestoreOptions, type DecapsulateOptions, type PublicBundle,
   type IdentityHandle, type KeyHandle, type KeyRoute, type KeyType, type ImportBackupResult, type KeystoreCapabilities,
-  type KeystoreChange, type KeystoreStatus, type PassphraseKdfParams,
+  type KeystoreChange, type KeystoreStatus, type PassphraseKdfParams, type KdfBudget, type BackupOptions, type HybridSignature,
 } from './keystore.js';
 export {
   capabilities, type Capabilities, type Routes, type Route, type RoutePreference, type WasmBuild,

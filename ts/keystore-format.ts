@@ -14,8 +14,9 @@ import { mlKemKeygen } from './mlkem.js';
 import { xWingKeygen } from './xwing.js';
 import { mlDsaKeygen, mlDsaVerify } from './mldsa.js';
 import { decryptAesGcm, encryptAesGcm } from './aead.js';
+import { entropyToMnemonic, mnemonicToSeed } from './bip39.js';
 import { bytes, wipe } from './validate.js';
-import type { KeyType, PassphraseKdfParams } from '../worker/keystore.protocol.js';
+import type { KdfBudget, KeyType, PassphraseKdfParams } from '../worker/keystore.protocol.js';
 
 const enc = new TextEncoder();
 
@@ -51,10 +52,21 @@ export function publicKeyFromKeySeed(type: KeyType, keySeed: Uint8Array): Uint8A
   return pub;
 }
 
-/** Identity id: lowercase hex of the first 16 bytes of SHA-256("veilkit-identity-id-v1" ‖ Ed25519 public key). */
-export function identityId(ed25519PublicKey: Uint8Array): string {
-  const digest = sha256(concat(enc.encode('veilkit-identity-id-v1'), ed25519PublicKey));
-  return toHex(digest.subarray(0, 16));
+/** Domain-separation label of the identity id. */
+export const IDENTITY_ID_DST = 'veilkit-identity-id-v2';
+
+/**
+ * Identity id: lowercase hex of SHA-256(UTF-8("veilkit-identity-id-v2") ‖ flags ‖
+ * Ed25519 ‖ X25519 ‖ ML-KEM-768 ‖ X-Wing ‖ [ML-DSA-65]) — the bundle body
+ * after its magic and version, so every public key and the ML-DSA flag are
+ * bound (64 hex characters, compared in full).
+ */
+export function identityId(keys: Readonly<Partial<Record<KeyType, Uint8Array>>>): string {
+  return identityIdOfBody(encodeBundleBody(keys));
+}
+
+function identityIdOfBody(body: Uint8Array): string {
+  return toHex(sha256(concat(enc.encode(IDENTITY_ID_DST), body.subarray(5))));
 }
 
 // ---------------------------------------------------------------------------
@@ -72,7 +84,7 @@ const ML_DSA_SIG = 3309;
 /** An identity's public keys, signed by its own signing keys. `bytes` is the canonical encoding. */
 export interface PublicBundle {
   readonly version: 1;
-  /** Identity id (see {@link identityId}). */
+  /** Identity id (see {@link identityId}): 64 hex characters over the flags and every public key. */
   readonly id: string;
   readonly ed25519: Uint8Array;
   readonly x25519: Uint8Array;
@@ -128,7 +140,7 @@ export function decodePublicBundle(encoded: Uint8Array): PublicBundle {
   const edSig = take(ED_SIG);
   const mlDsaSig = withMlDsa ? take(ML_DSA_SIG) : undefined;
   return {
-    version: 1, id: identityId(ed25519), ed25519, x25519, mlKem768, xWing,
+    version: 1, id: identityIdOfBody(b.subarray(0, bodyLen)), ed25519, x25519, mlKem768, xWing,
     ...(mlDsa65 ? { mlDsa65 } : {}),
     signatures: { ed25519: edSig, ...(mlDsaSig ? { mlDsa65: mlDsaSig } : {}) },
     bytes: b.slice(),
@@ -152,15 +164,55 @@ export function verifyPublicBundle(bundle: PublicBundle | Uint8Array): boolean {
 }
 
 // ---------------------------------------------------------------------------
+// KDF budget
+
+/**
+ * The default per-derivation KDF budget of every reader (keystore unlock,
+ * backup import; the container reader uses the same numbers): Argon2id at
+ * most 256 MiB and 4 passes, PBKDF2 at most 2,000,000 iterations. Raised only
+ * by an explicit `kdfBudget` option.
+ */
+export const DEFAULT_KDF_BUDGET: Readonly<Required<KdfBudget>> = Object.freeze({
+  argon2MemoryKib: 262_144, argon2Iterations: 4, pbkdf2Iterations: 2_000_000,
+});
+
+/** `budget` with the defaults filled in: `TypeError` unless an object of positive integers. */
+export function resolveKdfBudget(budget: KdfBudget | undefined): Required<KdfBudget> {
+  if (budget === undefined) return { ...DEFAULT_KDF_BUDGET };
+  if (typeof budget !== 'object' || budget === null) throw new TypeError('kdfBudget must be an object');
+  const field = (f: keyof KdfBudget): number => {
+    const v = budget[f];
+    if (v === undefined) return DEFAULT_KDF_BUDGET[f];
+    if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1) throw new TypeError(`kdfBudget.${f} must be a positive integer`);
+    return v;
+  };
+  return { argon2MemoryKib: field('argon2MemoryKib'), argon2Iterations: field('argon2Iterations'), pbkdf2Iterations: field('pbkdf2Iterations') };
+}
+
+/**
+ * Refuses Argon2id parameters over the budget with `VeilError('KDF_BUDGET_EXCEEDED')`.
+ * Call it before any derivation or allocation.
+ */
+export function checkArgon2Budget(params: PassphraseKdfParams, budget: KdfBudget | undefined): void {
+  const b = resolveKdfBudget(budget);
+  if (params.memoryKib > b.argon2MemoryKib || params.iterations > b.argon2Iterations) {
+    throw new VeilError(
+      'KDF_BUDGET_EXCEEDED',
+      `Argon2id m = ${params.memoryKib} KiB, t = ${params.iterations} exceeds the KDF budget (m ≤ ${b.argon2MemoryKib} KiB, t ≤ ${b.argon2Iterations}); pass a larger kdfBudget to accept it`,
+    );
+  }
+}
+
+// ---------------------------------------------------------------------------
 // Backup and passphrase lock
 
 export const BACKUP_MAGIC = 'VKBK';
-export const BACKUP_VERSION = 1;
+export const BACKUP_VERSION = 2;
 /** Argon2id defaults for a passphrase (lock or backup): 64 MiB, 3 passes, 1 lane (the wasm core is single-threaded). */
 export const DEFAULT_PASSPHRASE_KDF = Object.freeze({ memoryKib: 65536, iterations: 3, parallelism: 1 });
 /** Lowest accepted cost (OWASP's Argon2id floor: 19 MiB, 2 passes). */
 export const MIN_PASSPHRASE_KDF = Object.freeze({ memoryKib: 19456, iterations: 2, parallelism: 1 });
-/** Highest accepted cost (bounds the work an untrusted backup can ask for). */
+/** Highest encodable cost (structural bound of the format; the KDF budget is the bound that applies by default). */
 export const MAX_PASSPHRASE_KDF = Object.freeze({ memoryKib: 1_048_576, iterations: 16, parallelism: 16 });
 
 /** Checks passphrase KDF parameters (`undefined`: the defaults): `TypeError` unless integers, `RangeError` outside the accepted range. */
@@ -182,6 +234,8 @@ export function checkPassphraseKdf(p: PassphraseKdfParams | undefined): Passphra
 export const BACKUP_HEADER_LENGTH = 32;
 /** Longest label a backup entry may carry (UTF-8 bytes). */
 export const MAX_BACKUP_LABEL_BYTES = 1024;
+/** Longest BIP-39 passphrase a backup entry may carry (UTF-8 bytes). */
+export const MAX_BIP39_PASSPHRASE_BYTES = 1024;
 const BACKUP_ENTROPY = 32;
 const BACKUP_SEED = 64;
 
@@ -195,6 +249,8 @@ export interface BackupEntry {
   readonly entropy: Uint8Array;
   /** 64-byte BIP-39 seed. */
   readonly seed: Uint8Array;
+  /** The BIP-39 passphrase ("25th word") the seed was made with (`''` for identities from `createIdentity`). */
+  readonly bip39Passphrase: string;
 }
 
 /** The parsed header of a backup; `header` (the AAD) and `sealed` (IV ‖ ciphertext ‖ tag) are views into the input. */
@@ -231,14 +287,16 @@ export function encodeBackupHeader(params: PassphraseKdfParams, salt: Uint8Array
 
 /**
  * Parses the header of a backup without any key work: `TypeError` unless a
- * `Uint8Array`, `VeilError('INVALID_BACKUP')` for a short input, bad magic,
- * version, KDF, salt length or out-of-range Argon2id parameters.
+ * `Uint8Array`; `VeilError('UNSUPPORTED_VERSION')` for another format version
+ * (version 1 included); `VeilError('INVALID_BACKUP')` for a short input, bad
+ * magic, KDF, salt length or Argon2id parameters outside the format's range.
+ * The KDF budget is checked separately ({@link checkArgon2Budget}, done by {@link openBackup}).
  */
 export function parseBackupHeader(backup: unknown): BackupHeader {
   if (!(backup instanceof Uint8Array)) throw new TypeError('backup must be a Uint8Array');
   if (backup.length < BACKUP_HEADER_LENGTH + 28) throw invalidBackup('too short');
   if (new TextDecoder().decode(backup.subarray(0, 4)) !== BACKUP_MAGIC) throw invalidBackup('bad magic');
-  if (backup[4] !== BACKUP_VERSION) throw invalidBackup(`unsupported version ${backup[4]}`);
+  if (backup[4] !== BACKUP_VERSION) throw new VeilError('UNSUPPORTED_VERSION', `unsupported keystore backup version ${backup[4]} (this veilkit reads version ${BACKUP_VERSION})`);
   if (backup[5] !== 1) throw invalidBackup(`unknown KDF ${backup[5]}`);
   if (backup[15] !== 16) throw invalidBackup('salt must be 16 bytes');
   const hv = new DataView(backup.buffer, backup.byteOffset, BACKUP_HEADER_LENGTH);
@@ -254,25 +312,35 @@ export function parseBackupHeader(backup: unknown): BackupHeader {
   };
 }
 
-/** The plaintext of a backup (version 1). `RangeError` for an entry that cannot be encoded. Wipe the result. */
+/** The plaintext of a backup (payload version 2). `RangeError` for an entry that cannot be encoded. Wipe the result. */
 export function encodeBackupPayload(entries: readonly BackupEntry[]): Uint8Array {
-  const parts: Uint8Array[] = [];
   const head = new Uint8Array(5);
-  head[0] = 1; // payload version
+  head[0] = BACKUP_VERSION; // payload version
   new DataView(head.buffer).setUint32(1, entries.length);
-  parts.push(head);
-  for (const e of entries) {
-    if (e.entropy.length !== BACKUP_ENTROPY || e.seed.length !== BACKUP_SEED) throw new RangeError('a backup entry needs 32 bytes of entropy and a 64-byte seed');
-    const label = enc.encode(e.label);
-    if (label.length > MAX_BACKUP_LABEL_BYTES) throw new RangeError(`label must be at most ${MAX_BACKUP_LABEL_BYTES} UTF-8 bytes`);
-    const fixed = new Uint8Array(1 + 8 + 2);
-    const dv = new DataView(fixed.buffer);
-    fixed[0] = e.mlDsa ? 1 : 0;
-    dv.setBigUint64(1, BigInt(Math.max(0, Math.floor(e.createdAt))));
-    dv.setUint16(9, label.length);
-    parts.push(fixed, label, e.entropy, e.seed);
+  const parts: Uint8Array[] = [head];
+  const passphrases: Uint8Array[] = [];
+  try {
+    for (const e of entries) {
+      if (e.entropy.length !== BACKUP_ENTROPY || e.seed.length !== BACKUP_SEED) throw new RangeError('a backup entry needs 32 bytes of entropy and a 64-byte seed');
+      const label = enc.encode(e.label);
+      if (label.length > MAX_BACKUP_LABEL_BYTES) throw new RangeError(`label must be at most ${MAX_BACKUP_LABEL_BYTES} UTF-8 bytes`);
+      if (typeof e.bip39Passphrase !== 'string') throw new TypeError('bip39Passphrase must be a string');
+      const pass = enc.encode(e.bip39Passphrase);
+      passphrases.push(pass);
+      if (pass.length > MAX_BIP39_PASSPHRASE_BYTES) throw new RangeError(`bip39Passphrase must be at most ${MAX_BIP39_PASSPHRASE_BYTES} UTF-8 bytes`);
+      const fixed = new Uint8Array(1 + 8 + 2);
+      const dv = new DataView(fixed.buffer);
+      fixed[0] = e.mlDsa ? 1 : 0;
+      dv.setBigUint64(1, BigInt(Math.max(0, Math.floor(e.createdAt))));
+      dv.setUint16(9, label.length);
+      const passLen = new Uint8Array(2);
+      new DataView(passLen.buffer).setUint16(0, pass.length);
+      parts.push(fixed, label, e.entropy, e.seed, passLen, pass);
+    }
+    return concat(...parts);
+  } finally {
+    wipe(...passphrases);
   }
-  return concat(...parts);
 }
 
 /**
@@ -284,9 +352,11 @@ export function parseBackupPayload(payload: Uint8Array): BackupEntry[] {
   const entries: BackupEntry[] = [];
   try {
     const dv = new DataView(payload.buffer, payload.byteOffset, payload.byteLength);
-    if (payload.length < 5 || payload[0] !== 1) throw invalidBackup('unsupported payload version');
+    if (payload.length < 5 || payload[0] !== BACKUP_VERSION) throw invalidBackup('unsupported payload version');
     const count = dv.getUint32(1);
     let o = 5;
+    // ignoreBOM: a label that starts with U+FEFF keeps it (the default decoder would drop it).
+    const utf8 = (at: number, n: number) => new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(payload.subarray(at, at + n));
     for (let i = 0; i < count; i++) {
       if (o + 11 > payload.length) throw invalidBackup('truncated payload');
       const flags = payload[o]!;
@@ -297,12 +367,20 @@ export function parseBackupPayload(payload: Uint8Array): BackupEntry[] {
       const createdAt = Number(created);
       const labelLen = dv.getUint16(o + 9);
       o += 11;
-      if (labelLen > MAX_BACKUP_LABEL_BYTES || o + labelLen + 96 > payload.length) throw invalidBackup('truncated payload');
-      // ignoreBOM: a label that starts with U+FEFF keeps it (the default decoder would drop it).
-      const label = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(payload.subarray(o, o + labelLen));
+      if (labelLen > MAX_BACKUP_LABEL_BYTES || o + labelLen + 98 > payload.length) throw invalidBackup('truncated payload');
+      const label = utf8(o, labelLen);
       o += labelLen;
-      entries.push({ mlDsa: (flags & 1) === 1, createdAt, label, entropy: payload.slice(o, o + 32), seed: payload.slice(o + 32, o + 96) });
+      const secretsAt = o;
       o += 96;
+      const passLen = dv.getUint16(o);
+      o += 2;
+      if (passLen > MAX_BIP39_PASSPHRASE_BYTES || o + passLen > payload.length) throw invalidBackup('truncated payload');
+      const bip39Passphrase = utf8(o, passLen);
+      o += passLen;
+      entries.push({
+        mlDsa: (flags & 1) === 1, createdAt, label, bip39Passphrase,
+        entropy: payload.slice(secretsAt, secretsAt + 32), seed: payload.slice(secretsAt + 32, secretsAt + 96),
+      });
     }
     if (o !== payload.length) throw invalidBackup('trailing bytes');
     return entries;
@@ -314,13 +392,33 @@ export function parseBackupPayload(payload: Uint8Array): BackupEntry[] {
 }
 
 /**
- * Decrypts and parses a backup: {@link parseBackupHeader}, then the key from
- * `kek(salt, params)` (wiped here), AES-256-GCM with the header as AAD (any
- * modified byte or a wrong passphrase: `VeilError('AUTHENTICATION_FAILED')`),
- * then {@link parseBackupPayload}. Wipe the entries' secrets after use.
+ * Requires an entry's seed to be the BIP-39 seed of its entropy and BIP-39
+ * passphrase (one PBKDF2-HMAC-SHA512 of 2048 iterations): a backup whose
+ * recovery phrase would not restore the keys it installs is `INVALID_BACKUP`.
  */
-export function openBackup(backup: unknown, kek: BackupKek): BackupEntry[] {
+export function checkBackupEntry(entry: BackupEntry): void {
+  const phrase = entropyToMnemonic(entry.entropy);
+  const seed = mnemonicToSeed(phrase, entry.bip39Passphrase);
+  try {
+    let diff = seed.length ^ entry.seed.length;
+    for (let i = 0; i < seed.length; i++) diff |= seed[i]! ^ (entry.seed[i] ?? 0);
+    if (diff !== 0) throw invalidBackup('an entry\'s seed is not the BIP-39 seed of its recovery entropy');
+  } finally {
+    wipe(seed);
+  }
+}
+
+/**
+ * Decrypts and parses a backup: {@link parseBackupHeader}, the KDF budget
+ * ({@link checkArgon2Budget}: `KDF_BUDGET_EXCEEDED` before any key work),
+ * then the key from `kek(salt, params)` (wiped here), AES-256-GCM with the
+ * header as AAD (any modified byte or a wrong passphrase:
+ * `VeilError('AUTHENTICATION_FAILED')`), then {@link parseBackupPayload}.
+ * Wipe the entries' secrets after use.
+ */
+export function openBackup(backup: unknown, kek: BackupKek, budget?: KdfBudget): BackupEntry[] {
   const { params, salt, header, sealed } = parseBackupHeader(backup);
+  checkArgon2Budget(params, budget);
   const key = kek(salt, params);
   let payload: Uint8Array;
   try {

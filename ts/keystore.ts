@@ -15,18 +15,18 @@
  * ```
  */
 import { WorkerPool, type PoolOptions, type RequestBody } from './pool.js';
-import type { PublicBundle } from './keystore-format.js';
+import { resolveKdfBudget, type PublicBundle } from './keystore-format.js';
 import type {
-  IdentityHandle, ImportBackupResult, KeystoreCapabilities, KeystoreChange, KeystoreRequest, KeystoreStatus,
+  HybridSignature, IdentityHandle, ImportBackupResult, KdfBudget, KeystoreCapabilities, KeystoreChange, KeystoreRequest, KeystoreStatus,
   PassphraseKdfParams,
 } from '../worker/keystore.protocol.js';
 
 export type {
-  IdentityHandle, KeyHandle, KeyRoute, KeyType, ImportBackupResult, KeystoreCapabilities, KeystoreChange, KeystoreStatus,
-  PassphraseKdfParams,
+  HybridSignature, IdentityHandle, KdfBudget, KeyHandle, KeyRoute, KeyType, ImportBackupResult, KeystoreCapabilities, KeystoreChange,
+  KeystoreStatus, PassphraseKdfParams,
 } from '../worker/keystore.protocol.js';
 export {
-  decodePublicBundle, verifyPublicBundle, IDENTITY_DERIVATION, DEFAULT_PASSPHRASE_KDF, MIN_PASSPHRASE_KDF,
+  decodePublicBundle, verifyPublicBundle, IDENTITY_DERIVATION, DEFAULT_PASSPHRASE_KDF, MIN_PASSPHRASE_KDF, DEFAULT_KDF_BUDGET,
   type PublicBundle,
 } from './keystore-format.js';
 
@@ -46,6 +46,18 @@ export interface KeystoreOptions {
    * best effort, page only) so that keys are not evicted under storage pressure. Default `true`.
    */
   persist?: boolean;
+  /**
+   * KDF budget of `unlock` (the lock's Argon2id parameters come from storage page
+   * script can write), `setPassphrase`, `exportBackup` and `importBackup` (each
+   * call may pass its own). Default `DEFAULT_KDF_BUDGET`; over it: `KDF_BUDGET_EXCEEDED`
+   * before any work.
+   */
+  kdfBudget?: KdfBudget;
+}
+
+export interface BackupOptions {
+  /** Overrides the keystore's KDF budget for this call. */
+  kdfBudget?: KdfBudget;
 }
 
 export interface CreateIdentityOptions {
@@ -66,7 +78,10 @@ export interface RestoreOptions {
 export interface DecapsulateOptions {
   /** HKDF-SHA256 `info` (default empty). */
   info?: Uint8Array;
-  /** `'aes-gcm'` (default): AES-256-GCM key = HKDF(ss, info). `'hkdf'`: the HKDF base key of the shared secret. */
+  /**
+   * `'aes-gcm'` (default): AES-256-GCM key = HKDF(ss, info). `'hkdf'`: the HKDF base key
+   * of the shared secret, usable for `deriveKey` only (no `deriveBits`).
+   */
   output?: 'aes-gcm' | 'hkdf';
 }
 
@@ -100,28 +115,32 @@ export class Keystore {
   readonly name: string;
   private readonly pool: WorkerPool;
   private readonly ownsPool: boolean;
+  private readonly kdfBudget: KdfBudget;
   private readonly listeners = new Set<(change: KeystoreChange) => void>();
   private channel: BroadcastChannel | undefined;
   private closed = false;
 
-  private constructor(name: string, pool: WorkerPool, ownsPool: boolean) {
+  private constructor(name: string, pool: WorkerPool, ownsPool: boolean, kdfBudget: KdfBudget) {
     this.name = name;
     this.pool = pool;
     this.ownsPool = ownsPool;
+    this.kdfBudget = kdfBudget;
   }
 
   /**
    * Opens (creating on first use) the keystore `name`. A database written by a
    * newer veilkit fails with `STORAGE_VERSION_MISMATCH`; a browser that cannot
-   * store a `CryptoKey` with `STORAGE_UNSUPPORTED` — in both cases nothing is changed.
+   * store a `CryptoKey` with `STORAGE_UNSUPPORTED`, a store written in an older record
+   * format with `UNSUPPORTED_VERSION` — in every case nothing is changed.
    */
   static async open(options: KeystoreOptions): Promise<Keystore> {
     if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
     const name = checkName(options.name);
+    const kdfBudget = resolveKdfBudget(options.kdfBudget);
     const owns = options.pool === undefined;
     const pool = options.pool ?? new WorkerPool({ size: 1, idleTimeoutMs: 0, ...options.poolOptions });
     if (options.persist !== false) requestPersistence();
-    const ks = new Keystore(name, pool, owns);
+    const ks = new Keystore(name, pool, owns, kdfBudget);
     try {
       await ks.run({ type: 'keystore/open' });
     } catch (e) {
@@ -131,9 +150,14 @@ export class Keystore {
     return ks;
   }
 
-  private run<T>(body: Body): Promise<T> {
+  private run<T>(body: Body, transfer?: Transferable[]): Promise<T> {
     if (this.closed) return Promise.reject(new TypeError('this Keystore has been closed'));
-    return this.pool.run({ ...body, name: this.name } as RequestBody, { affinity: `keystore:${this.name}` }) as Promise<T>;
+    return this.pool.run({ ...body, name: this.name } as RequestBody, { affinity: `keystore:${this.name}`, ...(transfer ? { transfer } : {}) }) as Promise<T>;
+  }
+
+  private budget(options: BackupOptions | undefined): KdfBudget {
+    if (options !== undefined && (typeof options !== 'object' || options === null)) throw new TypeError('options must be an object');
+    return options?.kdfBudget === undefined ? this.kdfBudget : resolveKdfBudget(options.kdfBudget);
   }
 
   /** Which route (WebCrypto non-extractable key or wasm with wrapped bytes) each key type takes here. */
@@ -147,19 +171,25 @@ export class Keystore {
 
   /**
    * Protects the store with a passphrase (Argon2id in the worker), changes it,
-   * or removes it (`null`). The store must be unlocked. Secrets are re-wrapped
-   * in one transaction; the store stays unlocked in this tab.
+   * or removes it (`null`). The store must be unlocked. Every secret is
+   * re-encrypted under the new storage key and a new generation in one
+   * transaction; the store stays unlocked in this tab. Parameters over the
+   * keystore's KDF budget: `KDF_BUDGET_EXCEEDED` (it could not be unlocked).
    */
   async setPassphrase(passphrase: string | null, params?: PassphraseKdfParams): Promise<KeystoreStatus> {
-    return this.run({ type: 'keystore/set-passphrase', passphrase, ...(params ? { params } : {}) });
+    return this.run({ type: 'keystore/set-passphrase', passphrase, ...(params ? { params } : {}), kdfBudget: this.kdfBudget });
   }
 
-  /** Unlocks a passphrase-protected store in this tab. A wrong passphrase fails with `AUTHENTICATION_FAILED`. */
+  /**
+   * Unlocks a passphrase-protected store in this tab. A wrong passphrase fails with
+   * `AUTHENTICATION_FAILED`; stored Argon2id parameters over the KDF budget with
+   * `KDF_BUDGET_EXCEEDED` before any work.
+   */
   async unlock(passphrase: string): Promise<KeystoreStatus> {
-    return this.run({ type: 'keystore/unlock', passphrase });
+    return this.run({ type: 'keystore/unlock', passphrase, kdfBudget: this.kdfBudget });
   }
 
-  /** Forgets the unlocked storage key — in every tab of this origin. */
+  /** Forgets the unlocked storage key — in every tab and worker of this origin (a committed lock epoch, not only a message). */
   async lock(): Promise<KeystoreStatus> {
     return this.run({ type: 'keystore/lock' });
   }
@@ -205,14 +235,26 @@ export class Keystore {
     });
   }
 
-  /** Export path: every identity, encrypted under `passphrase` (Argon2id + AES-256-GCM, docs/KEYSTORE.md#backup). */
-  async exportBackup(passphrase: string, params?: PassphraseKdfParams): Promise<Uint8Array> {
-    return this.run({ type: 'keystore/export-backup', passphrase, ...(params ? { params } : {}) });
+  /**
+   * Export path: every identity, encrypted under `passphrase` (Argon2id + AES-256-GCM,
+   * docs/KEYSTORE.md#backup). Parameters over the KDF budget are refused
+   * (`KDF_BUDGET_EXCEEDED`): a reader with the default budget could not open it.
+   */
+  async exportBackup(passphrase: string, params?: PassphraseKdfParams, options?: BackupOptions): Promise<Uint8Array> {
+    return this.run({ type: 'keystore/export-backup', passphrase, ...(params ? { params } : {}), kdfBudget: this.budget(options) });
   }
 
-  /** Adds the identities of a backup (present ones are kept). Wrong passphrase: `AUTHENTICATION_FAILED`, nothing changed. */
-  async importBackup(backup: Uint8Array, passphrase: string): Promise<ImportBackupResult> {
-    return this.run({ type: 'keystore/import-backup', backup: checkBytes('backup', backup), passphrase });
+  /**
+   * Adds the identities of a backup (present ones are kept). Wrong passphrase:
+   * `AUTHENTICATION_FAILED`; Argon2id parameters over the KDF budget:
+   * `KDF_BUDGET_EXCEEDED` before any work; an entry whose recovery entropy does
+   * not give its seed: `INVALID_BACKUP`. Nothing is changed on failure. The
+   * worker receives (and wipes) a copy of `backup`; yours is not modified.
+   */
+  async importBackup(backup: Uint8Array, passphrase: string, options?: BackupOptions): Promise<ImportBackupResult> {
+    const kdfBudget = this.budget(options);
+    const copy = checkBytes('backup', backup).slice();
+    return this.run({ type: 'keystore/import-backup', backup: copy, passphrase, kdfBudget }, [copy.buffer]);
   }
 
   /** Signs with the identity's Ed25519 key (default) or ML-DSA-65 key (hedged, optional context). */
@@ -220,6 +262,18 @@ export class Keystore {
     return this.run({
       type: 'keystore/sign', identity: identityId(identity), algorithm: options.algorithm ?? 'ed25519',
       message: checkBytes('message', message), ...(options.context !== undefined ? { context: checkBytes('context', options.context) } : {}),
+    });
+  }
+
+  /**
+   * Ed25519 and ML-DSA-65 (hedged, optional context) over the same message, for an
+   * identity with an ML-DSA-65 key (else `KEY_NOT_FOUND`). Verifiers that pin the
+   * identity's ML-DSA-65 key should require both.
+   */
+  async signHybrid(identity: IdentityHandle | string, message: Uint8Array, options: { context?: Uint8Array } = {}): Promise<HybridSignature> {
+    return this.run({
+      type: 'keystore/sign-hybrid', identity: identityId(identity), message: checkBytes('message', message),
+      ...(options.context !== undefined ? { context: checkBytes('context', options.context) } : {}),
     });
   }
 

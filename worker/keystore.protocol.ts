@@ -23,10 +23,22 @@ export interface PassphraseKdfParams {
   readonly parallelism: number;
 }
 
+/**
+ * Per-derivation KDF budget of a reader (keystore unlock, backup import). Defaults
+ * (`DEFAULT_KDF_BUDGET`): Argon2id memory ≤ 262144 KiB and ≤ 4 passes, PBKDF2 ≤ 2,000,000
+ * iterations. Parameters over the budget are refused with `KDF_BUDGET_EXCEEDED` before
+ * any work; writers (`setPassphrase`, `exportBackup`) refuse to exceed it too.
+ */
+export interface KdfBudget {
+  readonly argon2MemoryKib?: number;
+  readonly argon2Iterations?: number;
+  readonly pbkdf2Iterations?: number;
+}
+
 /** A stored identity, as the page sees it (no secrets). Also the handle passed back to identity operations. */
 export interface IdentityHandle {
   readonly kind: 'identity';
-  /** Deterministic id: hex of the first 16 bytes of SHA-256("veilkit-identity-id-v1" ‖ Ed25519 public key). */
+  /** Deterministic id: 64 hex characters, SHA-256 over the bundle flags and every public key (docs/KEYSTORE.md#derivation). */
   readonly id: string;
   readonly label: string;
   /** Milliseconds since the epoch. */
@@ -89,8 +101,8 @@ export type KeystoreRequest =
   | R<'keystore/open', object>
   | R<'keystore/capabilities', object>
   | R<'keystore/status', object>
-  | R<'keystore/set-passphrase', { readonly passphrase: string | null; readonly params?: PassphraseKdfParams }>
-  | R<'keystore/unlock', { readonly passphrase: string }>
+  | R<'keystore/set-passphrase', { readonly passphrase: string | null; readonly params?: PassphraseKdfParams; readonly kdfBudget?: KdfBudget }>
+  | R<'keystore/unlock', { readonly passphrase: string; readonly kdfBudget?: KdfBudget }>
   | R<'keystore/lock', object>
   | R<'keystore/create-identity', { readonly label: string; readonly mlDsa: boolean }>
   | R<'keystore/list-identities', object>
@@ -98,13 +110,19 @@ export type KeystoreRequest =
   | R<'keystore/delete-identity', { readonly identity: string }>
   | R<'keystore/export-phrase', { readonly identity: string }>
   | R<'keystore/restore-phrase', { readonly phrase: string; readonly bip39Passphrase: string; readonly label: string; readonly mlDsa: boolean }>
-  | R<'keystore/export-backup', { readonly passphrase: string; readonly params?: PassphraseKdfParams }>
-  | R<'keystore/import-backup', { readonly backup: Uint8Array; readonly passphrase: string }>
+  | R<'keystore/export-backup', { readonly passphrase: string; readonly params?: PassphraseKdfParams; readonly kdfBudget?: KdfBudget }>
+  /** `backup` is a copy the page transferred; the worker wipes it. */
+  | R<'keystore/import-backup', { readonly backup: Uint8Array; readonly passphrase: string; readonly kdfBudget?: KdfBudget }>
   | R<'keystore/sign', { readonly identity: string; readonly algorithm: 'ed25519' | 'ml-dsa-65'; readonly message: Uint8Array; readonly context?: Uint8Array }>
+  | R<'keystore/sign-hybrid', { readonly identity: string; readonly message: Uint8Array; readonly context?: Uint8Array }>
   | R<'keystore/derive-shared-key', { readonly identity: string; readonly peerPublicKey: Uint8Array; readonly info: Uint8Array }>
   | R<'keystore/decapsulate', {
     readonly identity: string; readonly kem: 'ml-kem-768' | 'x-wing'; readonly ciphertext: Uint8Array;
     readonly info: Uint8Array; readonly output: 'aes-gcm' | 'hkdf';
-  }>
-  /** Test hooks; refused unless the pool was created with `debug: true`. */
-  | R<'keystore/debug', { readonly action: 'fault'; readonly fault: 'DataCloneError' | 'QuotaExceededError' } | { readonly action: 'counts' }>;
+  }>;
+
+/** A hybrid signature: Ed25519 and ML-DSA-65 over the same message. */
+export interface HybridSignature {
+  readonly ed25519: Uint8Array;
+  readonly mlDsa65: Uint8Array;
+}

@@ -8,12 +8,12 @@ import assert from 'node:assert/strict';
 import * as P from '../../ts/primitives.js';
 import { VeilError } from '../../ts/errors.js';
 import {
-  BACKUP_HEADER_LENGTH, MAX_BACKUP_LABEL_BYTES, MAX_PASSPHRASE_KDF, MIN_PASSPHRASE_KDF,
+  BACKUP_HEADER_LENGTH, MAX_BACKUP_LABEL_BYTES, MAX_BIP39_PASSPHRASE_BYTES, MAX_PASSPHRASE_KDF, MIN_PASSPHRASE_KDF,
   decodePublicBundle, encodeBackupHeader, encodeBackupPayload, encodeBundleBody, identityId,
   openBackup, parseBackupHeader, parseBackupPayload, sealBackup, verifyPublicBundle,
   type BackupEntry, type BackupKek, type PublicBundle,
 } from '../../ts/keystore-format.js';
-import type { KeyType, PassphraseKdfParams } from '../../worker/keystore.protocol.js';
+import type { KdfBudget, KeyType, PassphraseKdfParams } from '../../worker/keystore.protocol.js';
 import { Rng, Tally, mutations, placed, sameBytes, type MutationPlan } from '../shared/mutate.js';
 import { buildBundle } from '../shared/bundle.js';
 
@@ -41,11 +41,15 @@ function bundleShapeOk(b: Uint8Array): boolean {
   return b.length === (b[5] === 1 ? 7795 : 2534);
 }
 
-/** Re-encodes a decoded bundle from its fields (the encode side of the round trip). */
-function reencode(d: PublicBundle): Uint8Array {
+function keysOf(d: PublicBundle): Partial<Record<KeyType, Uint8Array>> {
   const keys: Partial<Record<KeyType, Uint8Array>> = { 'ed25519': d.ed25519, 'x25519': d.x25519, 'ml-kem-768': d.mlKem768, 'x-wing': d.xWing };
   if (d.mlDsa65) keys['ml-dsa-65'] = d.mlDsa65;
-  const parts = [encodeBundleBody(keys), d.signatures.ed25519];
+  return keys;
+}
+
+/** Re-encodes a decoded bundle from its fields (the encode side of the round trip). */
+function reencode(d: PublicBundle): Uint8Array {
+  const parts = [encodeBundleBody(keysOf(d)), d.signatures.ed25519];
   if (d.signatures.mlDsa65) parts.push(d.signatures.mlDsa65);
   return new Uint8Array(Buffer.concat(parts));
 }
@@ -82,7 +86,7 @@ test('fuzz: public bundle decode / verify (seeded mutations)', { timeout: 60_000
       // Round trip: the fields re-encode to exactly the input; the id is the documented hash.
       assert.ok(sameBytes(reencode(decoded), input), `${kind}: re-encoding differs`);
       assert.ok(sameBytes(decoded.bytes, input), `${kind}: bytes differ`);
-      assert.equal(decoded.id, identityId(decoded.ed25519));
+      assert.equal(decoded.id, identityId(keysOf(decoded)));
       assert.equal(decoded.mlDsa65 !== undefined, input[5] === 1);
     }
     // verify never throws on bytes; true only for the untouched, honestly signed seeds.
@@ -122,6 +126,9 @@ test('fuzz: public bundle decode / verify (seeded mutations)', { timeout: 60_000
 // ---------------------------------------------------------------- backup
 
 const MIN: PassphraseKdfParams = { ...MIN_PASSPHRASE_KDF };
+/** These tests exercise the format's whole parameter range, so they raise the KDF budget to it explicitly. */
+const FORMAT_RANGE: KdfBudget = { argon2MemoryKib: MAX_PASSPHRASE_KDF.memoryKib, argon2Iterations: MAX_PASSPHRASE_KDF.iterations };
+const PASSPHRASES = ['', '', 'TREZOR', 'ünïcödé 25th word', 'x'.repeat(MAX_BIP39_PASSPHRASE_BYTES)];
 const LABELS = ['', 'laptop', 'Zoë’s phone 📱', 'ключ', '\u{FEFF}starts with a BOM', 'x'.repeat(MAX_BACKUP_LABEL_BYTES), '日本語'.repeat(100)];
 
 function randomEntry(rng: Rng): BackupEntry {
@@ -133,20 +140,23 @@ function randomEntry(rng: Rng): BackupEntry {
     for (let i = rng.below(40); i > 0; i--) chars.push(String.fromCodePoint(rng.pick([rng.below(0x80), rng.below(0xd800), 0xfeff, 0x1f600 + rng.below(80), 0xe000 + rng.below(0x1000)])));
     label = chars.join('');
   }
-  return { mlDsa: rng.below(2) === 1, createdAt, label, entropy: rng.bytes(32), seed: rng.bytes(64) };
+  return { mlDsa: rng.below(2) === 1, createdAt, label, entropy: rng.bytes(32), seed: rng.bytes(64), bip39Passphrase: rng.pick(PASSPHRASES) };
 }
 
 function sameEntries(a: readonly BackupEntry[], b: readonly BackupEntry[]): boolean {
   return a.length === b.length && a.every((x, i) => {
     const y = b[i]!;
-    return x.mlDsa === y.mlDsa && x.createdAt === y.createdAt && x.label === y.label && sameBytes(x.entropy, y.entropy) && sameBytes(x.seed, y.seed);
+    return x.mlDsa === y.mlDsa && x.createdAt === y.createdAt && x.label === y.label && sameBytes(x.entropy, y.entropy) && sameBytes(x.seed, y.seed)
+      && x.bip39Passphrase === y.bip39Passphrase;
   });
 }
 
 /** Independent statement of docs/KEYSTORE.md#backup: the error the header alone implies, or undefined when only the AEAD can decide. */
-function headerVerdict(b: Uint8Array): 'INVALID_BACKUP' | undefined {
+function headerVerdict(b: Uint8Array): 'INVALID_BACKUP' | 'UNSUPPORTED_VERSION' | undefined {
   if (b.length < 60) return 'INVALID_BACKUP';
-  if (b[0] !== 0x56 || b[1] !== 0x4b || b[2] !== 0x42 || b[3] !== 0x4b || b[4] !== 1 || b[5] !== 1 || b[15] !== 16) return 'INVALID_BACKUP';
+  if (b[0] !== 0x56 || b[1] !== 0x4b || b[2] !== 0x42 || b[3] !== 0x4b) return 'INVALID_BACKUP';
+  if (b[4] !== 2) return 'UNSUPPORTED_VERSION';
+  if (b[5] !== 1 || b[15] !== 16) return 'INVALID_BACKUP';
   const v = new DataView(b.buffer, b.byteOffset, 16);
   const m = v.getUint32(6);
   const t = v.getUint32(10);
@@ -189,7 +199,7 @@ test('fuzz: backup header and ciphertext (seeded mutations of whole backups)', {
     let out: BackupEntry[] | undefined;
     let code = 'ok';
     try {
-      out = openBackup(input, kek);
+      out = openBackup(input, kek, FORMAT_RANGE);
     } catch (e) {
       code = veilCode(e);
     }
@@ -224,6 +234,7 @@ test('fuzz: backup header and ciphertext (seeded mutations of whole backups)', {
   t.diagnostic(`backup (whole): ${tally} in ${ms.toFixed(0)} ms`);
   assert.ok(tally.total >= 3000, `only ${tally.total} cases`);
   assert.ok((tally.counts.get('AUTHENTICATION_FAILED') ?? 0) > 1000 && (tally.counts.get('INVALID_BACKUP') ?? 0) > 500);
+  assert.ok((tally.counts.get('UNSUPPORTED_VERSION') ?? 0) > 0);
   assert.ok(ms < BUDGET_MS, `took ${ms} ms`);
 });
 
@@ -260,7 +271,7 @@ test('fuzz: backup payload parser (seeded mutations behind a valid AEAD)', { tim
       let code2 = 'ok';
       let out2: BackupEntry[] | undefined;
       try {
-        out2 = openBackup(sealed, kek);
+        out2 = openBackup(sealed, kek, FORMAT_RANGE);
       } catch (e) {
         code2 = veilCode(e);
       }
@@ -276,7 +287,7 @@ test('fuzz: backup payload parser (seeded mutations behind a valid AEAD)', { tim
   }
   // Hand-made edge cases: a count far beyond the data, a label of MAX + 1 bytes, invalid UTF-8,
   // a creation time JS cannot hold exactly, unknown flags.
-  const one = encodeBackupPayload([{ mlDsa: false, createdAt: 5, label: 'a', entropy: new Uint8Array(32).fill(1), seed: new Uint8Array(64).fill(2) }]);
+  const one = encodeBackupPayload([{ mlDsa: false, createdAt: 5, label: 'a', entropy: new Uint8Array(32).fill(1), seed: new Uint8Array(64).fill(2), bip39Passphrase: 'p' }]);
   const edits: [string, (b: Uint8Array, v: DataView) => void][] = [
     ['count 2^32-1', (_b, v) => v.setUint32(1, 0xffffffff)],
     ['label length 1025', (_b, v) => v.setUint16(14, MAX_BACKUP_LABEL_BYTES + 1)],
@@ -284,7 +295,11 @@ test('fuzz: backup payload parser (seeded mutations behind a valid AEAD)', { tim
     ['created at 2^53', (_b, v) => v.setBigUint64(6, 2n ** 53n)],
     ['created at 2^64-1', (_b, v) => v.setBigUint64(6, 2n ** 64n - 1n)],
     ['flags 2', (b) => { b[5] = 2; }],
-    ['payload version 2', (b) => { b[0] = 2; }],
+    ['payload version 1', (b) => { b[0] = 1; }],
+    ['payload version 3', (b) => { b[0] = 3; }],
+    ['BIP-39 passphrase length 1025', (_b, v) => v.setUint16(113, MAX_BIP39_PASSPHRASE_BYTES + 1)],
+    ['BIP-39 passphrase past the end', (_b, v) => v.setUint16(113, 2)],
+    ['invalid UTF-8 BIP-39 passphrase', (b) => { b[115] = 0xff; }],
   ];
   for (const [name, edit] of edits) {
     const b = one.slice();
@@ -315,13 +330,14 @@ test('backup: encode / decode round trip (random entries), real Argon2id at the 
     const h = parseBackupHeader(sealed);
     assert.deepEqual(h.params, params);
     assert.ok(sameBytes(h.salt, salt));
-    assert.ok(sameEntries(openBackup(sealed, () => key.slice()), entries), `sealed round trip ${k}`);
+    assert.ok(sameEntries(openBackup(sealed, () => key.slice(), FORMAT_RANGE), entries), `sealed round trip ${k}`);
     n++;
   }
   // Encoding refuses what it cannot represent (rather than wrapping a u16 or writing a short secret).
-  const ok = { mlDsa: false, createdAt: 0, label: '', entropy: new Uint8Array(32), seed: new Uint8Array(64) };
+  const ok = { mlDsa: false, createdAt: 0, label: '', entropy: new Uint8Array(32), seed: new Uint8Array(64), bip39Passphrase: '' };
   assert.throws(() => encodeBackupPayload([{ ...ok, label: 'x'.repeat(MAX_BACKUP_LABEL_BYTES + 1) }]), RangeError);
   assert.throws(() => encodeBackupPayload([{ ...ok, seed: new Uint8Array(63) }]), RangeError);
+  assert.throws(() => encodeBackupPayload([{ ...ok, bip39Passphrase: 'x'.repeat(MAX_BIP39_PASSPHRASE_BYTES + 1) }]), RangeError);
   assert.throws(() => encodeBackupHeader({ ...MIN, iterations: 1 }, new Uint8Array(16)), RangeError);
   // Known, accepted lossy case: a label with a lone surrogate is stored as U+FFFD (TextEncoder).
   const lone = parseBackupPayload(encodeBackupPayload([{ ...ok, label: 'a\uD800b' }]));

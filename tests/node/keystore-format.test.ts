@@ -4,16 +4,17 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, createPrivateKey, createPublicKey, hkdfSync, pbkdf2Sync } from 'node:crypto';
 import * as P from '../../ts/primitives.js';
+import { VeilError } from '../../ts/errors.js';
 import {
-  IDENTITY_DERIVATION, decodePublicBundle, deriveKeySeed, identityId,
-  publicKeyFromKeySeed, verifyPublicBundle,
+  DEFAULT_KDF_BUDGET, IDENTITY_DERIVATION, checkBackupEntry, decodePublicBundle, deriveKeySeed, encodeBundleBody, identityId,
+  openBackup, publicKeyFromKeySeed, sealBackup, verifyPublicBundle, type BackupKek,
 } from '../../ts/keystore-format.js';
 import { KEY_TYPES } from '../../worker/keystore.protocol.js';
 import { buildBundle } from '../shared/bundle.js';
 
 const PHRASE = `${'abandon '.repeat(23)}art`;
 /** Regression pin for the phrase above (recomputed independently below, except ML-KEM/X-Wing/ML-DSA public keys). */
-const EXPECTED_ID = '404dc1cbc898b555a8a18350773da0f0';
+const EXPECTED_ID = '95415769bc9a83cc670634f78bea1ff4adc09652b390bb8715510026042e6509';
 /** Regression pin: SHA-256 of its full bundle (with ML-DSA-65), which covers every public key. */
 const EXPECTED_BUNDLE_SHA256 = '2bb01d15961f7a76947724d1a58794a2c93473f4f125c1dfc3c86137474ff5bf';
 
@@ -38,10 +39,84 @@ test('derivation: BIP-39 seed and HKDF labels match an independent implementatio
   for (const t of ['ed25519', 'x25519'] as const) {
     assert.deepEqual(publicKeyFromKeySeed(t, deriveKeySeed(seed, t)), nodePublic(t, deriveKeySeed(seed, t)), t);
   }
-  const edPk = publicKeyFromKeySeed('ed25519', deriveKeySeed(seed, 'ed25519'));
-  const id = createHash('sha256').update('veilkit-identity-id-v1').update(edPk).digest().subarray(0, 16).toString('hex');
-  assert.equal(identityId(edPk), id);
+  // The id: SHA-256("veilkit-identity-id-v2" ‖ flags ‖ Ed25519 ‖ X25519 ‖ ML-KEM-768 ‖ X-Wing ‖ ML-DSA-65), full 32 bytes.
+  const { keys } = buildBundle(seed, true);
+  const h = createHash('sha256').update('veilkit-identity-id-v2').update(Uint8Array.of(1));
+  for (const t of ['ed25519', 'x25519', 'ml-kem-768', 'x-wing', 'ml-dsa-65'] as const) h.update(keys[t]!);
+  const id = h.digest('hex');
+  assert.equal(identityId(keys), id);
+  assert.equal(id.length, 64);
   assert.equal(id, EXPECTED_ID);
+});
+
+test('identity id (attack): stripping the ML-DSA-65 key from a bundle changes its id and breaks its signature', async () => {
+  await P.init();
+  const seed = P.mnemonicToSeed(PHRASE);
+  const full = buildBundle(seed, true);
+  // The attacker keeps flags 0 and every byte it can: the body without the ML-DSA key, the Ed25519 signature.
+  const body = encodeBundleBody({ ...full.keys, 'ml-dsa-65': undefined });
+  const edSig = full.bytes.subarray(full.body.length, full.body.length + 64);
+  const stripped = new Uint8Array([...body, ...edSig]);
+  const decoded = decodePublicBundle(stripped);
+  assert.equal(decoded.mlDsa65, undefined);
+  assert.notEqual(decoded.id, decodePublicBundle(full.bytes).id);
+  assert.equal(verifyPublicBundle(stripped), false);
+  // An honest identity from the same phrase without ML-DSA-65 has its own id, too.
+  assert.notEqual(decodePublicBundle(buildBundle(seed, false).bytes).id, EXPECTED_ID);
+});
+
+test('identity id (attack): two bundles sharing the Ed25519 key but not the other keys never share an id', async () => {
+  await P.init();
+  const victim = buildBundle(P.mnemonicToSeed(PHRASE), true).keys;
+  const attacker = buildBundle(P.mnemonicToSeed(`${'zoo '.repeat(23)}vote`), true).keys;
+  const ids = new Set<string>();
+  ids.add(identityId(victim));
+  // The victim's Ed25519 key with the attacker's agreement keys, one substitution at a time and all at once.
+  for (const t of ['x25519', 'ml-kem-768', 'x-wing', 'ml-dsa-65'] as const) ids.add(identityId({ ...victim, [t]: attacker[t] }));
+  ids.add(identityId({ ...attacker, 'ed25519': victim.ed25519 }));
+  ids.add(identityId({ ...victim, 'ml-dsa-65': undefined }));
+  assert.equal(ids.size, 7);
+  for (const id of ids) assert.match(id, /^[0-9a-f]{64}$/);
+});
+
+test('KDF budget (attack): a backup asking for 1 GiB / t = 16 is refused before any key work; an explicit budget proceeds', async () => {
+  await P.init();
+  let calls = 0;
+  const kek: BackupKek = () => {
+    calls++;
+    return new Uint8Array(32).fill(9);
+  };
+  const huge = sealBackup([], { memoryKib: 1_048_576, iterations: 16, parallelism: 1 }, new Uint8Array(16), kek);
+  calls = 0;
+  assert.throws(() => openBackup(huge, kek), (e: unknown) => e instanceof VeilError && e.code === 'KDF_BUDGET_EXCEEDED');
+  assert.equal(calls, 0, 'no key derivation (no allocation) for an over-budget backup');
+  assert.deepEqual(DEFAULT_KDF_BUDGET, { argon2MemoryKib: 262_144, argon2Iterations: 4, pbkdf2Iterations: 2_000_000 });
+  // At the budget's edge it opens; one pass or one KiB over, it does not.
+  for (const [params, ok] of [
+    [{ memoryKib: 262_144, iterations: 4, parallelism: 1 }, true],
+    [{ memoryKib: 262_145, iterations: 4, parallelism: 1 }, false],
+    [{ memoryKib: 19_456, iterations: 5, parallelism: 1 }, false],
+  ] as const) {
+    const b = sealBackup([], params, new Uint8Array(16), kek);
+    calls = 0;
+    if (ok) assert.deepEqual(openBackup(b, kek), []);
+    else assert.throws(() => openBackup(b, kek), (e: unknown) => e instanceof VeilError && e.code === 'KDF_BUDGET_EXCEEDED');
+    assert.equal(calls, ok ? 1 : 0);
+  }
+  // Raised explicitly, the costly backup proceeds to the key derivation.
+  calls = 0;
+  assert.deepEqual(openBackup(huge, kek, { argon2MemoryKib: 1_048_576, argon2Iterations: 16 }), []);
+  assert.equal(calls, 1);
+});
+
+test('backup entry cross-check: the seed must be the BIP-39 seed of the entropy and passphrase', async () => {
+  await P.init();
+  const entropy = P.mnemonicToEntropy(PHRASE);
+  const entry = { mlDsa: false, createdAt: 0, label: '', entropy, seed: P.mnemonicToSeed(PHRASE, 'TREZOR'), bip39Passphrase: 'TREZOR' };
+  checkBackupEntry(entry);
+  for (const bad of [{ ...entry, bip39Passphrase: '' }, { ...entry, seed: P.mnemonicToSeed(`${'zoo '.repeat(23)}vote`, 'TREZOR') }]) {
+    assert.throws(() => checkBackupEntry(bad), (e: unknown) => e instanceof VeilError && e.code === 'INVALID_BACKUP');
+  }
 });
 
 test('public bundle: canonical encoding, signatures, sizes, tamper detection', async () => {
@@ -51,7 +126,8 @@ test('public bundle: canonical encoding, signatures, sizes, tamper detection', a
     const { bytes, body, keys } = buildBundle(seed, mlDsa);
     assert.equal(bytes.length, mlDsa ? 7795 : 2534);
     const b = decodePublicBundle(bytes);
-    assert.equal(b.id, EXPECTED_ID);
+    assert.equal(b.id === EXPECTED_ID, mlDsa);
+    assert.equal(b.id, identityId(keys));
     assert.deepEqual(b.xWing, keys['x-wing']);
     assert.equal(b.mlDsa65 !== undefined, mlDsa);
     assert.equal(verifyPublicBundle(bytes), true);
