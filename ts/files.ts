@@ -907,10 +907,10 @@ async function signerOf(o: EncryptFileOptions): Promise<PreparedSigner | undefin
       timestamp: int('sign.timestamp', s.timestamp ?? nowSeconds(), 0, MAX_SAFE),
     },
     sign: async (message) => {
-      const ed25519 = await s.keystore.sign(s.identity, message);
-      if (!hybrid) return { ed25519 };
-      const mlDsa65 = await s.keystore.sign(s.identity, message, { algorithm: 'ml-dsa-65', context: MLDSA_HEADER_CONTEXT });
-      return { ed25519, mlDsa65 };
+      if (!hybrid) return { ed25519: await s.keystore.sign(s.identity, message) };
+      // Both halves over the same message in one keystore call.
+      const sig = await s.keystore.signHybrid(s.identity, message, { context: MLDSA_HEADER_CONTEXT });
+      return { ed25519: sig.ed25519, mlDsa65: sig.mlDsa65 };
     },
   };
 }
