@@ -410,8 +410,11 @@ pub(crate) fn process(
                 if !may_release {
                     continue;
                 }
+                // Report mode releases nothing once anything is known bad: a bad
+                // chunk so far, or a table that does not match the root.
                 let release_now = streaming
-                    && (policy.on_tamper != TamperAction::Report || report.bad_chunks.is_empty());
+                    && (policy.on_tamper != TamperAction::Report
+                        || (report.bad_chunks.is_empty() && table_valid));
                 match sink.as_mut() {
                     Some(s) if release_now => s(index, &pt),
                     Some(_) if !streaming => held.push((index, pt)),
