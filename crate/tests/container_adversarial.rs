@@ -39,7 +39,20 @@ fn truncation_at_every_chunk_boundary_and_inside_chunks() {
     // Fixed part (112 bytes, DEK commitment at 80..112), header, leaf table
     // (4 × 32 bytes), envelopes.
     let table_end = h + 4 * 32;
-    let mut cuts = vec![0, 1, 79, 80, 111, 112, h - 1, h, h + 1, h + 32, table_end - 1, table_end];
+    let mut cuts = vec![
+        0,
+        1,
+        79,
+        80,
+        111,
+        112,
+        h - 1,
+        h,
+        h + 1,
+        h + 32,
+        table_end - 1,
+        table_end,
+    ];
     for k in 0..4 {
         let start = table_end + k * (C + 32);
         cuts.extend([
@@ -705,7 +718,11 @@ fn merkle_proof_attacks() {
     let leaves: Vec<[u8; 32]> = (0..n)
         .map(|i| reader.leaf_hash(i as u64, &envs[i]).unwrap())
         .collect();
-    assert_eq!(leaves, leaf_table(&c), "the table holds every recomputed leaf");
+    assert_eq!(
+        leaves,
+        leaf_table(&c),
+        "the table holds every recomputed leaf"
+    );
     let root = reader.header().merkle_root;
     assert_eq!(merkle_root(alg, &leaves), root);
     // Envelope of chunk 1 presented as chunk 2: stored index and leaf differ.
@@ -722,15 +739,39 @@ fn merkle_proof_attacks() {
     );
     // Proof helpers (kept for key-less audits): wrong index, lengths, empty.
     let p1 = inclusion_proof(alg, &leaves, 1).unwrap();
-    assert!(verify_merkle_proof(alg, &leaves[1], 1, n as u64, &p1, &root));
-    assert!(!verify_merkle_proof(alg, &leaves[2], 2, n as u64, &p1, &root));
-    assert!(!verify_merkle_proof(alg, &leaves[1], 2, n as u64, &p1, &root));
-    assert!(!verify_merkle_proof(alg, &leaves[1], n as u64, n as u64, &p1, &root));
+    assert!(verify_merkle_proof(
+        alg, &leaves[1], 1, n as u64, &p1, &root
+    ));
+    assert!(!verify_merkle_proof(
+        alg, &leaves[2], 2, n as u64, &p1, &root
+    ));
+    assert!(!verify_merkle_proof(
+        alg, &leaves[1], 2, n as u64, &p1, &root
+    ));
+    assert!(!verify_merkle_proof(
+        alg, &leaves[1], n as u64, n as u64, &p1, &root
+    ));
     let mut longer = p1.clone();
     longer.push([0; 32]);
-    assert!(!verify_merkle_proof(alg, &leaves[1], 1, n as u64, &longer, &root));
-    assert!(!verify_merkle_proof(alg, &leaves[1], 1, n as u64, &p1[..p1.len() - 1], &root));
-    assert!(!verify_merkle_proof(alg, &leaves[1], 1, n as u64, &[], &root));
+    assert!(!verify_merkle_proof(
+        alg, &leaves[1], 1, n as u64, &longer, &root
+    ));
+    assert!(!verify_merkle_proof(
+        alg,
+        &leaves[1],
+        1,
+        n as u64,
+        &p1[..p1.len() - 1],
+        &root
+    ));
+    assert!(!verify_merkle_proof(
+        alg,
+        &leaves[1],
+        1,
+        n as u64,
+        &[],
+        &root
+    ));
     // Odd-level duplication (Bitcoin-style tree that repeats the last node): its
     // root differs from the RFC 6962 shape, and a table whose root it is fails.
     let node = |l: &[u8; 32], r: &[u8; 32]| merkle::node_hash(alg, l, r);
@@ -740,8 +781,12 @@ fn merkle_proof_attacks() {
     let dup_root = node(&node(&l01, &l23), &node(&l45, &l45));
     assert_ne!(dup_root, root);
     let dup_proof = [leaves[5], l45, node(&l01, &l23)];
-    assert!(!verify_merkle_proof(alg, &leaves[4], 4, n as u64, &dup_proof, &root));
-    assert!(!verify_merkle_proof(alg, &leaves[4], 4, n as u64, &dup_proof, &dup_root));
+    assert!(!verify_merkle_proof(
+        alg, &leaves[4], 4, n as u64, &dup_proof, &root
+    ));
+    assert!(!verify_merkle_proof(
+        alg, &leaves[4], 4, n as u64, &dup_proof, &dup_root
+    ));
     // A node presented as a leaf: leaf and node labels differ.
     assert_ne!(
         merkle::leaf_hash(alg, &reader.header().file_id, 0, 4096, &[0; 12], &[0; 16]),
@@ -761,7 +806,9 @@ fn merkle_proof_attacks() {
     assert_rejected(&bad_table, &group_unlock(), "AUTHENTICATION_FAILED");
     let mut r2 = ContainerReader::new(&bad_table).unwrap();
     assert_eq!(
-        r2.set_leaf_table(&bad_table[h..h + 32 * n]).unwrap_err().code(),
+        r2.set_leaf_table(&bad_table[h..h + 32 * n])
+            .unwrap_err()
+            .code(),
         "AUTHENTICATION_FAILED"
     );
 }
@@ -897,7 +944,10 @@ fn sealed_and_purged_containers() {
         sealed.ends_with(&join(&leaf_table(&c).concat(), &envs)),
         "leaf table and ciphertext kept"
     );
-    assert_eq!(sh.dek_commitment, Header::parse(&c).unwrap().0.dek_commitment);
+    assert_eq!(
+        sh.dek_commitment,
+        Header::parse(&c).unwrap().0.dek_commitment
+    );
     // Inspection (key-less, like any container: the table against the signed
     // root and every leaf recomputed from its ciphertext).
     let rep = verify_container(&sealed, &VerificationPolicy::strict(), None).unwrap();
@@ -919,9 +969,13 @@ fn sealed_and_purged_containers() {
         "AUTHENTICATION_FAILED"
     );
     assert_eq!(
-        verify_container(&sealed[..sealed.len() - 1], &VerificationPolicy::default(), None)
-            .unwrap_err()
-            .code(),
+        verify_container(
+            &sealed[..sealed.len() - 1],
+            &VerificationPolicy::default(),
+            None
+        )
+        .unwrap_err()
+        .code(),
         "TRUNCATED"
     );
     let report = VerificationPolicy {
@@ -929,7 +983,9 @@ fn sealed_and_purged_containers() {
         ..VerificationPolicy::default()
     };
     assert_eq!(
-        verify_container(&body_flip, &report, None).unwrap().bad_chunks,
+        verify_container(&body_flip, &report, None)
+            .unwrap()
+            .bad_chunks,
         vec![1]
     );
     let info = rep.sealed.clone().unwrap();
@@ -947,10 +1003,7 @@ fn sealed_and_purged_containers() {
     let dek = [0u8; 32];
     assert_eq!(r.unlock_dek(&dek).unwrap_err().code(), "SEALED");
     assert_eq!(r.begin_sequential().unwrap_err().code(), "SEALED");
-    assert_eq!(
-        r.decrypt_chunk(0, &envs[0]).unwrap_err().code(),
-        "SEALED"
-    );
+    assert_eq!(r.decrypt_chunk(0, &envs[0]).unwrap_err().code(), "SEALED");
     assert_eq!(r.export_dek().unwrap_err().code(), "SEALED");
     // Sealing twice / rewrapping a sealed container.
     assert_eq!(
@@ -1129,7 +1182,10 @@ fn random_access_reader_rejects_tampered_chunks() {
         reader.decrypt_chunk(1, &e).unwrap_err().code(),
         "AUTHENTICATION_FAILED"
     );
-    assert_eq!(reader.verify_chunk(1, &e).unwrap_err().code(), "AUTHENTICATION_FAILED");
+    assert_eq!(
+        reader.verify_chunk(1, &e).unwrap_err().code(),
+        "AUTHENTICATION_FAILED"
+    );
     // Tag flip and IV flip: the leaf covers both.
     for at in [e.len() - 1, 4] {
         let mut e = envs[1].clone();

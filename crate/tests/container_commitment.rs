@@ -69,7 +69,11 @@ fn assert_genuine(got: &Released, pt: &[u8]) {
     for (i, chunk) in got {
         let start = *i as usize * C;
         let end = (start + C).min(pt.len());
-        assert_eq!(chunk.as_slice(), &pt[start..end], "chunk {i} is not genuine");
+        assert_eq!(
+            chunk.as_slice(),
+            &pt[start..end],
+            "chunk {i} is not genuine"
+        );
     }
 }
 
@@ -142,7 +146,8 @@ fn forge_envelope(dek: &Dek, ctx: &FileContext, index: u32, text: &[u8]) -> Vec<
 #[test]
 fn co_recipient_rewrite_of_a_hybrid_signed_container() {
     let mallory = xwing(0x4d);
-    let (c, pt) = hybrid_group_container(3 * C + 100, vec![WrapSpec::recipient(&mallory.public, 0)]);
+    let (c, pt) =
+        hybrid_group_container(3 * C + 100, vec![WrapSpec::recipient(&mallory.public, 0)]);
     let mallory_unlock = Unlock::Recipient {
         secret_key: mallory.secret.as_slice(),
         recipient_id: None,
@@ -164,7 +169,11 @@ fn co_recipient_rewrite_of_a_hybrid_signed_container() {
     envs[1] = forged_env.clone();
     let forged = join(&head, &envs);
     assert_eq!(forged.len(), c.len());
-    assert_eq!(forged[..head.len()], c[..head.len()], "header, table, signatures kept");
+    assert_eq!(
+        forged[..head.len()],
+        c[..head.len()],
+        "header, table, signatures kept"
+    );
 
     // The header still verifies: the signature alone cannot see the rewrite…
     let fr = ContainerReader::new(&forged).unwrap();
@@ -181,12 +190,20 @@ fn co_recipient_rewrite_of_a_hybrid_signed_container() {
         "AUTHENTICATION_FAILED",
     );
     // Streaming release: chunk 0 (genuine) may go out, chunk 1 and later never.
-    let (r, got) = run(&forged, &victim, &pinned(ReleaseMode::Streaming, TamperAction::Abort));
+    let (r, got) = run(
+        &forged,
+        &victim,
+        &pinned(ReleaseMode::Streaming, TamperAction::Abort),
+    );
     assert_eq!(r.unwrap_err().code(), "AUTHENTICATION_FAILED");
     assert_eq!(indices(&got), vec![0]);
     assert_genuine(&got, &pt);
     // Report: the forged chunk is listed, nothing released.
-    let (r, got) = run(&forged, &victim, &pinned(ReleaseMode::Verified, TamperAction::Report));
+    let (r, got) = run(
+        &forged,
+        &victim,
+        &pinned(ReleaseMode::Verified, TamperAction::Report),
+    );
     let rep = r.unwrap();
     assert_eq!((rep.bad_chunks.clone(), rep.merkle_valid), (vec![1], true));
     assert!(got.is_empty());
@@ -202,7 +219,12 @@ fn co_recipient_rewrite_of_a_hybrid_signed_container() {
         assert_genuine(&got, &pt);
         assert!(got.iter().all(|(_, p)| p != &evil));
     }
-    let d = decrypt(&forged, &victim, &pinned(ReleaseMode::Verified, TamperAction::Recover)).unwrap();
+    let d = decrypt(
+        &forged,
+        &victim,
+        &pinned(ReleaseMode::Verified, TamperAction::Recover),
+    )
+    .unwrap();
     assert!(d.plaintext.is_none());
     // The DEK path and key-less verification see it too.
     assert_refused(
@@ -212,9 +234,13 @@ fn co_recipient_rewrite_of_a_hybrid_signed_container() {
         "AUTHENTICATION_FAILED",
     );
     assert_eq!(
-        verify_container(&forged, &pinned(ReleaseMode::Verified, TamperAction::Abort), None)
-            .unwrap_err()
-            .code(),
+        verify_container(
+            &forged,
+            &pinned(ReleaseMode::Verified, TamperAction::Abort),
+            None
+        )
+        .unwrap_err()
+        .code(),
         "AUTHENTICATION_FAILED"
     );
 
@@ -229,7 +255,10 @@ fn co_recipient_rewrite_of_a_hybrid_signed_container() {
         reader.verify_chunk(1, &forged_env).unwrap_err().code(),
         "AUTHENTICATION_FAILED"
     );
-    assert_eq!(reader.decrypt_chunk(0, &envs[0]).unwrap().as_slice(), &pt[..C]);
+    assert_eq!(
+        reader.decrypt_chunk(0, &envs[0]).unwrap().as_slice(),
+        &pt[..C]
+    );
     // Sequential: chunk 0 comes out, the forged chunk 1 does not.
     reader.begin_sequential().unwrap();
     assert_eq!(reader.next_chunk(&envs[0]).unwrap().as_slice(), &pt[..C]);
@@ -252,7 +281,9 @@ fn co_recipient_rewrite_of_a_hybrid_signed_container() {
     );
     let mut r = ContainerReader::new(&with_table).unwrap();
     assert_eq!(
-        r.set_leaf_table(&with_table[h..h + 4 * 32]).unwrap_err().code(),
+        r.set_leaf_table(&with_table[h..h + 4 * 32])
+            .unwrap_err()
+            .code(),
         "AUTHENTICATION_FAILED"
     );
     // Escalation 2: … and the header's root → the signature breaks.
@@ -261,8 +292,17 @@ fn co_recipient_rewrite_of_a_hybrid_signed_container() {
     let new_root = merkle_root(HashAlg::Sha256, &leaves);
     let with_root = edit_header(&with_table, |hd| hd.merkle_root = new_root);
     for release in [ReleaseMode::Verified, ReleaseMode::Streaming] {
-        for on_tamper in [TamperAction::Abort, TamperAction::Report, TamperAction::Recover] {
-            assert_refused(&with_root, &victim, &pinned(release, on_tamper), "INVALID_SIGNATURE");
+        for on_tamper in [
+            TamperAction::Abort,
+            TamperAction::Report,
+            TamperAction::Recover,
+        ] {
+            assert_refused(
+                &with_root,
+                &victim,
+                &pinned(release, on_tamper),
+                "INVALID_SIGNATURE",
+            );
         }
     }
     // Escalation 3: … and re-signs with her own hybrid key → not the pinned signer.
@@ -272,8 +312,17 @@ fn co_recipient_rewrite_of_a_hybrid_signed_container() {
     let mut resigned = hd.to_bytes().unwrap();
     resigned.extend_from_slice(&with_root[len..]);
     for release in [ReleaseMode::Verified, ReleaseMode::Streaming] {
-        for on_tamper in [TamperAction::Abort, TamperAction::Report, TamperAction::Recover] {
-            assert_refused(&resigned, &victim, &pinned(release, on_tamper), "SIGNER_MISMATCH");
+        for on_tamper in [
+            TamperAction::Abort,
+            TamperAction::Report,
+            TamperAction::Recover,
+        ] {
+            assert_refused(
+                &resigned,
+                &victim,
+                &pinned(release, on_tamper),
+                "SIGNER_MISMATCH",
+            );
         }
     }
     // (Without a pin the re-signed file is a valid file *by Mallory*: the
@@ -283,7 +332,12 @@ fn co_recipient_rewrite_of_a_hybrid_signed_container() {
     assert_ne!(d.report.signer, Some(*hybrid_signer(0).ed25519_public()));
 
     // The untouched container opens under the same pin.
-    let d = decrypt(&c, &victim, &pinned(ReleaseMode::Verified, TamperAction::Abort)).unwrap();
+    let d = decrypt(
+        &c,
+        &victim,
+        &pinned(ReleaseMode::Verified, TamperAction::Abort),
+    )
+    .unwrap();
     assert_eq!(d.plaintext.unwrap().as_slice(), pt.as_slice());
 }
 
@@ -302,7 +356,8 @@ fn multi_key_header_second_dek_is_refused() {
     let (c, pt) = hybrid_group_container(2 * C + 7, vec![]);
     let dek_b = Dek::from_bytes(&[0xb0; 32]).unwrap();
     let (mut hd, len) = Header::parse(&c).unwrap();
-    let (wrap_b, _) = wrap::create_wrap(&WrapSpec::recipient(&victim.public, 0), &dek_b, &hd.file_id).unwrap();
+    let (wrap_b, _) =
+        wrap::create_wrap(&WrapSpec::recipient(&victim.public, 0), &dek_b, &hd.file_id).unwrap();
     hd.wraps.push(wrap_b);
     // Re-signed by the author's own keys: the signature is genuine.
     signature::sign_header(&mut hd, &hybrid_signer(1_767_225_600), MetadataKind::Plain).unwrap();
@@ -315,7 +370,11 @@ fn multi_key_header_second_dek_is_refused() {
     // The victim's wrap unwraps to B, which does not open the commitment:
     // refused at unlock, in every mode (unlock errors are always fatal).
     for release in [ReleaseMode::Verified, ReleaseMode::Streaming] {
-        for on_tamper in [TamperAction::Abort, TamperAction::Report, TamperAction::Recover] {
+        for on_tamper in [
+            TamperAction::Abort,
+            TamperAction::Report,
+            TamperAction::Recover,
+        ] {
             assert_refused(
                 &multi,
                 &victim_unlock,
@@ -366,7 +425,11 @@ fn planted_password_wrap_to_another_dek() {
     r.unlock(&Unlock::Password(PASSWORD)).unwrap();
     assert_ne!(*r.export_dek().unwrap(), [0xb1; 32]);
     let only_b = edit_header(&c, |hd| hd.wraps = vec![planted.clone()]);
-    assert_rejected(&only_b, &Unlock::Password(PASSWORD), "AUTHENTICATION_FAILED");
+    assert_rejected(
+        &only_b,
+        &Unlock::Password(PASSWORD),
+        "AUTHENTICATION_FAILED",
+    );
 }
 
 /// A wrong DEK handed in directly is refused by the commitment too.
@@ -701,13 +764,22 @@ fn sequential_reader_rejects_tampering() {
         r.set_leaf_table(&swapped_entries).unwrap_err().code(),
         "AUTHENTICATION_FAILED"
     );
-    assert_eq!(r.set_leaf_table(&table[..96]).unwrap_err().code(), "TRUNCATED");
+    assert_eq!(
+        r.set_leaf_table(&table[..96]).unwrap_err().code(),
+        "TRUNCATED"
+    );
     let mut longer = table.clone();
     longer.extend_from_slice(&[0; 32]);
-    assert_eq!(r.set_leaf_table(&longer).unwrap_err().code(), "TRAILING_BYTES");
+    assert_eq!(
+        r.set_leaf_table(&longer).unwrap_err().code(),
+        "TRAILING_BYTES"
+    );
     assert!(!r.has_leaf_table());
     assert_eq!(r.begin_sequential().unwrap_err().code(), "INVALID_STATE");
-    assert_eq!(r.decrypt_chunk(0, &envs[0]).unwrap_err().code(), "INVALID_STATE");
+    assert_eq!(
+        r.decrypt_chunk(0, &envs[0]).unwrap_err().code(),
+        "INVALID_STATE"
+    );
     // A wrong root in the header: the genuine table no longer matches.
     let wrong_root = edit_header(&c, |hd| hd.merkle_root = [0x77; 32]);
     let mut r = ContainerReader::new(&wrong_root).unwrap();
@@ -737,8 +809,16 @@ fn streaming_release_stops_at_the_tampered_chunk() {
     let (unsigned, pt_u) = group_container(3 * C + 100, SMALL);
     let (signed, pt_s) = hybrid_group_container(3 * C + 100, vec![]);
     for (c, pt, policy) in [
-        (&unsigned, &pt_u, unpinned(ReleaseMode::Streaming, TamperAction::Abort)),
-        (&signed, &pt_s, pinned(ReleaseMode::Streaming, TamperAction::Abort)),
+        (
+            &unsigned,
+            &pt_u,
+            unpinned(ReleaseMode::Streaming, TamperAction::Abort),
+        ),
+        (
+            &signed,
+            &pt_s,
+            pinned(ReleaseMode::Streaming, TamperAction::Abort),
+        ),
     ] {
         let (head, envs) = split(c);
         for (name, t, bad) in envelope_tampers(&envs) {
@@ -754,7 +834,11 @@ fn streaming_release_stops_at_the_tampered_chunk() {
             assert_refused(&bad, &group_unlock(), &policy, "AUTHENTICATION_FAILED");
         }
         let wrong_root = edit_header(c, |hd| hd.merkle_root[0] ^= 1);
-        let want = if c[8] == 6 { "INVALID_SIGNATURE" } else { "AUTHENTICATION_FAILED" };
+        let want = if c[8] == 6 {
+            "INVALID_SIGNATURE"
+        } else {
+            "AUTHENTICATION_FAILED"
+        };
         assert_refused(&wrong_root, &group_unlock(), &policy, want);
         // A missing last chunk: the length is known up front, nothing released.
         assert_refused(
@@ -768,6 +852,24 @@ fn streaming_release_stops_at_the_tampered_chunk() {
         assert!(r.unwrap().is_intact());
         assert_eq!(indices(&got), vec![0, 1, 2, 3]);
         assert_genuine(&got, pt);
+    }
+}
+
+/// Every leaf-table byte flipped (its low bit), one at a time: refused
+/// before any chunk is released, in streaming mode too, and key-lessly.
+#[test]
+fn every_leaf_table_byte_flipped() {
+    let (c, _) = hybrid_group_container(3 * C + 100, vec![]);
+    let h = header_len(&c);
+    let policy = pinned(ReleaseMode::Streaming, TamperAction::Abort);
+    for at in h..h + 4 * 32 {
+        let bad = flip(&c, at);
+        assert_refused(&bad, &group_unlock(), &policy, "AUTHENTICATION_FAILED");
+        assert_eq!(
+            verify_container(&bad, &policy, None).unwrap_err().code(),
+            "AUTHENTICATION_FAILED",
+            "{at}"
+        );
     }
 }
 
@@ -805,9 +907,18 @@ fn writers_refuse_to_exceed_the_default_reader_budget() {
         ContainerEncryptor::new(o).err().unwrap().code()
     };
     // 1 GiB, t = 10: in the format's bounds, over the budget (refused before any derivation).
-    assert_eq!(refused(vec![argon(PASSWORD, 1_048_576, 10)]), "KDF_BUDGET_EXCEEDED");
-    assert_eq!(refused(vec![argon(PASSWORD, 19_456, 5)]), "KDF_BUDGET_EXCEEDED");
-    assert_eq!(refused(vec![argon(PASSWORD, 262_145, 1)]), "KDF_BUDGET_EXCEEDED");
+    assert_eq!(
+        refused(vec![argon(PASSWORD, 1_048_576, 10)]),
+        "KDF_BUDGET_EXCEEDED"
+    );
+    assert_eq!(
+        refused(vec![argon(PASSWORD, 19_456, 5)]),
+        "KDF_BUDGET_EXCEEDED"
+    );
+    assert_eq!(
+        refused(vec![argon(PASSWORD, 262_145, 1)]),
+        "KDF_BUDGET_EXCEEDED"
+    );
     assert_eq!(
         refused(vec![WrapSpec::Pbkdf2 {
             password: Zeroizing::new(PASSWORD.to_vec()),
@@ -935,9 +1046,12 @@ fn password_wraps_beyond_the_attempt_budget_are_not_tried() {
 #[test]
 fn rewrap_stays_inside_the_default_budget() {
     let pt = data(10);
-    let c = encrypt(&pt, options(vec![argon_min(b"one"), argon_min(b"two")], SMALL))
-        .unwrap()
-        .container;
+    let c = encrypt(
+        &pt,
+        options(vec![argon_min(b"one"), argon_min(b"two")], SMALL),
+    )
+    .unwrap()
+    .container;
     let u = Unlock::Password(b"one");
     assert_eq!(
         rewrap(&c, &u, &|_| false, &[argon(b"three", 19_456, 5)], None)

@@ -344,7 +344,9 @@ fn reader_prefix_random_access_and_sequential() {
         assert_eq!(leaves, leaf_table(&container));
         let h = reader.header_len();
         assert_eq!(reader.leaf_table_len(), 32 * n);
-        reader.set_leaf_table(&container[h..h + 32 * n as usize]).unwrap();
+        reader
+            .set_leaf_table(&container[h..h + 32 * n as usize])
+            .unwrap();
         // Random order.
         for i in [5u64, 0, 7, 3, 1, 6, 2, 4] {
             let off = reader.chunk_offset(i).unwrap() as usize;
@@ -445,7 +447,11 @@ fn rewrap_changes_only_the_header() {
     let (new_header, new_envs) = split(&r.container);
     assert_ne!(new_header, old_header);
     assert_eq!(new_envs, envs, "chunks untouched");
-    assert_eq!(leaf_table(&r.container), leaf_table(&container), "leaf table untouched");
+    assert_eq!(
+        leaf_table(&r.container),
+        leaf_table(&container),
+        "leaf table untouched"
+    );
     assert_eq!(
         Header::parse(&r.container).unwrap().0.dek_commitment,
         Header::parse(&container).unwrap().0.dek_commitment,

@@ -221,13 +221,9 @@ fn regenerate_fixtures() {
         }));
     }
     let preimage = ctx.header_hash_preimage();
-    let commitment_key = veilkit::kdf::hkdf_sha256(
-        dek.as_bytes(),
-        &file_id,
-        chunk::KEY_COMMITMENT_LABEL,
-        32,
-    )
-    .unwrap();
+    let commitment_key =
+        veilkit::kdf::hkdf_sha256(dek.as_bytes(), &file_id, chunk::KEY_COMMITMENT_LABEL, 32)
+            .unwrap();
     let kdf = json!({
         "comment": "Per-chunk key schedule, leaves and DEK commitment (docs/FORMAT.md). plaintext p[i] = (i*31 ^ (i>>8)) mod 256, 5000 bytes, chunk_size 4096. leaf = SHA-256(\"vollcrypt-file-merkle-leaf-v2\" || file_id || u32be index || u32be chunk_len || iv || ciphertext || tag); commitment_key = HKDF-SHA-256(DEK, salt = file_id, info = \"vollcrypt-file-key-commitment-v1\", 32); dek_commitment = HMAC-SHA-256(commitment_key, header_hash_preimage).",
         "dek": hex::encode(dek.as_bytes()),
@@ -274,7 +270,11 @@ fn check_fixture(name: &str, bytes: &[u8], unlock: &Unlock<'_>, policy: &Verific
         entry["container_sha256"].as_str().unwrap(),
         "{name}"
     );
-    assert_eq!(u64::from(bytes[8]), entry["version"].as_u64().unwrap(), "{name}");
+    assert_eq!(
+        u64::from(bytes[8]),
+        entry["version"].as_u64().unwrap(),
+        "{name}"
+    );
     let len = entry["plaintext_len"].as_u64().unwrap() as usize;
     let d = decrypt(bytes, unlock, policy).unwrap();
     assert_eq!(d.report.version, bytes[8], "{name}");
@@ -525,23 +525,40 @@ fn chunk_kdf_vectors() {
         serde_json::from_str(include_str!("../../vectors/container/chunk_kdf.json")).unwrap();
     let dek = hex::decode(v["dek"].as_str().unwrap()).unwrap();
     let file_id = hex::decode(v["file_id"].as_str().unwrap()).unwrap();
-    assert_eq!((dek.as_slice(), file_id.as_slice()), (&[0x0d; 32][..], &[0xf1; 16][..]));
+    assert_eq!(
+        (dek.as_slice(), file_id.as_slice()),
+        (&[0x0d; 32][..], &[0xf1; 16][..])
+    );
     let preimage = spec_preimage(&file_id, 4096, 5000, 0);
-    assert_eq!(hex::encode(&preimage), v["header_hash_preimage"].as_str().unwrap());
+    assert_eq!(
+        hex::encode(&preimage),
+        v["header_hash_preimage"].as_str().unwrap()
+    );
     let hh = spec_sha256(&[&preimage]);
     assert_eq!(hex::encode(hh), v["header_hash"].as_str().unwrap());
     // The crate agrees with the spec computation.
     assert_eq!(
         hh,
-        header_hash(file_id.as_slice().try_into().unwrap(), 4096, 5000, HashAlg::Sha256)
+        header_hash(
+            file_id.as_slice().try_into().unwrap(),
+            4096,
+            5000,
+            HashAlg::Sha256
+        )
     );
     // DEK commitment: HKDF to K_c, HMAC over the header-hash preimage.
     let kc = spec_hkdf(&dek, &file_id, COMMITMENT_LABEL, 32);
     assert_eq!(hex::encode(&kc), v["commitment_key"].as_str().unwrap());
     let commitment = spec_commitment(&dek, &file_id, &preimage);
-    assert_eq!(hex::encode(commitment), v["dek_commitment"].as_str().unwrap());
+    assert_eq!(
+        hex::encode(commitment),
+        v["dek_commitment"].as_str().unwrap()
+    );
     // Another DEK, another file id or another size gives another commitment.
-    assert_ne!(spec_commitment(&[0x0e; 32], &file_id, &preimage), commitment);
+    assert_ne!(
+        spec_commitment(&[0x0e; 32], &file_id, &preimage),
+        commitment
+    );
     assert_ne!(
         spec_commitment(&dek, &file_id, &spec_preimage(&file_id, 4096, 0, 0)),
         commitment
@@ -566,13 +583,9 @@ fn chunk_kdf_vectors() {
         assert_eq!(hex::encode(&aad), c["aad"].as_str().unwrap());
         let pt = plaintext(5000);
         let start = index as usize * 4096;
-        let ct = veilkit::aead::aes_gcm_encrypt_with_iv(
-            &k,
-            &iv,
-            &pt[start..start + len as usize],
-            &aad,
-        )
-        .unwrap();
+        let ct =
+            veilkit::aead::aes_gcm_encrypt_with_iv(&k, &iv, &pt[start..start + len as usize], &aad)
+                .unwrap();
         let mut env = index.to_be_bytes().to_vec();
         env.extend_from_slice(&iv);
         env.extend_from_slice(&ct);
@@ -665,8 +678,18 @@ fn spec_open_group(b: &[u8], group_key: &[u8; 32]) -> core::result::Result<Vec<u
             return Err("leaf");
         }
         assert_eq!(u32::from_be_bytes(env[..4].try_into().unwrap()) as usize, i);
-        let key = spec_hkdf(&dek, file_id, &[KEY_LABEL, &(i as u32).to_be_bytes()].concat(), 32);
-        let iv = spec_hkdf(&dek, file_id, &[IV_LABEL, &(i as u32).to_be_bytes()].concat(), 12);
+        let key = spec_hkdf(
+            &dek,
+            file_id,
+            &[KEY_LABEL, &(i as u32).to_be_bytes()].concat(),
+            32,
+        );
+        let iv = spec_hkdf(
+            &dek,
+            file_id,
+            &[IV_LABEL, &(i as u32).to_be_bytes()].concat(),
+            12,
+        );
         assert_eq!(&env[4..16], iv.as_slice());
         let aad = spec_aad(&hh, file_id, i as u32, chunk_size, psize, len as u32);
         let pt = aead::aes_gcm_decrypt_with_iv(&key, &iv, &env[16..], &aad).map_err(|_| "aead")?;

@@ -143,7 +143,10 @@ fn regenerate_container_header_corpus() {
     write("invalid_magic.bin", &broken(&|b| b[7] = b'X'));
     write("invalid_old_version.bin", &broken(&|b| b[8] = 1));
     write("invalid_mode.bin", &broken(&|b| b[9] = 1));
-    write("invalid_chunk_size.bin", &broken(&|b| b[27..31].copy_from_slice(&256u32.to_be_bytes())));
+    write(
+        "invalid_chunk_size.bin",
+        &broken(&|b| b[27..31].copy_from_slice(&256u32.to_be_bytes())),
+    );
     write("invalid_wrap_count.bin", &broken(&|b| b[71] = 2));
     write("invalid_reserved.bin", &broken(&|b| b[74] = 1));
     // The fixed part is 112 bytes (DEK commitment at 80..112): one short.

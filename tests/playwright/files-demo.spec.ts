@@ -45,7 +45,7 @@ test('password: drop a file, encrypt with progress and MB/s, download, drop it b
   await open(page);
   await page.setInputFiles('#file', { name: sealed.name, mimeType: 'application/octet-stream', buffer: sealed.bytes });
   await expect(page.locator('#drop-detail')).toContainText('VOLLVALT container');
-  await expect(page.locator('#info')).toContainText('version 1 · password · argon2id');
+  await expect(page.locator('#info')).toContainText('version 4 · password · argon2id');
   await expect(page.locator('#go')).toHaveText('Decrypt');
   await page.fill('#password', 'wrong password');
   await page.click('#go');
@@ -68,7 +68,7 @@ test('recipient: encrypt for a keystore identity, decrypt with it', async ({ pag
   expect(sealed.name).toBe('notes.txt.vvlt');
   // Same browser profile (the identity lives in its keystore): drop the container back.
   await page.setInputFiles('#file', { name: sealed.name, mimeType: 'application/octet-stream', buffer: sealed.bytes });
-  await expect(page.locator('#info')).toContainText('version 1 · recipient · recipient');
+  await expect(page.locator('#info')).toContainText('version 4 · recipient · recipient');
   await expect(page.locator('input[name=mode][value=recipient]')).toBeChecked();
   const plain = await download(page, () => page.click('#go'));
   expect(plain.name).toBe('notes.txt');

@@ -67,13 +67,7 @@ pub fn rewrap_header(
         return Err(ContainerError::KdfBudgetExceeded);
     }
     let ctx = super::chunk::FileContext::of(&old);
-    let dek = wrap::unlock_dek(
-        &old.wraps,
-        &ctx,
-        &old.dek_commitment,
-        unlock,
-        &budget,
-    )?;
+    let dek = wrap::unlock_dek(&old.wraps, &ctx, &old.dek_commitment, unlock, &budget)?;
     let mut wraps: Vec<WrapEntry> = old.wraps.iter().filter(|w| !remove(w)).cloned().collect();
     let mut shares = Vec::new();
     for spec in add {

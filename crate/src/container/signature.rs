@@ -16,9 +16,7 @@
 use zeroize::{Zeroize, ZeroizeOnDrop};
 
 use super::error::{ContainerError, Result};
-use super::header::{
-    Header, Metadata, MetadataKind, SignedPart, VERSION_ED25519, VERSION_HYBRID,
-};
+use super::header::{Header, Metadata, MetadataKind, SignedPart, VERSION_ED25519, VERSION_HYBRID};
 use crate::{ed25519, mldsa};
 
 /// Domain label prefixed to the signed header bytes.
