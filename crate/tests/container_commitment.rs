@@ -1154,3 +1154,24 @@ fn hybrid_pins() {
     assert_eq!(d.report.signature, SignatureStatus::Hybrid);
     assert_eq!(d.report.signer_mldsa65.as_deref(), owner.mldsa_public());
 }
+
+/// A sealer never signs a marker over a tampered body: `seal` verifies the
+/// container key-lessly first (signature, leaf table against the root, every
+/// chunk's leaf).
+#[test]
+fn sealing_a_tampered_container_is_refused() {
+    let (c, _) = hybrid_group_container(3 * C + 5, Vec::new());
+    let sealer = ed_signer(7);
+    // A ciphertext byte of chunk 1, a leaf-table byte, a signature byte.
+    let body = flip(&c, envelope_at(&c, 1) + 40);
+    let table = flip(&c, header_len(&c) + 33);
+    let sig = flip(&c, header_len(&c) - 1);
+    for (bad, want) in [(&body, "AUTHENTICATION_FAILED"), (&table, "AUTHENTICATION_FAILED"), (&sig, "INVALID_SIGNATURE")] {
+        for mode in [SealMode::Seal, SealMode::Purge] {
+            assert_eq!(seal(bad, mode, "retention", &sealer).unwrap_err().code(), want);
+        }
+    }
+    // The intact container seals.
+    let sealed = seal(&c, SealMode::Seal, "retention", &sealer).unwrap();
+    assert!(verify_container(&sealed, &VerificationPolicy::default(), None).unwrap().sealed.is_some());
+}

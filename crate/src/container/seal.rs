@@ -55,10 +55,14 @@ pub fn seal_header(
 }
 
 /// Seals (or purges) a whole container. The input must be structurally
-/// complete (exact length).
+/// complete (exact length) and verify key-lessly first — any present
+/// signature, the leaf table against the root and every chunk's leaf — so a
+/// sealer never signs a marker over a tampered body.
 ///
 /// # Errors
-/// As [`seal_header`]; [`ContainerError::Truncated`] / [`ContainerError::TrailingBytes`].
+/// As [`seal_header`]; [`ContainerError::Truncated`] / [`ContainerError::TrailingBytes`];
+/// [`ContainerError::SignatureInvalid`] / [`ContainerError::AuthenticationFailed`] for a
+/// container that does not verify.
 pub fn seal(
     container: &[u8],
     mode: SealMode,
@@ -77,6 +81,7 @@ pub fn seal(
     if got > expected {
         return Err(ContainerError::TrailingBytes);
     }
+    super::verify_container(container, &super::VerificationPolicy::default(), None)?;
     let (mut out, old_len) = seal_header(container, mode, reason, signer)?;
     if mode == SealMode::Seal {
         out.extend_from_slice(container.get(old_len..).unwrap_or_default());
