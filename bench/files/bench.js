@@ -2,7 +2,7 @@
 // Every case works on the same generated plaintext (an OPFS File of `mib` MiB
 // of AES-CTR keystream, disk-backed, so in-memory Blob quotas only count the
 // outputs). Each case runs `reps` times; results are MiB/s of plaintext.
-import { encryptFile, decryptFile, WorkerPool } from '/dist/ts/index.js';
+import { encryptFile, decryptFile, WorkerPool, init, blake3 } from '/dist/ts/index.js';
 import * as openpgp from '/node_modules/openpgp/dist/openpgp.min.mjs';
 
 const MIB = 1 << 20;
@@ -91,6 +91,26 @@ async function main() {
       chunks.length = 0;
     }
 
+    // ---- the leaf hash alone (FORMAT.md §7: every chunk's leaf covers its whole ciphertext), over the
+    // same 1 MiB chunks in memory: SHA-256 by WebCrypto `digest` (what the workers use for hash 0) and
+    // BLAKE3 by the SIMD wasm (hash 1), on this thread; the pool spreads either over its workers.
+    if (want('hash')) {
+      await init({ threads: false });
+      const chunks = [];
+      for (let i = 0; i < Math.min(mib, 64); i++) chunks.push(new Uint8Array(await plain.slice(i * MIB, (i + 1) * MIB).arrayBuffer()));
+      const hashed = chunks.length * MIB;
+      record('leaf hash: WebCrypto SHA-256 digest, 1 MiB chunks in memory, one at a time', await timed('hash-sha256-seq', async () => {
+        for (const c of chunks) await crypto.subtle.digest('SHA-256', c);
+      }), hashed);
+      record(`leaf hash: WebCrypto SHA-256 digest, 1 MiB chunks in memory, ${cores} in flight`, await timed('hash-sha256-par', async () => {
+        for (let i = 0; i < chunks.length; i += cores) await Promise.all(chunks.slice(i, i + cores).map((c) => crypto.subtle.digest('SHA-256', c)));
+      }), hashed);
+      record('leaf hash: wasm BLAKE3 (SIMD128), 1 MiB chunks in memory, this thread', await timed('hash-blake3', async () => {
+        for (const c of chunks) blake3(c);
+      }), hashed);
+      chunks.length = 0;
+    }
+
     // ---- the I/O alone (no crypto): the same File read in 16 MiB slices into a new Blob, on this thread
     if (want('io')) {
       record('I/O floor: File read in 16 MiB slices → new Blob, no crypto', await timed('io', async () => {
@@ -165,6 +185,27 @@ async function main() {
             n += value.length;
           }
           if (n !== bytes) throw new Error('size');
+        }), bytes);
+      } finally {
+        pool.dispose();
+      }
+    }
+
+    // ---- veilkit with the BLAKE3 Merkle hash (leaves hashed by the wasm in each worker)
+    if (want('blake3')) {
+      const pool = new WorkerPool({ size: cores, idleTimeoutMs: 0, threads: false });
+      try {
+        await decryptFile(await encryptFile(new Blob([new Uint8Array(1000)]), { password: PASSWORD, kdf: FAST, pool, hash: 'blake3' }), PASSWORD, { pool });
+        let sealed;
+        record(`veilkit encryptFile, BLAKE3 leaves, full pool (${cores} workers)`, await timed('veilkit-b3-enc', async () => {
+          sealed = undefined;
+          sealed = await encryptFile(plain, { password: PASSWORD, kdf: FAST, pool, hash: 'blake3', ...tuning });
+        }), bytes);
+        const b3File = await toFile(dir, 'sealed-b3.vvlt', sealed);
+        sealed = undefined;
+        record(`veilkit decryptFile (verified → Blob), BLAKE3 leaves, full pool (${cores} workers)`, await timed('veilkit-b3-dec', async () => {
+          const out = await decryptFile(b3File, PASSWORD, { pool, ...tuning });
+          if (out.size !== bytes) throw new Error('size');
         }), bytes);
       } finally {
         pool.dispose();
