@@ -135,7 +135,7 @@ impl ReplayStore {
         if self.seen.contains_key(&hash) {
             return Err(MessagingError::Replay);
         }
-        // Full: forget the oldest insertion (O(1)); the floor rises above it.
+        // Full: forget the oldest insertion (O(log n)); the floor rises above it.
         while self.seen.len() >= self.max_entries {
             let Some(oldest) = self.order.pop_front() else { break };
             if let Some(ts) = self.seen.remove(&oldest) {
