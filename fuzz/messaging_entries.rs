@@ -321,13 +321,13 @@ pub fn seed_corpus() -> Vec<(&'static str, String, Vec<u8>)> {
     let pk1 = ed25519::ed25519_from_seed(&id_seed).map(|kp| kp.public).unwrap_or_default();
     let pk2 = ed25519::ed25519_from_seed(&id2_seed).map(|kp| kp.public).unwrap_or_default();
     let mut log = Vec::new();
-    if let Ok(e1) = keylog::key_log_create_entry(b"alice", &pk1, 100, &[0; 32], keylog::KeyLogAction::Add, &id_seed) {
+    if let Ok(e1) = keylog::key_log_create_entry(b"alice", &pk1, 100, &[0; 32], keylog::KeyLogAction::Add, &id_seed, None) {
         let h1 = e1.hash().unwrap_or_default();
         log.push(e1);
-        if let Ok(e2) = keylog::key_log_create_entry(b"alice", &pk2, 200, &h1, keylog::KeyLogAction::Update, &id_seed) {
+        if let Ok(e2) = keylog::key_log_create_entry(b"alice", &pk2, 200, &h1, keylog::KeyLogAction::Update, &id_seed, Some(&id2_seed)) {
             let h2 = e2.hash().unwrap_or_default();
             log.push(e2);
-            if let Ok(e3) = keylog::key_log_create_entry(b"alice", &pk2, 300, &h2, keylog::KeyLogAction::Revoke, &id2_seed) {
+            if let Ok(e3) = keylog::key_log_create_entry(b"alice", &pk2, 300, &h2, keylog::KeyLogAction::Revoke, &id2_seed, None) {
                 log.push(e3);
             }
         }
@@ -338,7 +338,14 @@ pub fn seed_corpus() -> Vec<(&'static str, String, Vec<u8>)> {
     add("messaging_keylog_json", "valid_one.json", keylog::key_log_to_json(log.get(..1).unwrap_or_default()).unwrap_or_default().into_bytes());
     add("messaging_keylog_json", "invalid_not_array.json", b"{\"entries\":[]}".to_vec());
     add("messaging_keylog_json", "invalid_bad_base64.json", log_json.replacen("\"publicKey\":\"", "\"publicKey\":\"!", 1).into_bytes());
-    add("messaging_keylog_json", "invalid_extra_field.json", log_json.replacen("{\"userId\"", "{\"x\":1,\"userId\"", 1).into_bytes());
+    add("messaging_keylog_json", "invalid_extra_field.json", log_json.replacen("{\"version\"", "{\"x\":1,\"version\"", 1).into_bytes());
+    add("messaging_keylog_json", "invalid_old_version.json", log_json.replacen("\"version\":2", "\"version\":1", 1).into_bytes());
+    // An update without the new key's proof of possession (the v1 shape).
+    let mut stripped = log.clone();
+    if let Some(e) = stripped.get_mut(1) {
+        e.key_signature = None;
+    }
+    add("messaging_keylog_json", "invalid_no_key_signature.json", keylog::key_log_to_json(&stripped).unwrap_or_default().into_bytes());
     // Parses but does not verify (the replay test only checks parsing): timestamps reordered.
     add("messaging_keylog_json", "parses_reordered.json", keylog::key_log_to_json(&log.iter().rev().cloned().collect::<Vec<_>>()).unwrap_or_default().into_bytes());
 

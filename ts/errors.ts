@@ -41,6 +41,9 @@ export const VEIL_ERROR_CODES = [
   'REGISTRY_INVALID',
   'REPLAY_DETECTED',
   'REPLAY_OUT_OF_WINDOW',
+  'SAS_COMMITMENT_MISMATCH',
+  'SAS_NONCE_REUSED',
+  'SAS_ATTEMPTS_EXHAUSTED',
   // From the file container (ContainerError::code, crate/src/container/error.rs; AUTHENTICATION_FAILED
   // and INVALID_SIGNATURE above) and the file layer (ts/files.ts: SIZE_MISMATCH).
   'TRUNCATED',

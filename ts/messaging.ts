@@ -33,6 +33,13 @@ export const MESSAGING = Object.freeze({
   maxDeviceNameLength: 1024,
   maxDevicePublicKeyLength: 4096,
   replayHashLength: 32,
+  verificationIdentityLength: 65,
+  verificationIdentityWithMlDsaLength: 2017,
+  mlDsa65PublicKeyLength: 1952,
+  sasNonceLength: 32,
+  sasCommitmentLength: 32,
+  sasMaxTxIdLength: 255,
+  sasMaxAttempts: 10,
 });
 
 function nonEmpty(name: string, value: unknown, max: number): Uint8Array {
@@ -286,13 +293,16 @@ export function shouldRatchet(messageCount: number, windowChanged: boolean, mess
 
 // ---------------------------------------------------------------- transcript
 
-/** Initial chain state `SHA-256(sessionId)`. */
+/** Initial chain state `SHA-256("veilkit-transcript-v2/new" ‖ lp32(sessionId))`. */
 export function transcriptNew(sessionId: Uint8Array): Uint8Array {
   const s = bytes('sessionId', sessionId);
   return call(() => wasm.transcriptNew(s));
 }
 
-/** `SHA-256(lp32(messageId) ‖ lp32(senderId) ‖ u64(timestamp) ‖ lp32(ciphertext))`. */
+/**
+ * `SHA-256("veilkit-transcript-v2/message" ‖ lp32(messageId) ‖ lp32(senderId) ‖ u64(timestamp) ‖ lp32(ciphertext))`.
+ * Pass the sender's authenticated timestamp (the one the message carries), so the hash covers it.
+ */
 export function transcriptComputeMessageHash(messageId: Uint8Array, senderId: Uint8Array, timestamp: number, ciphertext: Uint8Array): Uint8Array {
   const m = bytes('messageId', messageId);
   const s = bytes('senderId', senderId);
@@ -301,7 +311,7 @@ export function transcriptComputeMessageHash(messageId: Uint8Array, senderId: Ui
   return call(() => wasm.transcriptComputeMessageHash(m, s, t, c));
 }
 
-/** `SHA-256(chainState ‖ messageHash)`. */
+/** `SHA-256("veilkit-transcript-v2/update" ‖ chainState ‖ messageHash)`. */
 export function transcriptUpdate(chainState: Uint8Array, messageHash: Uint8Array): Uint8Array {
   const c = exact('chainState', chainState, 32);
   const h = exact('messageHash', messageHash, 32);
@@ -390,23 +400,189 @@ export function unsealMessage(
 
 // ---------------------------------------------------------------- verification codes
 
-/** Out-of-band verification code; the same for both parties. */
+/** The public keys of an identity, all of which a verification code covers. */
+export interface VerificationIdentity {
+  /** Ed25519 identity (signing) key, 32 bytes. */
+  ed25519: Uint8Array;
+  /** X25519 identity key, 32 bytes: the key that authenticates sessions. */
+  x25519: Uint8Array;
+  /** ML-DSA-65 public key, 1952 bytes, if the identity has one. */
+  mlDsa65?: Uint8Array | null;
+}
+
+/**
+ * `Enc(I) = u8(flags) ‖ ed25519 ‖ [mlDsa65] ‖ x25519` (flags bit 0: ML-DSA-65
+ * present), the canonical encoding verification codes take (docs/PROTOCOL.md §8).
+ */
+export function encodeVerificationIdentity(identity: VerificationIdentity): Uint8Array {
+  if (typeof identity !== 'object' || identity === null) throw new TypeError('identity must be { ed25519, x25519, mlDsa65? }');
+  const ed = exact('identity.ed25519', identity.ed25519, MESSAGING.ed25519PublicKeyLength);
+  const x = exact('identity.x25519', identity.x25519, MESSAGING.x25519KeyLength);
+  const ml = identity.mlDsa65 === undefined || identity.mlDsa65 === null ? undefined : exact('identity.mlDsa65', identity.mlDsa65, MESSAGING.mlDsa65PublicKeyLength);
+  return call(() => wasm.encodeVerificationIdentity(ed, ml, x));
+}
+
+function identityBytes(name: string, identity: VerificationIdentity | Uint8Array): Uint8Array {
+  if (identity instanceof Uint8Array) {
+    const n = identity.length;
+    if (n !== MESSAGING.verificationIdentityLength && n !== MESSAGING.verificationIdentityWithMlDsaLength) {
+      throw new RangeError(`${name} must be an identity encoding of 65 or 2017 bytes, got ${n}`);
+    }
+    return identity;
+  }
+  return encodeVerificationIdentity(identity);
+}
+
+/** A static out-of-band verification code; the same for both parties. */
 export interface VerificationCode {
-  /** 12 groups of 5 digits separated by spaces. */
+  /** 12 groups of 5 digits separated by spaces (60 digits, ≈ 199 bits). */
   numeric: string;
-  /** 7 emoji from the fixed 64-entry table of docs/PROTOCOL.md. */
-  emoji: string[];
-  /** 64 lowercase hex digits. */
+  /** 64 lowercase hex digits (256 bits). */
   fingerprint: string;
 }
 
-/** Verification code of two identity keys (order does not matter) in a conversation. */
-export function generateVerificationCode(keyA: Uint8Array, keyB: Uint8Array, conversationId: Uint8Array): VerificationCode {
-  const a = nonEmpty('keyA', keyA, 0xffff_ffff);
-  const b = nonEmpty('keyB', keyB, 0xffff_ffff);
+/**
+ * Static verification code of two identities (every key of each; order does
+ * not matter) in a conversation. There is deliberately no short (emoji)
+ * form: a man in the middle who substitutes both identities finds a
+ * collision of a static code in 2^(bits/2) work, so only ≈ 200-bit forms
+ * are offered. For a short code, use {@link SasVerification}.
+ */
+export function generateVerificationCode(
+  identityA: VerificationIdentity | Uint8Array,
+  identityB: VerificationIdentity | Uint8Array,
+  conversationId: Uint8Array,
+): VerificationCode {
+  const a = identityBytes('identityA', identityA);
+  const b = identityBytes('identityB', identityB);
   const c = bytes('conversationId', conversationId);
   const parsed = JSON.parse(call(() => wasm.generateVerificationCode(a, b, c))) as VerificationCode;
-  return { numeric: parsed.numeric, emoji: [...parsed.emoji], fingerprint: parsed.fingerprint };
+  return { numeric: parsed.numeric, fingerprint: parsed.fingerprint };
+}
+
+/** Options of a {@link SasVerification}. */
+export interface SasVerificationOptions {
+  /** `'initiator'` receives the commitment first; `'responder'` commits first. */
+  role: 'initiator' | 'responder';
+  /** Our identity (keys or its encoding). */
+  ownIdentity: VerificationIdentity | Uint8Array;
+  /** The identity we believe the peer has (keys or its encoding). */
+  peerIdentity: VerificationIdentity | Uint8Array;
+  /** Failed or aborted attempts allowed (1 … 10, default 3); then `SAS_ATTEMPTS_EXHAUSTED`. */
+  maxAttempts?: number;
+}
+
+/** State of a {@link SasVerification}. */
+export type SasState = 'idle' | 'awaiting-commitment' | 'awaiting-nonce' | 'committed' | 'compare' | 'verified' | 'exhausted';
+
+/**
+ * One side of an interactive commit-then-reveal short-authentication-string
+ * verification (docs/PROTOCOL.md §8): 7 emoji that a man in the middle can
+ * match only by luck (2^-42 per attempt), because the responder commits to its
+ * identity and nonce before it sees the initiator's nonce.
+ *
+ * ```text
+ * responder.start(txId)            → commitment  (send)
+ * initiator.start(txId); initiator.receiveCommitment(commitment) → nonce (send)
+ * responder.receiveNonce(nonce)    → its nonce   (send)
+ * initiator.receiveNonce(its nonce)              (SAS_COMMITMENT_MISMATCH aborts)
+ * both: emoji() → compare → confirm() or reject()
+ * ```
+ *
+ * Nonces are made inside (fresh per attempt) and never taken from the caller;
+ * out-of-order calls throw `VeilError('INVALID_STATE')`; a nonce or
+ * commitment seen before is `SAS_NONCE_REUSED`. Mismatches, reuse, `reject()`
+ * and `abort()` count as failed attempts; after `maxAttempts`, `start` throws
+ * `SAS_ATTEMPTS_EXHAUSTED` for good. Call {@link SasVerification.free} when done.
+ */
+export class SasVerification {
+  #handle: wasm.SasHandle | undefined;
+
+  constructor(options: SasVerificationOptions) {
+    if (typeof options !== 'object' || options === null) throw new TypeError('options must be { role, ownIdentity, peerIdentity, maxAttempts? }');
+    if (options.role !== 'initiator' && options.role !== 'responder') throw new TypeError(`role must be 'initiator' or 'responder', got ${String(options.role)}`);
+    const own = identityBytes('ownIdentity', options.ownIdentity);
+    const peer = identityBytes('peerIdentity', options.peerIdentity);
+    const max = options.maxAttempts === undefined ? 3 : integer('maxAttempts', options.maxAttempts, 1, MESSAGING.sasMaxAttempts);
+    const initiator = options.role === 'initiator';
+    this.#handle = call(() => new wasm.SasHandle(initiator, own, peer, max));
+  }
+
+  #live(): wasm.SasHandle {
+    if (this.#handle === undefined) throw new VeilError('INVALID_STATE', 'this SasVerification has been freed');
+    return this.#handle;
+  }
+
+  /** Starts an attempt (1 … 255-byte transaction id, the same on both sides): the responder's commitment, `null` for the initiator. */
+  start(txId: Uint8Array): Uint8Array | null {
+    const t = nonEmpty('txId', txId, MESSAGING.sasMaxTxIdLength);
+    const h = this.#live();
+    const c = call(() => h.start(t));
+    return c.length === 0 ? null : c;
+  }
+
+  /** Initiator: the responder's commitment in, our nonce (to send) out. */
+  receiveCommitment(commitment: Uint8Array): Uint8Array {
+    const c = exact('commitment', commitment, MESSAGING.sasCommitmentLength);
+    const h = this.#live();
+    return call(() => h.receiveCommitment(c));
+  }
+
+  /** The peer's nonce in; the responder gets its own nonce (to send), the initiator `null`. */
+  receiveNonce(nonce: Uint8Array): Uint8Array | null {
+    const n = exact('nonce', nonce, MESSAGING.sasNonceLength);
+    const h = this.#live();
+    const out = call(() => h.receiveNonce(n));
+    return out.length === 0 ? null : out;
+  }
+
+  /** The 7 emoji to compare (from the table of docs/PROTOCOL.md §8). */
+  emoji(): string[] {
+    const h = this.#live();
+    return JSON.parse(call(() => h.emoji())) as string[];
+  }
+
+  /** The users saw the same emoji: verified (final). */
+  confirm(): void {
+    const h = this.#live();
+    call(() => h.confirm());
+  }
+
+  /** The users saw different emoji: a failed attempt. */
+  reject(): void {
+    const h = this.#live();
+    call(() => h.reject());
+  }
+
+  /** Abandons the running attempt (counts as failed); nothing if none runs. */
+  abort(): void {
+    const h = this.#live();
+    call(() => h.abort());
+  }
+
+  /** Failed or aborted attempts so far. */
+  get failures(): number {
+    const h = this.#live();
+    return call(() => h.failures);
+  }
+
+  /** Attempts left before `start` refuses. */
+  get attemptsLeft(): number {
+    const h = this.#live();
+    return call(() => h.attemptsLeft);
+  }
+
+  /** Where the exchange is. */
+  get state(): SasState {
+    const h = this.#live();
+    return call(() => h.state) as SasState;
+  }
+
+  /** Releases the WebAssembly memory. Idempotent. */
+  free(): void {
+    this.#handle?.free();
+    this.#handle = undefined;
+  }
 }
 
 // ---------------------------------------------------------------- key-transparency log
@@ -415,7 +591,7 @@ export type KeyLogAction = 'add' | 'update' | 'revoke';
 const ACTION_CODES: Readonly<Record<KeyLogAction, number>> = { add: 1, update: 2, revoke: 3 };
 const ACTIONS: readonly KeyLogAction[] = ['add', 'update', 'revoke'];
 
-/** One key-transparency log entry. */
+/** One key-transparency log entry (format v2). */
 export interface KeyLogEntry {
   userId: Uint8Array;
   /** Ed25519 key added, new key (update) or revoked key. */
@@ -424,7 +600,10 @@ export interface KeyLogEntry {
   /** Hash of the previous entry ({@link keyLogEntryHash}); 32 zero bytes for the first. */
   prevHash: Uint8Array;
   action: KeyLogAction;
+  /** Signature of the authorising key: `publicKey` itself for `add`, the user's current key otherwise. */
   signature: Uint8Array;
+  /** Proof of possession: `publicKey`'s signature; present exactly for `add` and `update`. */
+  keySignature?: Uint8Array;
 }
 
 /** Why an entry was rejected (docs/PROTOCOL.md §9). */
@@ -436,17 +615,23 @@ export type KeyLogFailureReason =
   | 'FIRST_NOT_ADD'
   | 'DUPLICATE_ADD'
   | 'AFTER_REVOKE'
-  | 'REVOKE_KEY_MISMATCH';
+  | 'REVOKE_KEY_MISMATCH'
+  | 'UNSUPPORTED_VERSION'
+  | 'KEY_OF_ANOTHER_USER'
+  | 'BAD_KEY_SIGNATURE';
 
 export type KeyLogVerification = { valid: true } | { valid: false; index: number; reason: KeyLogFailureReason };
 
 /** `prevHash` of the first entry. */
 export const KEY_LOG_GENESIS_HASH: Uint8Array = new Uint8Array(32);
 
+const KEY_LOG_VERSION = 2;
+
 function entryToJsonObject(e: KeyLogEntry, name: string): Record<string, unknown> {
   if (typeof e !== 'object' || e === null) throw new TypeError(`${name} must be a KeyLogEntry object`);
   if (!ACTIONS.includes(e.action)) throw new TypeError(`${name}.action must be 'add', 'update' or 'revoke'`);
-  return {
+  const o: Record<string, unknown> = {
+    version: KEY_LOG_VERSION,
     userId: b64urlEncode(nonEmpty(`${name}.userId`, e.userId, MESSAGING.maxUserIdLength)),
     publicKey: b64urlEncode(exact(`${name}.publicKey`, e.publicKey, 32)),
     timestamp: safeInteger(`${name}.timestamp`, e.timestamp),
@@ -454,21 +639,25 @@ function entryToJsonObject(e: KeyLogEntry, name: string): Record<string, unknown
     action: e.action,
     signature: b64urlEncode(exact(`${name}.signature`, e.signature, 64)),
   };
+  if (e.keySignature !== undefined) o.keySignature = b64urlEncode(exact(`${name}.keySignature`, e.keySignature, 64));
+  return o;
 }
 
 function entryFromJsonObject(o: unknown, index: number): KeyLogEntry {
   const what = `key log entry ${index}`;
   if (typeof o !== 'object' || o === null || Array.isArray(o)) throw malformed(what);
   const r = o as Record<string, unknown>;
-  const keys = Object.keys(r);
-  const expected = ['userId', 'publicKey', 'timestamp', 'prevHash', 'action', 'signature'];
-  if (keys.length !== expected.length || !expected.every((k) => k in r)) throw malformed(what);
+  if (r.version !== KEY_LOG_VERSION) throw new VeilError('UNSUPPORTED_VERSION', `${what}: not a version ${KEY_LOG_VERSION} entry`);
   const { timestamp, action } = r;
-  if (typeof timestamp !== 'number' || !Number.isSafeInteger(timestamp) || timestamp < 0) throw malformed(what);
   if (typeof action !== 'string' || !ACTIONS.includes(action as KeyLogAction)) throw malformed(what);
+  const introducesKey = action !== 'revoke';
+  const keys = Object.keys(r);
+  const expected = ['version', 'userId', 'publicKey', 'timestamp', 'prevHash', 'action', 'signature', ...(introducesKey ? ['keySignature'] : [])];
+  if (keys.length !== expected.length || !expected.every((k) => k in r)) throw malformed(what);
+  if (typeof timestamp !== 'number' || !Number.isSafeInteger(timestamp) || timestamp < 0) throw malformed(what);
   const userId = b64urlDecode(what, r.userId);
   if (userId.length === 0 || userId.length > MESSAGING.maxUserIdLength) throw malformed(what);
-  return {
+  const entry: KeyLogEntry = {
     userId,
     publicKey: b64urlDecode(what, r.publicKey, 32),
     timestamp,
@@ -476,6 +665,8 @@ function entryFromJsonObject(o: unknown, index: number): KeyLogEntry {
     action: action as KeyLogAction,
     signature: b64urlDecode(what, r.signature, 64),
   };
+  if (introducesKey) entry.keySignature = b64urlDecode(what, r.keySignature, 64);
+  return entry;
 }
 
 /** The stable JSON form of a log (array of entries, bytes as unpadded base64url). */
@@ -484,7 +675,10 @@ export function keyLogToJson(entries: readonly KeyLogEntry[]): string {
   return JSON.stringify(entries.map((e, i) => entryToJsonObject(e, `entries[${i}]`)));
 }
 
-/** Parses the JSON form of a log (structure only; see {@link keyLogVerifyChain}). */
+/**
+ * Parses the JSON form of a log (structure only; see {@link keyLogVerifyChain}).
+ * An entry that is not format v2 throws `VeilError('UNSUPPORTED_VERSION')`.
+ */
 export function keyLogFromJson(json: string): KeyLogEntry[] {
   const text = string('json', json);
   let parsed: unknown;
@@ -499,8 +693,11 @@ export function keyLogFromJson(json: string): KeyLogEntry[] {
 
 /**
  * Creates and signs an entry. `action` is `'add'` (self-signed: `signingKey`
- * must be the secret of `publicKey`), `'update'` or `'revoke'` (signed by the
- * user's current key), or the seed's numbers 1, 2, 3.
+ * must be the secret of `publicKey`), `'update'` (signed by the user's current
+ * key, and co-signed by the new key: `newKeySigningKey` must be the secret of
+ * `publicKey`, the proof of possession) or `'revoke'` (signed by the user's
+ * current key), or the seed's numbers 1, 2, 3. Secrets are 64-byte Ed25519
+ * secrets or 32-byte seeds.
  */
 export function keyLogCreateEntry(
   userId: Uint8Array,
@@ -509,6 +706,7 @@ export function keyLogCreateEntry(
   prevEntryHash: Uint8Array,
   action: KeyLogAction | 1 | 2 | 3,
   signingKey: Uint8Array,
+  newKeySigningKey?: Uint8Array,
 ): KeyLogEntry {
   const u = nonEmpty('userId', userId, MESSAGING.maxUserIdLength);
   const pk = exact('publicKey', publicKey, 32);
@@ -523,7 +721,14 @@ export function keyLogCreateEntry(
     throw new TypeError(`action must be 'add', 'update', 'revoke' or 1, 2, 3, got ${String(action)}`);
   }
   const sk = oneOf('signingKey', signingKey, ED25519_SECRET_LENGTHS);
-  const json = call(() => wasm.keyLogCreateEntry(u, pk, t, prev, code, sk));
+  let newSk: Uint8Array | undefined;
+  if (code === ACTION_CODES.update) {
+    if (newKeySigningKey === undefined) throw new TypeError('an update needs newKeySigningKey, the secret of the new publicKey');
+    newSk = oneOf('newKeySigningKey', newKeySigningKey, ED25519_SECRET_LENGTHS);
+  } else if (newKeySigningKey !== undefined) {
+    throw new TypeError('newKeySigningKey is only for update');
+  }
+  const json = call(() => wasm.keyLogCreateEntry(u, pk, t, prev, code, sk, newSk));
   return entryFromJsonObject(JSON.parse(json), 0);
 }
 
@@ -642,8 +847,10 @@ const nowSeconds = (): number => Math.floor(Date.now() / 1000);
 let adopted: wasm.ReplayStoreHandle | undefined;
 
 /**
- * Bounded replay protection: 32-byte hashes with timestamps, O(1) `has` and
- * `insert`, held in WebAssembly memory. Call {@link ReplayStore.free} when done. Times are seconds; `now` defaults to the clock.
+ * Bounded replay protection: 32-byte hashes with timestamps, O(log n) `has`
+ * and `insert` (an ordered map: no hash flooding), held in WebAssembly memory.
+ * Call {@link ReplayStore.free} when done. Times are seconds; `now` defaults
+ * to the clock.
  */
 export class ReplayStore {
   #handle: wasm.ReplayStoreHandle | undefined;
@@ -680,9 +887,15 @@ export class ReplayStore {
   }
 
   /**
-   * Records a hash seen at `timestamp`. Throws `VeilError('REPLAY_DETECTED')`
-   * if it is stored, `VeilError('REPLAY_OUT_OF_WINDOW')` if the timestamp is
-   * outside the window (or older than what the store has had to forget).
+   * Records a message hash. `timestamp` must be the **sender's timestamp that
+   * the message authenticates** (signed or inside the encrypted envelope, and
+   * covered by `hash`, e.g. the one given to {@link transcriptComputeMessageHash}),
+   * never the time of receipt: the window and the floor stop a replay only
+   * because a replayed message comes back with its original timestamp; a
+   * receive time would give a replay of a forgotten hash a fresh one.
+   * `now` is the receiver's clock. Throws `VeilError('REPLAY_DETECTED')` if
+   * the hash is stored, `VeilError('REPLAY_OUT_OF_WINDOW')` if the timestamp
+   * is outside the window (or older than what the store has had to forget).
    */
   insert(hash: Uint8Array, timestamp: number, now: number = nowSeconds()): void {
     const h = exact('hash', hash, MESSAGING.replayHashLength);

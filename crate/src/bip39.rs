@@ -10,7 +10,7 @@
 use crate::error::{CryptoError, Result};
 use crate::rng;
 use sha2::{Digest, Sha256, Sha512};
-use subtle::ConstantTimeEq;
+use subtle::{Choice, ConditionallySelectable, ConstantTimeEq};
 use unicode_normalization::UnicodeNormalization;
 use zeroize::Zeroizing;
 
@@ -23,16 +23,61 @@ const PBKDF2_ROUNDS: u32 = 2048;
 
 const WORDLIST_TEXT: &str = include_str!("../data/bip39-english.txt");
 
-fn word_at(index: usize) -> Option<&'static str> {
-    WORDLIST_TEXT.lines().nth(index)
+/// Longest word of the English list.
+const MAX_WORD_LEN: usize = 8;
+
+/// A word as a fixed-size record `len ‖ bytes ‖ zero fill`, so that
+/// comparisons and selections take the same time for every word. `None` for
+/// a word longer than any in the list (not a word; that its length is
+/// public is harmless).
+fn record(word: &str) -> Option<Zeroizing<[u8; MAX_WORD_LEN + 1]>> {
+    let bytes = word.as_bytes();
+    let len = u8::try_from(bytes.len()).ok().filter(|&n| usize::from(n) <= MAX_WORD_LEN)?;
+    let mut r = Zeroizing::new([0u8; MAX_WORD_LEN + 1]);
+    let (head, tail) = r.split_at_mut(1);
+    head.copy_from_slice(&[len]);
+    tail.get_mut(..bytes.len())?.copy_from_slice(bytes);
+    Some(r)
 }
 
-fn index_of(word: &str) -> Option<usize> {
-    // The English list is sorted; a linear scan keeps this allocation-free and
-    // the list is only 2048 short words. Word lookup is not secret-independent
-    // timing-wise in any BIP-39 implementation; the phrase is only handled
-    // during explicit recovery flows.
-    WORDLIST_TEXT.lines().position(|w| w == word)
+/// The word at `index` (0..2048) in constant time: every word of the list is
+/// read and the one whose position equals `index` is kept by conditional
+/// selection, so neither the time nor the memory accesses depend on `index`.
+fn word_at(index: u16) -> Option<Zeroizing<String>> {
+    let mut selected = Zeroizing::new([0u8; MAX_WORD_LEN + 1]);
+    let mut found = Choice::from(0);
+    for (i, w) in WORDLIST_TEXT.lines().enumerate() {
+        let r = record(w)?;
+        let hit = u16::try_from(i).map_or(Choice::from(0), |i| i.ct_eq(&index));
+        for (s, b) in selected.iter_mut().zip(r.iter()) {
+            s.conditional_assign(b, hit);
+        }
+        found |= hit;
+    }
+    if !bool::from(found) {
+        return None;
+    }
+    let (len, bytes) = selected.split_first()?;
+    let word = core::str::from_utf8(bytes.get(..usize::from(*len))?).ok()?;
+    Some(Zeroizing::new(word.to_owned()))
+}
+
+/// The index of `word` in constant time: the word is compared with every one
+/// of the 2048 words (`subtle`, fixed-size records) and the index is
+/// accumulated by conditional selection, with no early exit and no branch on
+/// the word. Only its being longer than 8 bytes (not a word at all) is
+/// decided early.
+fn index_of(word: &str) -> Option<u16> {
+    let wanted = record(word)?;
+    let mut index = 0u16;
+    let mut found = Choice::from(0);
+    for (i, w) in WORDLIST_TEXT.lines().enumerate() {
+        let r = record(w)?;
+        let hit = r.as_slice().ct_eq(wanted.as_slice());
+        index.conditional_assign(&u16::try_from(i).ok()?, hit);
+        found |= hit;
+    }
+    bool::from(found).then_some(index)
 }
 
 /// Encodes entropy (16, 20, 24, 28 or 32 bytes) as a mnemonic phrase.
@@ -60,11 +105,11 @@ pub fn entropy_to_mnemonic(entropy: &[u8]) -> Result<Zeroizing<String>> {
         for b in 0..11 {
             idx = (idx << 1) | bit(w * 11 + b);
         }
-        let word = word_at(usize::from(idx)).ok_or(CryptoError::InvalidMnemonic("wordlist"))?;
+        let word = word_at(idx).ok_or(CryptoError::InvalidMnemonic("wordlist"))?;
         if w > 0 {
             phrase.push(' ');
         }
-        phrase.push_str(word);
+        phrase.push_str(&word);
     }
     Ok(phrase)
 }
@@ -122,11 +167,11 @@ fn entropy_of_words(words: &[String]) -> Result<Zeroizing<Vec<u8>>> {
     for (w, word) in words.iter().enumerate() {
         let idx = index_of(word).ok_or(CryptoError::InvalidMnemonic("unknown word"))?;
         for b in 0..11 {
-            if (idx >> (10 - b)) & 1 == 1 {
-                let pos = w * 11 + b;
-                if let Some(byte) = bits.get_mut(pos / 8) {
-                    *byte |= 0x80 >> (pos % 8);
-                }
+            // No branch on the (secret) index bits.
+            let bit = u8::try_from((idx >> (10 - b)) & 1).unwrap_or(0);
+            let pos = w * 11 + b;
+            if let Some(byte) = bits.get_mut(pos / 8) {
+                *byte |= bit << (7 - pos % 8);
             }
         }
     }
@@ -182,6 +227,22 @@ mod tests {
         let words: Vec<&str> = WORDLIST_TEXT.lines().collect();
         assert_eq!(words.len(), 2048);
         assert!(words.windows(2).all(|w| w[0] < w[1]));
+    }
+
+    #[test]
+    fn every_word_maps_to_its_index_and_back_and_non_words_are_rejected() {
+        for (i, w) in WORDLIST_TEXT.lines().enumerate() {
+            let i = u16::try_from(i).unwrap();
+            assert_eq!(index_of(w), Some(i), "{w}");
+            assert_eq!(word_at(i).as_deref().map(String::as_str), Some(w), "{i}");
+        }
+        assert_eq!(word_at(2048), None);
+        assert_eq!(word_at(u16::MAX), None);
+        for not_a_word in ["", "abando", "abandonx", "Abandon", "abandon\0", "zoo\0", "zoo ", "zo", "aaaaaaaa", "abandonab", "zzzzzzzzz", "\u{e9}", "abc\0\0\0\0\0"] {
+            assert_eq!(index_of(not_a_word), None, "{not_a_word:?}");
+        }
+        assert_eq!(index_of("zoo"), Some(2047));
+        assert_eq!(index_of("abandon"), Some(0));
     }
 
     #[test]

@@ -11,6 +11,7 @@
 use veilkit::messaging::keylog::{self, KeyLogAction, KeyLogEntry};
 use veilkit::messaging::registry::{self, DeviceRegistry};
 use veilkit::messaging::replay::ReplayStore;
+use veilkit::messaging::verification::{self, SasRole, SasVerification};
 use veilkit::messaging::{
     KeyLogFault, MessagingError, RegistryFault, akem, chunked, hybrid_kem, padding, sealed,
     session, transcript,
@@ -455,9 +456,35 @@ struct Log {
     bob: ed25519::Ed25519Keypair,
 }
 
-fn append(entries: &mut Vec<KeyLogEntry>, user: &[u8], key: &[u8; 32], ts: u64, action: KeyLogAction, signer: &ed25519::Ed25519Keypair) {
+/// Appends an entry signed by `signer`; an `update` is co-signed by `new_key`
+/// (its proof of possession), which must be the key pair of `key`.
+fn append_with(
+    entries: &mut Vec<KeyLogEntry>,
+    user: &[u8],
+    key: &[u8; 32],
+    ts: u64,
+    action: KeyLogAction,
+    signer: &ed25519::Ed25519Keypair,
+    new_key: Option<&ed25519::Ed25519Keypair>,
+) {
     let prev = entries.last().map_or([0u8; 32], |e| e.hash().unwrap());
-    entries.push(keylog::key_log_create_entry(user, key, ts, &prev, action, signer.secret.as_slice()).unwrap());
+    let pop = new_key.map(|k| k.secret.as_slice());
+    entries.push(keylog::key_log_create_entry(user, key, ts, &prev, action, signer.secret.as_slice(), pop).unwrap());
+}
+
+/// [`append_with`] for add / revoke, and for an update whose new key is `key`'s pair in `pairs`.
+fn append(entries: &mut Vec<KeyLogEntry>, user: &[u8], key: &[u8; 32], ts: u64, action: KeyLogAction, signer: &ed25519::Ed25519Keypair) {
+    let new_key = (action == KeyLogAction::Update).then(|| key_pair_of(key));
+    append_with(entries, user, key, ts, action, signer, new_key.as_ref());
+}
+
+/// The test key pair (from `ed_kp`) whose public key is `key`.
+fn key_pair_of(key: &[u8; 32]) -> ed25519::Ed25519Keypair {
+    ["kl-alice-1", "kl-alice-2", "kl-bob", "mallory", "kl-alice-3"]
+        .into_iter()
+        .map(ed_kp)
+        .find(|k| k.public == *key)
+        .unwrap_or_else(|| panic!("no test key pair for {}", hex::encode(key)))
 }
 
 /// alice add (k1) → bob add → alice update (k2, signed k1) → bob revoke.
@@ -523,13 +550,13 @@ fn key_log_resigned_by_wrong_key_fails() {
     assert_eq!(fault(keylog::key_log_verify_chain(&e)), (0, KeyLogFault::BadSignature));
     // An add not self-signed cannot even be created…
     assert!(matches!(
-        keylog::key_log_create_entry(b"carol", &mallory.public, 50, &[0u8; 32], KeyLogAction::Add, l.bob.secret.as_slice()),
+        keylog::key_log_create_entry(b"carol", &mallory.public, 50, &[0u8; 32], KeyLogAction::Add, l.bob.secret.as_slice(), None),
         Err(MessagingError::Crypto(CryptoError::InvalidKey(_)))
     ));
     // …and a forged one is refused.
     let mut e = l.entries.clone();
     let prev = e.last().unwrap().hash().unwrap();
-    let mut forged = keylog::key_log_create_entry(b"carol", &l.bob.public, 50, &prev, KeyLogAction::Add, l.bob.secret.as_slice()).unwrap();
+    let mut forged = keylog::key_log_create_entry(b"carol", &l.bob.public, 50, &prev, KeyLogAction::Add, l.bob.secret.as_slice(), None).unwrap();
     forged.public_key = mallory.public;
     e.push(forged);
     assert_eq!(fault(keylog::key_log_verify_chain(&e)), (4, KeyLogFault::BadSignature));
@@ -590,6 +617,131 @@ fn key_log_json_tampering_is_located() {
     let tampered = keylog::key_log_from_json(&v.to_string()).unwrap();
     assert_eq!(fault(keylog::key_log_verify_chain(&tampered)), (0, KeyLogFault::BadSignature));
     assert!(matches!(keylog::key_log_from_json("{}"), Err(MessagingError::Malformed(_))));
+}
+
+/// Issue 13 item 7: Mallory updates her own entry to Alice's public key. v1
+/// accepted it (only Mallory's current key signed) and `key_log_current_key`
+/// returned Alice's key for Mallory.
+#[test]
+fn key_log_update_to_another_users_key_is_refused() {
+    let (alice, mallory) = (ed_kp("kl-alice-1"), ed_kp("mallory"));
+    let mut e = Vec::new();
+    append(&mut e, b"alice", &alice.public, 10, KeyLogAction::Add, &alice);
+    append(&mut e, b"mallory", &mallory.public, 20, KeyLogAction::Add, &mallory);
+    // Mallory cannot make the proof of possession for Alice's key.
+    assert!(matches!(
+        keylog::key_log_create_entry(b"mallory", &alice.public, 30, &e[1].hash().unwrap(), KeyLogAction::Update, mallory.secret.as_slice(), Some(mallory.secret.as_slice())),
+        Err(MessagingError::Crypto(CryptoError::InvalidKey(_)))
+    ));
+    // Forged by hand, her own signature and each candidate proof: Alice's
+    // proof from her add (replayed), Mallory's own, zeros, none.
+    let body_of = |key: &[u8; 32]| {
+        let mut f = keylog::key_log_create_entry(b"mallory", &mallory.public, 30, &e[1].hash().unwrap(), KeyLogAction::Revoke, mallory.secret.as_slice(), None).unwrap();
+        f.action = KeyLogAction::Update;
+        f.public_key = *key;
+        f.signature = ed25519::ed25519_sign(mallory.secret.as_slice(), &f.body().unwrap()).unwrap();
+        f
+    };
+    let replayed_pop = e[0].key_signature.unwrap();
+    let own_pop = ed25519::ed25519_sign(mallory.secret.as_slice(), &[keylog::KEY_LABEL, &body_of(&alice.public).body().unwrap()].concat()).unwrap();
+    for pop in [replayed_pop, own_pop, [0u8; 64]] {
+        let mut forged = e.clone();
+        let mut f = body_of(&alice.public);
+        f.key_signature = Some(pop);
+        forged.push(f);
+        // Alice's key is Alice's: refused before any signature is looked at.
+        assert_eq!(fault(keylog::key_log_verify_chain(&forged)), (2, KeyLogFault::KeyOfAnotherUser));
+        assert!(matches!(
+            keylog::key_log_current_key(&forged, b"mallory", None),
+            Err(MessagingError::KeyLog { index: 2, fault: KeyLogFault::KeyOfAnotherUser })
+        ));
+        // A key nobody registered yet (Alice's next one): the proof fails.
+        let next = ed_kp("kl-alice-3");
+        let mut forged = e.clone();
+        let mut f = body_of(&next.public);
+        f.key_signature = Some(pop);
+        forged.push(f);
+        assert_eq!(fault(keylog::key_log_verify_chain(&forged)), (2, KeyLogFault::BadKeySignature));
+        assert!(matches!(
+            keylog::key_log_current_key(&forged, b"mallory", None),
+            Err(MessagingError::KeyLog { index: 2, fault: KeyLogFault::BadKeySignature })
+        ));
+    }
+    // The v1 shape (an update without any proof) is malformed.
+    let mut forged = e.clone();
+    forged.push(body_of(&ed_kp("kl-alice-3").public));
+    assert_eq!(fault(keylog::key_log_verify_chain(&forged)), (2, KeyLogFault::Malformed));
+    // And its JSON form too.
+    let json = keylog::key_log_to_json(&forged).unwrap();
+    assert!(matches!(keylog::key_log_from_json(&json), Err(MessagingError::KeyLog { index: 2, fault: KeyLogFault::Malformed })));
+    // The honest log still says what it said.
+    assert_eq!(keylog::key_log_current_key(&e, b"mallory", None).unwrap(), Some(mallory.public));
+}
+
+/// A key bound to one user is never added or updated into another user,
+/// even by whoever holds its secret (so proofs of possession verify).
+#[test]
+fn key_log_key_of_another_user_cannot_be_added_or_updated_in() {
+    let l = key_log();
+    // Alice's current key added for a second user, self-signed and proven.
+    let mut e = l.entries.clone();
+    append(&mut e, b"alice-again", &l.alice2.public, 50, KeyLogAction::Add, &l.alice2);
+    assert_eq!(fault(keylog::key_log_verify_chain(&e)), (4, KeyLogFault::KeyOfAnotherUser));
+    // Mallory updates to Alice's current key with Alice's secret (a stolen or colluding key).
+    let mallory = ed_kp("mallory");
+    let mut e = l.entries.clone();
+    append(&mut e, b"mallory", &mallory.public, 50, KeyLogAction::Add, &mallory);
+    let mut taken = e.clone();
+    append_with(&mut taken, b"mallory", &l.alice2.public, 60, KeyLogAction::Update, &mallory, Some(&l.alice2));
+    assert_eq!(fault(keylog::key_log_verify_chain(&taken)), (5, KeyLogFault::KeyOfAnotherUser));
+    // Alice's replaced key and Bob's revoked key stay theirs.
+    for old in [&l.alice1, &l.bob] {
+        let mut taken = e.clone();
+        append_with(&mut taken, b"mallory", &old.public, 60, KeyLogAction::Update, &mallory, Some(old));
+        assert_eq!(fault(keylog::key_log_verify_chain(&taken)), (5, KeyLogFault::KeyOfAnotherUser));
+    }
+    // The same user going back to its own earlier key is not this rule's business.
+    let mut back = l.entries[..3].to_vec();
+    append_with(&mut back, b"alice", &l.alice1.public, 50, KeyLogAction::Update, &l.alice2, Some(&l.alice1));
+    keylog::key_log_verify_chain(&back).unwrap();
+}
+
+/// v1 entries (no `version`, no `keySignature`) and unknown versions are refused with a typed reason.
+#[test]
+fn key_log_old_entries_are_refused() {
+    let l = key_log();
+    let json = keylog::key_log_to_json(&l.entries).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    v[1].as_object_mut().unwrap().remove("version");
+    assert!(matches!(
+        keylog::key_log_from_json(&v.to_string()),
+        Err(MessagingError::KeyLog { index: 1, fault: KeyLogFault::UnsupportedVersion })
+    ));
+    for version in [0, 1, 3] {
+        let mut v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        v[0]["version"] = serde_json::Value::from(version);
+        assert!(matches!(
+            keylog::key_log_from_json(&v.to_string()),
+            Err(MessagingError::KeyLog { index: 0, fault: KeyLogFault::UnsupportedVersion })
+        ));
+        assert!(matches!(
+            keylog::key_log_entry_from_json(&v[0].to_string()),
+            Err(MessagingError::KeyLog { index: 0, fault: KeyLogFault::UnsupportedVersion })
+        ));
+    }
+    // A literal v1 entry, as v1 wrote it.
+    let v1 = r#"[{"userId":"YWxpY2U","publicKey":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA","timestamp":1,"prevHash":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA","action":"add","signature":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}]"#;
+    assert!(matches!(
+        keylog::key_log_from_json(v1),
+        Err(MessagingError::KeyLog { index: 0, fault: KeyLogFault::UnsupportedVersion })
+    ));
+    // A proof on a revoke is malformed.
+    let mut v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    v[3]["keySignature"] = v[0]["keySignature"].clone();
+    assert!(matches!(
+        keylog::key_log_from_json(&v.to_string()),
+        Err(MessagingError::KeyLog { index: 3, fault: KeyLogFault::Malformed })
+    ));
 }
 
 // ================================================================ device registry
@@ -763,7 +915,7 @@ fn transcript_detects_drop_reorder_and_field_shifts() {
     let h = |id: &[u8], s: &[u8], t: u64, c: &[u8]| transcript::transcript_compute_message_hash(id, s, t, c).unwrap();
     let m1 = h(b"1", b"alice", 1, b"a");
     let m2 = h(b"2", b"bob", 2, b"b");
-    let base = transcript::transcript_new(b"session");
+    let base = transcript::transcript_new(b"session").unwrap();
     let ab = transcript::transcript_update(&transcript::transcript_update(&base, &m1).unwrap(), &m2).unwrap();
     let ba = transcript::transcript_update(&transcript::transcript_update(&base, &m2).unwrap(), &m1).unwrap();
     let b_only = transcript::transcript_update(&base, &m2).unwrap();
@@ -773,6 +925,318 @@ fn transcript_detects_drop_reorder_and_field_shifts() {
     // Length prefixes: moving a byte between fields changes the hash.
     assert_ne!(h(b"ab", b"c", 0, b""), h(b"a", b"bc", 0, b""));
     assert!(transcript::transcript_verify_sync(&ab, &ab[..31]).is_err());
+}
+
+/// Issue 13 item 8: `transcriptNew(chain ‖ h)` was `SHA-256(chain ‖ h)`,
+/// which is `transcriptUpdate(chain, h)`: a session id could stand for a
+/// whole chain state. Labels now separate the two.
+#[test]
+fn transcript_new_cannot_stand_for_an_update() {
+    use sha2::Digest;
+    let chain = transcript::transcript_new(b"session").unwrap();
+    let h = transcript::transcript_compute_message_hash(b"1", b"alice", 1, b"ct").unwrap();
+    let joined = [chain.as_slice(), &h].concat();
+    // The v1 definitions collided (SHA-256(sessionId) vs SHA-256(chain ‖ h)).
+    assert_eq!(sha2::Sha256::digest(&joined), sha2::Sha256::digest([chain.as_slice(), &h].concat()));
+    let new = transcript::transcript_new(&joined).unwrap();
+    let update = transcript::transcript_update(&chain, &h).unwrap();
+    assert_ne!(new, update);
+    assert!(!transcript::transcript_verify_sync(&new, &update).unwrap());
+    // Nor can a message hash stand for either.
+    assert_ne!(transcript::transcript_compute_message_hash(b"", b"", 0, b"").unwrap(), transcript::transcript_new(b"").unwrap());
+}
+
+// ================================================================ verification codes
+
+fn identity(label: &str, ml_dsa: bool) -> (Vec<u8>, Vec<u8>, Vec<u8>) {
+    let ed = seed(&format!("{label}/ed")).to_vec();
+    let x = seed(&format!("{label}/x")).to_vec();
+    let ml: Vec<u8> = if ml_dsa { (0..1952).map(|i| seed(&format!("{label}/ml/{}", i / 32))[i % 32]).collect() } else { Vec::new() };
+    (ed, ml, x)
+}
+
+fn enc((ed, ml, x): &(Vec<u8>, Vec<u8>, Vec<u8>)) -> Vec<u8> {
+    verification::encode_identity(ed, (!ml.is_empty()).then_some(ml.as_slice()), x).unwrap()
+}
+
+/// Issue 13 item 3 (a): every key of an identity is in the code, the X25519
+/// identity key included (v1 took one key, so an X25519 substitution kept the code).
+#[test]
+fn verification_code_changes_with_every_component_key() {
+    let alice = identity("vc-alice", true);
+    let bob = identity("vc-bob", false);
+    let base = verification::generate_verification_code(&enc(&alice), &enc(&bob), b"conv").unwrap();
+    let mut variants = Vec::new();
+    for part in 0..3 {
+        for byte in [0usize, 17, 31] {
+            let mut a = alice.clone();
+            match part {
+                0 => a.0[byte] ^= 1,
+                1 => a.1[byte * 60] ^= 0x80,
+                _ => a.2[byte] ^= 1,
+            }
+            variants.push(verification::generate_verification_code(&enc(&a), &enc(&bob), b"conv").unwrap());
+            let mut b = bob.clone();
+            match part {
+                0 => b.0[byte] ^= 1,
+                1 => b.1 = identity("vc-bob", true).1,
+                _ => b.2[byte] ^= 1,
+            }
+            variants.push(verification::generate_verification_code(&enc(&alice), &enc(&b), b"conv").unwrap());
+        }
+    }
+    // Dropping Alice's ML-DSA key (a downgrade) changes it too.
+    variants.push(verification::generate_verification_code(&enc(&(alice.0.clone(), Vec::new(), alice.2.clone())), &enc(&bob), b"conv").unwrap());
+    variants.push(verification::generate_verification_code(&enc(&alice), &enc(&bob), b"conv2").unwrap());
+    for v in &variants {
+        assert_ne!(v.numeric, base.numeric);
+        assert_ne!(v.fingerprint, base.fingerprint);
+    }
+    // Identity encodings are canonical and length-checked.
+    let mut bad_flags = enc(&bob);
+    bad_flags[0] = 0x02;
+    assert!(matches!(verification::generate_verification_code(&bad_flags, &enc(&alice), b""), Err(MessagingError::Malformed(_))));
+    let mut flag_without_key = enc(&bob);
+    flag_without_key[0] = 0x01;
+    assert!(matches!(
+        verification::generate_verification_code(&flag_without_key, &enc(&alice), b""),
+        Err(MessagingError::Crypto(CryptoError::InvalidLength { .. }))
+    ));
+    let truncated = &enc(&alice)[..2016];
+    assert!(matches!(
+        verification::generate_verification_code(truncated, &enc(&bob), b""),
+        Err(MessagingError::Crypto(CryptoError::InvalidLength { .. }))
+    ));
+    assert!(matches!(verification::generate_verification_code(&[], &enc(&bob), b""), Err(MessagingError::Malformed(_))));
+    assert!(matches!(
+        verification::encode_identity(&[1; 32], Some(&[0; 1951]), &[2; 32]),
+        Err(MessagingError::Crypto(CryptoError::InvalidLength { .. }))
+    ));
+}
+
+/// Issue 13 item 3 (b): a static code shows ≥ 199 bits (claw search ≥ 2^99.5):
+/// 12 groups of 5 digits, each an independent 40-bit value mod 10^5 (60
+/// digits, 60·log2(10) ≈ 199.3 bits), and a 256-bit fingerprint. No short form.
+#[test]
+fn verification_code_displays_at_least_199_bits() {
+    let (a, b) = (enc(&identity("vc-alice", false)), enc(&identity("vc-bob", false)));
+    let mut distinct: Vec<std::collections::BTreeSet<String>> = vec![Default::default(); verification::NUMERIC_GROUPS];
+    for conv in 0u32..300 {
+        let c = verification::generate_verification_code(&a, &b, &conv.to_be_bytes()).unwrap();
+        let groups: Vec<&str> = c.numeric.split(' ').collect();
+        assert_eq!(groups.len(), 12);
+        assert!(groups.iter().all(|g| g.len() == 5 && g.bytes().all(|d| d.is_ascii_digit())));
+        assert_eq!(c.numeric.len(), 71);
+        assert_eq!(c.fingerprint.len(), 64);
+        assert!(c.fingerprint.bytes().all(|d| d.is_ascii_hexdigit() && !d.is_ascii_uppercase()));
+        for (set, g) in distinct.iter_mut().zip(&groups) {
+            set.insert((*g).to_owned());
+        }
+    }
+    // Every group is a full-range value of its own (none constant, none a copy of another).
+    for set in &distinct {
+        assert!(set.len() > 290, "{}", set.len());
+    }
+    let digits = 12.0 * 5.0;
+    assert!(digits * 10f64.log2() >= 199.0);
+}
+
+fn sas_pair(max: u32) -> (SasVerification, SasVerification, Vec<u8>, Vec<u8>) {
+    let (alice, bob) = (enc(&identity("sas-alice", true)), enc(&identity("sas-bob", false)));
+    let init = SasVerification::new(SasRole::Initiator, &alice, &bob, max).unwrap();
+    let resp = SasVerification::new(SasRole::Responder, &bob, &alice, max).unwrap();
+    (init, resp, alice, bob)
+}
+
+/// Runs one honest exchange; returns both emoji.
+fn sas_run(init: &mut SasVerification, resp: &mut SasVerification, tx: &[u8]) -> ([&'static str; 7], [&'static str; 7]) {
+    assert_eq!(init.start(tx).unwrap(), None);
+    let c = resp.start(tx).unwrap().unwrap();
+    let ni = init.receive_commitment(&c).unwrap();
+    let nr = resp.receive_nonce(&ni).unwrap().unwrap();
+    assert_eq!(init.receive_nonce(&nr).unwrap(), None);
+    (init.emoji().unwrap(), resp.emoji().unwrap())
+}
+
+#[test]
+fn sas_honest_exchange_agrees_and_matches_the_spec() {
+    let (mut init, mut resp, alice, bob) = sas_pair(3);
+    assert_eq!(init.start(b"tx-1").unwrap(), None);
+    let c = resp.start(b"tx-1").unwrap().unwrap();
+    let ni = init.receive_commitment(&c).unwrap();
+    let nr = resp.receive_nonce(&ni).unwrap().unwrap();
+    init.receive_nonce(&nr).unwrap();
+    assert_eq!(init.emoji().unwrap(), resp.emoji().unwrap());
+    // Independently: the commitment and the SAS from sha2 directly.
+    use sha2::Digest;
+    let lp = |x: &[u8]| [&(x.len() as u32).to_be_bytes()[..], x].concat();
+    let commit = sha2::Sha256::digest([&b"veilkit-sas-commit-v1"[..], &lp(b"tx-1"), &lp(&bob), &nr].concat());
+    assert_eq!(commit.as_slice(), c.as_slice());
+    let sas = sha2::Sha256::digest([&b"veilkit-sas-v1"[..], &lp(b"tx-1"), &lp(&alice), &lp(&bob), &ni, &nr].concat());
+    assert_eq!(verification::sas_emoji(&sas.into()), init.emoji().unwrap());
+    assert_ne!(ni, nr);
+    init.confirm().unwrap();
+    resp.confirm().unwrap();
+    assert!(init.is_verified() && resp.is_verified());
+    assert_eq!(init.state(), "verified");
+    // Verified is final.
+    assert_eq!(init.start(b"tx-2").err(), Some(MessagingError::InvalidState));
+    assert_eq!(init.emoji().err(), Some(MessagingError::InvalidState));
+}
+
+/// Issue 13 item 3 (c): a responder (or a man in the middle playing one)
+/// who changes its nonce after the commitment is detected.
+#[test]
+fn sas_responder_changing_nonce_after_commitment_is_detected() {
+    let (mut init, mut resp, _, bob) = sas_pair(3);
+    init.start(b"tx").unwrap();
+    let c = resp.start(b"tx").unwrap().unwrap();
+    let ni = init.receive_commitment(&c).unwrap();
+    // Grinding: a second responder object (same identity) picks another nonce after seeing n_init.
+    let (_, mut other, _, _) = sas_pair(3);
+    other.start(b"tx").unwrap();
+    let other_nonce = other.receive_nonce(&ni).unwrap().unwrap();
+    assert_eq!(init.receive_nonce(&other_nonce).err(), Some(MessagingError::SasCommitmentMismatch));
+    assert_eq!(init.failures(), 1);
+    assert_eq!(init.state(), "idle");
+    assert_eq!(init.emoji().err(), Some(MessagingError::InvalidState));
+    // The honest nonce cannot be delivered afterwards either: the attempt is over.
+    let honest = resp.receive_nonce(&ni).unwrap().unwrap();
+    assert_eq!(init.receive_nonce(&honest).err(), Some(MessagingError::InvalidState));
+    let _ = bob;
+}
+
+/// Issue 13 item 3 (c): a responder that committed under one identity and
+/// then claims another (the key-substituting MITM) is detected.
+#[test]
+fn sas_responder_changing_identity_after_commitment_is_detected() {
+    let (mut init, _, alice, bob) = sas_pair(3);
+    let mallory = enc(&identity("sas-mallory", false));
+    // The MITM commits honestly under his own identity (an honest-looking responder object)…
+    let mut mitm = SasVerification::new(SasRole::Responder, &mallory, &alice, 3).unwrap();
+    init.start(b"tx").unwrap();
+    let c = mitm.start(b"tx").unwrap().unwrap();
+    let ni = init.receive_commitment(&c).unwrap();
+    let nm = mitm.receive_nonce(&ni).unwrap().unwrap();
+    // …but Alice believes she talks to Bob: the opening under Bob's identity fails.
+    assert_eq!(init.receive_nonce(&nm).err(), Some(MessagingError::SasCommitmentMismatch));
+    // And one changed component key (Bob's X25519 key) is enough.
+    let mut init2 = SasVerification::new(SasRole::Initiator, &alice, &bob, 3).unwrap();
+    let mut bob_x = identity("sas-bob", false);
+    bob_x.2[0] ^= 1;
+    let mut subst = SasVerification::new(SasRole::Responder, &enc(&bob_x), &alice, 3).unwrap();
+    init2.start(b"tx").unwrap();
+    let c = subst.start(b"tx").unwrap().unwrap();
+    let ni = init2.receive_commitment(&c).unwrap();
+    let ns = subst.receive_nonce(&ni).unwrap().unwrap();
+    assert_eq!(init2.receive_nonce(&ns).err(), Some(MessagingError::SasCommitmentMismatch));
+    // Recomputing by hand: the commitment opens only under the identity committed to.
+    let ns: [u8; 32] = ns;
+    assert_eq!(verification::sas_commitment(b"tx", &enc(&bob_x), &ns).unwrap(), <[u8; 32]>::try_from(c.as_slice()).unwrap());
+    assert_ne!(verification::sas_commitment(b"tx", &bob, &ns).unwrap(), <[u8; 32]>::try_from(c.as_slice()).unwrap());
+}
+
+/// Issue 13 item 3 (c): replayed and reflected nonces and commitments are refused.
+#[test]
+fn sas_replayed_or_reflected_nonce_is_refused() {
+    let (mut init, mut resp, _, _) = sas_pair(5);
+    // Attempt 1, complete; the users reject (say), so both may try again.
+    init.start(b"tx-1").unwrap();
+    let c1 = resp.start(b"tx-1").unwrap().unwrap();
+    let ni1 = init.receive_commitment(&c1).unwrap();
+    let nr1 = resp.receive_nonce(&ni1).unwrap().unwrap();
+    init.receive_nonce(&nr1).unwrap();
+    init.reject().unwrap();
+    resp.reject().unwrap();
+    // Attempt 2: the old commitment replayed.
+    init.start(b"tx-2").unwrap();
+    assert_eq!(init.receive_commitment(&c1).err(), Some(MessagingError::SasNonceReused));
+    assert_eq!(init.failures(), 2);
+    // Attempt 3: a fresh commitment, then the old responder nonce replayed.
+    init.start(b"tx-3").unwrap();
+    let c3 = resp.start(b"tx-3").unwrap().unwrap();
+    let ni3 = init.receive_commitment(&c3).unwrap();
+    assert_ne!(ni3, ni1, "fresh nonce per attempt");
+    assert_eq!(init.receive_nonce(&nr1).err(), Some(MessagingError::SasNonceReused));
+    assert_eq!(init.failures(), 3);
+    // The responder refuses an old initiator nonce too.
+    assert_eq!(resp.receive_nonce(&ni1).err(), Some(MessagingError::SasNonceReused));
+    assert_eq!(resp.failures(), 2);
+    // Reflection: the initiator's own nonce sent back as the responder's.
+    init.start(b"tx-4").unwrap();
+    let c4 = resp.start(b"tx-4").unwrap().unwrap();
+    let ni4 = init.receive_commitment(&c4).unwrap();
+    assert_eq!(init.receive_nonce(&ni4).err(), Some(MessagingError::SasNonceReused));
+    // …and the responder's own commitment or nonce reflected to it.
+    let (_, mut r, _, _) = sas_pair(3);
+    let c = r.start(b"tx").unwrap().unwrap();
+    assert_eq!(r.receive_nonce(&c).err(), Some(MessagingError::SasNonceReused));
+    // Own nonces are never reused across attempts.
+    let mut nonces = std::collections::BTreeSet::new();
+    let (mut i2, mut r2, _, _) = sas_pair(10);
+    for k in 0..5u8 {
+        i2.start(&[k + 1]).unwrap();
+        let c = r2.start(&[k + 1]).unwrap().unwrap();
+        let n = i2.receive_commitment(&c).unwrap();
+        let m = r2.receive_nonce(&n).unwrap().unwrap();
+        assert!(nonces.insert(n) && nonces.insert(m));
+        i2.abort();
+        r2.abort();
+    }
+}
+
+/// Issue 13 item 3 (c): failed and aborted attempts are counted; after the cap, refused for good.
+#[test]
+fn sas_attempts_are_counted_and_capped() {
+    let (mut init, mut resp, _, _) = sas_pair(3);
+    // 1: the users see different emoji (say) and reject.
+    sas_run(&mut init, &mut resp, b"tx-1");
+    init.reject().unwrap();
+    resp.reject().unwrap();
+    // 2: aborted mid-way.
+    init.start(b"tx-2").unwrap();
+    init.abort();
+    // 3: commitment mismatch.
+    init.start(b"tx-3").unwrap();
+    let c = resp.start(b"tx-3").unwrap().unwrap();
+    init.receive_commitment(&c).unwrap();
+    assert_eq!(init.receive_nonce(&[7u8; 32]).err(), Some(MessagingError::SasCommitmentMismatch));
+    assert_eq!((init.failures(), init.attempts_left()), (3, 0));
+    assert_eq!(init.state(), "exhausted");
+    assert_eq!(init.start(b"tx-4").err(), Some(MessagingError::SasAttemptsExhausted));
+    assert_eq!(init.start(b"tx-5").err(), Some(MessagingError::SasAttemptsExhausted));
+    // The responder counted its own: one reject so far, one abort now.
+    resp.abort();
+    assert_eq!(resp.failures(), 2);
+    assert!(matches!(SasVerification::new(SasRole::Initiator, &enc(&identity("a", false)), &enc(&identity("b", false)), 0), Err(MessagingError::Crypto(CryptoError::InvalidParameter(_)))));
+    assert!(matches!(SasVerification::new(SasRole::Initiator, &enc(&identity("a", false)), &enc(&identity("b", false)), 11), Err(MessagingError::Crypto(CryptoError::InvalidParameter(_)))));
+}
+
+/// Calls out of order are `INVALID_STATE` and change nothing; the initiator's
+/// nonce is never released before the commitment.
+#[test]
+fn sas_out_of_order_calls_are_invalid_state() {
+    let (mut init, mut resp, _, _) = sas_pair(3);
+    let s = Some(MessagingError::InvalidState);
+    assert_eq!(init.receive_commitment(&[1; 32]).err(), s, "before start");
+    assert_eq!(init.receive_nonce(&[1; 32]).err(), s, "before start");
+    assert_eq!(resp.receive_nonce(&[1; 32]).err(), s, "before start");
+    init.start(b"tx").unwrap();
+    assert_eq!(init.receive_nonce(&[1; 32]).err(), s, "reveal before commit");
+    assert_eq!(init.start(b"tx").err(), s, "start while running");
+    assert_eq!(init.emoji().err(), s);
+    assert_eq!(init.confirm().err(), s);
+    assert_eq!(init.reject().err(), s);
+    let c = resp.start(b"tx").unwrap().unwrap();
+    assert_eq!(resp.receive_commitment(&c).err(), s, "wrong role");
+    assert!(matches!(init.receive_commitment(&c[..31]), Err(MessagingError::Crypto(CryptoError::InvalidLength { .. }))));
+    assert!(matches!(init.start(&[]), Err(MessagingError::InvalidState)));
+    init.receive_commitment(&c).unwrap();
+    assert_eq!(init.receive_commitment(&c).err(), s, "second commitment");
+    assert_eq!(init.failures(), 0, "misuse is not a failed attempt");
+    let (_, mut fresh, _, _) = sas_pair(3);
+    assert!(matches!(fresh.start(&[]), Err(MessagingError::Crypto(CryptoError::InvalidLength { .. }))));
+    assert!(matches!(fresh.start(&[0; 256]), Err(MessagingError::Crypto(CryptoError::InvalidLength { .. }))));
 }
 
 // ================================================================ totality on garbage

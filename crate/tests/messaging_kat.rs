@@ -78,6 +78,26 @@ fn obj(v: Value) -> Map<String, Value> {
     }
 }
 
+fn b32(o: &Map<String, Value>, k: &str) -> [u8; 32] {
+    b(o, k).try_into().unwrap_or_else(|_| panic!("{k} not 32 bytes"))
+}
+
+/// `Enc(I)` of the identity in field `k` (`{ed25519, mlDsa65 | null, x25519}`), by the API.
+fn identity(o: &Map<String, Value>, k: &str) -> Vec<u8> {
+    let id = get(o, k).as_object().unwrap();
+    let ml = id.get("mlDsa65").and_then(Value::as_str).map(|h| hex::decode(h).unwrap());
+    verification::encode_identity(&b(id, "ed25519"), ml.as_deref(), &b(id, "x25519")).unwrap()
+}
+
+/// `Enc(I)` straight from docs/PROTOCOL.md §8.
+fn spec_identity(o: &Map<String, Value>, k: &str) -> Vec<u8> {
+    let id = get(o, k).as_object().unwrap();
+    match id.get("mlDsa65").and_then(Value::as_str) {
+        Some(ml) => cat(&[&[1u8], &b(id, "ed25519"), &hex::decode(ml).unwrap(), &b(id, "x25519")]),
+        None => cat(&[&[0u8], &b(id, "ed25519"), &b(id, "x25519")]),
+    }
+}
+
 fn mlkem_keys(seed: &[u8]) -> mlkem::MlKemKeypair {
     mlkem::mlkem_from_seed(seed).unwrap()
 }
@@ -184,7 +204,7 @@ fn compute(family: &str, i: &Map<String, Value>) -> Value {
             )
         }),
         "transcript" => {
-            let mut chain = transcript::transcript_new(&b(i, "sessionId"));
+            let mut chain = transcript::transcript_new(&b(i, "sessionId")).unwrap();
             let h0 = chain;
             let mut hashes = Vec::new();
             let mut chains = Vec::new();
@@ -222,13 +242,22 @@ fn compute(family: &str, i: &Map<String, Value>) -> Value {
             })
         }
         "verificationCode" => {
-            let c = verification::generate_verification_code(
-                &b(i, "keyA"),
-                &b(i, "keyB"),
-                &b(i, "conversationId"),
-            )
-            .unwrap();
-            json!({ "numeric": c.numeric, "emoji": c.emoji, "fingerprint": c.fingerprint })
+            let (a, bb) = (identity(i, "a"), identity(i, "b"));
+            let c = verification::generate_verification_code(&a, &bb, &b(i, "conversationId")).unwrap();
+            json!({ "identityA": hx(&a), "identityB": hx(&bb), "numeric": c.numeric, "fingerprint": c.fingerprint })
+        }
+        "sas" => {
+            let (init, resp) = (identity(i, "initiator"), identity(i, "responder"));
+            let (tx, ni, nr) = (b(i, "txId"), b32(i, "initiatorNonce"), b32(i, "responderNonce"));
+            let c = verification::sas_commitment(&tx, &resp, &nr).unwrap();
+            let sas = verification::sas_hash(&tx, &init, &resp, &ni, &nr).unwrap();
+            json!({
+                "initiatorIdentity": hx(&init),
+                "responderIdentity": hx(&resp),
+                "commitment": hx(&c),
+                "sas": hx(&sas),
+                "emoji": verification::sas_emoji(&sas),
+            })
         }
         "keyLog" => {
             let mut entries: Vec<KeyLogEntry> = Vec::new();
@@ -243,6 +272,8 @@ fn compute(family: &str, i: &Map<String, Value>) -> Value {
                     "revoke" => KeyLogAction::Revoke,
                     other => panic!("action {other}"),
                 };
+                let new_key = ed25519::ed25519_from_seed(&b(op, "publicKeySeed")).unwrap();
+                let pop = (action == KeyLogAction::Update).then_some(new_key.secret.as_slice());
                 entries.push(
                     keylog::key_log_create_entry(
                         &b(op, "userId"),
@@ -251,6 +282,7 @@ fn compute(family: &str, i: &Map<String, Value>) -> Value {
                         &prev,
                         action,
                         signer.secret.as_slice(),
+                        pop,
                     )
                     .unwrap(),
                 );
@@ -390,8 +422,8 @@ fn inverse(family: &str, i: &Map<String, Value>, e: &Map<String, Value>) {
         }
         "verificationCode" => {
             let swapped = verification::generate_verification_code(
-                &b(i, "keyB"),
-                &b(i, "keyA"),
+                &b(e, "identityB"),
+                &b(e, "identityA"),
                 &b(i, "conversationId"),
             )
             .unwrap();
@@ -502,19 +534,29 @@ fn spec(family: &str, i: &Map<String, Value>, e: &Map<String, Value>) {
             assert_eq!(hkdf32(&cat(&[&b(i, "currentSrk"), dh.as_slice()]), &salt, &info), b(e, "newSrk"));
         }
         "transcript" => {
-            let mut chain = hash::sha256(&b(i, "sessionId")).to_vec();
+            // Straight from sha2 (not veilkit's hash module).
+            use sha2::Digest;
+            let sha = |parts: &[&[u8]]| -> Vec<u8> {
+                let mut h = sha2::Sha256::new();
+                for p in parts {
+                    h.update(p);
+                }
+                h.finalize().to_vec()
+            };
+            let lp = |x: &[u8]| cat(&[&(x.len() as u32).to_be_bytes(), x]);
+            let mut chain = sha(&[b"veilkit-transcript-v2/new", &lp(&b(i, "sessionId"))]);
             assert_eq!(chain, b(e, "h0"));
             for (k, m) in get(i, "messages").as_array().unwrap().iter().enumerate() {
                 let m = m.as_object().unwrap();
-                let lp = |x: Vec<u8>| cat(&[&(x.len() as u32).to_be_bytes(), &x]);
-                let h = hash::sha256(&cat(&[
-                    &lp(b(m, "messageId")),
-                    &lp(b(m, "senderId")),
+                let h = sha(&[
+                    b"veilkit-transcript-v2/message",
+                    &lp(&b(m, "messageId")),
+                    &lp(&b(m, "senderId")),
                     &n(m, "timestamp").to_be_bytes(),
-                    &lp(b(m, "ciphertext")),
-                ]));
+                    &lp(&b(m, "ciphertext")),
+                ]);
                 assert_eq!(hx(&h), get(e, "messageHashes")[k]);
-                chain = hash::sha256(&cat(&[&chain, &h])).to_vec();
+                chain = sha(&[b"veilkit-transcript-v2/update", &chain, &h]);
                 assert_eq!(hx(&chain), get(e, "chain")[k]);
             }
         }
@@ -539,11 +581,13 @@ fn spec(family: &str, i: &Map<String, Value>, e: &Map<String, Value>) {
             ed25519::ed25519_verify(&b(e, "senderIdentityPublic"), &signed, sig).unwrap();
         }
         "verificationCode" => {
-            let (ka, kb, conv) = (b(i, "keyA"), b(i, "keyB"), b(i, "conversationId"));
+            let (ka, kb, conv) = (spec_identity(i, "a"), spec_identity(i, "b"), b(i, "conversationId"));
+            assert_eq!(ka, b(e, "identityA"));
+            assert_eq!(kb, b(e, "identityB"));
             let (lo, hi) = if ka <= kb { (ka, kb) } else { (kb, ka) };
             let lp = |x: &[u8]| cat(&[&(x.len() as u32).to_be_bytes(), x]);
             let enc = cat(&[&lp(&conv), &lp(&lo), &lp(&hi)]);
-            let h = |t: u8| hash::sha256(&cat(&[b"veilkit-verification-v1", &[t], &enc]));
+            let h = |t: u8| hash::sha256(&cat(&[b"veilkit-verification-v2", &[t], &enc]));
             let d = cat(&[&h(0), &h(1)]);
             let groups: Vec<String> = (0..12)
                 .map(|j| {
@@ -552,19 +596,37 @@ fn spec(family: &str, i: &Map<String, Value>, e: &Map<String, Value>) {
                 })
                 .collect();
             assert_eq!(groups.join(" "), s(e, "numeric"));
-            let bits = u64::from_be_bytes(h(2)[..8].try_into().unwrap());
+            assert_eq!(hex::encode(h(2)), s(e, "fingerprint"));
+        }
+        "sas" => {
+            let (init, resp) = (spec_identity(i, "initiator"), spec_identity(i, "responder"));
+            assert_eq!(init, b(e, "initiatorIdentity"));
+            assert_eq!(resp, b(e, "responderIdentity"));
+            let lp = |x: &[u8]| cat(&[&(x.len() as u32).to_be_bytes(), x]);
+            let tx = b(i, "txId");
+            let c = hash::sha256(&cat(&[b"veilkit-sas-commit-v1", &lp(&tx), &lp(&resp), &b(i, "responderNonce")]));
+            assert_eq!(hex::encode(c), s(e, "commitment"));
+            let sas = hash::sha256(&cat(&[
+                b"veilkit-sas-v1",
+                &lp(&tx),
+                &lp(&init),
+                &lp(&resp),
+                &b(i, "initiatorNonce"),
+                &b(i, "responderNonce"),
+            ]));
+            assert_eq!(hex::encode(sas), s(e, "sas"));
+            let bits = u64::from_be_bytes(sas[..8].try_into().unwrap());
             let emoji: Vec<Value> = (0..7)
                 .map(|k| Value::from(verification::EMOJI[((bits >> (58 - 6 * k)) & 63) as usize]))
                 .collect();
             assert_eq!(&Value::Array(emoji), get(e, "emoji"));
-            assert_eq!(hex::encode(h(3)), s(e, "fingerprint"));
         }
         "keyLog" => {
             let entries = keylog::key_log_from_json(s(e, "json")).unwrap();
             let mut prev = [0u8; 32];
             for (k, en) in entries.iter().enumerate() {
                 let body = cat(&[
-                    b"veilkit-keylog-v1",
+                    b"veilkit-keylog-v2",
                     &[en.action.byte()],
                     &(en.user_id.len() as u16).to_be_bytes(),
                     &en.user_id,
@@ -573,7 +635,14 @@ fn spec(family: &str, i: &Map<String, Value>, e: &Map<String, Value>) {
                     &prev,
                 ]);
                 assert_eq!(en.body().unwrap(), body);
-                prev = hash::sha256(&cat(&[&body, &en.signature]));
+                let introduces = en.action != KeyLogAction::Revoke;
+                assert_eq!(en.key_signature.is_some(), introduces, "keySignature exactly for add and update");
+                let mut hashed = cat(&[&body, &en.signature]);
+                if let Some(pop) = &en.key_signature {
+                    ed25519::ed25519_verify(&en.public_key, &cat(&[b"veilkit-keylog-pop-v2", &body]), pop).unwrap();
+                    hashed.extend_from_slice(pop);
+                }
+                prev = hash::sha256(&hashed);
                 assert_eq!(hx(&prev), get(e, "entryHashes")[k]);
             }
         }
@@ -720,8 +789,35 @@ fn inputs() -> Vec<(&'static str, Vec<Value>)> {
     fams.push((
         "verificationCode",
         vec![
-            json!({ "keyA": x("vc-0-a"), "keyB": x("vc-0-b"), "conversationId": hx(b"conv-alice-bob-001") }),
-            json!({ "keyA": x("vc-1-a"), "keyB": x("vc-1-b"), "conversationId": hx(b"") }),
+            json!({
+                "a": { "ed25519": x("vc-0-a-ed"), "mlDsa65": null, "x25519": x("vc-0-a-x") },
+                "b": { "ed25519": x("vc-0-b-ed"), "mlDsa65": null, "x25519": x("vc-0-b-x") },
+                "conversationId": hx(b"conv-alice-bob-001"),
+            }),
+            json!({
+                "a": { "ed25519": x("vc-1-a-ed"), "mlDsa65": hx(&fixed("vc-1-a-mldsa", 1952)), "x25519": x("vc-1-a-x") },
+                "b": { "ed25519": x("vc-1-b-ed"), "mlDsa65": null, "x25519": x("vc-1-b-x") },
+                "conversationId": hx(b""),
+            }),
+        ],
+    ));
+    fams.push((
+        "sas",
+        vec![
+            json!({
+                "txId": hx(b"sas-tx-0001"),
+                "initiator": { "ed25519": x("sas-0-i-ed"), "mlDsa65": null, "x25519": x("sas-0-i-x") },
+                "responder": { "ed25519": x("sas-0-r-ed"), "mlDsa65": null, "x25519": x("sas-0-r-x") },
+                "initiatorNonce": x("sas-0-n-i"),
+                "responderNonce": x("sas-0-n-r"),
+            }),
+            json!({
+                "txId": x("sas-1-tx"),
+                "initiator": { "ed25519": x("sas-1-i-ed"), "mlDsa65": hx(&fixed("sas-1-i-mldsa", 1952)), "x25519": x("sas-1-i-x") },
+                "responder": { "ed25519": x("sas-1-r-ed"), "mlDsa65": hx(&fixed("sas-1-r-mldsa", 1952)), "x25519": x("sas-1-r-x") },
+                "initiatorNonce": x("sas-1-n-i"),
+                "responderNonce": x("sas-1-n-r"),
+            }),
         ],
     ));
     let alice = hx(b"alice");
@@ -790,7 +886,7 @@ fn generate_kat() {
         families.insert(family.to_owned(), Value::Array(cases));
     }
     let doc = json!({
-        "description": "veilkit's own known-answer tests for the messaging constructions of docs/PROTOCOL.md (not from any external source). Generated once from fixed inputs by crate/tests/messaging_kat.rs (generate_kat); bytes are lowercase hex; padding content is content[i] = (31*i + 7) mod 256.",
+        "description": "veilkit's own known-answer tests for the messaging constructions of docs/PROTOCOL.md (not from any external source). Generated from fixed inputs by crate/tests/messaging_kat.rs (generate_kat); regenerated for issue 13 (transcript v2, verification v2 + interactive SAS, key log v2), the other families unchanged; bytes are lowercase hex; padding content is content[i] = (31*i + 7) mod 256.",
         "version": 1,
         "families": families,
     });
@@ -818,6 +914,6 @@ fn messaging_kat() {
             checked += 1;
         }
     }
-    // 2+2+10+3+5+2+4+3+6+1+3+2+1+1+1 cases.
-    assert_eq!(checked, 46);
+    // 2+2+10+3+5+2+4+3+6+1+3+2+2+1+1+1 cases.
+    assert_eq!(checked, 48);
 }

@@ -147,7 +147,8 @@ proptest! {
         for (i, seed) in seeds.iter().enumerate() {
             let pk = ed25519::ed25519_from_seed(seed).unwrap().public;
             let action = if i == 0 { keylog::KeyLogAction::Add } else { keylog::KeyLogAction::Update };
-            let e = keylog::key_log_create_entry(&user, &pk, t0 + i as u64, &prev, action, &signer).unwrap();
+            let pop = (i > 0).then_some(seed.as_slice());
+            let e = keylog::key_log_create_entry(&user, &pk, t0 + i as u64, &prev, action, &signer, pop).unwrap();
             prev = e.hash().unwrap();
             signer = *seed;
             entries.push(e);
@@ -160,6 +161,12 @@ proptest! {
         // A changed signature breaks the chain.
         let mut bad = entries.clone();
         bad[0].signature[0] ^= 1;
+        prop_assert!(keylog::key_log_verify_chain(&bad).is_err());
+        // So does a changed proof of possession (every entry here has one).
+        let mut bad = entries.clone();
+        if let Some(k) = bad.last_mut().and_then(|e| e.key_signature.as_mut()) {
+            k[0] ^= 1;
+        }
         prop_assert!(keylog::key_log_verify_chain(&bad).is_err());
     }
 }

@@ -26,6 +26,7 @@ export const KAT_FAMILIES = {
   transcript: 1,
   sealed: 3,
   verificationCode: 2,
+  sas: 2,
   keyLog: 1,
   registry: 1,
   replayStore: 1,
@@ -120,6 +121,30 @@ function expectVeil(api: VeilkitApi, e: unknown, code: string): void {
 function expectArgError(e: unknown, ctor: typeof TypeError | typeof RangeError, name: string): void {
   if (!(e instanceof ctor)) throw new Error(`expected ${ctor.name} naming ${name}, got ${String(e)}`);
   if (!e.message.includes(name)) throw new Error(`${ctor.name} does not name ${name}: ${e.message}`);
+}
+
+function lp32(b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(4 + b.length);
+  new DataView(out.buffer).setUint32(0, b.length);
+  out.set(b, 4);
+  return out;
+}
+
+/** docs/PROTOCOL.md §8's emoji table (index = 6-bit value), transcribed independently of the core. */
+export const SAS_EMOJI_TABLE = [...'🐶🐱🐭🐹🐰🦊🐻🐼🐨🐯🦁🐮🐷🐸🐵🐔🐧🐦🦆🦉🐴🦄🐝🐛🦋🐌🐞🐢🐍🐙🦀🐬🐳🦈🐘🦒🍎🍐🍊🍋🍌🍉🍇🍓🍒🍑🍍🥝🥕🌽🍄🌵🌲🌻🌙🌈🔥💧🌊🎈🎸🚀🔑🔔'];
+
+/** The 7 emoji of a SAS hash: bits 6k … 6k+5 of its first 8 bytes. */
+export function sasEmoji(sas: Uint8Array): string[] {
+  const bits = new DataView(sas.buffer, sas.byteOffset, 8).getBigUint64(0);
+  return Array.from({ length: 7 }, (_, k) => SAS_EMOJI_TABLE[Number((bits >> BigInt(58 - 6 * k)) & 63n)] ?? '?');
+}
+
+type Obj0 = Record<string, unknown>;
+function keysOf(o: Obj0): { ed25519: Uint8Array; x25519: Uint8Array; mlDsa65: Uint8Array | null } {
+  return { ed25519: fromHex(o.ed25519 as string), x25519: fromHex(o.x25519 as string), mlDsa65: o.mlDsa65 === null ? null : fromHex(o.mlDsa65 as string) };
+}
+function identityOf(api: VeilkitApi, o: Obj0): Uint8Array {
+  return api.encodeVerificationIdentity(keysOf(o));
 }
 
 // ---------------------------------------------------------------------------
@@ -218,19 +243,40 @@ function checkKat(api: VeilkitApi, family: KatFamily, i: Obj, e: Obj): void {
       return;
     }
     case 'verificationCode': {
-      const c = api.generateVerificationCode(h(i, 'keyA'), h(i, 'keyB'), h(i, 'conversationId'));
-      eq('code', c, { numeric: e.numeric, emoji: e.emoji, fingerprint: e.fingerprint });
-      eq('symmetric', api.generateVerificationCode(h(i, 'keyB'), h(i, 'keyA'), h(i, 'conversationId')), c);
+      const a = identityOf(api, i.a as Obj);
+      const b = identityOf(api, i.b as Obj);
+      eqHex('identityA', a, str(e, 'identityA'));
+      eqHex('identityB', b, str(e, 'identityB'));
+      const c = api.generateVerificationCode(a, b, h(i, 'conversationId'));
+      eq('code', c, { numeric: e.numeric, fingerprint: e.fingerprint });
+      eq('symmetric', api.generateVerificationCode(b, a, h(i, 'conversationId')), c);
+      eq('from the keys', api.generateVerificationCode(keysOf(i.a as Obj), keysOf(i.b as Obj), h(i, 'conversationId')), c);
+      return;
+    }
+    case 'sas': {
+      // No pure SAS function is exported (nonces live inside SasVerification):
+      // re-derived from docs/PROTOCOL.md §8 with the SHA-256 primitive.
+      const init = identityOf(api, i.initiator as Obj);
+      const resp = identityOf(api, i.responder as Obj);
+      eqHex('initiator identity', init, str(e, 'initiatorIdentity'));
+      eqHex('responder identity', resp, str(e, 'responderIdentity'));
+      const tx = h(i, 'txId');
+      const c = api.sha256(concat(utf8('veilkit-sas-commit-v1'), lp32(tx), lp32(resp), h(i, 'responderNonce')));
+      eqHex('commitment', c, str(e, 'commitment'));
+      const sas = api.sha256(concat(utf8('veilkit-sas-v1'), lp32(tx), lp32(init), lp32(resp), h(i, 'initiatorNonce'), h(i, 'responderNonce')));
+      eqHex('sas', sas, str(e, 'sas'));
+      eq('emoji', sasEmoji(sas), e.emoji);
       return;
     }
     case 'keyLog': {
       const entries: import('../../ts/index.js').KeyLogEntry[] = [];
       for (const op of i.ops as Obj[]) {
-        const [, pk] = api.ed25519KeypairFromSeed(h(op, 'publicKeySeed'));
+        const [newSk, pk] = api.ed25519KeypairFromSeed(h(op, 'publicKeySeed'));
         const [sk] = api.ed25519KeypairFromSeed(h(op, 'signingSeed'));
         const last = entries.at(-1);
         const prev = last === undefined ? api.KEY_LOG_GENESIS_HASH : api.keyLogEntryHash(last);
-        entries.push(api.keyLogCreateEntry(h(op, 'userId'), pk, num(op, 'timestamp'), prev, str(op, 'action') as 'add', sk));
+        const action = str(op, 'action') as 'add' | 'update' | 'revoke';
+        entries.push(api.keyLogCreateEntry(h(op, 'userId'), pk, num(op, 'timestamp'), prev, action, sk, action === 'update' ? newSk : undefined));
       }
       eq('json', api.keyLogToJson(entries), str(e, 'json'));
       eq('hashes', entries.map((x) => toHex(api.keyLogEntryHash(x))), e.entryHashes);
@@ -446,13 +492,151 @@ function adversarialCases(api: VeilkitApi): Case[] {
     ['key log: reordered, wrong signer, appended after revoke', () => {
       const e0 = api.keyLogCreateEntry(utf8('alice'), aliceIdPk, 1, api.KEY_LOG_GENESIS_HASH, 'add', aliceIdSk);
       const e1 = api.keyLogCreateEntry(utf8('alice'), aliceIdPk, 2, api.keyLogEntryHash(e0), 'revoke', aliceIdSk);
-      const e2 = api.keyLogCreateEntry(utf8('alice'), eveIdPk, 3, api.keyLogEntryHash(e1), 'update', aliceIdSk);
+      const e2 = api.keyLogCreateEntry(utf8('alice'), eveIdPk, 3, api.keyLogEntryHash(e1), 'update', aliceIdSk, eveIdSk);
       eq('after revoke', api.keyLogVerifyChain([e0, e1, e2]), { valid: false, index: 2, reason: 'AFTER_REVOKE' });
       eq('reordered', api.keyLogVerifyChain([e1, e0]), { valid: false, index: 0, reason: 'BAD_PREV_HASH' });
-      const wrong = api.keyLogCreateEntry(utf8('alice'), eveIdPk, 2, api.keyLogEntryHash(e0), 'update', eveIdSk);
+      const wrong = api.keyLogCreateEntry(utf8('alice'), eveIdPk, 2, api.keyLogEntryHash(e0), 'update', eveIdSk, eveIdSk);
       eq('wrong signer', api.keyLogVerifyChain([e0, wrong]), { valid: false, index: 1, reason: 'BAD_SIGNATURE' });
       expectVeil(api, thrown(() => api.keyLogCurrentKey([e0, wrong], utf8('alice'))), 'KEY_LOG_INVALID');
       expectVeil(api, thrown(() => api.keyLogCreateEntry(utf8('eve'), aliceIdPk, 1, api.KEY_LOG_GENESIS_HASH, 'add', eveIdSk)), 'INVALID_KEY');
+    }],
+    ['key log (issue 13): Mallory cannot update her entry to Alice\'s key, nor bind an unproven key', () => {
+      const [malSk, malPk] = api.ed25519KeypairFromSeed(new Uint8Array(32).fill(3));
+      const [nextSk, nextPk] = api.ed25519KeypairFromSeed(new Uint8Array(32).fill(4));
+      const e0 = api.keyLogCreateEntry(utf8('alice'), aliceIdPk, 1, api.KEY_LOG_GENESIS_HASH, 'add', aliceIdSk);
+      const e1 = api.keyLogCreateEntry(utf8('mallory'), malPk, 2, api.keyLogEntryHash(e0), 'add', malSk);
+      // Without Alice's secret there is no proof of possession to make.
+      expectVeil(api, thrown(() => api.keyLogCreateEntry(utf8('mallory'), aliceIdPk, 3, api.keyLogEntryHash(e1), 'update', malSk, malSk)), 'INVALID_KEY');
+      expectArgError(thrown(() => api.keyLogCreateEntry(utf8('mallory'), nextPk, 3, api.keyLogEntryHash(e1), 'update', malSk)), TypeError, 'newKeySigningKey');
+      // An honest update, then its key swapped for Alice's in the JSON (Mallory's signature re-made is not needed to see the refusal).
+      const honest = api.keyLogCreateEntry(utf8('mallory'), nextPk, 3, api.keyLogEntryHash(e1), 'update', malSk, nextSk);
+      eq('honest', api.keyLogVerifyChain([e0, e1, honest]), { valid: true });
+      const stolen = { ...honest, publicKey: aliceIdPk };
+      eq('Alice\'s key', api.keyLogVerifyChain([e0, e1, stolen]), { valid: false, index: 2, reason: 'KEY_OF_ANOTHER_USER' });
+      expectVeil(api, thrown(() => api.keyLogCurrentKey([e0, e1, stolen], utf8('mallory'))), 'KEY_LOG_INVALID');
+      // Mallory's own valid signature over an update to a key she does not hold: the proof fails.
+      const [, otherPk] = api.ed25519KeypairFromSeed(new Uint8Array(32).fill(5));
+      const forged = api.keyLogCreateEntry(utf8('mallory'), nextPk, 3, api.keyLogEntryHash(e1), 'update', malSk, nextSk);
+      const body = concat(utf8('veilkit-keylog-v2'), new Uint8Array([2, 0, 7]), utf8('mallory'), otherPk, new Uint8Array([0, 0, 0, 0, 0, 0, 0, 3]), api.keyLogEntryHash(e1));
+      const unproven = { ...forged, publicKey: otherPk, signature: api.signMessage(malSk, body) };
+      eq('unproven key', api.keyLogVerifyChain([e0, e1, unproven]), { valid: false, index: 2, reason: 'BAD_KEY_SIGNATURE' });
+      // Alice's key for a second user, properly proven by Alice: still refused.
+      const twice = api.keyLogCreateEntry(utf8('alice-2'), aliceIdPk, 3, api.keyLogEntryHash(e1), 'add', aliceIdSk);
+      eq('second user', api.keyLogVerifyChain([e0, e1, twice]), { valid: false, index: 2, reason: 'KEY_OF_ANOTHER_USER' });
+      // v1 entries (no version) are refused with a typed reason.
+      const v1 = JSON.parse(api.keyLogToJson([e0])) as Record<string, unknown>[];
+      delete v1[0]?.version;
+      eq('v1', api.keyLogVerifyChain(JSON.stringify(v1)), { valid: false, index: 0, reason: 'UNSUPPORTED_VERSION' });
+      expectVeil(api, thrown(() => api.keyLogFromJson(JSON.stringify(v1))), 'UNSUPPORTED_VERSION');
+    }],
+    ['transcript (issue 13): transcriptNew(chain ‖ h) is not transcriptUpdate(chain, h)', () => {
+      const chain = api.transcriptNew(utf8('session'));
+      const mh = api.transcriptComputeMessageHash(utf8('1'), utf8('alice'), 1, utf8('ct'));
+      const asNew = api.transcriptNew(concat(chain, mh));
+      const asUpdate = api.transcriptUpdate(chain, mh);
+      eq('differ', api.transcriptVerifySync(asNew, asUpdate), false);
+      eqHex('labelled update', asUpdate, toHex(api.sha256(concat(utf8('veilkit-transcript-v2/update'), chain, mh))));
+      eqHex('labelled new', asNew, toHex(api.sha256(concat(utf8('veilkit-transcript-v2/new'), lp32(concat(chain, mh))))));
+    }],
+    ['verification code (issue 13): every component key is in it, ≈ 200 bits shown, no short form', () => {
+      const ml = new Uint8Array(1952).fill(7);
+      const alice = { ed25519: aliceIdPk, x25519: bobPk, mlDsa65: ml };
+      const bob = { ed25519: eveIdPk, x25519: api.x25519PublicKey(carolSk) };
+      const conv = utf8('conv');
+      const base = api.generateVerificationCode(alice, bob, conv);
+      eq('fields', Object.keys(base).sort(), ['fingerprint', 'numeric']);
+      if (!/^(\d{5} ){11}\d{5}$/.test(base.numeric)) throw new Error(`numeric form: ${base.numeric}`);
+      if (!/^[0-9a-f]{64}$/.test(base.fingerprint)) throw new Error(`fingerprint: ${base.fingerprint}`);
+      if (60 * Math.log2(10) < 199) throw new Error('fewer than 199 bits');
+      const flip = (b: Uint8Array, i: number): Uint8Array => {
+        const c = b.slice();
+        c[i] = (c[i] ?? 0) ^ 1;
+        return c;
+      };
+      const variants = [
+        { ...alice, ed25519: flip(alice.ed25519, 0) },
+        { ...alice, x25519: flip(alice.x25519, 31) },
+        { ...alice, mlDsa65: flip(ml, 1000) },
+        { ...alice, mlDsa65: null },
+      ];
+      for (const v of variants) {
+        const c = api.generateVerificationCode(v, bob, conv);
+        if (c.numeric === base.numeric || c.fingerprint === base.fingerprint) throw new Error('a changed key kept the code');
+      }
+      const bad = api.encodeVerificationIdentity(bob);
+      bad[0] = 2;
+      expectVeil(api, thrown(() => api.generateVerificationCode(bad, alice, conv)), 'MALFORMED_INPUT');
+      expectArgError(thrown(() => api.generateVerificationCode(new Uint8Array(32), alice, conv)), RangeError, 'identityA');
+    }],
+    ['SAS (issue 13): commit-then-reveal agrees; changed nonce or identity, reuse, order and attempts are enforced', () => {
+      const alice = { ed25519: aliceIdPk, x25519: bobPk };
+      const bob = { ed25519: eveIdPk, x25519: api.x25519PublicKey(carolSk) };
+      const init = new api.SasVerification({ role: 'initiator', ownIdentity: alice, peerIdentity: bob, maxAttempts: 3 });
+      const resp = new api.SasVerification({ role: 'responder', ownIdentity: bob, peerIdentity: alice, maxAttempts: 3 });
+      const other = new api.SasVerification({ role: 'responder', ownIdentity: bob, peerIdentity: alice });
+      const mitm = new api.SasVerification({ role: 'responder', ownIdentity: { ed25519: aliceIdPk, x25519: bobPk }, peerIdentity: alice });
+      try {
+        // Out of order: the initiator's nonce is not released before the commitment.
+        expectVeil(api, thrown(() => init.receiveNonce(new Uint8Array(32))), 'INVALID_STATE');
+        eq('initiator start', init.start(utf8('tx-1')), null);
+        expectVeil(api, thrown(() => init.receiveNonce(new Uint8Array(32))), 'INVALID_STATE');
+        expectVeil(api, thrown(() => init.emoji()), 'INVALID_STATE');
+        // Honest exchange.
+        const c = resp.start(utf8('tx-1'));
+        if (c === null) throw new Error('no commitment');
+        const ni = init.receiveCommitment(c);
+        const nr = resp.receiveNonce(ni);
+        if (nr === null) throw new Error('no responder nonce');
+        eq('initiator reveal', init.receiveNonce(nr), null);
+        eq('same emoji', init.emoji(), resp.emoji());
+        eq('emoji from the spec', init.emoji(), sasEmoji(api.sha256(concat(utf8('veilkit-sas-v1'), lp32(utf8('tx-1')), lp32(api.encodeVerificationIdentity(alice)), lp32(api.encodeVerificationIdentity(bob)), ni, nr))));
+        init.reject();
+        resp.reject();
+        // A responder changing its nonce after the commitment.
+        init.start(utf8('tx-2'));
+        const c2 = resp.start(utf8('tx-2'));
+        if (c2 === null) throw new Error('no commitment');
+        const ni2 = init.receiveCommitment(c2);
+        other.start(utf8('tx-2'));
+        const changed = other.receiveNonce(ni2);
+        if (changed === null) throw new Error('no nonce');
+        expectVeil(api, thrown(() => init.receiveNonce(changed)), 'SAS_COMMITMENT_MISMATCH');
+        eq('failures', init.failures, 2);
+        // A responder that committed under another identity (the substituting MITM).
+        init.start(utf8('tx-3'));
+        const c3 = mitm.start(utf8('tx-3'));
+        if (c3 === null) throw new Error('no commitment');
+        const ni3 = init.receiveCommitment(c3);
+        const nm = mitm.receiveNonce(ni3);
+        if (nm === null) throw new Error('no nonce');
+        expectVeil(api, thrown(() => init.receiveNonce(nm)), 'SAS_COMMITMENT_MISMATCH');
+        // Three failed attempts: refused for good.
+        eq('exhausted', [init.state, init.attemptsLeft], ['exhausted', 0]);
+        expectVeil(api, thrown(() => init.start(utf8('tx-4'))), 'SAS_ATTEMPTS_EXHAUSTED');
+        // Replays: the responder refuses the initiator nonce of attempt 1; the initiator its own reflected nonce.
+        resp.abort();
+        resp.start(utf8('tx-5'));
+        expectVeil(api, thrown(() => resp.receiveNonce(ni)), 'SAS_NONCE_REUSED');
+        const fresh = new api.SasVerification({ role: 'initiator', ownIdentity: alice, peerIdentity: bob });
+        try {
+          fresh.start(utf8('tx-6'));
+          other.abort();
+          const c6 = other.start(utf8('tx-6')) ?? new Uint8Array(32);
+          const n6 = fresh.receiveCommitment(c6);
+          expectVeil(api, thrown(() => fresh.receiveNonce(n6)), 'SAS_NONCE_REUSED');
+          expectVeil(api, thrown(() => fresh.receiveCommitment(c6)), 'INVALID_STATE');
+        } finally {
+          fresh.free();
+        }
+        expectArgError(thrown(() => resp.start(new Uint8Array(0))), RangeError, 'txId');
+        expectArgError(thrown(() => new api.SasVerification({ role: 'initiator', ownIdentity: alice, peerIdentity: bob, maxAttempts: 11 })), RangeError, 'maxAttempts');
+      } finally {
+        init.free();
+        resp.free();
+        other.free();
+        mitm.free();
+      }
+      expectVeil(api, thrown(() => init.start(utf8('x'))), 'INVALID_STATE');
     }],
     ['registry: a change signed by a device key is refused', () => {
       let json = api.registryEmpty(aliceIdPk);
@@ -495,7 +679,7 @@ function adversarialCases(api: VeilkitApi): Case[] {
       expectArgError(thrown(() => api.registryAddDevice('{}', '', 'n', 1, bobPk, aliceIdSk)), RangeError, 'deviceId');
     }],
     ['every messaging error code is a known VeilError code', () => {
-      for (const code of ['MALFORMED_INPUT', 'INVALID_PADDING', 'KEY_LOG_INVALID', 'REGISTRY_INVALID', 'REPLAY_DETECTED', 'REPLAY_OUT_OF_WINDOW', 'AUTHENTICATION_FAILED']) {
+      for (const code of ['MALFORMED_INPUT', 'INVALID_PADDING', 'KEY_LOG_INVALID', 'REGISTRY_INVALID', 'REPLAY_DETECTED', 'REPLAY_OUT_OF_WINDOW', 'AUTHENTICATION_FAILED', 'INVALID_STATE', 'UNSUPPORTED_VERSION', 'SAS_COMMITMENT_MISMATCH', 'SAS_NONCE_REUSED', 'SAS_ATTEMPTS_EXHAUSTED']) {
         if (!(api.VEIL_ERROR_CODES as readonly string[]).includes(code)) throw new Error(`${code} missing from VEIL_ERROR_CODES`);
       }
     }],
@@ -516,7 +700,7 @@ export async function runAdversarial(api: VeilkitApi): Promise<CheckResult[]> {
 }
 
 /** Number of adversarial cases (for the runners' completeness checks). */
-export const ADVERSARIAL_CASE_COUNT = 10;
+export const ADVERSARIAL_CASE_COUNT = 14;
 
 export async function runMessagingSuite(api: VeilkitApi, load: Loader): Promise<MessagingReport> {
   return { kat: await runKats(api, load), flow: await runFlow(api), adversarial: await runAdversarial(api) };

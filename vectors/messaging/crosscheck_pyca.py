@@ -32,11 +32,11 @@ for c in d['ratchet']:
     k=hkdf(H(i['currentSrk'])+dh(H(i['aliceRatchetSecret']),b), struct.pack('>Q',i['ratchetStep'])+H(i['chatId']), b'veilkit-pcs-ratchet-v1'+lo+hi)
     assert k.hex()==e['newSrk']; n+=1
 for c in d['transcript']:
-    i,e=c['input'],c['expected']; ch=sha(H(i['sessionId'])); assert ch.hex()==e['h0']
+    lp=lambda x: struct.pack('>I',len(x))+x
+    i,e=c['input'],c['expected']; ch=sha(b'veilkit-transcript-v2/new'+lp(H(i['sessionId']))); assert ch.hex()==e['h0']
     for k,m in enumerate(i['messages']):
-        lp=lambda x: struct.pack('>I',len(x))+x
-        h=sha(lp(H(m['messageId']))+lp(H(m['senderId']))+struct.pack('>Q',m['timestamp'])+lp(H(m['ciphertext'])))
-        assert h.hex()==e['messageHashes'][k]; ch=sha(ch+h); assert ch.hex()==e['chain'][k]
+        h=sha(b'veilkit-transcript-v2/message'+lp(H(m['messageId']))+lp(H(m['senderId']))+struct.pack('>Q',m['timestamp'])+lp(H(m['ciphertext'])))
+        assert h.hex()==e['messageHashes'][k]; ch=sha(b'veilkit-transcript-v2/update'+ch+h); assert ch.hex()==e['chain'][k]
     n+=1
 def pad_len(l):
     L=l+4
@@ -62,20 +62,27 @@ for c in d['sealed']:
     inner=struct.pack('>H',len(sid))+sid+sig+content; p=struct.pack('>I',len(inner))+inner; p+=b'\0'*(pad_len(len(inner))-len(p))
     K=hkdf(dh(eph,rpk),epk+rpk,b'veilkit-sealed-sender-v1')
     assert (epk+H(i['iv'])+AESGCM(K).encrypt(H(i['iv']),p,epk+rpk)).hex()==e['packet']; n+=1
-EMOJI=None
+def ident(k): return (b'\x01'+H(k['ed25519'])+H(k['mlDsa65'])+H(k['x25519'])) if k['mlDsa65'] else (b'\x00'+H(k['ed25519'])+H(k['x25519']))
+lp=lambda x: struct.pack('>I',len(x))+x
 for c in d['verificationCode']:
-    i,e=c['input'],c['expected']; lo,hi=sorted([H(i['keyA']),H(i['keyB'])]); lp=lambda x: struct.pack('>I',len(x))+x
-    enc=lp(H(i['conversationId']))+lp(lo)+lp(hi); h=lambda t: sha(b'veilkit-verification-v1'+bytes([t])+enc)
+    i,e=c['input'],c['expected']; a,b=ident(i['a']),ident(i['b']); assert a.hex()==e['identityA'] and b.hex()==e['identityB']; lo,hi=sorted([a,b])
+    enc=lp(H(i['conversationId']))+lp(lo)+lp(hi); h=lambda t: sha(b'veilkit-verification-v2'+bytes([t])+enc)
     D=h(0)+h(1); num=' '.join('%05d'%(int.from_bytes(D[5*j:5*j+5],'big')%100000) for j in range(12))
-    assert num==e['numeric'] and h(3).hex()==e['fingerprint']; n+=1
+    assert num==e['numeric'] and h(2).hex()==e['fingerprint']; n+=1
+for c in d['sas']:
+    i,e=c['input'],c['expected']; ini,res=ident(i['initiator']),ident(i['responder']); tx=H(i['txId'])
+    assert sha(b'veilkit-sas-commit-v1'+lp(tx)+lp(res)+H(i['responderNonce'])).hex()==e['commitment']
+    assert sha(b'veilkit-sas-v1'+lp(tx)+lp(ini)+lp(res)+H(i['initiatorNonce'])+H(i['responderNonce'])).hex()==e['sas']; n+=1
 for c in d['keyLog']:
-    i,e=c['input'],c['expected']; entries=json.loads(e['json']); prev=b'\0'*32; cur={}
+    i,e=c['input'],c['expected']; entries=json.loads(e['json']); prev=b'\0'*32
     for k,(op,en) in enumerate(zip(i['ops'],entries)):
         act={'add':1,'update':2,'revoke':3}[op['action']]; uid=H(op['userId']); pk=edpub(H(op['publicKeySeed']))
-        body=b'veilkit-keylog-v1'+bytes([act])+struct.pack('>H',len(uid))+uid+pk+struct.pack('>Q',op['timestamp'])+prev
+        body=b'veilkit-keylog-v2'+bytes([act])+struct.pack('>H',len(uid))+uid+pk+struct.pack('>Q',op['timestamp'])+prev
         sig=Ed25519PrivateKey.from_private_bytes(H(op['signingSeed'])).sign(body)
-        assert b64d(en['signature'])==sig and b64d(en['publicKey'])==pk and b64d(en['prevHash'])==prev
-        prev=sha(body+sig); assert prev.hex()==e['entryHashes'][k]
+        assert en['version']==2 and b64d(en['signature'])==sig and b64d(en['publicKey'])==pk and b64d(en['prevHash'])==prev
+        pop=Ed25519PrivateKey.from_private_bytes(H(op['publicKeySeed'])).sign(b'veilkit-keylog-pop-v2'+body) if act!=3 else b''
+        assert ('keySignature' in en)==(act!=3) and (act==3 or b64d(en['keySignature'])==pop)
+        prev=sha(body+sig+pop); assert prev.hex()==e['entryHashes'][k]
     n+=1
 for c in d['registry']:
     i,e=c['input'],c['expected']; r=json.loads(e['json']); acct=edpub(H(i['accountSeed'])); assert b64d(r['accountKey'])==acct; prev=b'\0'*32

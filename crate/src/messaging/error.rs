@@ -31,6 +31,12 @@ pub enum KeyLogFault {
     AfterRevoke,
     /// A `revoke` naming a key other than the user's current key.
     RevokeKeyMismatch,
+    /// The entry is not in the current format (an entry of an older version).
+    UnsupportedVersion,
+    /// An `add` or `update` introducing a key that is (or was) another user's.
+    KeyOfAnotherUser,
+    /// The new key's proof-of-possession signature (`keySignature`) does not verify.
+    BadKeySignature,
 }
 
 impl KeyLogFault {
@@ -46,6 +52,9 @@ impl KeyLogFault {
             Self::DuplicateAdd => "DUPLICATE_ADD",
             Self::AfterRevoke => "AFTER_REVOKE",
             Self::RevokeKeyMismatch => "REVOKE_KEY_MISMATCH",
+            Self::UnsupportedVersion => "UNSUPPORTED_VERSION",
+            Self::KeyOfAnotherUser => "KEY_OF_ANOTHER_USER",
+            Self::BadKeySignature => "BAD_KEY_SIGNATURE",
         }
     }
 }
@@ -120,6 +129,17 @@ pub enum MessagingError {
     /// The timestamp is outside the replay store's window (too old, too far
     /// in the future, or older than what the store has had to forget).
     ReplayOutOfWindow,
+    /// A stateful object (an interactive verification) was used out of order
+    /// or after it finished.
+    InvalidState,
+    /// Interactive verification: the revealed nonce and identity do not open
+    /// the commitment received first. The attempt is aborted.
+    SasCommitmentMismatch,
+    /// Interactive verification: a nonce or commitment was seen before (a
+    /// replay or a reflection of our own). The attempt is aborted.
+    SasNonceReused,
+    /// Interactive verification: the failed / aborted attempt limit is reached.
+    SasAttemptsExhausted,
 }
 
 impl MessagingError {
@@ -135,6 +155,10 @@ impl MessagingError {
             Self::Registry { .. } => "REGISTRY_INVALID",
             Self::Replay => "REPLAY_DETECTED",
             Self::ReplayOutOfWindow => "REPLAY_OUT_OF_WINDOW",
+            Self::InvalidState => "INVALID_STATE",
+            Self::SasCommitmentMismatch => "SAS_COMMITMENT_MISMATCH",
+            Self::SasNonceReused => "SAS_NONCE_REUSED",
+            Self::SasAttemptsExhausted => "SAS_ATTEMPTS_EXHAUSTED",
         }
     }
 }
@@ -168,6 +192,10 @@ impl fmt::Display for MessagingError {
             }
             Self::Replay => f.write_str("replay detected: hash already seen"),
             Self::ReplayOutOfWindow => f.write_str("timestamp outside the replay window"),
+            Self::InvalidState => f.write_str("invalid state for this call"),
+            Self::SasCommitmentMismatch => f.write_str("verification aborted: the reveal does not match the commitment"),
+            Self::SasNonceReused => f.write_str("verification aborted: a nonce or commitment was reused"),
+            Self::SasAttemptsExhausted => f.write_str("verification refused: too many failed attempts"),
         }
     }
 }
@@ -201,12 +229,32 @@ mod tests {
             (MessagingError::Registry { index: None, fault: RegistryFault::AccountKeyMismatch }, "REGISTRY_INVALID"),
             (MessagingError::Replay, "REPLAY_DETECTED"),
             (MessagingError::ReplayOutOfWindow, "REPLAY_OUT_OF_WINDOW"),
+            (MessagingError::InvalidState, "INVALID_STATE"),
+            (MessagingError::SasCommitmentMismatch, "SAS_COMMITMENT_MISMATCH"),
+            (MessagingError::SasNonceReused, "SAS_NONCE_REUSED"),
+            (MessagingError::SasAttemptsExhausted, "SAS_ATTEMPTS_EXHAUSTED"),
         ];
         for (e, code) in cases {
             assert_eq!(e.code(), code, "{e}");
         }
         // An AEAD failure of a primitive becomes the one opaque messaging failure.
         assert_eq!(MessagingError::from(CryptoError::AuthenticationFailed), MessagingError::AuthenticationFailed);
+        let faults = [
+            (KeyLogFault::Malformed, "MALFORMED"),
+            (KeyLogFault::BadPrevHash, "BAD_PREV_HASH"),
+            (KeyLogFault::TimestampDecreased, "TIMESTAMP_DECREASED"),
+            (KeyLogFault::BadSignature, "BAD_SIGNATURE"),
+            (KeyLogFault::FirstNotAdd, "FIRST_NOT_ADD"),
+            (KeyLogFault::DuplicateAdd, "DUPLICATE_ADD"),
+            (KeyLogFault::AfterRevoke, "AFTER_REVOKE"),
+            (KeyLogFault::RevokeKeyMismatch, "REVOKE_KEY_MISMATCH"),
+            (KeyLogFault::UnsupportedVersion, "UNSUPPORTED_VERSION"),
+            (KeyLogFault::KeyOfAnotherUser, "KEY_OF_ANOTHER_USER"),
+            (KeyLogFault::BadKeySignature, "BAD_KEY_SIGNATURE"),
+        ];
+        for (f, code) in faults {
+            assert_eq!(f.code(), code);
+        }
         assert_eq!(
             MessagingError::KeyLog { index: 3, fault: KeyLogFault::AfterRevoke }.to_string(),
             "key log entry 3 rejected: AFTER_REVOKE"

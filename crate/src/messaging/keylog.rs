@@ -2,25 +2,36 @@
 //! key changes (`add`, `update`, `revoke`) for many users.
 //!
 //! ```text
-//! body  = "veilkit-keylog-v1" ‖ u8(action: 1 add, 2 update, 3 revoke) ‖ u16(|userId|) ‖ userId
-//!         ‖ publicKey(32) ‖ u64(timestamp) ‖ prevHash(32)
-//! sig   = Ed25519(signer, body)
-//! hash  = SHA-256(body ‖ sig)
+//! body         = "veilkit-keylog-v2" ‖ u8(action: 1 add, 2 update, 3 revoke) ‖ u16(|userId|) ‖ userId
+//!                ‖ publicKey(32) ‖ u64(timestamp) ‖ prevHash(32)
+//! signature    = Ed25519(authorising key, body)
+//! keySignature = Ed25519(publicKey, "veilkit-keylog-pop-v2" ‖ body)        (add and update only)
+//! hash         = SHA-256(body ‖ signature [‖ keySignature])
 //! ```
 //!
 //! Chain rules, checked in order for entry `i`:
 //! 1. `prevHash` is 32 zero bytes for `i = 0`, else the hash of entry `i − 1`;
 //! 2. the timestamp is not smaller than entry `i − 1`'s;
-//! 3. per user: the first entry is an `add` signed by its own `publicKey`
-//!    (self-signed); `update` (new key = `publicKey`) and `revoke`
-//!    (`publicKey` = the current key) are signed by the user's current key;
-//!    a second `add`, or anything after `revoke`, is refused.
+//! 3. per user: the first entry is an `add`; `update` (new key = `publicKey`)
+//!    and `revoke` (`publicKey` = the current key) follow; a second `add`, or
+//!    anything after `revoke`, is refused;
+//! 4. a key that is or was bound to one user is never added or updated into
+//!    another user (`KEY_OF_ANOTHER_USER`);
+//! 5. `signature`: `add` by its own `publicKey` (self-signed), `update` and
+//!    `revoke` by the user's current key;
+//! 6. `keySignature` (every entry that introduces a key, `add` and `update`):
+//!    by `publicKey` itself, the proof that whoever binds the key holds its
+//!    secret (`BAD_KEY_SIGNATURE`). Without it, a user could `update` their
+//!    entry to someone else's public key (v1).
 //!
-//! JSON form: an array of `{"userId","publicKey","timestamp","prevHash","action","signature"}`
-//! (in that order), bytes as unpadded base64url, `action` one of `"add"`,
-//! `"update"`, `"revoke"`, timestamps integers ≤ 2^53 − 1. Unknown fields are refused.
+//! JSON form: an array of
+//! `{"version":2,"userId","publicKey","timestamp","prevHash","action","signature","keySignature"}`
+//! (in that order; `keySignature` present exactly for `add` and `update`),
+//! bytes as unpadded base64url, `action` one of `"add"`, `"update"`,
+//! `"revoke"`, timestamps integers ≤ 2^53 − 1. Unknown fields are refused; an
+//! entry without `"version":2` (v1 entries had none) is `UNSUPPORTED_VERSION`.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -30,7 +41,11 @@ use crate::error::{CryptoError, exact};
 use crate::{ed25519, hash};
 
 /// Body label.
-pub const LABEL: &[u8] = b"veilkit-keylog-v1";
+pub const LABEL: &[u8] = b"veilkit-keylog-v2";
+/// Label of the new key's proof-of-possession signature (`keySignature`).
+pub const KEY_LABEL: &[u8] = b"veilkit-keylog-pop-v2";
+/// JSON `version`.
+pub const VERSION: u32 = 2;
 /// `prevHash` of the first entry.
 pub const GENESIS_HASH: [u8; 32] = [0u8; 32];
 /// Longest user id (its length is a `u16`).
@@ -86,8 +101,16 @@ pub struct KeyLogEntry {
     pub prev_hash: [u8; 32],
     /// What the entry does.
     pub action: KeyLogAction,
-    /// Ed25519 signature over [`KeyLogEntry::body`].
+    /// Ed25519 signature of the authorising key over [`KeyLogEntry::body`].
     pub signature: [u8; 64],
+    /// Proof of possession: Ed25519 signature of `public_key` over
+    /// `KEY_LABEL ‖ body`; present exactly for `add` and `update`.
+    pub key_signature: Option<[u8; 64]>,
+}
+
+/// Whether an action introduces a key (and so carries a `keySignature`).
+const fn introduces_key(action: KeyLogAction) -> bool {
+    matches!(action, KeyLogAction::Add | KeyLogAction::Update)
 }
 
 fn body(user_id: &[u8], public_key: &[u8; 32], timestamp: u64, prev_hash: &[u8; 32], action: KeyLogAction) -> Result<Vec<u8>> {
@@ -99,6 +122,10 @@ fn body(user_id: &[u8], public_key: &[u8; 32], timestamp: u64, prev_hash: &[u8; 
     b.extend_from_slice(&timestamp.to_be_bytes());
     b.extend_from_slice(prev_hash);
     Ok(b)
+}
+
+fn pop_message(body: &[u8]) -> Vec<u8> {
+    [KEY_LABEL, body].concat()
 }
 
 fn check_fields(user_id: &[u8], timestamp: u64) -> Result<()> {
@@ -120,24 +147,44 @@ impl KeyLogEntry {
         body(&self.user_id, &self.public_key, self.timestamp, &self.prev_hash, self.action)
     }
 
-    /// `SHA-256(body ‖ signature)`, the next entry's `prevHash`.
+    /// `SHA-256(body ‖ signature [‖ keySignature])`, the next entry's `prevHash`.
     ///
     /// # Errors
     /// As [`KeyLogEntry::body`].
     pub fn hash(&self) -> Result<[u8; 32]> {
         let mut b = self.body()?;
         b.extend_from_slice(&self.signature);
+        if let Some(k) = &self.key_signature {
+            b.extend_from_slice(k);
+        }
         Ok(hash::sha256(&b))
     }
 }
 
-/// Creates and signs an entry. `add` entries are self-signed, so the signing
-/// key must be the secret of `public_key`; for `update` / `revoke` it is the
-/// user's current key (checked by [`key_log_verify_chain`], not here).
+/// The public key of a 32-byte seed or 64-byte Ed25519 secret.
+fn public_of(what: &'static str, secret: &[u8]) -> Result<[u8; 32]> {
+    let seed = secret
+        .first_chunk::<32>()
+        .filter(|_| secret.len() == 32 || secret.len() == 64)
+        .ok_or(CryptoError::length(what, "32 or 64 bytes", secret.len()))?;
+    Ok(ed25519::ed25519_from_seed(seed)?.public)
+}
+
+/// Creates and signs an entry.
+///
+/// - `add`: `signing_key` is the secret of `public_key` (self-signed); it
+///   also makes the proof of possession. `new_key_signing_key` must be `None`.
+/// - `update`: `signing_key` is the user's current key (checked by
+///   [`key_log_verify_chain`], not here); `new_key_signing_key` is the secret
+///   of the new `public_key`, which co-signs (proof of possession).
+/// - `revoke`: `signing_key` is the user's current key (= `public_key`);
+///   `new_key_signing_key` must be `None`.
 ///
 /// # Errors
 /// `INVALID_LENGTH` (user id, keys, prev hash), `INVALID_PARAMETER`
-/// (timestamp), `INVALID_KEY` (an `add` not signed by its own key).
+/// (timestamp; a new-key secret given for `add` / `revoke` or missing for
+/// `update`), `INVALID_KEY` (the key that must sign for `public_key` is not
+/// its secret).
 #[must_use = "the entry is the only output"]
 pub fn key_log_create_entry(
     user_id: &[u8],
@@ -146,21 +193,31 @@ pub fn key_log_create_entry(
     prev_entry_hash: &[u8],
     action: KeyLogAction,
     signing_key: &[u8],
+    new_key_signing_key: Option<&[u8]>,
 ) -> Result<KeyLogEntry> {
     check_fields(user_id, timestamp)?;
     let public_key = *exact::<32>("publicKey", "32 bytes", public_key)?;
     let prev_hash = *exact::<32>("prevEntryHash", "32 bytes", prev_entry_hash)?;
-    if action == KeyLogAction::Add {
-        let seed = signing_key
-            .first_chunk::<32>()
-            .ok_or(CryptoError::length("signingKey", "32 or 64 bytes", signing_key.len()))?;
-        if ed25519::ed25519_from_seed(seed)?.public != public_key {
-            return Err(CryptoError::InvalidKey("an add entry must be signed by its own publicKey").into());
+    let key_secret = match (action, new_key_signing_key) {
+        (KeyLogAction::Add, None) => Some(signing_key),
+        (KeyLogAction::Update, Some(k)) => Some(k),
+        (KeyLogAction::Revoke, None) => None,
+        (KeyLogAction::Update, None) => {
+            return Err(CryptoError::InvalidParameter("an update needs the new key's secret (newKeySigningKey)").into());
         }
+        (KeyLogAction::Add | KeyLogAction::Revoke, Some(_)) => {
+            return Err(CryptoError::InvalidParameter("newKeySigningKey is only for update").into());
+        }
+    };
+    if let Some(k) = key_secret
+        && public_of("newKeySigningKey", k)? != public_key
+    {
+        return Err(CryptoError::InvalidKey("the secret of publicKey must sign an entry that introduces it").into());
     }
     let b = body(user_id, &public_key, timestamp, &prev_hash, action)?;
     let signature = ed25519::ed25519_sign(signing_key, &b)?;
-    Ok(KeyLogEntry { user_id: user_id.to_vec(), public_key, timestamp, prev_hash, action, signature })
+    let key_signature = key_secret.map(|k| ed25519::ed25519_sign(k, &pop_message(&b))).transpose()?;
+    Ok(KeyLogEntry { user_id: user_id.to_vec(), public_key, timestamp, prev_hash, action, signature, key_signature })
 }
 
 #[derive(Clone, Copy)]
@@ -171,14 +228,17 @@ enum UserState {
 
 /// Verifies the entries in order, returning the per-user state after the
 /// entries with timestamp ≤ `until` (all if `None`), or the first failure.
-fn replay(entries: &[KeyLogEntry], until: Option<u64>) -> Result<HashMap<Vec<u8>, UserState>> {
-    let mut users: HashMap<Vec<u8>, UserState> = HashMap::new();
-    let mut snapshot: HashMap<Vec<u8>, UserState> = HashMap::new();
+/// `BTreeMap`s: their cost does not depend on how attacker-chosen ids hash.
+fn replay(entries: &[KeyLogEntry], until: Option<u64>) -> Result<BTreeMap<Vec<u8>, UserState>> {
+    let mut users: BTreeMap<Vec<u8>, UserState> = BTreeMap::new();
+    let mut snapshot: BTreeMap<Vec<u8>, UserState> = BTreeMap::new();
+    // Every key ever bound, and the user it belongs to.
+    let mut owners: BTreeMap<[u8; 32], Vec<u8>> = BTreeMap::new();
     let mut expected_prev = GENESIS_HASH;
     let mut last_time = 0u64;
     for (index, e) in entries.iter().enumerate() {
         let fail = |fault| MessagingError::KeyLog { index, fault };
-        if check_fields(&e.user_id, e.timestamp).is_err() {
+        if check_fields(&e.user_id, e.timestamp).is_err() || introduces_key(e.action) != e.key_signature.is_some() {
             return Err(fail(KeyLogFault::Malformed));
         }
         if e.prev_hash != expected_prev {
@@ -202,11 +262,24 @@ fn replay(entries: &[KeyLogEntry], until: Option<u64>) -> Result<HashMap<Vec<u8>
                 (current, UserState::Revoked)
             }
         };
+        if introduces_key(e.action) && owners.get(&e.public_key).is_some_and(|owner| *owner != e.user_id) {
+            return Err(fail(KeyLogFault::KeyOfAnotherUser));
+        }
         ed25519::ed25519_verify(&signer, &body, &e.signature).map_err(|_| fail(KeyLogFault::BadSignature))?;
+        if let Some(pop) = &e.key_signature {
+            ed25519::ed25519_verify(&e.public_key, &pop_message(&body), pop)
+                .map_err(|_| fail(KeyLogFault::BadKeySignature))?;
+        }
         let mut hashed = body;
         hashed.extend_from_slice(&e.signature);
+        if let Some(pop) = &e.key_signature {
+            hashed.extend_from_slice(pop);
+        }
         expected_prev = hash::sha256(&hashed);
         last_time = e.timestamp;
+        if introduces_key(e.action) {
+            owners.entry(e.public_key).or_insert_with(|| e.user_id.clone());
+        }
         if until.is_none_or(|t| e.timestamp <= t) {
             snapshot.insert(e.user_id.clone(), next);
         }
@@ -242,23 +315,28 @@ pub fn key_log_current_key(entries: &[KeyLogEntry], user_id: &[u8], at_time: Opt
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 struct EntryJson {
+    version: u32,
     user_id: String,
     public_key: String,
     timestamp: u64,
     prev_hash: String,
     action: KeyLogAction,
     signature: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    key_signature: Option<String>,
 }
 
 impl From<&KeyLogEntry> for EntryJson {
     fn from(e: &KeyLogEntry) -> Self {
         Self {
+            version: VERSION,
             user_id: b64_encode(&e.user_id),
             public_key: b64_encode(&e.public_key),
             timestamp: e.timestamp,
             prev_hash: b64_encode(&e.prev_hash),
             action: e.action,
             signature: b64_encode(&e.signature),
+            key_signature: e.key_signature.as_ref().map(|k| b64_encode(k)),
         }
     }
 }
@@ -271,6 +349,9 @@ impl TryFrom<EntryJson> for KeyLogEntry {
         }
         let user_id = b64_decode("userId", &j.user_id)?;
         check_fields(&user_id, j.timestamp).map_err(|_| MessagingError::Malformed("userId / timestamp"))?;
+        if introduces_key(j.action) != j.key_signature.is_some() {
+            return Err(MessagingError::Malformed("keySignature is present exactly for add and update"));
+        }
         Ok(Self {
             user_id,
             public_key: b64_decode_array("publicKey", &j.public_key)?,
@@ -278,8 +359,21 @@ impl TryFrom<EntryJson> for KeyLogEntry {
             prev_hash: b64_decode_array("prevHash", &j.prev_hash)?,
             action: j.action,
             signature: b64_decode_array("signature", &j.signature)?,
+            key_signature: j.key_signature.map(|k| b64_decode_array("keySignature", &k)).transpose()?,
         })
     }
+}
+
+/// Decodes one entry from a JSON value: `UNSUPPORTED_VERSION` unless it is an
+/// object whose `version` is [`VERSION`], else `MALFORMED` for anything wrong.
+fn entry_from_value(v: serde_json::Value) -> core::result::Result<KeyLogEntry, KeyLogFault> {
+    let version = v.as_object().and_then(|o| o.get("version")).and_then(serde_json::Value::as_u64);
+    if v.is_object() && version != Some(u64::from(VERSION)) {
+        return Err(KeyLogFault::UnsupportedVersion);
+    }
+    serde_json::from_value::<EntryJson>(v)
+        .map_err(|_| KeyLogFault::Malformed)
+        .and_then(|j| KeyLogEntry::try_from(j).map_err(|_| KeyLogFault::Malformed))
 }
 
 /// The JSON form of one entry.
@@ -293,10 +387,14 @@ pub fn key_log_entry_to_json(entry: &KeyLogEntry) -> Result<String> {
 /// Parses the JSON form of one entry.
 ///
 /// # Errors
-/// `MALFORMED_INPUT`.
+/// `MALFORMED_INPUT` (not a JSON object); `KEY_LOG_INVALID` with index 0 and
+/// `UNSUPPORTED_VERSION` (not a v2 entry) or `MALFORMED`.
 pub fn key_log_entry_from_json(json: &str) -> Result<KeyLogEntry> {
-    let j: EntryJson = serde_json::from_str(json).map_err(|_| MessagingError::Malformed("key log entry JSON"))?;
-    j.try_into()
+    let v: serde_json::Value = serde_json::from_str(json).map_err(|_| MessagingError::Malformed("key log entry JSON"))?;
+    if !v.is_object() {
+        return Err(MessagingError::Malformed("key log entry JSON must be an object"));
+    }
+    entry_from_value(v).map_err(|fault| MessagingError::KeyLog { index: 0, fault })
 }
 
 /// The JSON form of a log (an array of entries).
@@ -312,18 +410,14 @@ pub fn key_log_to_json(entries: &[KeyLogEntry]) -> Result<String> {
 ///
 /// # Errors
 /// `MALFORMED_INPUT` if the text is not a JSON array; `KEY_LOG_INVALID`
-/// (`MALFORMED`) naming the first entry that cannot be decoded.
+/// naming the first entry that cannot be decoded (`UNSUPPORTED_VERSION` for
+/// an entry of another format version, else `MALFORMED`).
 pub fn key_log_from_json(json: &str) -> Result<Vec<KeyLogEntry>> {
     let values: Vec<serde_json::Value> =
         serde_json::from_str(json).map_err(|_| MessagingError::Malformed("key log JSON must be an array"))?;
     values
         .into_iter()
         .enumerate()
-        .map(|(index, v)| {
-            serde_json::from_value::<EntryJson>(v)
-                .map_err(|_| MessagingError::Malformed("entry"))
-                .and_then(KeyLogEntry::try_from)
-                .map_err(|_| MessagingError::KeyLog { index, fault: KeyLogFault::Malformed })
-        })
+        .map(|(index, v)| entry_from_value(v).map_err(|fault| MessagingError::KeyLog { index, fault }))
         .collect()
 }

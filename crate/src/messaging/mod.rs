@@ -1,8 +1,8 @@
 //! Messaging primitives: the constructions an end-to-end encrypted messenger
 //! builds on (hybrid and authenticated KEMs, padded and chunked AEAD, session
 //! root / window keys and the PCS ratchet, transcript hashing, sealed sender,
-//! verification codes, the key-transparency log, the device registry and a
-//! replay store).
+//! verification codes and the interactive SAS, the key-transparency log, the
+//! device registry and a replay store).
 //!
 //! Every construction is specified byte-exactly in `docs/PROTOCOL.md`
 //! (big-endian throughout) and pinned by known-answer tests

@@ -23,7 +23,7 @@
 //! (`name` and `publicKey` present exactly for `add`), bytes as unpadded
 //! base64url, integers ≤ 2^53 − 1, unknown fields refused.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -154,10 +154,11 @@ enum DeviceState {
 }
 
 /// Result of folding the changes: device states in add order, the next
-/// `prevHash` and the last timestamp.
+/// `prevHash` and the last timestamp. A `BTreeMap`: its cost does not depend
+/// on how attacker-chosen device ids hash.
 struct Folded {
     order: Vec<String>,
-    states: HashMap<String, DeviceState>,
+    states: BTreeMap<String, DeviceState>,
     next_prev: [u8; 32],
     last_time: u64,
 }
@@ -172,7 +173,7 @@ impl DeviceRegistry {
     }
 
     fn fold(&self) -> Result<Folded> {
-        let mut f = Folded { order: Vec::new(), states: HashMap::new(), next_prev: [0u8; 32], last_time: 0 };
+        let mut f = Folded { order: Vec::new(), states: BTreeMap::new(), next_prev: [0u8; 32], last_time: 0 };
         for (i, c) in self.changes.iter().enumerate() {
             let at = |fault| invalid(Some(i), fault);
             let body = c.body(&self.account_key).map_err(|_| at(RegistryFault::Malformed))?;

@@ -1,67 +1,49 @@
 //! Replay store: a bounded set of message hashes seen within a time window,
-//! with O(1) lookups and insertions, and a JSON form for persistence.
+//! with O(log n) lookups and insertions, and a JSON form for persistence.
 //!
 //! A hash is accepted by [`ReplayStore::insert`] only if
 //! `floor ≤ timestamp`, `now − window ≤ timestamp ≤ now + window` and it is
 //! not already stored. When the store is full the oldest insertion is evicted
-//! (O(1)) and `floor` rises above its timestamp, so an evicted (forgotten)
+//! (O(log n)) and `floor` rises above its timestamp, so an evicted (forgotten)
 //! hash can never be replayed: anything at or below a forgotten timestamp is
 //! refused as out of window. [`ReplayStore::prune`] (O(n), call it
 //! periodically) forgets expired hashes the same way.
 //!
+//! **Which timestamp.** `timestamp` must be the sender's timestamp that the
+//! message authenticates (signed, or inside the AEAD-protected / hashed
+//! envelope, e.g. the `timestamp` of `transcript_compute_message_hash`), and
+//! `hash` must cover it; `now` is the receiver's clock. The floor and the
+//! window only stop replays if a replayed message arrives with the timestamp
+//! it was first stored under: the receive time (or any value the network can
+//! choose) would give a replay of a forgotten hash a fresh timestamp above the
+//! floor, and it would be accepted again.
+//!
+//! The hashes live in a `BTreeMap`: lookups cost O(log n) whatever the keys,
+//! so hashes chosen to collide cannot flood it (a `HashMap`'s default hasher
+//! is not randomly keyed on `wasm32-unknown-unknown`).
+//!
 //! JSON form: `{"version":1,"windowSeconds":n,"maxEntries":n,"floor":n,"entries":[[b64url hash, timestamp], …]}`
 //! (entries oldest insertion first, integers ≤ 2^53 − 1, unknown fields refused).
 
-use std::collections::{HashMap, VecDeque};
-use std::hash::{BuildHasher, Hasher};
+use std::collections::{BTreeMap, VecDeque};
 
 use serde::{Deserialize, Serialize};
 
 use super::codec::{MAX_SAFE_INTEGER, b64_decode_array, b64_encode};
 use super::error::{MessagingError, Result};
 use crate::error::{CryptoError, exact};
-use crate::rng;
 
 /// JSON `version`.
 pub const VERSION: u32 = 1;
 /// Largest `max_entries`.
 pub const MAX_ENTRIES_LIMIT: usize = 1 << 20;
 
-/// SipHash-2-4 keyed from the CSPRNG, so that attacker-chosen hashes cannot
-/// be ground into colliding buckets (the platform `RandomState` is not keyed
-/// on every target).
-#[derive(Clone)]
-struct KeyedState {
-    k0: u64,
-    k1: u64,
-}
-
-impl BuildHasher for KeyedState {
-    type Hasher = KeyedHasher;
-    fn build_hasher(&self) -> KeyedHasher {
-        #[allow(deprecated)]
-        KeyedHasher(std::hash::SipHasher::new_with_keys(self.k0, self.k1))
-    }
-}
-
-#[allow(deprecated)]
-struct KeyedHasher(std::hash::SipHasher);
-
-impl Hasher for KeyedHasher {
-    fn finish(&self) -> u64 {
-        self.0.finish()
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        self.0.write(bytes);
-    }
-}
-
 /// A bounded replay-protection store.
 pub struct ReplayStore {
     window_seconds: u64,
     max_entries: usize,
     floor: u64,
-    seen: HashMap<[u8; 32], u64, KeyedState>,
+    seen: BTreeMap<[u8; 32], u64>,
     order: VecDeque<[u8; 32]>,
 }
 
@@ -90,18 +72,10 @@ impl ReplayStore {
     /// An empty store remembering hashes for `window_seconds`, holding at most `max_entries`.
     ///
     /// # Errors
-    /// `INVALID_PARAMETER` (ranges), `RANDOMNESS_UNAVAILABLE` (hash keys).
+    /// `INVALID_PARAMETER` (ranges).
     pub fn new(window_seconds: u64, max_entries: usize) -> Result<Self> {
         check_params(window_seconds, max_entries)?;
-        let k0 = u64::from_be_bytes(*rng::array::<8>()?);
-        let k1 = u64::from_be_bytes(*rng::array::<8>()?);
-        Ok(Self {
-            window_seconds,
-            max_entries,
-            floor: 0,
-            seen: HashMap::with_hasher(KeyedState { k0, k1 }),
-            order: VecDeque::new(),
-        })
+        Ok(Self { window_seconds, max_entries, floor: 0, seen: BTreeMap::new(), order: VecDeque::new() })
     }
 
     /// Number of stored hashes.
@@ -142,7 +116,9 @@ impl ReplayStore {
         Ok(self.seen.contains_key(exact::<32>("hash", "32 bytes", hash)?))
     }
 
-    /// Records `hash` (seen at `timestamp`) at time `now`.
+    /// Records `hash` of a message whose authenticated (sender's) timestamp is
+    /// `timestamp`, at the receiver's time `now` (see the module docs: never
+    /// the receive time as `timestamp`).
     ///
     /// # Errors
     /// `REPLAY_DETECTED` if it is already stored; `REPLAY_OUT_OF_WINDOW` if
@@ -159,7 +135,7 @@ impl ReplayStore {
         if self.seen.contains_key(&hash) {
             return Err(MessagingError::Replay);
         }
-        // Full: forget the oldest insertion (O(1)); the floor rises above it.
+        // Full: forget the oldest insertion (O(log n)); the floor rises above it.
         while self.seen.len() >= self.max_entries {
             let Some(oldest) = self.order.pop_front() else { break };
             if let Some(ts) = self.seen.remove(&oldest) {
@@ -216,7 +192,7 @@ impl ReplayStore {
     ///
     /// # Errors
     /// `MALFORMED_INPUT` (syntax, version, ranges, more entries than
-    /// `maxEntries`, duplicate hashes), `RANDOMNESS_UNAVAILABLE`.
+    /// `maxEntries`, duplicate hashes).
     pub fn from_json(json: &str) -> Result<Self> {
         let j: StoreJson = serde_json::from_str(json).map_err(|_| MessagingError::Malformed("replay store JSON"))?;
         let max_entries = usize::try_from(j.max_entries).map_err(|_| MessagingError::Malformed("maxEntries"))?;
@@ -229,7 +205,6 @@ impl ReplayStore {
         }
         let mut store = Self::new(j.window_seconds, max_entries)?;
         store.floor = j.floor;
-        store.seen.reserve(j.entries.len());
         for (h, ts) in &j.entries {
             let hash = b64_decode_array::<32>("hash", h)?;
             if *ts > MAX_SAFE_INTEGER || store.seen.insert(hash, *ts).is_some() {

@@ -8,6 +8,7 @@ use super::{concat_out, js_error, scrubbed, secret_in, secret_out, JsResult, Sta
 use crate::error::CryptoError;
 use crate::messaging::keylog::{self, KeyLogAction};
 use crate::messaging::replay::ReplayStore;
+use crate::messaging::verification::{SasRole, SasVerification};
 use crate::messaging::{
     akem, chunked, hybrid_kem, padding, registry, sealed, session, transcript, verification,
     MessagingError, MAX_SAFE_INTEGER,
@@ -26,7 +27,11 @@ pub(crate) fn js_messaging_error(e: MessagingError) -> JsValue {
         | MessagingError::Malformed(_)
         | MessagingError::InvalidPadding
         | MessagingError::Replay
-        | MessagingError::ReplayOutOfWindow => None,
+        | MessagingError::ReplayOutOfWindow
+        | MessagingError::InvalidState
+        | MessagingError::SasCommitmentMismatch
+        | MessagingError::SasNonceReused
+        | MessagingError::SasAttemptsExhausted => None,
         MessagingError::KeyLog { index, fault } => Some((Some(index), fault.code())),
         MessagingError::Registry { index, fault } => Some((index, fault.code())),
     };
@@ -238,11 +243,10 @@ pub fn should_ratchet(message_count: f64, window_changed: bool, messages_per_rat
 
 // ---------------------------------------------------------------- transcript
 
-/// `SHA-256(sessionId)`.
+/// Initial chain state of a session id.
 #[wasm_bindgen(js_name = "transcriptNew")]
-#[must_use]
-pub fn transcript_new(session_id: &[u8]) -> Vec<u8> {
-    transcript::transcript_new(session_id).to_vec()
+pub fn transcript_new(session_id: &[u8]) -> JsResult<Vec<u8>> {
+    transcript::transcript_new(session_id).map(|h| h.to_vec()).map_err(js_messaging_error)
 }
 
 /// Hash of one message envelope.
@@ -254,7 +258,7 @@ pub fn transcript_compute_message_hash(message_id: &[u8], sender_id: &[u8], time
         .map_err(js_messaging_error)
 }
 
-/// `SHA-256(chain ‖ messageHash)`.
+/// Next chain state.
 #[wasm_bindgen(js_name = "transcriptUpdate")]
 pub fn transcript_update(chain_state: &[u8], message_hash: &[u8]) -> JsResult<Vec<u8>> {
     transcript::transcript_update(chain_state, message_hash).map(|h| h.to_vec()).map_err(js_messaging_error)
@@ -299,16 +303,92 @@ pub fn unseal_message(sealed_packet: &[u8], our_secret: Vec<u8>, sender_identity
 
 // ---------------------------------------------------------------- verification codes
 
-/// `{"numeric","emoji":[…],"fingerprint"}`.
+/// `Enc(I)`: the canonical encoding of an identity's public keys.
+#[wasm_bindgen(js_name = "encodeVerificationIdentity")]
+pub fn encode_verification_identity(ed25519: &[u8], ml_dsa_65: Option<Vec<u8>>, x25519: &[u8]) -> JsResult<Vec<u8>> {
+    verification::encode_identity(ed25519, ml_dsa_65.as_deref(), x25519).map_err(js_messaging_error)
+}
+
+/// `{"numeric","fingerprint"}` of two identity encodings.
 #[wasm_bindgen(js_name = "generateVerificationCode")]
-pub fn generate_verification_code(key_a: &[u8], key_b: &[u8], conversation_id: &[u8]) -> JsResult<String> {
-    let c = verification::generate_verification_code(key_a, key_b, conversation_id).map_err(js_messaging_error)?;
-    serde_json::to_string(&serde_json::json!({
-        "numeric": c.numeric,
-        "emoji": c.emoji,
-        "fingerprint": c.fingerprint,
-    }))
-    .map_err(|_| js_messaging_error(MessagingError::Malformed("verification code")))
+pub fn generate_verification_code(identity_a: &[u8], identity_b: &[u8], conversation_id: &[u8]) -> JsResult<String> {
+    let c = verification::generate_verification_code(identity_a, identity_b, conversation_id).map_err(js_messaging_error)?;
+    serde_json::to_string(&serde_json::json!({ "numeric": c.numeric, "fingerprint": c.fingerprint }))
+        .map_err(|_| js_messaging_error(MessagingError::Malformed("verification code")))
+}
+
+/// One side of an interactive commit-then-reveal SAS verification.
+#[wasm_bindgen(js_name = "SasHandle")]
+pub struct SasHandle {
+    inner: SasVerification,
+}
+
+#[wasm_bindgen(js_class = "SasHandle")]
+impl SasHandle {
+    /// A verifier (`initiator` true: initiator, else responder).
+    #[wasm_bindgen(constructor)]
+    pub fn new(initiator: bool, own_identity: &[u8], peer_identity: &[u8], max_attempts: u32) -> JsResult<SasHandle> {
+        let role = if initiator { SasRole::Initiator } else { SasRole::Responder };
+        Ok(Self { inner: SasVerification::new(role, own_identity, peer_identity, max_attempts).map_err(js_messaging_error)? })
+    }
+
+    /// Starts an attempt: the responder's commitment, empty for the initiator.
+    pub fn start(&mut self, tx_id: &[u8]) -> JsResult<Vec<u8>> {
+        scrubbed(StackUse::Small, || {
+            self.inner.start(tx_id).map(|c| c.map(|c| c.to_vec()).unwrap_or_default()).map_err(js_messaging_error)
+        })
+    }
+
+    /// Initiator: takes the commitment, returns our nonce to send.
+    #[wasm_bindgen(js_name = "receiveCommitment")]
+    pub fn receive_commitment(&mut self, commitment: &[u8]) -> JsResult<Vec<u8>> {
+        self.inner.receive_commitment(commitment).map(|n| n.to_vec()).map_err(js_messaging_error)
+    }
+
+    /// Takes the peer's nonce: the responder's own nonce to send back, empty for the initiator.
+    #[wasm_bindgen(js_name = "receiveNonce")]
+    pub fn receive_nonce(&mut self, nonce: &[u8]) -> JsResult<Vec<u8>> {
+        self.inner.receive_nonce(nonce).map(|n| n.map(|n| n.to_vec()).unwrap_or_default()).map_err(js_messaging_error)
+    }
+
+    /// The 7 emoji, as a JSON array.
+    pub fn emoji(&self) -> JsResult<String> {
+        let e = self.inner.emoji().map_err(js_messaging_error)?;
+        serde_json::to_string(&e).map_err(|_| js_messaging_error(MessagingError::Malformed("emoji")))
+    }
+
+    /// The users saw the same emoji.
+    pub fn confirm(&mut self) -> JsResult<()> {
+        self.inner.confirm().map_err(js_messaging_error)
+    }
+
+    /// The users saw different emoji (a failed attempt).
+    pub fn reject(&mut self) -> JsResult<()> {
+        self.inner.reject().map_err(js_messaging_error)
+    }
+
+    /// Abandons the running attempt (a failed attempt).
+    pub fn abort(&mut self) {
+        self.inner.abort();
+    }
+
+    /// Failed or aborted attempts so far.
+    #[wasm_bindgen(getter)]
+    pub fn failures(&self) -> u32 {
+        self.inner.failures()
+    }
+
+    /// Attempts left.
+    #[wasm_bindgen(getter, js_name = "attemptsLeft")]
+    pub fn attempts_left(&self) -> u32 {
+        self.inner.attempts_left()
+    }
+
+    /// The state's name.
+    #[wasm_bindgen(getter)]
+    pub fn state(&self) -> String {
+        self.inner.state().to_owned()
+    }
 }
 
 // ---------------------------------------------------------------- key-transparency log
@@ -328,7 +408,8 @@ fn report(r: Result<(), MessagingError>) -> JsResult<String> {
     }
 }
 
-/// Creates and signs an entry (action 1 add, 2 update, 3 revoke); its JSON form.
+/// Creates and signs an entry (action 1 add, 2 update, 3 revoke; an update is
+/// co-signed by the new key's secret); its JSON form.
 #[wasm_bindgen(js_name = "keyLogCreateEntry")]
 pub fn key_log_create_entry(
     user_id: &[u8],
@@ -337,12 +418,14 @@ pub fn key_log_create_entry(
     prev_entry_hash: &[u8],
     action: u8,
     signing_key: Vec<u8>,
+    new_key_signing_key: Option<Vec<u8>>,
 ) -> JsResult<String> {
     scrubbed(StackUse::Small, || {
         let signing_key = secret_in(signing_key);
+        let new_key = new_key_signing_key.map(secret_in);
         let t = safe_u64("timestamp must be a safe non-negative integer", timestamp)?;
         let action = KeyLogAction::from_byte(action).map_err(js_messaging_error)?;
-        let e = keylog::key_log_create_entry(user_id, public_key, t, prev_entry_hash, action, &signing_key)
+        let e = keylog::key_log_create_entry(user_id, public_key, t, prev_entry_hash, action, &signing_key, new_key.as_deref().map(Vec::as_slice))
             .map_err(js_messaging_error)?;
         keylog::key_log_entry_to_json(&e).map_err(js_messaging_error)
     })
