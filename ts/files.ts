@@ -13,11 +13,13 @@
  * How it runs (the page only orchestrates):
  * - the DEK is drawn and wrapped inside a worker's wasm (Argon2id / PBKDF2 /
  *   X-Wing / group / threshold, all in the worker), then imported there as a
- *   **non-extractable** HKDF `CryptoKey` and wiped in wasm and JS; the page
- *   only ever holds that `CryptoKey` (no DEK, KEK or password-derived bytes);
- * - chunk keys and IVs are derived per chunk with WebCrypto HKDF and chunks are
- *   sealed / opened with WebCrypto AES-GCM in the workers, byte-identical to
- *   the Rust engine; each chunk's leaf is hashed over its whole ciphertext in
+ *   **non-extractable** HKDF `CryptoKey` that never leaves that worker, and
+ *   wiped in wasm and JS; the page holds no DEK, KEK or password-derived byte
+ *   and no key that could derive one;
+ * - that worker derives each batch's chunk keys (non-extractable AES-256-GCM,
+ *   one usage) and IVs with WebCrypto HKDF; chunks are sealed / opened with
+ *   WebCrypto AES-GCM in any worker of the pool, byte-identical to the Rust
+ *   engine; each chunk's leaf is hashed over its whole ciphertext in
  *   the same worker, and on decryption must equal its entry in the leaf table
  *   (checked against the header's signed root when the file is opened) before
  *   anything is released;
@@ -39,7 +41,7 @@ import {
   headerHashPreimage, hexToBytes,
 } from './files-format.js';
 import type {
-  ChunkContext, ChunksOut, EncryptBegun, EncryptFinished, EncryptPlan, HeaderNeedsMore, HeaderRead, RawHeaderInfo, SignaturePolicy, UnlockSpec,
+  ChunkContext, ChunkKeys, ChunksOut, EncryptBegun, EncryptFinished, EncryptPlan, HeaderNeedsMore, HeaderRead, RawHeaderInfo, SignaturePolicy, UnlockSpec,
 } from '../worker/files.protocol.js';
 
 export { CONTAINER } from './files-format.js';
@@ -822,6 +824,7 @@ async function encryptCore(input: FileInput, options: EncryptFileOptions, sink: 
       ...(signer ? { signer: signer.plan.kind === 'keys' ? { ...signer.plan, ed25519Seed: own(signer.plan.ed25519Seed), ...(signer.plan.mlDsaSeed ? { mlDsaSeed: own(signer.plan.mlDsaSeed) } : {}) } : signer.plan } : {}),
     };
     const begun = await job.run<EncryptBegun>({ type: 'files/encrypt-begin', session: job.session, plan }, { session: true, transfer });
+    const keysFor = chunkKeysOf(job, begun.fileId, 'encrypt');
     const ctx: ChunkContext = { fileId: begun.fileId, headerHash: begun.headerHash, chunkSize: base.chunkSize, plaintextSize: size, hashAlgorithm: base.hashAlgorithm };
     await sink.begin(begun.prefixLength);
     const n = begun.chunkCount;
@@ -831,10 +834,10 @@ async function encryptCore(input: FileInput, options: EncryptFileOptions, sink: 
     await pipeline(job, batches, async (b) => {
       const [first, count] = range(b);
       const bytes = Math.min(size, (first + count) * base.chunkSize) - first * base.chunkSize;
-      const source = await read(first, count, bytes);
+      const [source, chunkKeys] = await Promise.all([read(first, count, bytes), keysFor(first, count)]);
       job.throwIfStopped();
       const out = await job.run<ChunksOut>(
-        { type: 'files/encrypt-chunks', dek: begun.dek, ctx, first, source, output: sink.output },
+        { type: 'files/encrypt-chunks', chunkKeys, ctx, first, source, output: sink.output },
         source instanceof Uint8Array ? { transfer: [source.buffer] } : {},
       );
       tick(bytes, count);
@@ -997,7 +1000,8 @@ interface Opened {
   readonly headerBytes: Uint8Array;
   readonly signature: Exclude<SignatureStatus, 'invalid'>;
   readonly ctx: ChunkContext;
-  readonly dek: CryptoKey;
+  /** Chunk keys (one usage) and IVs of a range, from the DEK in the session's worker. */
+  readonly keys: (first: number, count: number, signal?: AbortSignal) => Promise<ChunkKeys>;
   /** The leaf table, checked against the header's root by the session reader. */
   readonly table: Uint8Array;
   /** Offset of the first envelope: header and leaf table. */
@@ -1037,17 +1041,26 @@ async function recipientIdOf(xWingPublicKey: Uint8Array): Promise<Uint8Array> {
   return d.slice(0, 16);
 }
 
-async function unlockDek(job: FileJob, raw: RawHeaderInfo, route: UnlockRoute): Promise<CryptoKey> {
+/** The session's chunk keys and IVs for a range (the DEK stays in the session's worker). */
+function chunkKeysOf(job: FileJob, fileId: Uint8Array, usage: 'encrypt' | 'decrypt'): (first: number, count: number) => Promise<ChunkKeys> {
+  return (first, count) => job.run<ChunkKeys>({ type: 'files/chunk-keys', session: job.session, fileId, first, count, usage }, { session: true });
+}
+
+/** Recovers the DEK into the session's worker (it stays there). */
+async function unlockDek(job: FileJob, raw: RawHeaderInfo, route: UnlockRoute): Promise<void> {
   if (route.kind === 'worker') {
     const spec = route.spec;
     // Our copies of secret bytes are handed over (transferred) and wiped by the worker.
     const transfer = spec.kind === 'group' ? [spec.key.slice()] : spec.kind === 'x-wing-secret-key' ? [spec.secretKey.slice()] : [];
     const body: UnlockSpec = spec.kind === 'group' ? { ...spec, key: transfer[0]! } : spec.kind === 'x-wing-secret-key' ? { ...spec, secretKey: transfer[0]! } : spec;
-    return job.run<CryptoKey>({ type: 'files/unlock', session: job.session, unlock: body }, { session: true, transfer: transfer.map((t) => t.buffer) });
+    await job.run({ type: 'files/unlock', session: job.session, unlock: body }, { session: true, transfer: transfer.map((t) => t.buffer) });
+    return;
   }
   // A keystore identity: decapsulate in the keystore's worker (HKDF key of the
-  // X-Wing shared secret), derive the KEK and unwrap in a files worker — WebCrypto
-  // keys all the way, no secret bytes.
+  // X-Wing shared secret), which posts the key straight to the session's files
+  // worker on a MessageChannel (the page relays the two ports, never the key);
+  // that worker derives the KEK, unwraps and checks the DEK commitment —
+  // WebCrypto keys all the way, no secret bytes, no derivable key on the page.
   if (raw.wraps.length === 0) throw new VeilError('NO_WRAPS', 'the container has no wrap entry');
   const bundle = await route.keystore.getPublicBundle(route.identity);
   const rid = bytesToHex(await recipientIdOf(bundle.xWing));
@@ -1056,12 +1069,16 @@ async function unlockDek(job: FileJob, raw: RawHeaderInfo, route: UnlockRoute): 
   const candidates = mine.length > 0 ? mine : all;
   if (candidates.length === 0) throw new VeilError('NO_MATCHING_WRAP', 'no wrap entry matches the unlock method');
   for (const w of candidates) {
-    const sharedSecret = await route.keystore.decapsulate(route.identity, 'x-wing', hexToBytes(w.ciphertext), { output: 'hkdf' });
+    const { port1, port2 } = new MessageChannel();
+    const unwrapped = job.run({
+      type: 'files/unlock-kem', session: job.session, port: port2, fileId: hexToBytes(raw.fileId), recipientId: hexToBytes(w.recipientId),
+      keyVersion: w.keyVersion, wrapped: hexToBytes(w.wrapped), commitment: hexToBytes(raw.dekCommitment), preimage: preimageOf(raw),
+    }, { session: true, transfer: [port2] });
+    unwrapped.catch(() => {}); // a keystore failure is reported by the decapsulate call below
     try {
-      return await job.run<CryptoKey>({
-        type: 'files/unlock-kem', sharedSecret, fileId: hexToBytes(raw.fileId), recipientId: hexToBytes(w.recipientId),
-        keyVersion: w.keyVersion, wrapped: hexToBytes(w.wrapped), commitment: hexToBytes(raw.dekCommitment), preimage: preimageOf(raw),
-      });
+      await route.keystore.decapsulate(route.identity, 'x-wing', hexToBytes(w.ciphertext), { output: 'hkdf', port: port1 });
+      await unwrapped;
+      return;
     } catch (e) {
       if (!(e instanceof VeilError) || e.code !== 'AUTHENTICATION_FAILED') throw e;
     }
@@ -1086,9 +1103,14 @@ async function openCore(job: FileJob, source: ContainerSource, unlock: FileUnloc
   const table = got instanceof Blob ? new Uint8Array(await got.arrayBuffer()) : got;
   if (table.length < raw.leafTableLength) throw truncated(at + raw.leafTableLength, at + table.length);
   await job.run({ type: 'files/leaf-table', session: job.session, table }, { session: true });
-  const dek = await unlockDek(job, raw, route);
+  await unlockDek(job, raw, route);
+  const fileId = hexToBytes(raw.fileId);
+  const keys = (first: number, count: number, signal?: AbortSignal) => job.pool.run(
+    { type: 'files/chunk-keys', session: job.session, fileId, first, count, usage: 'decrypt' },
+    { affinity: `files:${job.session}`, signal: anySignal(job.signal, signal) },
+  ) as Promise<ChunkKeys>;
   return {
-    raw, header, headerBytes: bytes, signature: read.signature as Opened['signature'], ctx: ctxOf(raw, hash), dek,
+    raw, header, headerBytes: bytes, signature: read.signature as Opened['signature'], ctx: ctxOf(raw, hash), keys,
     table, bodyOffset: at + raw.leafTableLength,
   };
 }
@@ -1136,13 +1158,13 @@ async function decryptBody(
     const [first, count] = range(b);
     const from = H + envelopeOffset(ctx.chunkSize, first);
     const bytes = envelopeOffset(ctx.chunkSize, count - 1) + chunkLength(ctx, first + count - 1) + CONTAINER.envelopeOverhead;
-    const data = await source.body(from, bytes);
+    const [data, chunkKeys] = await Promise.all([source.body(from, bytes), o.keys(first, count)]);
     const got = data instanceof Blob ? data.size : data.length;
     if (got < bytes) throw truncated(from + bytes, from + got);
     job.throwIfStopped();
     const leaves = o.table.slice(CONTAINER.leafLength * first, CONTAINER.leafLength * (first + count));
     const out = await job.run<ChunksOut>(
-      { type: 'files/decrypt-chunks', dek: o.dek, ctx, first, count, source: data, output, leaves },
+      { type: 'files/decrypt-chunks', chunkKeys, ctx, first, count, source: data, output, leaves },
       data instanceof Uint8Array ? { transfer: [data.buffer, leaves.buffer] } : { transfer: [leaves.buffer] },
     );
     tick(Math.min(ctx.plaintextSize, (first + count) * ctx.chunkSize) - first * ctx.chunkSize, count);
@@ -1275,12 +1297,13 @@ export async function openContainer(blob: Blob, unlock: FileUnlock, options: Fil
   const live = () => {
     if (closed) throw new VeilError('INVALID_STATE', 'this container has been closed');
   };
-  const runChunks = (first: number, count: number, extra: { discard?: boolean; signal?: AbortSignal }) => {
+  const runChunks = async (first: number, count: number, extra: { discard?: boolean; signal?: AbortSignal }) => {
     const from = H + envelopeOffset(ctx.chunkSize, first);
     const bytes = envelopeOffset(ctx.chunkSize, count - 1) + chunkLength(ctx, first + count - 1) + CONTAINER.envelopeOverhead;
     const leaves = o.table.slice(CONTAINER.leafLength * first, CONTAINER.leafLength * (first + count));
+    const chunkKeys = await o.keys(first, count, extra.signal);
     return job.pool.run({
-      type: 'files/decrypt-chunks', dek: o.dek, ctx, first, count, source: blob.slice(from, from + bytes), output: 'bytes',
+      type: 'files/decrypt-chunks', chunkKeys, ctx, first, count, source: blob.slice(from, from + bytes), output: 'bytes',
       leaves, ...(extra.discard ? { discard: true } : {}),
     }, { signal: anySignal(job.signal, extra.signal) }) as Promise<ChunksOut & { bad?: number[] }>;
   };

@@ -83,6 +83,13 @@ export interface DecapsulateOptions {
    * of the shared secret, usable for `deriveKey` only (no `deriveBits`).
    */
   output?: 'aes-gcm' | 'hkdf';
+  /**
+   * Deliver the key to another worker instead of this page: it is posted once, as `{ key }`, on
+   * this port (transferred to the keystore's worker; the other end belongs to the receiving
+   * worker), and the call resolves to `undefined`. The file layer opens containers for an
+   * identity this way, so no key that could derive a file's DEK ever reaches the page.
+   */
+  port?: MessagePort;
 }
 
 type Body = DistributiveOmit<KeystoreRequest, 'id' | 'name'>;
@@ -289,11 +296,17 @@ export class Keystore {
   }
 
   /** Decapsulates an ML-KEM-768 or X-Wing ciphertext sent to the identity: a non-extractable key (see {@link DecapsulateOptions}). */
-  async decapsulate(identity: IdentityHandle | string, kem: 'ml-kem-768' | 'x-wing', ciphertext: Uint8Array, options: DecapsulateOptions = {}): Promise<CryptoKey> {
-    return this.run({
+  async decapsulate(identity: IdentityHandle | string, kem: 'ml-kem-768' | 'x-wing', ciphertext: Uint8Array, options: DecapsulateOptions & { port: MessagePort }): Promise<undefined>;
+  async decapsulate(identity: IdentityHandle | string, kem: 'ml-kem-768' | 'x-wing', ciphertext: Uint8Array, options?: DecapsulateOptions): Promise<CryptoKey>;
+  async decapsulate(identity: IdentityHandle | string, kem: 'ml-kem-768' | 'x-wing', ciphertext: Uint8Array, options: DecapsulateOptions = {}): Promise<CryptoKey | undefined> {
+    const port = options.port;
+    if (port !== undefined && !(port instanceof MessagePort)) throw new TypeError('port must be a MessagePort');
+    const r = await this.run<CryptoKey | true>({
       type: 'keystore/decapsulate', identity: identityId(identity), kem, ciphertext: checkBytes('ciphertext', ciphertext),
       info: options.info === undefined ? new Uint8Array(0) : checkBytes('info', options.info), output: options.output ?? 'aes-gcm',
-    });
+      ...(port ? { port } : {}),
+    }, port ? [port] : undefined);
+    return r === true ? undefined : r;
   }
 
   /** Calls `listener` after every change committed by any tab (or worker) of this origin; returns the unsubscribe function. */

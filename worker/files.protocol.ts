@@ -2,12 +2,14 @@
  * File-container requests (`files/*`, worker/files.ts) and the values they
  * answer with. The page-side orchestrator is ts/files.ts.
  *
- * What crosses to the page: public header data, Merkle material (IVs, tags,
- * hashes), ciphertext, authenticated plaintext, threshold shares (the
- * documented output of a threshold wrap) and the DEK as a **non-extractable**
- * HKDF `CryptoKey`. No DEK, KEK or password-derived byte ever does: passwords
+ * What crosses to the page: public header data, leaves and IVs, ciphertext,
+ * authenticated plaintext, threshold shares (the documented output of a
+ * threshold wrap) and per-chunk **non-extractable AES-256-GCM** `CryptoKey`s
+ * with one usage each (`encrypt` or `decrypt`). No DEK, KEK or
+ * password-derived byte, and no key that can derive one, ever does: passwords
  * travel page → worker as strings, the KDFs and wraps run in the worker's
- * wasm, and the DEK bytes are imported and wiped there.
+ * wasm, the DEK bytes are imported there as an HKDF key that stays in the
+ * session's worker (`files/chunk-keys` derives from it), and wiped.
  *
  * Stateful requests name a `session` and run with pool affinity
  * `files:<session>` (the wasm handle lives in that worker until
@@ -52,10 +54,17 @@ export interface EncryptBegun {
   readonly chunkCount: number;
   readonly fileId: Uint8Array;
   readonly headerHash: Uint8Array;
-  /** Non-extractable HKDF key (`deriveKey`, `deriveBits`). */
-  readonly dek: CryptoKey;
   /** `vcs_` shares of each threshold wrap, in plan order. */
   readonly shares: readonly (readonly string[])[];
+}
+
+/**
+ * `chunk_key_i` and `chunk_iv_i` (FORMAT.md §6.3) of consecutive chunks, derived in the session's worker:
+ * non-extractable AES-256-GCM keys with the one usage asked for, and the 12-byte IVs concatenated.
+ */
+export interface ChunkKeys {
+  readonly keys: readonly CryptoKey[];
+  readonly ivs: Uint8Array;
 }
 
 /** Either the final header followed by the leaf table, or (external signer) the message to sign. */
@@ -130,7 +139,7 @@ export type FilesRequest =
   | R<'files/encrypt-finish', { readonly session: string }>
   | R<'files/encrypt-finish-signed', { readonly session: string; readonly ed25519: Uint8Array; readonly mlDsa65?: Uint8Array }>
   | R<'files/encrypt-chunks', {
-    readonly dek: CryptoKey; readonly ctx: ChunkContext; readonly first: number;
+    readonly chunkKeys: ChunkKeys; readonly ctx: ChunkContext; readonly first: number;
     readonly source: Blob | Uint8Array; readonly output: 'blob' | 'bytes';
   }>
   /**
@@ -145,13 +154,22 @@ export type FilesRequest =
    * accepted only if it opens the header's DEK commitment (`commitment` over the header-hash `preimage`).
    */
   | R<'files/unlock-kem', {
-    readonly sharedSecret: CryptoKey; readonly fileId: Uint8Array; readonly recipientId: Uint8Array;
+    /**
+     * The X-Wing shared secret as an HKDF key arrives on `port` (one `{ key }` message from the
+     * keystore's worker, `Keystore.decapsulate(…, { output: 'hkdf', port })`), never through the page.
+     */
+    readonly session: string; readonly port: MessagePort; readonly fileId: Uint8Array; readonly recipientId: Uint8Array;
     readonly keyVersion: number; readonly wrapped: Uint8Array; readonly commitment: Uint8Array; readonly preimage: Uint8Array;
   }>
   /** The leaf table (the `32 · n` bytes after the header), checked against the session reader's root. */
   | R<'files/leaf-table', { readonly session: string; readonly table: Uint8Array }>
+  /** Keys and IVs of chunks `first … first + count − 1` from the session's DEK (which stays in that worker). */
+  | R<'files/chunk-keys', {
+    readonly session: string; readonly fileId: Uint8Array; readonly first: number; readonly count: number;
+    readonly usage: 'encrypt' | 'decrypt';
+  }>
   | R<'files/decrypt-chunks', {
-    readonly dek: CryptoKey; readonly ctx: ChunkContext; readonly first: number; readonly count: number;
+    readonly chunkKeys: ChunkKeys; readonly ctx: ChunkContext; readonly first: number; readonly count: number;
     readonly source: Blob | Uint8Array; readonly output: 'blob' | 'bytes';
     /** The table entries of these chunks (32 bytes each; the table matched the root): each envelope's recomputed leaf must equal its entry before anything is released. */
     readonly leaves: Uint8Array;

@@ -6,11 +6,15 @@
  *   `ContainerReaderHandle` kept in this worker: wraps and KDFs (Argon2id runs
  *   here, never on the page), the header, signatures, unlocking, the Merkle
  *   accumulator.
- * - Chunk requests are stateless: the DEK arrives as a non-extractable HKDF
- *   `CryptoKey`; each chunk's AES-256-GCM key (`deriveKey`, non-extractable)
- *   and IV (`deriveBits`) are derived with WebCrypto HKDF exactly as the Rust
- *   engine derives them (FORMAT.md §6.3), and the chunk is sealed / opened
- *   with WebCrypto AES-GCM. Each chunk's leaf (FORMAT.md §7) is hashed over
+ * - The DEK is imported as a non-extractable HKDF `CryptoKey` into the
+ *   session's worker and **never leaves it**: WebCrypto cannot restrict what
+ *   an HKDF key derives (a `deriveKey` caller picks `extractable`), so an HKDF
+ *   key on the page would hand the page every chunk key. The session worker
+ *   derives each batch's chunk keys (`files/chunk-keys`: AES-256-GCM,
+ *   non-extractable, the one usage the batch needs) and IVs exactly as the Rust
+ *   engine does (FORMAT.md §6.3); only those cross the page.
+ * - Chunk requests are stateless: with those keys and IVs each chunk is sealed
+ *   / opened with WebCrypto AES-GCM. Each chunk's leaf (FORMAT.md §7) is hashed over
  *   its whole envelope here — SHA-256 by WebCrypto, BLAKE3 by the wasm core —
  *   and, when decrypting, compared with its leaf-table entry before the
  *   plaintext is released (the release rule of FORMAT.md §11).
@@ -25,10 +29,12 @@ import { VeilError } from '../ts/errors.js';
 import {
   CONTAINER, KEY_COMMITMENT_LABEL, bs, chunkAad, chunkIvInfo, chunkKeyInfo, chunkLength, envelopeOffset, hybridKekInfo, leafPreimage,
 } from '../ts/files-format.js';
-import type { ChunkContext, ChunksOut, EncryptBegun, EncryptFinished, FilesRequest, HeaderNeedsMore, HeaderRead, RawHeaderInfo } from './files.protocol.js';
+import type { ChunkContext, ChunkKeys, ChunksOut, EncryptBegun, EncryptFinished, FilesRequest, HeaderNeedsMore, HeaderRead, RawHeaderInfo } from './files.protocol.js';
 
 type Session = wasm.ContainerEncryptorHandle | wasm.ContainerReaderHandle;
 const sessions = new Map<string, Session>();
+/** Each session's DEK (non-extractable HKDF key): it never leaves this worker. */
+const deks = new Map<string, CryptoKey>();
 /** Encryption sessions whose header is signed elsewhere (`signedMessage` + `finishSigned`). */
 const externallySigned = new Set<string>();
 const enc = new TextEncoder();
@@ -52,9 +58,10 @@ function adopt(id: string, handle: Session): void {
   sessions.set(id, handle);
 }
 
-async function importDek(bytes: Uint8Array): Promise<CryptoKey> {
+/** Imports the DEK bytes as the session's HKDF key (kept in this worker) and wipes them. */
+async function importDek(session: string, bytes: Uint8Array): Promise<void> {
   try {
-    return await subtle().importKey('raw', bs(bytes), 'HKDF', false, ['deriveKey', 'deriveBits']);
+    deks.set(session, await subtle().importKey('raw', bs(bytes), 'HKDF', false, ['deriveKey', 'deriveBits']));
   } finally {
     bytes.fill(0);
   }
@@ -71,14 +78,37 @@ function withUtf8<T>(text: string, fn: (b: Uint8Array) => T): T {
   }
 }
 
-/** `chunk_key_i` (non-extractable AES-256-GCM key) and `chunk_iv_i` (FORMAT.md §6.3). */
-async function chunkKeyIv(dek: CryptoKey, fileId: Uint8Array, index: number, usage: 'encrypt' | 'decrypt'): Promise<[CryptoKey, Uint8Array<ArrayBuffer>]> {
-  const salt = bs(fileId);
-  const [key, iv] = await Promise.all([
-    subtle().deriveKey({ name: 'HKDF', hash: 'SHA-256', salt, info: chunkKeyInfo(index) }, dek, { name: 'AES-GCM', length: 256 }, false, [usage]),
-    subtle().deriveBits({ name: 'HKDF', hash: 'SHA-256', salt, info: chunkIvInfo(index) }, dek, 96),
-  ]);
-  return [key, new Uint8Array(iv)];
+/**
+ * `chunk_key_i` (non-extractable AES-256-GCM keys with the one usage asked for)
+ * and `chunk_iv_i` (FORMAT.md §6.3) of chunks `first … first + count − 1`,
+ * derived from the session's DEK in this worker.
+ */
+async function chunkKeys(req: Extract<FilesRequest, { type: 'files/chunk-keys' }>): Promise<ChunkKeys> {
+  const dek = deks.get(req.session);
+  if (dek === undefined) throw new VeilError('INVALID_STATE', 'no DEK for this session in this worker (unlock first; it was closed or the worker was replaced)');
+  if (!Number.isSafeInteger(req.first) || req.first < 0 || !Number.isSafeInteger(req.count) || req.count < 1 || req.count > 65_536) {
+    throw new RangeError('first and count must be integers (1 ≤ count ≤ 65536)');
+  }
+  if (req.usage !== 'encrypt' && req.usage !== 'decrypt') throw new TypeError(`usage must be 'encrypt' or 'decrypt'`);
+  const salt = bs(req.fileId);
+  const ivs = new Uint8Array(CONTAINER.ivLength * req.count);
+  const keys = await Promise.all(Array.from({ length: req.count }, async (_, k) => {
+    const index = req.first + k;
+    const [key, iv] = await Promise.all([
+      subtle().deriveKey({ name: 'HKDF', hash: 'SHA-256', salt, info: chunkKeyInfo(index) }, dek, { name: 'AES-GCM', length: 256 }, false, [req.usage]),
+      subtle().deriveBits({ name: 'HKDF', hash: 'SHA-256', salt, info: chunkIvInfo(index) }, dek, 96),
+    ]);
+    ivs.set(new Uint8Array(iv), CONTAINER.ivLength * k);
+    return key;
+  }));
+  return { keys, ivs };
+}
+
+/** Key and IV of the `k`-th chunk of a request's {@link ChunkKeys}. */
+function keyIv(ck: ChunkKeys, k: number): [CryptoKey, Uint8Array<ArrayBuffer>] {
+  const key = ck.keys[k];
+  if (!(key instanceof CryptoKey) || ck.ivs.length < CONTAINER.ivLength * (k + 1)) throw new TypeError('one chunk key and IV per chunk');
+  return [key, bs(ck.ivs.subarray(CONTAINER.ivLength * k, CONTAINER.ivLength * (k + 1)))];
 }
 
 /** Bytes `[a, b)` of a request's source: a `Blob` slice read now, or a view of transferred bytes. */
@@ -140,7 +170,7 @@ function u32be(index: number): Uint8Array<ArrayBuffer> {
 }
 
 async function encryptChunks(req: Extract<FilesRequest, { type: 'files/encrypt-chunks' }>): Promise<ChunksOut> {
-  const { ctx, first, dek } = req;
+  const { ctx, first, chunkKeys: ck } = req;
   const src = sourceReader(req.source);
   // Chunk geometry of this request: every chunk but the file's last is full-size.
   const lens: number[] = [];
@@ -159,7 +189,7 @@ async function encryptChunks(req: Extract<FilesRequest, { type: 'files/encrypt-c
     const k0 = g * per;
     const sealed = await Promise.all(lens.slice(k0, k0 + per).map(async (len, j) => {
       const index = first + k0 + j;
-      const [key, iv] = await chunkKeyIv(dek, ctx.fileId, index, 'encrypt');
+      const [key, iv] = keyIv(ck, k0 + j);
       const pt = data.subarray(j * ctx.chunkSize, j * ctx.chunkSize + len);
       const ct = new Uint8Array(await subtle().encrypt({ name: 'AES-GCM', iv, additionalData: chunkAad(ctx, index, len), tagLength: 128 }, key, pt));
       leaves.set(await leafOf(ctx, index, len, iv, ct), CONTAINER.leafLength * (k0 + j));
@@ -186,7 +216,7 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
 }
 
 async function decryptChunks(req: Extract<FilesRequest, { type: 'files/decrypt-chunks' }>): Promise<ChunksOut> {
-  const { ctx, first, count, dek, leaves } = req;
+  const { ctx, first, count, chunkKeys: ck, leaves } = req;
   if (!Number.isInteger(count) || count < 1) throw new RangeError('count must be a positive integer');
   if (!(leaves instanceof Uint8Array) || leaves.length !== count * CONTAINER.leafLength) throw new TypeError('one 32-byte leaf per chunk');
   const src = sourceReader(req.source);
@@ -218,7 +248,7 @@ async function decryptChunks(req: Extract<FilesRequest, { type: 'files/decrypt-c
         // The release rule: the leaf of these exact bytes must be the table's entry.
         const leaf = await leafOf(ctx, index, len, storedIv, env.subarray(16));
         if (!sameBytes(leaf, leaves.subarray(CONTAINER.leafLength * k, CONTAINER.leafLength * (k + 1)))) throw authFailed();
-        const [key, iv] = await chunkKeyIv(dek, ctx.fileId, index, 'decrypt');
+        const [key, iv] = keyIv(ck, k);
         if (!sameBytes(iv, storedIv)) throw authFailed();
         try {
           return new Uint8Array(await subtle().decrypt(
@@ -256,10 +286,19 @@ async function decryptChunks(req: Extract<FilesRequest, { type: 'files/decrypt-c
  * non-extractable HMAC key and must verify `commitment` over the header-hash
  * preimage, or the unwrapped key is refused like a failed unwrap.
  */
-async function unlockKem(req: Extract<FilesRequest, { type: 'files/unlock-kem' }>): Promise<CryptoKey> {
+async function unlockKem(req: Extract<FilesRequest, { type: 'files/unlock-kem' }>): Promise<true> {
+  if (!(req.port instanceof MessagePort)) throw new TypeError('port must be a MessagePort');
+  const port = req.port;
+  const sharedSecret = await new Promise<CryptoKey>((resolve, reject) => {
+    port.onmessage = (e: MessageEvent<{ key?: unknown; failed?: unknown }>) => {
+      port.close();
+      if (e.data?.key instanceof CryptoKey) resolve(e.data.key);
+      else reject(new VeilError('AUTHENTICATION_FAILED', 'the keystore did not deliver the shared secret'));
+    };
+  });
   const kek = await subtle().deriveKey(
     { name: 'HKDF', hash: 'SHA-256', salt: bs(req.fileId), info: hybridKekInfo(req.recipientId, req.keyVersion) },
-    req.sharedSecret, { name: 'AES-KW', length: 256 }, false, ['unwrapKey'],
+    sharedSecret, { name: 'AES-KW', length: 256 }, false, ['unwrapKey'],
   );
   let dek: CryptoKey;
   try {
@@ -273,7 +312,8 @@ async function unlockKem(req: Extract<FilesRequest, { type: 'files/unlock-kem' }
     dek, { name: 'HMAC', hash: 'SHA-256', length: 256 }, false, ['verify'],
   );
   if (!await subtle().verify('HMAC', kc, bs(req.commitment), bs(req.preimage))) throw authFailed();
-  return dek;
+  deks.set(req.session, dek);
+  return true;
 }
 
 function openHeader(req: Extract<FilesRequest, { type: 'files/open' }>): HeaderRead | HeaderNeedsMore {
@@ -336,10 +376,10 @@ function beginEncrypt(req: Extract<FilesRequest, { type: 'files/encrypt-begin' }
     }
     const headerLength = call(() => h.headerLength());
     const prefixLength = call(() => h.prefixLength());
-    const dek = await importDek(call(() => h.takeDek()));
     adopt(req.session, h);
+    await importDek(req.session, call(() => h.takeDek()));
     if (s?.kind === 'external') externallySigned.add(req.session);
-    return { headerLength, prefixLength, chunkCount: h.chunkCount(), fileId: h.fileId(), headerHash: h.headerHash(), dek, shares };
+    return { headerLength, prefixLength, chunkCount: h.chunkCount(), fileId: h.fileId(), headerHash: h.headerHash(), shares };
   };
   return run().catch((e: unknown) => {
     if (sessions.get(req.session) !== h) h.free();
@@ -391,9 +431,11 @@ export const filesHandlers: FilesHandlers = {
       default:
         throw new TypeError('unknown unlock method');
     }
-    return importDek(call(() => r.takeDek()));
+    await importDek(req.session, call(() => r.takeDek()));
+    return true;
   },
   'files/unlock-kem': (req) => unlockKem(req),
+  'files/chunk-keys': (req) => chunkKeys(req),
   'files/leaf-table': (req) => {
     call(() => session(req.session, wasm.ContainerReaderHandle).setLeafTable(req.table));
     return true;
@@ -402,6 +444,7 @@ export const filesHandlers: FilesHandlers = {
   'files/close': (req) => {
     const s = sessions.get(req.session);
     sessions.delete(req.session);
+    deks.delete(req.session);
     externallySigned.delete(req.session);
     s?.free();
     return true;

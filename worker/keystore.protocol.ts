@@ -116,9 +116,13 @@ export type KeystoreRequest =
   | R<'keystore/sign', { readonly identity: string; readonly algorithm: 'ed25519' | 'ml-dsa-65'; readonly message: Uint8Array; readonly context?: Uint8Array }>
   | R<'keystore/sign-hybrid', { readonly identity: string; readonly message: Uint8Array; readonly context?: Uint8Array }>
   | R<'keystore/derive-shared-key', { readonly identity: string; readonly peerPublicKey: Uint8Array; readonly info: Uint8Array }>
+  /**
+   * With `port`, the key is posted on that port (one message, `{ key }`, to another worker that holds
+   * the other end) and the reply is `true`: the page that relays the request never holds the key.
+   */
   | R<'keystore/decapsulate', {
     readonly identity: string; readonly kem: 'ml-kem-768' | 'x-wing'; readonly ciphertext: Uint8Array;
-    readonly info: Uint8Array; readonly output: 'aes-gcm' | 'hkdf';
+    readonly info: Uint8Array; readonly output: 'aes-gcm' | 'hkdf'; readonly port?: MessagePort;
   }>;
 
 /** A hybrid signature: Ed25519 and ML-DSA-65 over the same message. */

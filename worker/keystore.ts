@@ -1004,6 +1004,25 @@ export const keystoreHandlers: KeystoreHandlers = {
     }
   },
   'keystore/decapsulate': async (req) => {
+    const port = req.port;
+    if (port !== undefined && !(port instanceof MessagePort)) throw new TypeError('port must be a MessagePort');
+    if (port === undefined) return decapsulate(req);
+    // Straight to the worker holding the other end: the page relayed only the port. On failure
+    // the other end learns it too (its request must not wait for ever); the error itself is ours.
+    try {
+      port.postMessage({ key: await decapsulate(req) });
+      return true;
+    } catch (e) {
+      port.postMessage({ failed: true });
+      throw e;
+    } finally {
+      port.close();
+    }
+  },
+};
+
+async function decapsulate(req: Extract<KeystoreRequest, { type: 'keystore/decapsulate' }>): Promise<CryptoKey> {
+  {
     const s = await open(req);
     const info = bytesArg('info', req.info);
     if (req.output !== 'aes-gcm' && req.output !== 'hkdf') throw new TypeError(`output must be 'aes-gcm' or 'hkdf'`);
@@ -1040,5 +1059,5 @@ export const keystoreHandlers: KeystoreHandlers = {
       }
     }
     throw new TypeError(`kem must be 'ml-kem-768' or 'x-wing'`);
-  },
-};
+  }
+}

@@ -149,13 +149,16 @@ test('encryptFileTo writes a container through a FileSystemWritableFileStream; a
   expect(r).toEqual({ ok: true, headerOk: true, abortError: 'AbortError', sizeAfterAbort: 0, shares: 2 });
 });
 
-test('no DEK, password or derived bytes reach the page; the page holds only a non-extractable HKDF key', async ({ page }) => {
+test('no DEK, password or derived bytes reach the page, and no key that derives them: only one-usage non-extractable AES-GCM chunk keys', async ({ page }) => {
   const r = await page.evaluate(() => window.filesTests.noSecretsOnPage());
   expect(r.leaks).toEqual([]);
   expect(r.roundTrip).toBe(true);
   expect(r.messages).toBeGreaterThan(10);
-  expect(r.keys.length).toBeGreaterThan(0);
-  for (const k of r.keys) expect(k).toEqual({ type: 'secret', extractable: false, algorithm: 'HKDF' });
+  // 5 chunks encrypted, 5 decrypted (streaming), 3 read at random, then 5 + 5 for a keystore identity: each a key of its own.
+  expect(r.keys.filter((k) => k.usages === 'encrypt')).toHaveLength(10);
+  expect(r.keys.filter((k) => k.usages === 'decrypt')).toHaveLength(13);
+  for (const k of r.keys) expect(k).toEqual({ type: 'secret', extractable: false, algorithm: 'AES-GCM', usages: k.usages });
+  expect(r.keys.filter((k) => k.usages !== 'encrypt' && k.usages !== 'decrypt')).toEqual([]);
 });
 
 test('every ContainerError code maps to a VeilError code', async ({ page }) => {
