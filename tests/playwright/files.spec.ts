@@ -175,5 +175,7 @@ test('headers signed by a keystore identity (versions 5 and 6) verify under sign
     classicVersion: 'v5 ed25519 ts=1700000000', classicSignerIsIdentity: 'true', classicRoundTrip: 'true',
     hybridVersion: 'v6 hybrid ts=1700000000', hybridSignerIsIdentity: 'true', hybridRoundTrip: 'true',
     hybridIdentityClassicSignature: 'TypeError',
+    identityUnlockTamperedCommitment: 'AUTHENTICATION_FAILED',
+    identityUnlockIntact: 'resolved',
   });
 });
