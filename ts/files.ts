@@ -1070,14 +1070,14 @@ async function unlockDek(job: FileJob, raw: RawHeaderInfo, route: UnlockRoute): 
   if (candidates.length === 0) throw new VeilError('NO_MATCHING_WRAP', 'no wrap entry matches the unlock method');
   for (const w of candidates) {
     const { port1, port2 } = new MessageChannel();
-    const unwrapped = job.run({
-      type: 'files/unlock-kem', session: job.session, port: port2, fileId: hexToBytes(raw.fileId), recipientId: hexToBytes(w.recipientId),
-      keyVersion: w.keyVersion, wrapped: hexToBytes(w.wrapped), commitment: hexToBytes(raw.dekCommitment), preimage: preimageOf(raw),
-    }, { session: true, transfer: [port2] });
-    unwrapped.catch(() => {}); // a keystore failure is reported by the decapsulate call below
     try {
+      // In this order: the key waits in the channel until the session worker takes port2, so no
+      // worker ever waits for another one (the keystore may share this pool, even this worker).
       await route.keystore.decapsulate(route.identity, 'x-wing', hexToBytes(w.ciphertext), { output: 'hkdf', port: port1 });
-      await unwrapped;
+      await job.run({
+        type: 'files/unlock-kem', session: job.session, port: port2, fileId: hexToBytes(raw.fileId), recipientId: hexToBytes(w.recipientId),
+        keyVersion: w.keyVersion, wrapped: hexToBytes(w.wrapped), commitment: hexToBytes(raw.dekCommitment), preimage: preimageOf(raw),
+      }, { session: true, transfer: [port2] });
       return;
     } catch (e) {
       if (!(e instanceof VeilError) || e.code !== 'AUTHENTICATION_FAILED') throw e;
