@@ -86,7 +86,7 @@ export interface ThresholdOptions {
   readonly n: number;
 }
 
-/** Sign the header with a keystore identity (Ed25519, plus ML-DSA-65 → v3 when the identity has it). */
+/** Sign the header with a keystore identity (Ed25519, plus ML-DSA-65 → v6 when the identity has it). */
 export interface IdentitySigner {
   readonly keystore: Keystore;
   readonly identity: IdentityHandle | string;

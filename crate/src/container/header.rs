@@ -58,17 +58,17 @@ pub const DEFAULT_CHUNK_SIZE: u32 = 1024 * 1024;
 pub const MAX_WRAPS: usize = 255;
 /// Longest seal reason, in bytes of UTF-8.
 pub const MAX_SEAL_REASON_LEN: usize = 1024;
-/// Length of v2 plain metadata: kind ‖ u64 ts ‖ ed25519 pk ‖ key_log_id.
+/// Length of v5 plain metadata: kind ‖ u64 ts ‖ ed25519 pk ‖ key_log_id.
 pub const METADATA_V2_LEN: usize = 1 + 8 + 32 + 32;
-/// Length of v3 plain metadata: v2 fields plus the ML-DSA-65 public key.
+/// Length of v6 plain metadata: v5 fields plus the ML-DSA-65 public key.
 pub const METADATA_V3_LEN: usize = METADATA_V2_LEN + mldsa::PK_LEN;
 /// Extra metadata bytes of a sealed marker besides the reason: mode ‖ u16 reason_len.
 pub const SEAL_FIELDS_LEN: usize = 3;
 /// Largest metadata length of any version.
 pub const MAX_METADATA_LEN: usize = METADATA_V3_LEN + SEAL_FIELDS_LEN + MAX_SEAL_REASON_LEN;
-/// Signature table length of a v2 header.
+/// Signature table length of a v5 header.
 pub const SIG_TABLE_V2_LEN: usize = ed25519::SIGNATURE_LEN;
-/// Signature table length of a v3 header.
+/// Signature table length of a v6 header.
 pub const SIG_TABLE_V3_LEN: usize = ed25519::SIGNATURE_LEN + mldsa::SIG_LEN;
 /// Largest header of any version.
 pub const MAX_HEADER_LEN: usize =
@@ -195,7 +195,7 @@ pub enum MetadataKind {
     },
 }
 
-/// Signed metadata of a v2/v3 header.
+/// Signed metadata of a v5/v6 header.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Metadata {
     /// Plain or sealed marker.
@@ -204,20 +204,20 @@ pub struct Metadata {
     pub timestamp: u64,
     /// Signer's Ed25519 public key.
     pub ed25519_public: [u8; 32],
-    /// Signer's ML-DSA-65 public key (v3 only).
+    /// Signer's ML-DSA-65 public key (v6 only).
     pub mldsa_public: Option<Vec<u8>>,
     /// Key-log id: opaque reference to the signer key's transparency-log entry.
     pub key_log_id: [u8; 32],
 }
 
-/// The signed part of a v2/v3 header.
+/// The signed part of a v5/v6 header.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SignedPart {
     /// Metadata (covered by the signatures).
     pub metadata: Metadata,
     /// Ed25519 signature.
     pub ed25519_signature: [u8; 64],
-    /// ML-DSA-65 signature (v3 only; present iff `metadata.mldsa_public` is).
+    /// ML-DSA-65 signature (v6 only; present iff `metadata.mldsa_public` is).
     pub mldsa_signature: Option<Vec<u8>>,
 }
 
@@ -247,7 +247,7 @@ pub struct Header {
     pub dek_commitment: [u8; 32],
     /// Wrap table (at most 255 entries).
     pub wraps: Vec<WrapEntry>,
-    /// Metadata and signatures (v2/v3), `None` for v1.
+    /// Metadata and signatures (v5/v6), `None` for v4.
     pub signed: Option<SignedPart>,
 }
 
@@ -256,7 +256,7 @@ pub struct Header {
 pub enum HeaderPrefix {
     /// More bytes are needed: the prefix must be at least `needed` bytes long.
     /// `needed` is an upper bound of what is still missing only once the
-    /// fixed part (and, for v2/v3, the metadata length) is present.
+    /// fixed part (and, for v5/v6, the metadata length) is present.
     NeedMore {
         /// Total prefix length to supply next.
         needed: usize,
@@ -462,7 +462,7 @@ impl Header {
         self.signed.as_ref().is_some_and(SignedPart::is_sealed)
     }
 
-    /// Length of the header once the fixed part and, for v2/v3, the metadata
+    /// Length of the header once the fixed part and, for v5/v6, the metadata
     /// length are known; `NeedMore` otherwise. Every bound is checked on the
     /// bytes seen so far, so a hostile prefix never asks for more than
     /// [`MAX_HEADER_LEN`] bytes.
@@ -656,7 +656,7 @@ impl Header {
     }
 
     /// The header bytes before the signature table (everything the signatures
-    /// cover, after the domain label). For v1 this is the whole header.
+    /// cover, after the domain label). For v4 this is the whole header.
     ///
     /// # Errors
     /// [`ContainerError::NonCanonical`] / [`ContainerError::InvalidWrap`] /

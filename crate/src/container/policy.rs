@@ -47,7 +47,7 @@ pub enum ReleaseMode {
 /// Whether a signature is required.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum SignatureRequirement {
-    /// Unsigned (v1) containers are rejected with `SIGNATURE_MISSING`.
+    /// Unsigned (v4) containers are rejected with `SIGNATURE_MISSING`.
     Required,
     /// Unsigned containers are accepted; a present signature must still verify.
     #[default]
@@ -149,9 +149,9 @@ pub struct VerificationReport {
     pub signer: Option<[u8; 32]>,
     /// Signer's ML-DSA-65 key (v6).
     pub signer_mldsa65: Option<Vec<u8>>,
-    /// Signer's key-log id (v2/v3).
+    /// Signer's key-log id (v5/v6).
     pub key_log_id: Option<[u8; 32]>,
-    /// Signed timestamp (v2/v3).
+    /// Signed timestamp (v5/v6).
     pub timestamp: Option<u64>,
     /// Sealed marker, if sealed.
     pub sealed: Option<SealInfo>,

@@ -1,16 +1,16 @@
-//! Header signatures: v2 (Ed25519) and v3 (Ed25519 + ML-DSA-65, both must verify).
+//! Header signatures: v5 (Ed25519) and v6 (Ed25519 + ML-DSA-65, both must verify).
 //!
 //! ```text
 //! message = "vollcrypt-file-header-signature-v1" ‖ every header byte before the signature table
-//! v2: sig_ed25519 = Ed25519.Sign(sk, message)
-//! v3: sig_ed25519 = Ed25519.Sign(sk, message)
+//! v5: sig_ed25519 = Ed25519.Sign(sk, message)
+//! v6: sig_ed25519 = Ed25519.Sign(sk, message)
 //!     sig_mldsa   = ML-DSA-65.Sign(sk', message, ctx = "vollcrypt-file-header-v3")
 //! ```
 //!
 //! The covered bytes include the version byte, the mode, the Merkle root, the
 //! whole wrap table and the metadata (signer keys, timestamp, key-log id,
-//! seal marker), so stripping the ML-DSA half (v3 → v2) or the whole
-//! signature (→ v1) invalidates or removes it; a policy that requires a
+//! seal marker), so stripping the ML-DSA half (v6 → v5) or the whole
+//! signature (→ v4) invalidates or removes it; a policy that requires a
 //! signature then rejects the container.
 
 use zeroize::{Zeroize, ZeroizeOnDrop};
@@ -21,21 +21,21 @@ use crate::{ed25519, mldsa};
 
 /// Domain label prefixed to the signed header bytes.
 pub const SIGNATURE_LABEL: &[u8] = b"vollcrypt-file-header-signature-v1";
-/// ML-DSA-65 context string of v3 header signatures.
+/// ML-DSA-65 context string of v6 header signatures.
 pub const MLDSA_CONTEXT: &[u8] = b"vollcrypt-file-header-v3";
 
 /// What a header's signature table proved.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SignatureStatus {
-    /// v1: no signature.
+    /// v4: no signature.
     Unsigned,
-    /// v2: a valid Ed25519 signature.
+    /// v5: a valid Ed25519 signature.
     Ed25519,
-    /// v3: valid Ed25519 and ML-DSA-65 signatures.
+    /// v6: valid Ed25519 and ML-DSA-65 signatures.
     Hybrid,
 }
 
-/// A signer: Ed25519 seed, optional ML-DSA-65 seed (→ v3), key-log id and the
+/// A signer: Ed25519 seed, optional ML-DSA-65 seed (→ v6), key-log id and the
 /// timestamp to record. Secrets wiped on drop; no `Debug`.
 ///
 /// The core never reads a clock (there is none on `wasm32-unknown-unknown`):
@@ -55,7 +55,7 @@ pub struct SigningKeys {
 }
 
 impl SigningKeys {
-    /// A classical (v2) signer.
+    /// A classical (v5) signer.
     ///
     /// # Errors
     /// [`ContainerError::Crypto`] (`INVALID_LENGTH`) unless the seed is 32 bytes.
@@ -73,7 +73,7 @@ impl SigningKeys {
         })
     }
 
-    /// A hybrid (v3) signer.
+    /// A hybrid (v6) signer.
     ///
     /// # Errors
     /// [`ContainerError::Crypto`] (`INVALID_LENGTH`) unless both seeds are 32 bytes.
@@ -170,7 +170,7 @@ pub fn sign_header(header: &mut Header, keys: &SigningKeys, kind: MetadataKind) 
     Ok(())
 }
 
-/// Verifies the signature table of `header`. Both halves of a v3 signature
+/// Verifies the signature table of `header`. Both halves of a v6 signature
 /// are always checked.
 ///
 /// # Errors

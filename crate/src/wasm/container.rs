@@ -331,7 +331,7 @@ impl ContainerEncryptorHandle {
         })
     }
 
-    /// Signs the header with keys held here: Ed25519 (v2) or Ed25519 + ML-DSA-65 (v3).
+    /// Signs the header with keys held here: Ed25519 (v5) or Ed25519 + ML-DSA-65 (v6).
     #[wasm_bindgen(js_name = "setSigner")]
     pub fn set_signer(&mut self, ed25519_seed: Vec<u8>, mldsa_seed: Option<Vec<u8>>, key_log_id: &[u8], timestamp: f64) -> JsResult<()> {
         scrubbed(StackUse::MlDsa, || {
