@@ -50,22 +50,12 @@ pub fn rewrap_header(
     // must the number of password wraps the new table holds (kept + added),
     // or an honest reader would stop before trying the last ones.
     let budget = wrap::KdfBudget::default();
-    wrap::check_writer_budget(add, &budget)?;
-    let added_passwords = add
-        .iter()
-        .filter(|s| matches!(s, WrapSpec::Pbkdf2 { .. } | WrapSpec::Argon2id { .. }))
-        .count();
     let kept_passwords = old
         .wraps
         .iter()
         .filter(|w| w.kind() == wrap::WrapKind::Password && !remove(w))
         .count();
-    if added_passwords > 0
-        && u32::try_from(kept_passwords.saturating_add(added_passwords)).unwrap_or(u32::MAX)
-            > budget.password_attempts
-    {
-        return Err(ContainerError::KdfBudgetExceeded);
-    }
+    wrap::check_writer_budget(add, kept_passwords, &budget)?;
     let ctx = super::chunk::FileContext::of(&old);
     let dek = wrap::unlock_dek(&old.wraps, &ctx, &old.dek_commitment, unlock, &budget)?;
     let mut wraps: Vec<WrapEntry> = old.wraps.iter().filter(|w| !remove(w)).cloned().collect();

@@ -92,7 +92,7 @@ impl ContainerEncryptor {
         if options.wraps.len() > super::header::MAX_WRAPS {
             return Err(ContainerError::InvalidOption("at most 255 wraps"));
         }
-        wrap::check_writer_budget(&options.wraps, &options.kdf_budget)?;
+        wrap::check_writer_budget(&options.wraps, 0, &options.kdf_budget)?;
         let dek = Dek::generate_boxed()?;
         let file_id = *rng::array::<16>()?;
         Self::with_keys(options, dek, file_id)
@@ -112,7 +112,7 @@ impl ContainerEncryptor {
     ) -> Result<Self> {
         check_chunk_size(options.chunk_size)?;
         check_plaintext_size(options.plaintext_size, options.chunk_size)?;
-        wrap::check_writer_budget(&options.wraps, &options.kdf_budget)?;
+        wrap::check_writer_budget(&options.wraps, 0, &options.kdf_budget)?;
         Self::with_keys(options, Box::new(Dek::from_bytes(dek)?), file_id)
     }
 

@@ -636,13 +636,14 @@ impl WrapSpec {
 }
 
 /// Refuses wrap specs an honest reader with `budget` could not open: a
-/// password wrap over the per-wrap caps, or more password wraps than the
+/// password wrap over the per-wrap caps, or more password wraps in the new
+/// table (the `kept_passwords` already there plus the added ones) than the
 /// budget tries. Writers check the default reader budget unless told otherwise.
 ///
 /// # Errors
 /// [`ContainerError::KdfBudgetExceeded`].
-pub fn check_writer_budget(specs: &[WrapSpec], budget: &KdfBudget) -> Result<()> {
-    let mut passwords = 0u32;
+pub fn check_writer_budget(specs: &[WrapSpec], kept_passwords: usize, budget: &KdfBudget) -> Result<()> {
+    let mut passwords = u32::try_from(kept_passwords).unwrap_or(u32::MAX);
     for spec in specs {
         let fits = match spec {
             WrapSpec::Pbkdf2 { iterations, .. } => *iterations <= budget.pbkdf2_iterations,

@@ -184,14 +184,8 @@ impl ContainerEncryptorHandle {
             return Err(ContainerError::InvalidOption("at most 255 wraps"));
         }
         // Writers stay inside the default reader budget: every honest file opens.
-        let budget = KdfBudget::default();
         let passwords = self.header.wraps.iter().filter(|w| w.kind() == wrap::WrapKind::Password).count();
-        if matches!(spec, WrapSpec::Pbkdf2 { .. } | WrapSpec::Argon2id { .. })
-            && u32::try_from(passwords).unwrap_or(u32::MAX) >= budget.password_attempts
-        {
-            return Err(ContainerError::KdfBudgetExceeded);
-        }
-        wrap::check_writer_budget(core::slice::from_ref(spec), &budget)?;
+        wrap::check_writer_budget(core::slice::from_ref(spec), passwords, &KdfBudget::default())?;
         let (entry, shares) = wrap::create_wrap(spec, dek, &self.header.file_id)?;
         self.header.wraps.push(entry);
         Ok(shares)
