@@ -87,6 +87,15 @@ fn assert_refused(container: &[u8], unlock: &Unlock<'_>, policy: &VerificationPo
     assert!(got.is_empty(), "released {:?}", indices(&got));
 }
 
+/// [`assert_refused`] under the full pin in every release mode and tamper action.
+fn assert_refused_in_every_mode(container: &[u8], unlock: &Unlock<'_>, code: &str) {
+    for release in [ReleaseMode::Verified, ReleaseMode::Streaming] {
+        for on_tamper in [TamperAction::Abort, TamperAction::Report, TamperAction::Recover] {
+            assert_refused(container, unlock, &pinned(release, on_tamper), code);
+        }
+    }
+}
+
 fn dek_via(container: &[u8], unlock: &Unlock<'_>) -> Dek {
     let mut r = ContainerReader::new(container).unwrap();
     r.unlock(unlock).unwrap();
@@ -291,40 +300,14 @@ fn co_recipient_rewrite_of_a_hybrid_signed_container() {
     leaves[1] = leaf;
     let new_root = merkle_root(HashAlg::Sha256, &leaves);
     let with_root = edit_header(&with_table, |hd| hd.merkle_root = new_root);
-    for release in [ReleaseMode::Verified, ReleaseMode::Streaming] {
-        for on_tamper in [
-            TamperAction::Abort,
-            TamperAction::Report,
-            TamperAction::Recover,
-        ] {
-            assert_refused(
-                &with_root,
-                &victim,
-                &pinned(release, on_tamper),
-                "INVALID_SIGNATURE",
-            );
-        }
-    }
+    assert_refused_in_every_mode(&with_root, &victim, "INVALID_SIGNATURE");
     // Escalation 3: … and re-signs with her own hybrid key → not the pinned signer.
     let mallory_signer = SigningKeys::hybrid(&[0x4d; 32], &[0x4e; 32], [0; 32], 1).unwrap();
     let (mut hd, len) = Header::parse(&with_root).unwrap();
     signature::sign_header(&mut hd, &mallory_signer, MetadataKind::Plain).unwrap();
     let mut resigned = hd.to_bytes().unwrap();
     resigned.extend_from_slice(&with_root[len..]);
-    for release in [ReleaseMode::Verified, ReleaseMode::Streaming] {
-        for on_tamper in [
-            TamperAction::Abort,
-            TamperAction::Report,
-            TamperAction::Recover,
-        ] {
-            assert_refused(
-                &resigned,
-                &victim,
-                &pinned(release, on_tamper),
-                "SIGNER_MISMATCH",
-            );
-        }
-    }
+    assert_refused_in_every_mode(&resigned, &victim, "SIGNER_MISMATCH");
     // (Without a pin the re-signed file is a valid file *by Mallory*: the
     // report names her as the signer, which is why callers pin.)
     let d = decrypt(&resigned, &victim, &VerificationPolicy::strict()).unwrap();
@@ -369,20 +352,7 @@ fn multi_key_header_second_dek_is_refused() {
     assert_eq!(d.plaintext.unwrap().as_slice(), pt.as_slice());
     // The victim's wrap unwraps to B, which does not open the commitment:
     // refused at unlock, in every mode (unlock errors are always fatal).
-    for release in [ReleaseMode::Verified, ReleaseMode::Streaming] {
-        for on_tamper in [
-            TamperAction::Abort,
-            TamperAction::Report,
-            TamperAction::Recover,
-        ] {
-            assert_refused(
-                &multi,
-                &victim_unlock,
-                &pinned(release, on_tamper),
-                "AUTHENTICATION_FAILED",
-            );
-        }
-    }
+    assert_refused_in_every_mode(&multi, &victim_unlock, "AUTHENTICATION_FAILED");
     let mut r = ContainerReader::new(&multi).unwrap();
     assert_eq!(
         r.unlock(&victim_unlock).unwrap_err().code(),
