@@ -281,7 +281,6 @@ export interface EncryptToResult {
 // ---------------------------------------------------------------- validation
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
-const enc = new TextEncoder();
 
 function isBytes(v: unknown): v is Uint8Array {
   return v instanceof Uint8Array;
