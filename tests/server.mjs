@@ -4,6 +4,17 @@
 // Serves the repository root on 127.0.0.1 only (PORT, default 8787) with the
 // cross-origin isolation headers (COOP/COEP/CORP), correct MIME types for
 // modules and wasm, no caching, no access outside the root and no dot-files.
+//
+// The isolated-origin keystore tests need a second origin: the server also
+// listens on PORT + 100 (KEYSTORE_PORT). The app runs on http://127.0.0.1:PORT,
+// the keystore on http://127.0.0.1:KEYSTORE_PORT (same site, another origin) or
+// on http://localhost:PORT (another site). Pages named by suffix get the
+// headers docs/KEYSTORE.md asks of each role:
+//   *.frame.html        keystore frame: framable by the app only (frame-ancestors),
+//                       CORP cross-origin (the app page is COEP), own agent cluster
+//   *.unframable.html   a keystore frame that names no ancestor (frame-ancestors 'none')
+//   *.manager.html      keystore manager: never framed, no COOP (it must keep its opener)
+//   *.isolated-app.html app page: COOP same-origin-allow-popups (keeps its popups' opener)
 import { createServer } from 'node:http';
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
@@ -13,6 +24,7 @@ import { fileURLToPath } from 'node:url';
 const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
 const HOST = '127.0.0.1';
 const PORT = Number.parseInt(process.env.PORT ?? '8787', 10);
+const KEYSTORE_PORT = PORT + 100;
 
 const MIME = {
   '.html': 'text/html; charset=utf-8',
@@ -40,6 +52,23 @@ const BASE_HEADERS = {
   'X-Content-Type-Options': 'nosniff',
 };
 
+/** Headers for a file, by its name (see the top of this file). */
+function headersFor(file) {
+  const app = `http://127.0.0.1:${PORT}`;
+  if (file.endsWith('.frame.html')) {
+    return { ...BASE_HEADERS, 'Cross-Origin-Resource-Policy': 'cross-origin', 'Content-Security-Policy': `frame-ancestors ${app}`, 'Origin-Agent-Cluster': '?1' };
+  }
+  if (file.endsWith('.unframable.html')) {
+    return { ...BASE_HEADERS, 'Cross-Origin-Resource-Policy': 'cross-origin', 'Content-Security-Policy': "frame-ancestors 'none'", 'Origin-Agent-Cluster': '?1' };
+  }
+  if (file.endsWith('.manager.html')) {
+    const { 'Cross-Origin-Opener-Policy': _coop, ...rest } = BASE_HEADERS;
+    return { ...rest, 'Content-Security-Policy': "frame-ancestors 'none'", 'Origin-Agent-Cluster': '?1' };
+  }
+  if (file.endsWith('.isolated-app.html')) return { ...BASE_HEADERS, 'Cross-Origin-Opener-Policy': 'same-origin-allow-popups' };
+  return BASE_HEADERS;
+}
+
 function send(res, status, body) {
   res.writeHead(status, { ...BASE_HEADERS, 'Content-Type': 'text/plain; charset=utf-8' });
   res.end(`${body}\n`);
@@ -61,7 +90,7 @@ function toFilePath(urlPath) {
   return candidate;
 }
 
-const server = createServer(async (req, res) => {
+async function handle(req, res) {
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     res.setHeader('Allow', 'GET, HEAD');
     send(res, 405, 'method not allowed');
@@ -96,7 +125,7 @@ const server = createServer(async (req, res) => {
       return;
     }
     res.writeHead(200, {
-      ...BASE_HEADERS,
+      ...headersFor(file),
       'Content-Type': MIME[extname(file).toLowerCase()] ?? 'application/octet-stream',
       'Content-Length': info.size,
     });
@@ -110,12 +139,18 @@ const server = createServer(async (req, res) => {
   } catch {
     send(res, 404, 'not found');
   }
-});
+}
 
+const server = createServer(handle);
+const keystoreServer = createServer(handle);
 server.listen(PORT, HOST, () => {
-  console.log(`veilkit test server: serving ${ROOT} at http://${HOST}:${PORT}/`);
+  console.log(`veilkit test server: serving ${ROOT} at http://${HOST}:${PORT}/ (and :${KEYSTORE_PORT} for the keystore origin)`);
 });
+keystoreServer.listen(KEYSTORE_PORT, HOST);
 
 for (const signal of ['SIGINT', 'SIGTERM']) {
-  process.on(signal, () => server.close(() => process.exit(0)));
+  process.on(signal, () => {
+    keystoreServer.close();
+    server.close(() => process.exit(0));
+  });
 }

@@ -32,6 +32,10 @@ export const VEIL_ERROR_CODES = [
   'STORAGE_QUOTA_EXCEEDED',
   'STORAGE_UNSUPPORTED',
   'STORAGE_FAILED',
+  // Isolated-origin keystore (ts/keystore-isolated.ts, ts/keystore-frame.ts): an export path asked
+  // for from the embedding page, and a keystore frame that did not answer the handshake.
+  'TOP_LEVEL_REQUIRED',
+  'KEYSTORE_UNAVAILABLE',
   // KDF parameters over the reader's budget (keystore unlock, backup import, container unlock).
   'KDF_BUDGET_EXCEEDED',
   // From the messaging constructions (MessagingError::code, crate/src/messaging/error.rs).

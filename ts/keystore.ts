@@ -16,8 +16,11 @@
  */
 import { WorkerPool, type PoolOptions, type RequestBody } from './pool.js';
 import { resolveKdfBudget, type PublicBundle } from './keystore-format.js';
+import {
+  connectKeystoreFrame, resolveIsolatedOptions, type IsolatedKeystoreOptions, type KeystoreBody, type ResolvedIsolatedOptions,
+} from './keystore-isolated.js';
 import type {
-  HybridSignature, IdentityHandle, ImportBackupResult, KdfBudget, KeystoreCapabilities, KeystoreChange, KeystoreRequest, KeystoreStatus,
+  HybridSignature, IdentityHandle, ImportBackupResult, KdfBudget, KeystoreCapabilities, KeystoreChange, KeystoreStatus,
   PassphraseKdfParams,
 } from '../worker/keystore.protocol.js';
 
@@ -25,6 +28,7 @@ export type {
   HybridSignature, IdentityHandle, KdfBudget, KeyHandle, KeyRoute, KeyType, ImportBackupResult, KeystoreCapabilities, KeystoreChange,
   KeystoreStatus, PassphraseKdfParams,
 } from '../worker/keystore.protocol.js';
+export type { IsolatedKeystoreOptions } from './keystore-isolated.js';
 export {
   decodePublicBundle, verifyPublicBundle, IDENTITY_DERIVATION, DEFAULT_PASSPHRASE_KDF, MIN_PASSPHRASE_KDF, DEFAULT_KDF_BUDGET,
   type PublicBundle,
@@ -53,6 +57,15 @@ export interface KeystoreOptions {
    * before any work.
    */
   kdfBudget?: KdfBudget;
+  /**
+   * Opt-in isolated-origin mode (docs/KEYSTORE.md#isolated-origin-mode): the store lives in a
+   * hidden iframe on another origin and this page only talks to it over a `MessageChannel`.
+   * Same API, except that `exportRecoveryPhrase`, `exportBackup`, `importBackup` and
+   * `setPassphrase(null)` fail with `TOP_LEVEL_REQUIRED`: they run in the keystore manager
+   * window (`openManager()`). `pool`, `poolOptions`, `persist` and `kdfBudget` then belong
+   * to the frame's own configuration and are ignored here.
+   */
+  isolated?: IsolatedKeystoreOptions;
 }
 
 export interface BackupOptions {
@@ -92,8 +105,29 @@ export interface DecapsulateOptions {
   port?: MessagePort;
 }
 
-type Body = DistributiveOmit<KeystoreRequest, 'id' | 'name'>;
-type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+type Body = KeystoreBody;
+
+/** How a `Keystore` reaches its store: a worker of a pool on this page, or a port to an isolated-origin frame. */
+interface KeystoreTransport {
+  run(body: Body, transfer?: Transferable[]): Promise<unknown>;
+  /** Change events delivered by the transport itself (else: this origin's BroadcastChannel). */
+  subscribe?(listener: (change: KeystoreChange) => void): () => void;
+  close(): void;
+}
+
+function poolTransport(name: string, pool: WorkerPool, owns: boolean): KeystoreTransport {
+  return {
+    run: (body, transfer) => pool.run({ ...body, name } as RequestBody, { affinity: `keystore:${name}`, ...(transfer ? { transfer } : {}) }),
+    close: () => {
+      if (owns) pool.dispose();
+    },
+  };
+}
+
+/** Package-internal: builds a Keystore on a transport (the keystore manager window). */
+export let keystoreOnTransport: (name: string, transport: KeystoreTransport, kdfBudget: KdfBudget) => Keystore;
+/** Package-internal: sends a raw request body through a Keystore's transport (the keystore frame). */
+export let keystoreRun: (ks: Keystore, body: Body, transfer?: Transferable[]) => Promise<unknown>;
 
 function identityId(identity: IdentityHandle | string): string {
   if (typeof identity === 'string') return identity;
@@ -120,18 +154,24 @@ function checkName(name: unknown): string {
 
 export class Keystore {
   readonly name: string;
-  private readonly pool: WorkerPool;
-  private readonly ownsPool: boolean;
+  private readonly transport: KeystoreTransport;
   private readonly kdfBudget: KdfBudget;
+  private readonly isolated: ResolvedIsolatedOptions | undefined;
   private readonly listeners = new Set<(change: KeystoreChange) => void>();
   private channel: BroadcastChannel | undefined;
+  private unsubscribe: (() => void) | undefined;
   private closed = false;
 
-  private constructor(name: string, pool: WorkerPool, ownsPool: boolean, kdfBudget: KdfBudget) {
+  static {
+    keystoreOnTransport = (name, transport, kdfBudget) => new Keystore(name, transport, kdfBudget, undefined);
+    keystoreRun = (ks, body, transfer) => ks.run(body, transfer);
+  }
+
+  private constructor(name: string, transport: KeystoreTransport, kdfBudget: KdfBudget, isolated: ResolvedIsolatedOptions | undefined) {
     this.name = name;
-    this.pool = pool;
-    this.ownsPool = ownsPool;
+    this.transport = transport;
     this.kdfBudget = kdfBudget;
+    this.isolated = isolated;
   }
 
   /**
@@ -144,14 +184,19 @@ export class Keystore {
     if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
     const name = checkName(options.name);
     const kdfBudget = resolveKdfBudget(options.kdfBudget);
+    if (options.isolated !== undefined) {
+      const isolated = resolveIsolatedOptions(options.isolated);
+      // The frame opened the store before answering `ready`.
+      return new Keystore(name, await connectKeystoreFrame(name, isolated), kdfBudget, isolated);
+    }
     const owns = options.pool === undefined;
     const pool = options.pool ?? new WorkerPool({ size: 1, idleTimeoutMs: 0, ...options.poolOptions });
     if (options.persist !== false) requestPersistence();
-    const ks = new Keystore(name, pool, owns, kdfBudget);
+    const ks = new Keystore(name, poolTransport(name, pool, owns), kdfBudget, undefined);
     try {
       await ks.run({ type: 'keystore/open' });
     } catch (e) {
-      if (owns) pool.dispose();
+      ks.close();
       throw e;
     }
     return ks;
@@ -159,7 +204,24 @@ export class Keystore {
 
   private run<T>(body: Body, transfer?: Transferable[]): Promise<T> {
     if (this.closed) return Promise.reject(new TypeError('this Keystore has been closed'));
-    return this.pool.run({ ...body, name: this.name } as RequestBody, { affinity: `keystore:${this.name}`, ...(transfer ? { transfer } : {}) }) as Promise<T>;
+    return this.transport.run(body, transfer) as Promise<T>;
+  }
+
+  /**
+   * Isolated-origin mode only: opens the keystore manager (`isolated.managerUrl`, a top-level
+   * window on the keystore origin, its address visible) where the user exports a recovery phrase
+   * or backup, imports a backup or removes the passphrase. Call it from a click handler (popup
+   * blockers). The opened window finds this page's keystore frame through `window.opener`, so
+   * this page must not sever its popups' opener (`Cross-Origin-Opener-Policy: same-origin`
+   * does; `same-origin-allow-popups` does not). Returns the window, or `null` if it was blocked.
+   */
+  openManager(): Window | null {
+    if (this.closed) throw new TypeError('this Keystore has been closed');
+    if (this.isolated === undefined) throw new TypeError('openManager is for an isolated-origin keystore (options.isolated)');
+    if (this.isolated.managerUrl === undefined) throw new TypeError('isolated.managerUrl is not set');
+    const url = new URL(this.isolated.managerUrl.href);
+    url.hash = `name=${encodeURIComponent(this.name)}`;
+    return globalThis.open(url.href, '_blank');
   }
 
   private budget(options: BackupOptions | undefined): KdfBudget {
@@ -309,10 +371,17 @@ export class Keystore {
     return r === true ? undefined : r;
   }
 
-  /** Calls `listener` after every change committed by any tab (or worker) of this origin; returns the unsubscribe function. */
+  /**
+   * Calls `listener` after every change committed by any tab (or worker) of this origin — in
+   * isolated-origin mode, of the keystore origin as embedded by this site; returns the unsubscribe function.
+   */
   onChange(listener: (change: KeystoreChange) => void): () => void {
     if (typeof listener !== 'function') throw new TypeError('listener must be a function');
-    if (!this.channel && typeof BroadcastChannel === 'function') {
+    if (this.transport.subscribe) {
+      this.unsubscribe ??= this.transport.subscribe((change) => {
+        for (const l of [...this.listeners]) l(change);
+      });
+    } else if (!this.channel && typeof BroadcastChannel === 'function') {
       this.channel = new BroadcastChannel(`veilkit-keystore:${this.name}`);
       this.channel.onmessage = (e: MessageEvent) => {
         const change = e.data as KeystoreChange;
@@ -326,13 +395,17 @@ export class Keystore {
     };
   }
 
-  /** Stops listening and, when the keystore owns its pool, terminates its worker (which forgets any unlocked key). */
+  /**
+   * Stops listening and, when the keystore owns its pool, terminates its worker (which forgets any
+   * unlocked key); in isolated-origin mode, closes the channel and removes the keystore frame.
+   */
   close(): void {
     if (this.closed) return;
     this.closed = true;
     this.listeners.clear();
     this.channel?.close();
     this.channel = undefined;
-    if (this.ownsPool) this.pool.dispose();
+    this.unsubscribe?.();
+    this.transport.close();
   }
 }

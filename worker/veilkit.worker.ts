@@ -5,11 +5,10 @@
  * and then serves {@link Request}s one reply each.
  */
 import * as primitives from '../ts/primitives.js';
-import { VeilError } from '../ts/errors.js';
 import { capabilities, nativeCall } from '../ts/native.js';
 import {
-  WORKER_PRIMITIVES, transferables,
-  type InitRequest, type ReadyMessage, type Reply, type Request, type SerializedError,
+  WORKER_PRIMITIVES, transferables, serializeError,
+  type InitRequest, type ReadyMessage, type Reply, type Request,
 } from './protocol.js';
 import { keystoreHandlers } from './keystore.js';
 import { filesHandlers } from './files.js';
@@ -24,13 +23,6 @@ const allowed: ReadonlySet<string> = new Set(WORKER_PRIMITIVES);
 let debug = false;
 /** Identifies this worker instance (lets tests observe affinity and replacement). */
 const workerId = Math.random().toString(36).slice(2);
-
-export function serializeError(e: unknown): SerializedError {
-  if (e instanceof VeilError) return { name: 'VeilError', message: e.message, code: e.code };
-  if (e instanceof TypeError || e instanceof RangeError) return { name: e.name, message: e.message };
-  if (e instanceof Error) return { name: 'Error', message: e.message };
-  return { name: 'Error', message: String(e) };
-}
 
 /**
  * One handler per request type. The mapped type makes this table exhaustive:

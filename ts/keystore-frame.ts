@@ -1,0 +1,158 @@
+/**
+ * `veilkit/keystore-frame`: the two pages an isolated-origin keystore serves on its own origin
+ * (docs/KEYSTORE.md#isolated-origin-mode).
+ *
+ * - The **frame** page (`serveKeystoreFrame`), embedded by the app through
+ *   `Keystore.open({ name, isolated: { frameUrl } })`, keeps the store (its worker, its
+ *   IndexedDB) on the keystore origin and answers the app over a `MessageChannel`, after
+ *   checking the app's origin against an allow-list. It refuses the export paths to the app.
+ * - The **manager** page (`connectKeystoreManager`), a top-level window on the keystore origin
+ *   opened by `Keystore.openManager()`, reaches that frame through `window.opener` and gets
+ *   the whole API, export paths included, for its own UI: what it shows stays on the keystore
+ *   origin, out of the app's reach.
+ *
+ * Serve both with `Content-Security-Policy: frame-ancestors <the allow-list>` (frame) or
+ * `frame-ancestors 'none'` (manager) and `Origin-Agent-Cluster: ?1`; put nothing else on the
+ * keystore origin.
+ */
+import { Keystore, keystoreOnTransport, keystoreRun, type KeystoreOptions } from './keystore.js';
+import { resolveKdfBudget } from './keystore-format.js';
+import { VeilError } from './errors.js';
+import {
+  DEFAULT_FRAME_TIMEOUT_MS, ISOLATED_PROTOCOL_VERSION, awaitReady, checkOrigin, isConnectMessage, isPortRequest, managerOnly,
+  type ConnectMessage, type FrameHello, type PortMessage, type PortTransport,
+} from './keystore-isolated.js';
+import { serializeError, transferables } from '../worker/protocol.js';
+import type { KdfBudget } from '../worker/keystore.protocol.js';
+
+export { ISOLATED_PROTOCOL_VERSION } from './keystore-isolated.js';
+export type { Keystore } from './keystore.js';
+
+export interface KeystoreFrameOptions {
+  /**
+   * Origins allowed to embed and use this keystore, e.g. `['https://app.example']`: exact
+   * serialized origins (no wildcards). Connections from any other origin get no answer at all.
+   */
+  readonly allowedOrigins: readonly string[];
+  /** Options of the frame's `Keystore` (pool, persistence, KDF budget); `name` comes from the app. */
+  readonly keystore?: Omit<KeystoreOptions, 'name' | 'isolated'>;
+}
+
+/** What the frame serves on one port: the app (export paths refused) or a manager window. */
+function serve(port: MessagePort, keystore: Keystore, role: 'app' | 'manager'): void {
+  const send = (m: PortMessage): void => port.postMessage(m);
+  port.onmessage = (e: MessageEvent) => {
+    const m: unknown = e.data;
+    if (!isPortRequest(m)) return;
+    const { id, body } = m;
+    const run = async (): Promise<unknown> => {
+      if (!body.type.startsWith('keystore/') || body.type === 'keystore/open') throw new TypeError(`unknown keystore request ${body.type}`);
+      if (role === 'app' && managerOnly(body)) {
+        throw new VeilError('TOP_LEVEL_REQUIRED', `${body.type}${body.type === 'keystore/set-passphrase' ? ' (removing the passphrase)' : ''} runs only in the keystore manager, a top-level window on ${location.origin}`);
+      }
+      // The request's buffers and port came with this message: this frame owns them.
+      const transfer: Transferable[] = transferables(body);
+      const p = (body as { port?: unknown }).port;
+      if (p instanceof MessagePort) transfer.push(p);
+      return keystoreRun(keystore, body, transfer);
+    };
+    run().then(
+      (value) => send({ type: 'reply', id, ok: true, value }),
+      (err: unknown) => send({ type: 'reply', id, ok: false, error: serializeError(err) }),
+    );
+  };
+  keystore.onChange((change) => send({ type: 'change', change }));
+  send({ type: 'ready', version: 1, role });
+}
+
+/**
+ * Runs the keystore frame in this page (an iframe on the keystore origin). Returns a function
+ * that stops answering new connections. Throws a `TypeError` when this page is not framed.
+ */
+export function serveKeystoreFrame(options: KeystoreFrameOptions): () => void {
+  if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
+  if (!Array.isArray(options.allowedOrigins)) throw new TypeError('allowedOrigins must be an array of origins');
+  const allowed = new Set(options.allowedOrigins.map((o, i) => checkOrigin(`allowedOrigins[${i}]`, o)));
+  if (allowed.has(location.origin)) throw new RangeError('allowedOrigins must not contain the keystore origin itself');
+  if (window.parent === window) throw new TypeError('serveKeystoreFrame runs in an iframe (this page is top-level)');
+  const keystoreOptions = options.keystore ?? {};
+  let app: { name: string; keystore: Promise<Keystore> } | undefined;
+
+  const onMessage = (e: MessageEvent): void => {
+    const d: unknown = e.data;
+    if (!isConnectMessage(d) || e.ports.length !== 1) return;
+    const port = e.ports[0];
+    if (port === undefined) return;
+    if (e.source === window.parent && allowed.has(e.origin) && app === undefined) {
+      // The app: once per frame (the frame belongs to one Keystore).
+      const keystore = Keystore.open({ ...keystoreOptions, name: d.name });
+      app = { name: d.name, keystore };
+      keystore.then(
+        (ks) => serve(port, ks, 'app'),
+        (err: unknown) => port.postMessage({ type: 'failed', version: 1, error: serializeError(err) } satisfies PortMessage),
+      );
+    } else if (e.origin === location.origin && isTopLevelManager(e.source) && app !== undefined && app.name === d.name) {
+      // A manager window: same origin, top-level, opened by the app page.
+      app.keystore.then((ks) => serve(port, ks, 'manager'), () => port.close());
+    } else {
+      // Not allowed: no answer at all.
+      port.close();
+    }
+  };
+  window.addEventListener('message', onMessage);
+  window.parent.postMessage({ type: 'veilkit/keystore-frame', version: 1 } satisfies FrameHello, '*');
+  return () => window.removeEventListener('message', onMessage);
+}
+
+function isTopLevelManager(source: MessageEventSource | null): boolean {
+  if (source === null || source === window || source === window.parent) return false;
+  const w = source as Window;
+  return typeof w.top === 'object' && w.top === w;
+}
+
+export interface KeystoreManagerOptions {
+  /** The store's name (default: the `name=` of this page's `#` fragment, as `openManager` writes it). */
+  readonly name?: string;
+  /** How long to wait for the keystore frame (default 10,000 ms); then `KEYSTORE_UNAVAILABLE`. */
+  readonly timeoutMs?: number;
+  /** KDF budget of `unlock` / `exportBackup` / `importBackup` on this connection (default `DEFAULT_KDF_BUDGET`). */
+  readonly kdfBudget?: KdfBudget;
+}
+
+/**
+ * In the keystore manager window (top-level, on the keystore origin, opened by
+ * `Keystore.openManager()`): connects to the app's keystore frame through `window.opener`
+ * and returns a `Keystore` with the whole API, export paths included. Show what they return
+ * on this page only. `TOP_LEVEL_REQUIRED` when this page is framed; `KEYSTORE_UNAVAILABLE`
+ * when no keystore frame of that name answers.
+ */
+export async function connectKeystoreManager(options: KeystoreManagerOptions = {}): Promise<Keystore> {
+  if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
+  if (window.top !== window) throw new VeilError('TOP_LEVEL_REQUIRED', 'the keystore manager runs only in a top-level window');
+  const name = options.name ?? new URLSearchParams(location.hash.slice(1)).get('name') ?? '';
+  if (!/^[A-Za-z0-9._-]{1,64}$/.test(name)) throw new RangeError('name must be 1 to 64 characters from A-Z a-z 0-9 . _ -');
+  const kdfBudget = resolveKdfBudget(options.kdfBudget);
+  const timeoutMs = options.timeoutMs ?? DEFAULT_FRAME_TIMEOUT_MS;
+  if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1) throw new RangeError('timeoutMs must be a positive integer');
+  const opener = window.opener as Window | null;
+  if (opener === null) throw new VeilError('KEYSTORE_UNAVAILABLE', 'this window has no opener: open it from the app with Keystore.openManager()');
+  // Ask every frame of the app page; only same-origin (keystore-origin) frames receive it, and
+  // only the one serving `name` answers. The first answer wins.
+  const attempts: Promise<PortTransport>[] = [];
+  for (let i = 0; i < opener.frames.length; i++) {
+    const frame = opener.frames[i];
+    if (frame === undefined || frame === null) continue;
+    const channel = new MessageChannel();
+    attempts.push(awaitReady(channel.port1, 'manager', timeoutMs, `the keystore frame "${name}"`, () => {}));
+    frame.postMessage({ type: 'veilkit/keystore-connect', version: ISOLATED_PROTOCOL_VERSION, name } satisfies ConnectMessage, location.origin, [channel.port2]);
+  }
+  if (attempts.length === 0) throw new VeilError('KEYSTORE_UNAVAILABLE', 'the opener has no frames: is the app\'s keystore open?');
+  const transport = await Promise.any(attempts).catch(() => {
+    throw new VeilError('KEYSTORE_UNAVAILABLE', `no keystore frame "${name}" answered within ${timeoutMs} ms`);
+  });
+  // Close the ports of the frames that did not answer (their attempts then time out harmlessly).
+  void Promise.allSettled(attempts).then((all) => all.forEach((r) => {
+    if (r.status === 'fulfilled' && r.value !== transport) r.value.close();
+  }));
+  return keystoreOnTransport(name, transport, kdfBudget);
+}

@@ -1,0 +1,264 @@
+/**
+ * The isolated-origin keystore's wire (docs/KEYSTORE.md#isolated-origin-mode): the
+ * messages between an app page, the keystore frame on another origin
+ * (ts/keystore-frame.ts) and the keystore manager window, and the port transport
+ * that carries keystore requests over a `MessageChannel`.
+ *
+ * The app side never holds key material: the frame answers it with exactly what
+ * a same-origin `Keystore` answers (handles, public keys, bundles, signatures,
+ * non-extractable `CryptoKey`s) and refuses the export paths with
+ * `TOP_LEVEL_REQUIRED`.
+ */
+import { VeilError } from './errors.js';
+import { deserializeError } from './pool.js';
+import type { SerializedError } from '../worker/protocol.js';
+import type { KeystoreChange, KeystoreRequest } from '../worker/keystore.protocol.js';
+
+export const ISOLATED_PROTOCOL_VERSION = 1;
+
+/** Default time an app page or manager waits for the keystore frame's answer. */
+export const DEFAULT_FRAME_TIMEOUT_MS = 10_000;
+
+/** A keystore request without its id and store name (the frame sets the name it was connected with). */
+export type KeystoreBody = DistributiveOmit<KeystoreRequest, 'id' | 'name'>;
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/** Frame → its parent window, target origin `'*'` (it carries nothing): "my listener is installed". */
+export interface FrameHello {
+  readonly type: 'veilkit/keystore-frame';
+  readonly version: 1;
+}
+
+/** App page or manager → frame (`postMessage` to the keystore origin), with one `MessagePort` transferred. */
+export interface ConnectMessage {
+  readonly type: 'veilkit/keystore-connect';
+  readonly version: 1;
+  readonly name: string;
+}
+
+/** Sent on the port by the connecting side. */
+export interface PortRequest {
+  readonly type: 'request';
+  readonly id: number;
+  readonly body: KeystoreBody;
+}
+
+/** Sent on the port by the frame. */
+export type PortMessage =
+  | { readonly type: 'ready'; readonly version: 1; readonly role: 'app' | 'manager' }
+  | { readonly type: 'failed'; readonly version: 1; readonly error: SerializedError }
+  | { readonly type: 'reply'; readonly id: number; readonly ok: true; readonly value: unknown }
+  | { readonly type: 'reply'; readonly id: number; readonly ok: false; readonly error: SerializedError }
+  | { readonly type: 'change'; readonly change: KeystoreChange };
+
+/**
+ * Requests the frame refuses on an app connection (`TOP_LEVEL_REQUIRED`): they run only on a
+ * manager connection, from a top-level window on the keystore origin.
+ */
+export function managerOnly(body: KeystoreBody): boolean {
+  return body.type === 'keystore/export-phrase' || body.type === 'keystore/export-backup'
+    || body.type === 'keystore/import-backup' || (body.type === 'keystore/set-passphrase' && body.passphrase === null);
+}
+
+export function isConnectMessage(data: unknown): data is ConnectMessage {
+  if (typeof data !== 'object' || data === null) return false;
+  const d = data as Record<string, unknown>;
+  return d.type === 'veilkit/keystore-connect' && d.version === ISOLATED_PROTOCOL_VERSION && typeof d.name === 'string';
+}
+
+export function isPortRequest(data: unknown): data is PortRequest {
+  if (typeof data !== 'object' || data === null) return false;
+  const d = data as Record<string, unknown>;
+  const body = d.body as Record<string, unknown> | null;
+  return d.type === 'request' && Number.isSafeInteger(d.id) && typeof body === 'object' && body !== null && typeof body.type === 'string';
+}
+
+function isPortMessage(data: unknown): data is PortMessage {
+  return typeof data === 'object' && data !== null && typeof (data as { type?: unknown }).type === 'string';
+}
+
+/** Checks a serialized origin (`https://keys.example`, `http://localhost:8787`): scheme, host and port, nothing else. */
+export function checkOrigin(name: string, value: unknown): string {
+  if (typeof value !== 'string') throw new TypeError(`${name} must be a string`);
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new RangeError(`${name} must be an origin such as https://keys.example`);
+  }
+  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.origin !== value) {
+    throw new RangeError(`${name} must be an origin such as https://keys.example (scheme, host and port only): ${value}`);
+  }
+  return value;
+}
+
+/**
+ * Keystore requests over a `MessagePort`: one reply per request, matched by id; change
+ * events go to the subscribers. Closing rejects what is still pending.
+ */
+export class PortTransport {
+  private nextId = 1;
+  private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: unknown) => void }>();
+  private readonly listeners = new Set<(change: KeystoreChange) => void>();
+  private closed = false;
+
+  constructor(private readonly port: MessagePort, private readonly onClose: () => void) {
+    port.onmessage = (e: MessageEvent) => this.receive(e.data);
+    port.onmessageerror = () => this.fail(new VeilError('INTERNAL', 'a keystore reply could not be deserialized'));
+  }
+
+  private receive(data: unknown): void {
+    if (!isPortMessage(data)) return;
+    if (data.type === 'change') {
+      for (const l of [...this.listeners]) l(data.change);
+      return;
+    }
+    if (data.type !== 'reply') return;
+    const job = this.pending.get(data.id);
+    if (!job) return;
+    this.pending.delete(data.id);
+    if (data.ok) job.resolve(data.value);
+    else job.reject(deserializeError(data.error));
+  }
+
+  private fail(error: VeilError): void {
+    for (const job of this.pending.values()) job.reject(error);
+    this.pending.clear();
+  }
+
+  run(body: KeystoreBody, transfer?: Transferable[]): Promise<unknown> {
+    if (this.closed) return Promise.reject(new TypeError('this Keystore has been closed'));
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject });
+      try {
+        this.port.postMessage({ type: 'request', id, body } satisfies PortRequest, transfer ?? []);
+      } catch (e) {
+        this.pending.delete(id);
+        reject(e);
+      }
+    });
+  }
+
+  subscribe(listener: (change: KeystoreChange) => void): () => void {
+    this.listeners.add(listener);
+    return () => {
+      this.listeners.delete(listener);
+    };
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.listeners.clear();
+    this.fail(new VeilError('INTERNAL', 'the keystore connection has been closed'));
+    this.port.close();
+    this.onClose();
+  }
+}
+
+/**
+ * Waits on `port` for the frame's `ready` (resolves with the transport) or `failed` (rejects with
+ * its error); `KEYSTORE_UNAVAILABLE` after `timeoutMs`. `cleanup` runs on every failure.
+ */
+export function awaitReady(port: MessagePort, role: 'app' | 'manager', timeoutMs: number, what: string, cleanup: () => void): Promise<PortTransport> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      port.onmessage = null;
+      port.close();
+      cleanup();
+      reject(new VeilError('KEYSTORE_UNAVAILABLE', `${what} did not answer within ${timeoutMs} ms (not served there, not allowed to be framed here, or this origin is not on its allow-list)`));
+    }, timeoutMs);
+    port.onmessage = (e: MessageEvent) => {
+      const m: unknown = e.data;
+      if (!isPortMessage(m) || (m.type !== 'ready' && m.type !== 'failed')) return;
+      clearTimeout(timer);
+      port.onmessage = null;
+      if (m.type === 'failed') {
+        port.close();
+        cleanup();
+        reject(deserializeError(m.error));
+      } else if (m.version !== ISOLATED_PROTOCOL_VERSION || m.role !== role) {
+        port.close();
+        cleanup();
+        reject(new VeilError('KEYSTORE_UNAVAILABLE', `${what} speaks another protocol (version ${String(m.version)}, role ${String(m.role)})`));
+      } else {
+        resolve(new PortTransport(port, cleanup));
+      }
+    };
+  });
+}
+
+/** Options of the isolated-origin mode (`KeystoreOptions.isolated`). */
+export interface IsolatedKeystoreOptions {
+  /**
+   * The keystore frame page: an absolute URL on another origin (preferably another site), serving
+   * `serveKeystoreFrame` from `veilkit/keystore-frame` with `frame-ancestors` naming this origin.
+   */
+  readonly frameUrl: string;
+  /**
+   * The keystore manager page on the same origin (`connectKeystoreManager`), opened by
+   * `Keystore.openManager()` for the export paths. Optional: without it those paths are unavailable.
+   */
+  readonly managerUrl?: string;
+  /** How long to wait for the frame's handshake (default 10,000 ms); then `KEYSTORE_UNAVAILABLE`. */
+  readonly timeoutMs?: number;
+}
+
+export interface ResolvedIsolatedOptions {
+  readonly frameUrl: URL;
+  readonly managerUrl: URL | undefined;
+  readonly timeoutMs: number;
+}
+
+export function resolveIsolatedOptions(options: unknown): ResolvedIsolatedOptions {
+  if (typeof options !== 'object' || options === null) throw new TypeError('isolated must be an object');
+  const o = options as Record<string, unknown>;
+  if (typeof o.frameUrl !== 'string') throw new TypeError('isolated.frameUrl must be a string');
+  const here = (globalThis as { location?: { origin?: string } }).location?.origin;
+  const frameUrl = new URL(o.frameUrl);
+  checkOrigin('isolated.frameUrl origin', frameUrl.origin);
+  if (frameUrl.origin === here) throw new RangeError('isolated.frameUrl must be on another origin than this page');
+  let managerUrl: URL | undefined;
+  if (o.managerUrl !== undefined) {
+    if (typeof o.managerUrl !== 'string') throw new TypeError('isolated.managerUrl must be a string');
+    managerUrl = new URL(o.managerUrl);
+    if (managerUrl.origin !== frameUrl.origin) throw new RangeError('isolated.managerUrl must be on the keystore frame\'s origin');
+  }
+  const timeoutMs = o.timeoutMs ?? DEFAULT_FRAME_TIMEOUT_MS;
+  if (typeof timeoutMs !== 'number' || !Number.isSafeInteger(timeoutMs) || timeoutMs < 1) throw new RangeError('isolated.timeoutMs must be a positive integer');
+  return { frameUrl, managerUrl, timeoutMs };
+}
+
+/**
+ * App side: adds a hidden iframe on the keystore origin, waits for its hello, sends
+ * `veilkit/keystore-connect` (target origin: the keystore origin) with one end of a new
+ * `MessageChannel`, and resolves once the frame answers `ready` on it. The iframe is removed
+ * when the transport closes or the handshake fails.
+ */
+export function connectKeystoreFrame(name: string, options: ResolvedIsolatedOptions): Promise<PortTransport> {
+  const doc = (globalThis as { document?: Document }).document;
+  if (doc === undefined) return Promise.reject(new VeilError('UNSUPPORTED_PLATFORM', 'the isolated-origin keystore needs a window (it embeds an iframe)'));
+  const origin = options.frameUrl.origin;
+  const iframe = doc.createElement('iframe');
+  iframe.src = options.frameUrl.href;
+  iframe.title = 'veilkit keystore';
+  iframe.hidden = true;
+  iframe.setAttribute('aria-hidden', 'true');
+  const channel = new MessageChannel();
+  const onHello = (e: MessageEvent): void => {
+    if (e.source === null || e.source !== iframe.contentWindow || e.origin !== origin) return;
+    const d = e.data as Partial<FrameHello> | null;
+    if (d?.type !== 'veilkit/keystore-frame' || d.version !== ISOLATED_PROTOCOL_VERSION) return;
+    globalThis.removeEventListener('message', onHello);
+    iframe.contentWindow.postMessage({ type: 'veilkit/keystore-connect', version: 1, name } satisfies ConnectMessage, origin, [channel.port2]);
+  };
+  const cleanup = (): void => {
+    globalThis.removeEventListener('message', onHello);
+    iframe.remove();
+  };
+  globalThis.addEventListener('message', onHello);
+  const ready = awaitReady(channel.port1, 'app', options.timeoutMs, `the keystore frame at ${origin}`, cleanup);
+  doc.body.append(iframe);
+  return ready;
+}
