@@ -62,8 +62,8 @@ export interface KeystoreOptions {
    * hidden iframe on another origin and this page only talks to it over a `MessageChannel`.
    * Same API, except that `exportRecoveryPhrase`, `exportBackup`, `importBackup` and
    * `setPassphrase(null)` fail with `TOP_LEVEL_REQUIRED`: they run in the keystore manager
-   * window (`openManager()`). `pool`, `poolOptions`, `persist` and `kdfBudget` then belong
-   * to the frame's own configuration and are ignored here.
+   * window (`openManager()`). `pool`, `poolOptions` and `persist` then belong to the frame's
+   * own configuration and are ignored here; `kdfBudget` still bounds this page's `unlock`.
    */
   isolated?: IsolatedKeystoreOptions;
 }
