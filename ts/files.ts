@@ -36,6 +36,8 @@
 import { WorkerPool, type RequestBody } from './pool.js';
 import { VeilError } from './errors.js';
 import type { IdentityHandle, Keystore } from './keystore.js';
+import { resolveKdfBudget } from './keystore-format.js';
+import type { KdfBudget } from '../worker/keystore.protocol.js';
 import {
   CONTAINER, MLDSA_HEADER_CONTEXT, RECIPIENT_ID_LABEL, bytesToHex, chunkCount, chunkLength, concatBytes, containerLength, envelopeOffset,
   headerHashPreimage, hexToBytes,
@@ -186,7 +188,17 @@ export interface SignatureInfo {
   readonly signer: { readonly ed25519: Uint8Array; readonly mlDsa65?: Uint8Array } | null;
 }
 
-export interface DecryptFileOptions extends FileJobOptions, SignaturePolicyOptions {
+export interface UnlockOptions {
+  /**
+   * The reader's KDF budget for password wraps (FORMAT.md §4.3; default `DEFAULT_KDF_BUDGET`):
+   * wraps over `argon2MemoryKib` / `argon2Iterations` / `pbkdf2Iterations` are skipped without
+   * work, at most `passwordWraps` are tried; none left: `KDF_BUDGET_EXCEEDED`. Raise it only
+   * for files from a source you trust with that much of the user's memory and time.
+   */
+  readonly kdfBudget?: KdfBudget;
+}
+
+export interface DecryptFileOptions extends FileJobOptions, SignaturePolicyOptions, UnlockOptions {
   /**
    * `'verified'` (default): a `Promise<Blob>`, nothing released before every
    * chunk, the length and the leaf table are authenticated. `'streaming'`: a
@@ -1046,13 +1058,13 @@ function chunkKeysOf(job: FileJob, fileId: Uint8Array, usage: 'encrypt' | 'decry
 }
 
 /** Recovers the DEK into the session's worker (it stays there). */
-async function unlockDek(job: FileJob, raw: RawHeaderInfo, route: UnlockRoute): Promise<void> {
+async function unlockDek(job: FileJob, raw: RawHeaderInfo, route: UnlockRoute, kdfBudget: Required<KdfBudget>): Promise<void> {
   if (route.kind === 'worker') {
     const spec = route.spec;
     // Our copies of secret bytes are handed over (transferred) and wiped by the worker.
     const transfer = spec.kind === 'group' ? [spec.key.slice()] : spec.kind === 'x-wing-secret-key' ? [spec.secretKey.slice()] : [];
     const body: UnlockSpec = spec.kind === 'group' ? { ...spec, key: transfer[0]! } : spec.kind === 'x-wing-secret-key' ? { ...spec, secretKey: transfer[0]! } : spec;
-    await job.run({ type: 'files/unlock', session: job.session, unlock: body }, { session: true, transfer: transfer.map((t) => t.buffer) });
+    await job.run({ type: 'files/unlock', session: job.session, unlock: body, kdfBudget }, { session: true, transfer: transfer.map((t) => t.buffer) });
     return;
   }
   // A keystore identity: decapsulate in the keystore's worker (HKDF key of the
@@ -1086,8 +1098,9 @@ async function unlockDek(job: FileJob, raw: RawHeaderInfo, route: UnlockRoute): 
 }
 
 /** Header, signature policy, seal check, length check (Blobs), the leaf table against the root, then unlock. */
-async function openCore(job: FileJob, source: ContainerSource, unlock: FileUnlock, policy: SignaturePolicy): Promise<Opened> {
+async function openCore(job: FileJob, source: ContainerSource, unlock: FileUnlock, policy: SignaturePolicy, options: UnlockOptions): Promise<Opened> {
   const route = unlockOf(unlock);
+  const kdfBudget = resolveKdfBudget(options.kdfBudget);
   const { read, bytes, hash } = await readHeader(job, source, policy, true);
   const raw = read.info;
   const header = headerOf(raw);
@@ -1102,7 +1115,7 @@ async function openCore(job: FileJob, source: ContainerSource, unlock: FileUnloc
   const table = got instanceof Blob ? new Uint8Array(await got.arrayBuffer()) : got;
   if (table.length < raw.leafTableLength) throw truncated(at + raw.leafTableLength, at + table.length);
   await job.run({ type: 'files/leaf-table', session: job.session, table }, { session: true });
-  await unlockDek(job, raw, route);
+  await unlockDek(job, raw, route, kdfBudget);
   const fileId = hexToBytes(raw.fileId);
   const keys = (first: number, count: number, signal?: AbortSignal) => job.pool.run(
     { type: 'files/chunk-keys', session: job.session, fileId, first, count, usage: 'decrypt' },
@@ -1139,6 +1152,7 @@ export function decryptFile(input: FileInput, unlock: FileUnlock, options: Decry
   if (mode !== 'verified' && mode !== 'streaming') throw new TypeError(`releaseMode must be 'verified' or 'streaming'`);
   const policy = policyOf(options);
   unlockOf(unlock); // argument errors now, not later
+  resolveKdfBudget(options.kdfBudget);
   if (mode === 'verified') return decryptVerified(input, unlock, options, policy);
   return decryptStreaming(input, unlock, options, policy);
 }
@@ -1180,7 +1194,7 @@ async function decryptVerified(input: FileInput, unlock: FileUnlock, options: De
   const source = containerSource(input);
   let parts: (Blob | Uint8Array<ArrayBuffer>)[] = [];
   try {
-    const opened = await openCore(job, source, unlock, policy);
+    const opened = await openCore(job, source, unlock, policy, options);
     await decryptBody(job, source, opened, 'blob', options.onProgress, (d) => {
       if (d instanceof Blob) parts.push(d);
       else parts.push(...(d as Uint8Array<ArrayBuffer>[]));
@@ -1222,7 +1236,7 @@ function decryptStreaming(input: FileInput, unlock: FileUnlock, options: Decrypt
       const s = source;
       running = (async () => {
         try {
-          const opened = await openCore(j, s, unlock, policy);
+          const opened = await openCore(j, s, unlock, policy, options);
           signed(Object.freeze(signatureInfo(opened)));
           await decryptBody(j, s, opened, 'bytes', options.onProgress, async (data) => {
             j.throwIfStopped();
@@ -1277,13 +1291,14 @@ function decryptStreaming(input: FileInput, unlock: FileUnlock, options: Decrypt
  * and its AEAD tag checked (a `Blob` may change between opening and reading).
  * `close()` when done.
  */
-export async function openContainer(blob: Blob, unlock: FileUnlock, options: FileJobOptions & SignaturePolicyOptions = {}): Promise<OpenedContainer> {
+export async function openContainer(blob: Blob, unlock: FileUnlock, options: FileJobOptions & SignaturePolicyOptions & UnlockOptions = {}): Promise<OpenedContainer> {
   if (!(blob instanceof Blob)) throw new TypeError('openContainer needs a File or a Blob (random access)');
   const policy = policyOf(options);
+  resolveKdfBudget(options.kdfBudget); // argument errors now, not later
   const job = new FileJob(options);
   let o: Opened;
   try {
-    o = await openCore(job, containerSource(blob), unlock, policy);
+    o = await openCore(job, containerSource(blob), unlock, policy, options);
   } catch (e) {
     const err = job.error(e);
     job.close();

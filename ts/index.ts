@@ -24,5 +24,5 @@ export {
   type FileInput, type FileProgress, type RecipientPublicKey, type PasswordKdf, type GroupKey, type ThresholdOptions,
   type IdentitySigner, type SigningSeeds, type FileJobOptions, type EncryptFileOptions, type FileUnlock, type SignaturePolicyOptions,
   type DecryptFileOptions, type WrapInfo, type ContainerHeader, type SignatureStatus, type ContainerInspection, type VerifyPolicy,
-  type VerificationReport, type OpenedContainer, type EncryptToResult, type SaveFileOptions, type SignatureInfo,
+  type VerificationReport, type OpenedContainer, type EncryptToResult, type SaveFileOptions, type SignatureInfo, type UnlockOptions,
 } from './files.js';

@@ -173,7 +173,7 @@ export function verifyPublicBundle(bundle: PublicBundle | Uint8Array): boolean {
  * by an explicit `kdfBudget` option.
  */
 export const DEFAULT_KDF_BUDGET: Readonly<Required<KdfBudget>> = Object.freeze({
-  argon2MemoryKib: 262_144, argon2Iterations: 4, pbkdf2Iterations: 2_000_000,
+  argon2MemoryKib: 262_144, argon2Iterations: 4, pbkdf2Iterations: 2_000_000, passwordWraps: 2,
 });
 
 /** `budget` with the defaults filled in: `TypeError` unless an object of positive integers. */
@@ -186,7 +186,10 @@ export function resolveKdfBudget(budget: KdfBudget | undefined): Required<KdfBud
     if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1) throw new TypeError(`kdfBudget.${f} must be a positive integer`);
     return v;
   };
-  return { argon2MemoryKib: field('argon2MemoryKib'), argon2Iterations: field('argon2Iterations'), pbkdf2Iterations: field('pbkdf2Iterations') };
+  return {
+    argon2MemoryKib: field('argon2MemoryKib'), argon2Iterations: field('argon2Iterations'), pbkdf2Iterations: field('pbkdf2Iterations'),
+    passwordWraps: field('passwordWraps'),
+  };
 }
 
 /**

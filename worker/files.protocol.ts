@@ -15,6 +15,7 @@
  * `files:<session>` (the wasm handle lives in that worker until
  * `files/close`); chunk requests are stateless and go to any worker.
  */
+import type { KdfBudget } from './keystore.protocol.js';
 
 /** How the DEK of a new container is protected (one wrap entry each, in this order). */
 export interface EncryptPlan {
@@ -148,7 +149,8 @@ export type FilesRequest =
    * `session`, the reader stays there for `files/unlock` and the Merkle check.
    */
   | R<'files/open', { readonly session?: string; readonly header: Uint8Array; readonly policy?: SignaturePolicy }>
-  | R<'files/unlock', { readonly session: string; readonly unlock: UnlockSpec }>
+  /** `kdfBudget`: the reader's KDF budget for password wraps (FORMAT.md §4.3), defaults filled in. */
+  | R<'files/unlock', { readonly session: string; readonly unlock: UnlockSpec; readonly kdfBudget: Required<KdfBudget> }>
   /**
    * Identity unlock: KEK = HKDF(ss, file_id, info) in WebCrypto, AES-KW unwrap into a non-extractable HKDF key,
    * accepted only if it opens the header's DEK commitment (`commitment` over the header-hash `preimage`).

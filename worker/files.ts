@@ -407,6 +407,10 @@ export const filesHandlers: FilesHandlers = {
   'files/unlock': async (req) => {
     const r = session(req.session, wasm.ContainerReaderHandle);
     const u = req.unlock;
+    // Budgets past u32 mean "no cap" to the core (its format bounds are far below).
+    const b = req.kdfBudget;
+    const u32 = (v: number): number => Math.min(v, 0xffff_ffff);
+    r.setKdfBudget(u32(b.argon2MemoryKib), u32(b.argon2Iterations), u32(b.pbkdf2Iterations), u32(b.passwordWraps));
     switch (u.kind) {
       case 'password':
         withUtf8(u.password, (pw) => call(() => r.unlockPassword(pw)));

@@ -33,6 +33,8 @@ export interface KdfBudget {
   readonly argon2MemoryKib?: number;
   readonly argon2Iterations?: number;
   readonly pbkdf2Iterations?: number;
+  /** Containers only (`decryptFile`, `openContainer`): most password wraps one unlock tries (default 2). */
+  readonly passwordWraps?: number;
 }
 
 /** A stored identity, as the page sees it (no secrets). Also the handle passed back to identity operations. */

@@ -90,7 +90,7 @@ test('KDF budget (attack): a backup asking for 1 GiB / t = 16 is refused before 
   calls = 0;
   assert.throws(() => openBackup(huge, kek), (e: unknown) => e instanceof VeilError && e.code === 'KDF_BUDGET_EXCEEDED');
   assert.equal(calls, 0, 'no key derivation (no allocation) for an over-budget backup');
-  assert.deepEqual(DEFAULT_KDF_BUDGET, { argon2MemoryKib: 262_144, argon2Iterations: 4, pbkdf2Iterations: 2_000_000 });
+  assert.deepEqual(DEFAULT_KDF_BUDGET, { argon2MemoryKib: 262_144, argon2Iterations: 4, pbkdf2Iterations: 2_000_000, passwordWraps: 2 });
   // At the budget's edge it opens; one pass or one KiB over, it does not.
   for (const [params, ok] of [
     [{ memoryKib: 262_144, iterations: 4, parallelism: 1 }, true],

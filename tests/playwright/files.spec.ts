@@ -179,3 +179,12 @@ test('headers signed by a keystore identity (versions 5 and 6) verify under sign
     identityUnlockIntact: 'resolved',
   });
 });
+
+test('the reader\'s KDF budget: password wraps over it are skipped in every read path (KDF_BUDGET_EXCEEDED); the file\'s exact cost opens', async ({ page }) => {
+  const r = await page.evaluate(() => window.filesTests.kdfBudget());
+  expect(r).toEqual({
+    argonLowMemory: 'KDF_BUDGET_EXCEEDED', argonLowPasses: 'KDF_BUDGET_EXCEEDED', argonLowStreaming: 'KDF_BUDGET_EXCEEDED',
+    argonLowOpen: 'KDF_BUDGET_EXCEEDED', argonExact: 'resolved', argonExactOpen: 'resolved',
+    pbkdf2Low: 'KDF_BUDGET_EXCEEDED', pbkdf2Default: 'resolved', zeroWraps: 'TypeError', notAnObject: 'TypeError',
+  });
+});

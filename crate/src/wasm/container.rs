@@ -515,11 +515,12 @@ impl ContainerEncryptorHandle {
 #[wasm_bindgen(js_name = "ContainerReaderHandle")]
 pub struct ContainerReaderHandle {
     inner: ContainerReader,
+    budget: KdfBudget,
 }
 
 impl ContainerReaderHandle {
     fn unlock_with(&mut self, unlock: &wrap::Unlock<'_>) -> JsResult<()> {
-        self.inner.unlock(unlock).map_err(js_container_error)
+        self.inner.unlock_with_budget(unlock, &self.budget).map_err(js_container_error)
     }
 }
 
@@ -536,7 +537,14 @@ impl ContainerReaderHandle {
         if (inner.header_len() as u64).saturating_add(inner.context().body_len()) > MAX_SAFE_INTEGER {
             return Err(js_container_error(ContainerError::InvalidPlaintextSize));
         }
-        Ok(Self { inner })
+        Ok(Self { inner, budget: KdfBudget::default() })
+    }
+
+    /// The KDF budget of the next unlock (`KdfBudget`; the default until set): password
+    /// wraps over the caps are skipped without work, at most `password_attempts` are tried.
+    #[wasm_bindgen(js_name = "setKdfBudget")]
+    pub fn set_kdf_budget(&mut self, argon2_memory_kib: u32, argon2_iterations: u32, pbkdf2_iterations: u32, password_attempts: u32) {
+        self.budget = KdfBudget { argon2_memory_kib, argon2_iterations, pbkdf2_iterations, password_attempts };
     }
 
     /// Header length: the leaf table starts here.
