@@ -85,14 +85,40 @@ export type VeilErrorCode = (typeof VEIL_ERROR_CODES)[number];
 
 const CODE_SET: ReadonlySet<string> = new Set(VEIL_ERROR_CODES);
 
-/** A cryptographic or runtime failure, with a stable machine-readable `code`. */
+/**
+ * Structured facts about a failure, where the code has them: `needed` / `got` (bytes, for
+ * `TRUNCATED`), `index` / `reason` (the failing entry or change and why, for `KEY_LOG_INVALID`
+ * and `REGISTRY_INVALID`; `index` is `null` when no entry is to blame). Empty otherwise.
+ */
+export interface VeilErrorDetails {
+  readonly needed?: number;
+  readonly got?: number;
+  readonly index?: number | null;
+  readonly reason?: string;
+}
+
+/** Keeps the known detail fields of `value` that have the right type (anything else is dropped). */
+export function detailsOf(value: unknown): VeilErrorDetails {
+  if (typeof value !== 'object' || value === null) return {};
+  const v = value as Record<string, unknown>;
+  const d: { needed?: number; got?: number; index?: number | null; reason?: string } = {};
+  if (typeof v.needed === 'number') d.needed = v.needed;
+  if (typeof v.got === 'number') d.got = v.got;
+  if (typeof v.index === 'number' || v.index === null) d.index = v.index;
+  if (typeof v.reason === 'string') d.reason = v.reason;
+  return d;
+}
+
+/** A cryptographic or runtime failure, with a stable machine-readable `code` and its {@link VeilErrorDetails}. */
 export class VeilError extends Error {
   readonly code: VeilErrorCode;
+  readonly details: VeilErrorDetails;
 
-  constructor(code: VeilErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
+  constructor(code: VeilErrorCode, message: string, options?: { cause?: unknown; details?: VeilErrorDetails }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'VeilError';
     this.code = code;
+    this.details = Object.freeze(detailsOf(options?.details));
   }
 }
 
@@ -125,7 +151,8 @@ export function toVeilError(e: unknown): VeilError {
   }
   if (e instanceof Error) {
     const code: unknown = (e as Error & { code?: unknown }).code;
-    if (isVeilErrorCode(code)) return new VeilError(code, e.message);
+    // The core puts details on the thrown object as properties (`index`, `reason`, `needed`, `got`).
+    if (isVeilErrorCode(code)) return new VeilError(code, e.message, { details: detailsOf(e) });
     return new VeilError('INTERNAL', e.message, { cause: e });
   }
   return new VeilError('INTERNAL', String(e));

@@ -7,7 +7,7 @@
  * attributed to exactly one call: that call fails, the worker is replaced,
  * every other call goes on.
  */
-import { VeilError, isVeilErrorCode } from './errors.js';
+import { VeilError, detailsOf, isVeilErrorCode } from './errors.js';
 import type { RoutePreference } from './native.js';
 import type {
   PrimitiveArgs, PrimitiveResult, ReadyMessage, Reply, Request, SerializedError, WorkerPrimitive,
@@ -73,7 +73,7 @@ function defaultWorker(): Worker {
 
 /** Rebuilds a thrown error from its serialized form. */
 export function deserializeError(e: SerializedError): Error {
-  if (e.name === 'VeilError' && isVeilErrorCode(e.code)) return new VeilError(e.code, e.message);
+  if (e.name === 'VeilError' && isVeilErrorCode(e.code)) return new VeilError(e.code, e.message, { details: detailsOf(e.details) });
   if (e.name === 'TypeError') return new TypeError(e.message);
   if (e.name === 'RangeError') return new RangeError(e.message);
   return new VeilError('INTERNAL', e.message);

@@ -5,7 +5,7 @@
  * APIs (keystore, files, sessions) keep secrets out of page JavaScript.
  */
 export { init, isInitialized, platformSupport, type InitOptions, type WasmSource } from './init.js';
-export { VeilError, VEIL_ERROR_CODES, type VeilErrorCode } from './errors.js';
+export { VeilError, VEIL_ERROR_CODES, type VeilErrorCode, type VeilErrorDetails } from './errors.js';
 export type { Keypair, EncapsulationResult } from './split.js';
 export * from './aead.js';
 export * from './keywrap.js';

@@ -10,7 +10,7 @@
  */
 import type * as Primitives from '../ts/primitives.js';
 import type { RoutePreference } from '../ts/native.js';
-import { VeilError } from '../ts/errors.js';
+import { VeilError, type VeilErrorDetails } from '../ts/errors.js';
 
 /** Primitives callable in a worker (pure functions of their arguments). */
 export const WORKER_PRIMITIVES = [
@@ -69,11 +69,15 @@ export interface SerializedError {
   readonly message: string;
   /** The `VeilError` code, when `name` is `VeilError`. */
   readonly code?: string;
+  /** The `VeilError`'s details, when it has any. */
+  readonly details?: VeilErrorDetails;
 }
 
 /** The serialized form of a thrown error (the inverse of `deserializeError` in ts/pool.ts). */
 export function serializeError(e: unknown): SerializedError {
-  if (e instanceof VeilError) return { name: 'VeilError', message: e.message, code: e.code };
+  if (e instanceof VeilError) {
+    return { name: 'VeilError', message: e.message, code: e.code, ...(Object.keys(e.details).length ? { details: { ...e.details } } : {}) };
+  }
   if (e instanceof TypeError || e instanceof RangeError) return { name: e.name, message: e.message };
   if (e instanceof Error) return { name: 'Error', message: e.message };
   return { name: 'Error', message: String(e) };

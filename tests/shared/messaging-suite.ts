@@ -497,7 +497,10 @@ function adversarialCases(api: VeilkitApi): Case[] {
       eq('reordered', api.keyLogVerifyChain([e1, e0]), { valid: false, index: 0, reason: 'BAD_PREV_HASH' });
       const wrong = api.keyLogCreateEntry(utf8('alice'), eveIdPk, 2, api.keyLogEntryHash(e0), 'update', eveIdSk, eveIdSk);
       eq('wrong signer', api.keyLogVerifyChain([e0, wrong]), { valid: false, index: 1, reason: 'BAD_SIGNATURE' });
-      expectVeil(api, thrown(() => api.keyLogCurrentKey([e0, wrong], utf8('alice'))), 'KEY_LOG_INVALID');
+      const invalid = thrown(() => api.keyLogCurrentKey([e0, wrong], utf8('alice')));
+      expectVeil(api, invalid, 'KEY_LOG_INVALID');
+      // The failing entry and the reason arrive as the error's details (docs/PROTOCOL.md §9).
+      eq('details', (invalid as InstanceType<typeof api.VeilError>).details, { index: 1, reason: 'BAD_SIGNATURE' });
       expectVeil(api, thrown(() => api.keyLogCreateEntry(utf8('eve'), aliceIdPk, 1, api.KEY_LOG_GENESIS_HASH, 'add', eveIdSk)), 'INVALID_KEY');
     }],
     ['key log (issue 13): Mallory cannot update her entry to Alice\'s key, nor bind an unproven key', () => {

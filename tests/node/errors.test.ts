@@ -1,0 +1,49 @@
+// VeilError details end to end in Node: from the wasm core's error objects (toVeilError),
+// through a worker reply (serializeError → deserializeError), and what is dropped.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { init, call } from '../../ts/init.js';
+import * as wasm from '../../ts/wasm/veilkit.js';
+import { VeilError, detailsOf } from '../../ts/errors.js';
+import { deserializeError } from '../../ts/pool.js';
+import { serializeError } from '../../worker/protocol.js';
+
+function caught(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (e) {
+    return e;
+  }
+  throw new Error('expected an exception');
+}
+
+test('a truncated container header: TRUNCATED with { needed, got } from the core, also after a worker reply', async () => {
+  await init();
+  const e = caught(() => call(() => new wasm.ContainerReaderHandle(new Uint8Array([0x56, 0x56, 0x4c, 0x54, 0x04]))));
+  assert.ok(e instanceof VeilError);
+  assert.equal(e.code, 'TRUNCATED');
+  assert.equal(typeof e.details.needed, 'number');
+  assert.equal(e.details.got, 5);
+  assert.ok((e.details.needed ?? 0) > 5);
+  const back = deserializeError(serializeError(e));
+  assert.ok(back instanceof VeilError);
+  assert.equal(back.code, 'TRUNCATED');
+  assert.deepEqual(back.details, e.details);
+  assert.ok(Object.isFrozen(back.details));
+});
+
+test('errors without details carry an empty object, and serialize without a details field', () => {
+  const e = new VeilError('AUTHENTICATION_FAILED', 'authentication failed');
+  assert.deepEqual(e.details, {});
+  assert.deepEqual(serializeError(e), { name: 'VeilError', message: 'authentication failed', code: 'AUTHENTICATION_FAILED' });
+});
+
+test('detailsOf keeps the known fields of the right type and drops everything else', () => {
+  assert.deepEqual(detailsOf({ needed: 9, got: 2, index: null, reason: 'BAD_PREV_HASH', extra: 1 }), { needed: 9, got: 2, index: null, reason: 'BAD_PREV_HASH' });
+  assert.deepEqual(detailsOf({ needed: '9', got: undefined, index: 'x', reason: 4 }), {});
+  assert.deepEqual(detailsOf(null), {});
+  // A reply from a worker cannot smuggle other properties onto the error.
+  const e = deserializeError({ name: 'VeilError', message: 'm', code: 'KEY_LOG_INVALID', details: { index: 3, reason: 'AFTER_REVOKE', stack: 'x' } as never });
+  assert.ok(e instanceof VeilError);
+  assert.deepEqual(e.details, { index: 3, reason: 'AFTER_REVOKE' });
+});
