@@ -52,37 +52,18 @@ RUSTUP_AUTO_INSTALL=0 RUSTFLAGS="$THREADS_RUSTFLAGS" CARGO_TARGET_DIR="$THREADS_
   cargo "+${VEILKIT_NIGHTLY:-nightly}" build --release --target wasm32-unknown-unknown -p veilkit --features threads \
   -Z build-std=panic_abort,std -Z profile-rustflags "${THREADS_CONFIG[@]}"
 
-optimize() { # optimize FILE FEATURES...
-  local file="$1"
-  shift
-  if command -v wasm-opt >/dev/null 2>&1; then
-    say "wasm-opt -O3 $file"
-    local tmp="${file%.wasm}.opt.wasm"
-    if wasm-opt -O3 "$@" \
-        --enable-simd --enable-bulk-memory --enable-sign-ext --enable-mutable-globals \
-        --enable-nontrapping-float-to-int --enable-reference-types --enable-multivalue \
-        "$file" -o "$tmp"; then
-      mv "$tmp" "$file"
-    else
-      rm -f "$tmp"
-      say "wasm-opt failed; keeping the unoptimised module"
-    fi
-  else
-    say "wasm-opt not found; skipped ($file)"
-  fi
-}
+# No wasm-opt: it is not on every machine, and an optional pass would make the shipped module
+# differ between machines. Sizes come from rustc (opt-level, LTO) and wasm-bindgen alone.
 
 say "wasm-bindgen --target web -> $GLUE_DIR/ (SIMD)"
 mkdir -p "$GLUE_DIR"
 rm -f "$GLUE_DIR"/veilkit*.js "$GLUE_DIR"/veilkit*.d.ts
 wasm-bindgen --target web --remove-name-section --remove-producers-section --out-dir "$GLUE_DIR" --out-name veilkit "$RAW_WASM"
-optimize "$GLUE_DIR/veilkit_bg.wasm"
 
 say "wasm-bindgen --target web -> $THREADS_GLUE_DIR/ (threads)"
 rm -rf "$THREADS_GLUE_DIR"
 mkdir -p "$THREADS_GLUE_DIR"
 wasm-bindgen --target web --remove-name-section --remove-producers-section --out-dir "$THREADS_GLUE_DIR" --out-name veilkit "$THREADS_RAW_WASM"
-optimize "$THREADS_GLUE_DIR/veilkit_bg.wasm" --enable-threads
 
 # Build switching: append __veilkitSelect(glue) to the SIMD glue. It reassigns every
 # exported binding (function and class declarations are mutable bindings inside their
@@ -126,3 +107,12 @@ for f in "$DIST_WASM_DIR/veilkit_bg.wasm" "$DIST_THREADS_DIR/veilkit_bg.wasm"; d
   printf 'build: wasm size %s: %d bytes raw (%d KiB), %d bytes gzip -9 (%d KiB)\n' \
     "$f" "$raw" $(( (raw + 1023) / 1024 )) "$gz" $(( (gz + 1023) / 1024 ))
 done
+
+# The size budget of the SIMD module (the one every page loads): 350,000 bytes gzip -9.
+SIMD_GZIP_BUDGET=350000
+simd_gz=$(gzip -9 -c "$DIST_WASM_DIR/veilkit_bg.wasm" | wc -c)
+if (( simd_gz > SIMD_GZIP_BUDGET )); then
+  echo "build: FAILED: the SIMD module is $simd_gz bytes gzip -9, over the budget of $SIMD_GZIP_BUDGET" >&2
+  exit 1
+fi
+echo "build: SIMD module within its size budget ($simd_gz of $SIMD_GZIP_BUDGET bytes gzip -9)"
