@@ -8,7 +8,9 @@
 #                                         bindings: the facade's imports follow)
 #   ts/wasm-threads/veilkit{.js,.d.ts,_bg.wasm}, snippets/   threads glue (generated, gitignored)
 #   dist/ts/** (+ dist/ts/wasm/, dist/ts/wasm-threads/), dist/worker/**, dist/tests/**
-# Both wasm builds are required: if either fails, the build fails.
+# Both wasm builds are required: if either fails, the build fails. VEILKIT_THREADS=0 builds on
+# stable Rust alone: no threads build; ts/wasm-threads/ then holds a stub whose loader rejects, so
+# init() uses the SIMD build (and init({ threads: true }) fails). Not for release: CI builds both.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -47,10 +49,13 @@ THREADS_CONFIG=()
 for pkg in "${THREADS_SIMD_PACKAGES[@]}"; do
   THREADS_CONFIG+=(--config "profile.release.package.$pkg.rustflags=[\"-Ctarget-feature=+simd128\"]")
 done
-say "cargo +${VEILKIT_NIGHTLY:-nightly} build (release, wasm32-unknown-unknown, --features threads, build-std)"
-RUSTUP_AUTO_INSTALL=0 RUSTFLAGS="$THREADS_RUSTFLAGS" CARGO_TARGET_DIR="$THREADS_TARGET" \
-  cargo "+${VEILKIT_NIGHTLY:-nightly}" build --release --target wasm32-unknown-unknown -p veilkit --features threads \
-  -Z build-std=panic_abort,std -Z profile-rustflags "${THREADS_CONFIG[@]}"
+THREADS="${VEILKIT_THREADS:-1}"
+if [[ $THREADS != 0 ]]; then
+  say "cargo +${VEILKIT_NIGHTLY:-nightly} build (release, wasm32-unknown-unknown, --features threads, build-std)"
+  RUSTUP_AUTO_INSTALL=0 RUSTFLAGS="$THREADS_RUSTFLAGS" CARGO_TARGET_DIR="$THREADS_TARGET" \
+    cargo "+${VEILKIT_NIGHTLY:-nightly}" build --release --target wasm32-unknown-unknown -p veilkit --features threads \
+    -Z build-std=panic_abort,std -Z profile-rustflags "${THREADS_CONFIG[@]}"
+fi
 
 # No wasm-opt: it is not on every machine, and an optional pass would make the shipped module
 # differ between machines. Sizes come from rustc (opt-level, LTO) and wasm-bindgen alone.
@@ -60,10 +65,24 @@ mkdir -p "$GLUE_DIR"
 rm -f "$GLUE_DIR"/veilkit*.js "$GLUE_DIR"/veilkit*.d.ts
 wasm-bindgen --target web --remove-name-section --remove-producers-section --out-dir "$GLUE_DIR" --out-name veilkit "$RAW_WASM"
 
-say "wasm-bindgen --target web -> $THREADS_GLUE_DIR/ (threads)"
 rm -rf "$THREADS_GLUE_DIR"
 mkdir -p "$THREADS_GLUE_DIR"
-wasm-bindgen --target web --remove-name-section --remove-producers-section --out-dir "$THREADS_GLUE_DIR" --out-name veilkit "$THREADS_RAW_WASM"
+if [[ $THREADS != 0 ]]; then
+  say "wasm-bindgen --target web -> $THREADS_GLUE_DIR/ (threads)"
+  wasm-bindgen --target web --remove-name-section --remove-producers-section --out-dir "$THREADS_GLUE_DIR" --out-name veilkit "$THREADS_RAW_WASM"
+else
+  say "VEILKIT_THREADS=0: stub threads glue -> $THREADS_GLUE_DIR/"
+  cat >"$THREADS_GLUE_DIR/veilkit.js" <<'STUB'
+// Stub written by scripts/build.sh with VEILKIT_THREADS=0: this build has no threads module.
+export default async function init() {
+  throw new Error('veilkit was built with VEILKIT_THREADS=0: there is no threads build');
+}
+STUB
+  cat >"$THREADS_GLUE_DIR/veilkit.d.ts" <<'STUB'
+/** Stub (VEILKIT_THREADS=0): always rejects. */
+export default function init(input?: unknown): Promise<never>;
+STUB
+fi
 
 # Build switching: append __veilkitSelect(glue) to the SIMD glue. It reassigns every
 # exported binding (function and class declarations are mutable bindings inside their
@@ -102,6 +121,7 @@ mkdir -p "$DIST_THREADS_DIR"
 cp -R "$THREADS_GLUE_DIR"/. "$DIST_THREADS_DIR/"
 
 for f in "$DIST_WASM_DIR/veilkit_bg.wasm" "$DIST_THREADS_DIR/veilkit_bg.wasm"; do
+  [[ -f $f ]] || continue
   raw=$(wc -c <"$f")
   gz=$(gzip -9 -c "$f" | wc -c)
   printf 'build: wasm size %s: %d bytes raw (%d KiB), %d bytes gzip -9 (%d KiB)\n' \

@@ -35,17 +35,21 @@ fi
 # toolchain is named by VEILKIT_NIGHTLY (default "nightly"); components are
 # installed explicitly because the build runs with RUSTUP_AUTO_INSTALL=0.
 NIGHTLY="${VEILKIT_NIGHTLY:-nightly}"
-if RUSTUP_AUTO_INSTALL=0 rustc "+$NIGHTLY" --version >/dev/null 2>&1; then
-  step "toolchain $NIGHTLY" "already present"
+if [[ "${VEILKIT_THREADS:-1}" == 0 ]]; then
+  step "toolchain $NIGHTLY" "skipped (VEILKIT_THREADS=0: no threads build)"
 else
-  rustup toolchain install "$NIGHTLY" --profile minimal --component rust-src >/dev/null
-  step "toolchain $NIGHTLY" "done (rustup toolchain install)"
-fi
-if rustup component list --toolchain "$NIGHTLY" --installed 2>/dev/null | grep -q '^rust-src'; then
-  step "rust-src ($NIGHTLY)" "already present"
-else
-  rustup component add rust-src --toolchain "$NIGHTLY" >/dev/null
-  step "rust-src ($NIGHTLY)" "done (rustup component add)"
+  if RUSTUP_AUTO_INSTALL=0 rustc "+$NIGHTLY" --version >/dev/null 2>&1; then
+    step "toolchain $NIGHTLY" "already present"
+  else
+    rustup toolchain install "$NIGHTLY" --profile minimal --component rust-src >/dev/null
+    step "toolchain $NIGHTLY" "done (rustup toolchain install)"
+  fi
+  if rustup component list --toolchain "$NIGHTLY" --installed 2>/dev/null | grep -q '^rust-src'; then
+    step "rust-src ($NIGHTLY)" "already present"
+  else
+    rustup component add rust-src --toolchain "$NIGHTLY" >/dev/null
+    step "rust-src ($NIGHTLY)" "done (rustup component add)"
+  fi
 fi
 
 # 2. wasm-bindgen-cli, same version as the wasm-bindgen crate in Cargo.lock -----
