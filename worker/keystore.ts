@@ -20,11 +20,12 @@
  *   same name. A failed write aborts its transaction: nothing is ever wiped.
  *
  * This module re-exports what the rest of veilkit and its tests use; the code
- * lives in worker/keystore/, one file a concern: db (schema, migrations,
- * storage errors, Web Lock, commit), records (record types, sealing), native
- * (WebCrypto keys, capability self-test), store (per-worker stores and
- * sessions), identities, keys (sign, derive, decapsulate), lock (passphrase,
- * unlock, lock, status), backup, args (request checks) and handlers.
+ * lives in worker/keystore/, one file a concern: idb (IndexedDB promise
+ * helpers), db (schema, migrations, storage errors, Web Lock, commit),
+ * records (record types, sealing), native (WebCrypto keys, capability
+ * self-test), store (per-worker stores and sessions), identities, keys (sign,
+ * derive, decapsulate), lock (passphrase, unlock, lock, status), backup, args
+ * (request checks) and handlers.
  */
 export { MIGRATIONS, SCHEMA_VERSION, STORE_FORMAT, databaseName, openKeystoreDb, setCommitHook, type CommitHook } from './keystore/db.js';
 export { keystoreHandlers } from './keystore/handlers.js';

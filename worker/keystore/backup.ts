@@ -4,8 +4,8 @@ import {
   checkArgon2Budget, checkBackupEntry, checkPassphraseKdf, openBackup, sealBackup, type BackupEntry,
 } from '../../ts/keystore-format.js';
 import type { ImportBackupResult, KdfBudget, PassphraseKdfParams } from '../keystore.protocol.js';
-import { request } from '../keystore-db.js';
 import { checkFormat, commit, notFound, read, storageError, withLock } from './db.js';
+import { request } from './idb.js';
 import { buildIdentity, handleOf } from './identities.js';
 import { passphraseKey } from './lock.js';
 import { withSecret, type IdentityRecord, type SecretRecord, type StateRecord } from './records.js';

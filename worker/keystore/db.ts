@@ -4,7 +4,7 @@
  * transaction every change commits in (docs/KEYSTORE.md#storage-model).
  */
 import { VeilError } from '../../ts/errors.js';
-import { abort, done, eachCursor, openDatabase, request } from '../keystore-db.js';
+import { abort, done, eachCursor, openDatabase, request } from './idb.js';
 import type { StateRecord } from './records.js';
 import type { Store } from './store.js';
 

@@ -11,8 +11,8 @@ import {
   type PublicBundle,
 } from '../../ts/keystore-format.js';
 import { KEY_TYPES, type IdentityHandle, type KeyRoute, type KeyType } from '../keystore.protocol.js';
-import { eachCursor, request } from '../keystore-db.js';
 import { checkFormat, commit, notFound, read, storageError, withLock } from './db.js';
+import { eachCursor, request } from './idb.js';
 import { capabilities, enc } from './native.js';
 import { seal, withSecret, type IdentityRecord, type SecretRecord, type SecretType, type StateRecord } from './records.js';
 import { announce, readState, sessionFor, type Session, type Store } from './store.js';

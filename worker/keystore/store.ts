@@ -3,9 +3,9 @@
  * BroadcastChannel) and the session that may use its records.
  */
 import type { KeystoreChange } from '../keystore.protocol.js';
-import { abort, done, request } from '../keystore-db.js';
 import { checkName } from './args.js';
 import { STORE_FORMAT, SCHEMA_VERSION, checkFormat, locked, openKeystoreDb, read, storageError, withLock } from './db.js';
+import { abort, done, request } from './idb.js';
 import { subtle } from './native.js';
 import type { DeviceRecord, StateRecord } from './records.js';
 
