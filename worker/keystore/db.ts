@@ -1,0 +1,165 @@
+/**
+ * The keystore's IndexedDB database: schema version and migrations, opening,
+ * typed storage errors, reads, the Web Lock every write takes and the one
+ * transaction every change commits in (docs/KEYSTORE.md#storage-model).
+ */
+import { VeilError } from '../../ts/errors.js';
+import { abort, done, eachCursor, openDatabase, request } from './idb.js';
+import type { StateRecord } from './records.js';
+import type { Store } from './store.js';
+
+// ---------------------------------------------------------------------------
+// Schema
+
+/** Version of the IndexedDB schema (object stores and indexes). Older databases are migrated; newer ones are refused. */
+export const SCHEMA_VERSION = 2;
+/**
+ * Version of the record format (docs/KEYSTORE.md#storage-model), kept in the
+ * state record. A store written in another format is refused with
+ * `UNSUPPORTED_VERSION` and left untouched.
+ */
+export const STORE_FORMAT = 2;
+
+/**
+ * Schema migrations: `MIGRATIONS[v]` upgrades a version `v − 1` database to
+ * version `v`, inside the versionchange transaction (any failure aborts it
+ * and leaves the database at its old version, data untouched).
+ * - 1: stores `meta` (keyPath `key`), `identities` (keyPath `id`), `secrets` (keyPath `id`).
+ * - 2: index `secrets.byIdentity` on `identityId`; back-fills `identityId`
+ *   (the part of the record id before `/`) into version-1 secret records.
+ */
+export const MIGRATIONS: Readonly<Record<number, (db: IDBDatabase, tx: IDBTransaction) => Promise<void>>> = {
+  1: async (db) => {
+    db.createObjectStore('meta', { keyPath: 'key' });
+    db.createObjectStore('identities', { keyPath: 'id' });
+    db.createObjectStore('secrets', { keyPath: 'id' });
+  },
+  2: async (_db, tx) => {
+    const secrets = tx.objectStore('secrets');
+    secrets.createIndex('byIdentity', 'identityId');
+    await eachCursor(secrets, null, (c) => {
+      const v = c.value as { id: string; identityId?: string };
+      if (typeof v.identityId !== 'string') c.update({ ...v, identityId: v.id.split('/')[0] });
+    });
+  },
+};
+
+/** The IndexedDB database name of keystore `name`. */
+export function databaseName(name: string): string {
+  return `veilkit-keystore:${name}`;
+}
+
+/** Opens (creating or migrating) the database of keystore `name` at `version`. */
+export async function openKeystoreDb(name: string, version = SCHEMA_VERSION, onClose: () => void = () => {}): Promise<IDBDatabase> {
+  try {
+    return await openDatabase(databaseName(name), version, {
+      async upgrade(db, oldVersion, newVersion, tx) {
+        for (let v = oldVersion + 1; v <= newVersion; v++) {
+          const step = MIGRATIONS[v];
+          if (!step) throw new Error(`no migration to version ${v}`);
+          await step(db, tx);
+        }
+      },
+      onClose,
+    });
+  } catch (e) {
+    throw storageError(e);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Errors
+
+export function storageError(e: unknown): Error {
+  if (e instanceof VeilError || e instanceof TypeError || e instanceof RangeError) return e;
+  const name = typeof e === 'object' && e !== null ? (e as { name?: unknown }).name : undefined;
+  const message = e instanceof Error || e instanceof DOMException ? e.message : String(e);
+  switch (name) {
+    case 'QuotaExceededError':
+      return new VeilError('STORAGE_QUOTA_EXCEEDED', `the storage quota is exhausted; nothing was changed (${message})`);
+    case 'DataCloneError':
+      return new VeilError('STORAGE_UNSUPPORTED', `this browser refused to store a key (DataCloneError, as in some private modes); nothing was changed (${message})`);
+    case 'VersionError':
+      return new VeilError('STORAGE_VERSION_MISMATCH', `the keystore was written by a newer veilkit (schema newer than ${SCHEMA_VERSION}); it was left untouched (${message})`);
+    default:
+      return new VeilError('STORAGE_FAILED', `IndexedDB failed (${String(name ?? 'Error')}: ${message}); nothing was changed`);
+  }
+}
+
+export const locked = () => new VeilError('KEYSTORE_LOCKED', 'the keystore is locked: call unlock(passphrase) first');
+export const notFound = (what: string) => new VeilError('KEY_NOT_FOUND', `${what} is not in this keystore`);
+
+// ---------------------------------------------------------------------------
+// Reads, the Web Lock and commits
+
+/** Runs inside every commit's transaction before the state is written (test builds install fault injection here). */
+export type CommitHook = (tx: IDBTransaction, storeName: string) => Promise<void> | void;
+let commitHook: CommitHook | undefined;
+
+/**
+ * Installs (or removes) the commit hook. No message reaches it: the shipped
+ * worker never calls this; only a test-only worker entry does
+ * (tests/playwright/fixtures/keystore-fault-worker.ts).
+ */
+export function setCommitHook(hook: CommitHook | undefined): void {
+  commitHook = hook;
+}
+
+export function withLock<T>(name: string, fn: () => Promise<T>): Promise<T> {
+  const locks = (globalThis.navigator as Navigator | undefined)?.locks;
+  if (!locks) return Promise.reject(new VeilError('UNSUPPORTED_PLATFORM', 'Web Locks (navigator.locks) are required for keystore writes'));
+  return locks.request(`veilkit-keystore:${name}`, { mode: 'exclusive' }, fn) as Promise<T>;
+}
+
+/** A state record of this format, or `UNSUPPORTED_VERSION` (an older veilkit's store: nothing is read from or written to it). */
+export function checkFormat(state: StateRecord | undefined): StateRecord {
+  if (!state) throw new VeilError('STORAGE_FAILED', 'the keystore has no state record');
+  if (state.format !== STORE_FORMAT) {
+    throw new VeilError(
+      'UNSUPPORTED_VERSION',
+      `this keystore was written in record format ${String(state.format ?? 1)}; this veilkit reads format ${STORE_FORMAT} only. It was left untouched: restore its identities from their phrases or a backup into a new store`,
+    );
+  }
+  return state;
+}
+
+export async function read(db: IDBDatabase, store: 'meta' | 'identities' | 'secrets', key: string): Promise<unknown> {
+  try {
+    return await request(db.transaction(store).objectStore(store).get(key));
+  } catch (e) {
+    throw storageError(e);
+  }
+}
+
+/**
+ * One logical change = one readwrite transaction over every store. `expected`
+ * is the revision read under the Web Lock; `fn` may only issue IndexedDB
+ * requests (no other awaits: the transaction would auto-commit). Any failure
+ * aborts the transaction and is reported as a typed error.
+ */
+export async function commit(
+  s: Store, expected: number, fn: (tx: IDBTransaction, state: StateRecord) => Promise<Partial<StateRecord> | void>,
+): Promise<number> {
+  let tx: IDBTransaction;
+  try {
+    tx = s.db.transaction(['meta', 'identities', 'secrets'], 'readwrite');
+  } catch (e) {
+    throw storageError(e);
+  }
+  const finished = done(tx);
+  finished.catch(() => {});
+  try {
+    const state = checkFormat((await request(tx.objectStore('meta').get('state'))) as StateRecord | undefined);
+    if (state.revision !== expected) throw new VeilError('STORAGE_FAILED', 'the keystore changed during the operation; nothing was changed');
+    const update = (await fn(tx, state)) ?? {};
+    if (commitHook) await commitHook(tx, s.name);
+    const next: StateRecord = { ...state, ...update, key: 'state', format: STORE_FORMAT, revision: state.revision + 1 };
+    if (update.lock === undefined && 'lock' in update) delete next.lock;
+    await request(tx.objectStore('meta').put(next));
+    await finished;
+    return next.revision;
+  } catch (e) {
+    abort(tx);
+    throw storageError(e);
+  }
+}

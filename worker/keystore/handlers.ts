@@ -1,0 +1,33 @@
+/** The `keystore/*` handlers: one line each, delegating to the module of its concern. */
+import type { KeystoreRequest } from '../keystore.protocol.js';
+import { bytesArg } from './args.js';
+import { exportBackup, importBackup } from './backup.js';
+import { createIdentity, deleteIdentity, exportPhrase, listIdentities, publicBundle, restorePhrase } from './identities.js';
+import { decapsulateRequest, deriveSharedKey, sign, signHybrid } from './keys.js';
+import { lock, setPassphrase, status, unlock } from './lock.js';
+import { capabilities } from './native.js';
+import { open } from './store.js';
+
+type KeystoreHandlers = { [T in KeystoreRequest['type']]: (req: Extract<KeystoreRequest, { type: T }>) => unknown };
+
+/** The `keystore/*` handlers, spread into the worker's handler table. */
+export const keystoreHandlers: KeystoreHandlers = {
+  'keystore/open': async (req) => status(await open(req)),
+  'keystore/capabilities': () => capabilities(),
+  'keystore/status': async (req) => status(await open(req)),
+  'keystore/set-passphrase': async (req) => setPassphrase(await open(req), req.passphrase, req.params, req.kdfBudget),
+  'keystore/unlock': async (req) => unlock(await open(req), req.passphrase, req.kdfBudget),
+  'keystore/lock': async (req) => lock(await open(req)),
+  'keystore/create-identity': async (req) => createIdentity(await open(req), req.label, req.mlDsa),
+  'keystore/list-identities': async (req) => listIdentities(await open(req)),
+  'keystore/public-bundle': async (req) => publicBundle(await open(req), req.identity),
+  'keystore/delete-identity': async (req) => deleteIdentity(await open(req), req.identity),
+  'keystore/export-phrase': async (req) => exportPhrase(await open(req), req.identity),
+  'keystore/restore-phrase': async (req) => restorePhrase(await open(req), req.phrase, req.bip39Passphrase, req.label, req.mlDsa),
+  'keystore/export-backup': async (req) => exportBackup(await open(req), req.passphrase, req.params, req.kdfBudget),
+  'keystore/import-backup': async (req) => importBackup(await open(req), bytesArg('backup', req.backup), req.passphrase, req.kdfBudget),
+  'keystore/sign': async (req) => sign(await open(req), req.identity, req.algorithm, req.message, req.context),
+  'keystore/sign-hybrid': async (req) => signHybrid(await open(req), req.identity, req.message, req.context),
+  'keystore/derive-shared-key': async (req) => deriveSharedKey(await open(req), req.identity, req.peerPublicKey, req.info),
+  'keystore/decapsulate': (req) => decapsulateRequest(req),
+};

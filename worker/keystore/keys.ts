@@ -1,0 +1,157 @@
+/**
+ * Using an identity's private keys: signing, key agreement and
+ * decapsulation, on the WebCrypto route (native keys imported once per
+ * session) or the wasm route (the seed, unwrapped and wiped after use).
+ */
+import * as P from '../../ts/primitives.js';
+import { VeilError } from '../../ts/errors.js';
+import { wipe } from '../../ts/validate.js';
+import type { HybridSignature, KeyType, KeystoreRequest } from '../keystore.protocol.js';
+import { bytesArg } from './args.js';
+import { notFound } from './db.js';
+import { identityRecord, loadSecret } from './identities.js';
+import { buf, importNative, modern, subtle } from './native.js';
+import { withSecret, type SecretRecord } from './records.js';
+import { open, type Session, type Store } from './store.js';
+
+/** The non-extractable WebCrypto key of a webcrypto-route record, imported from its seed into this worker's memory once per session. */
+async function nativeKey(session: Session, r: SecretRecord, type: KeyType): Promise<CryptoKey> {
+  const cached = session.native.get(r.id);
+  if (cached) return cached;
+  const key = await withSecret(session, r, (seed) => importNative(type, seed));
+  session.native.set(r.id, key);
+  return key;
+}
+
+async function signWith(s: Store, id: unknown, algorithm: 'ed25519' | 'ml-dsa-65', message: Uint8Array, context: Uint8Array | undefined): Promise<Uint8Array> {
+  if (algorithm === 'ed25519') {
+    if (context !== undefined) throw new TypeError('Ed25519 takes no context');
+    const { session, identity, record } = await loadSecret(s, id, 'ed25519');
+    if (identity.routes.ed25519 === 'webcrypto') {
+      return new Uint8Array(await subtle().sign({ name: 'Ed25519' }, await nativeKey(session, record, 'ed25519'), buf(message)));
+    }
+    return withSecret(session, record, (sk) => P.signMessage(sk, message));
+  }
+  const { session, identity, record } = await loadSecret(s, id, 'ml-dsa-65');
+  if (identity.routes['ml-dsa-65'] === 'webcrypto') {
+    return new Uint8Array(await modern().sign({ name: 'ML-DSA-65', context }, await nativeKey(session, record, 'ml-dsa-65'), buf(message)));
+  }
+  return withSecret(session, record, (sk) => P.mlDsaSign(sk, message, context ? { context } : {}));
+}
+
+/** HKDF-SHA256(ikm, salt = empty, info) → non-extractable AES-256-GCM key, or the HKDF base key with `deriveKey` only (never `deriveBits`). */
+async function keyFromSecret(ikm: Uint8Array | CryptoKey, info: Uint8Array, output: 'aes-gcm' | 'hkdf'): Promise<CryptoKey> {
+  const base = ikm instanceof Uint8Array
+    ? await subtle().importKey('raw', buf(ikm), { name: 'HKDF' }, false, ['deriveKey'])
+    : ikm;
+  if (output === 'hkdf') return base;
+  return subtle().deriveKey(
+    { name: 'HKDF', hash: 'SHA-256', salt: new Uint8Array(0), info: buf(info) }, base,
+    { name: 'AES-GCM', length: 256 }, false, ['encrypt', 'decrypt'],
+  );
+}
+
+// ---------------------------------------------------------------------------
+// Requests
+
+export async function sign(
+  s: Store, id: string, algorithm: 'ed25519' | 'ml-dsa-65', message: Uint8Array, context: Uint8Array | undefined,
+): Promise<Uint8Array> {
+  const checked = bytesArg('message', message);
+  if (algorithm !== 'ed25519' && algorithm !== 'ml-dsa-65') throw new TypeError(`algorithm must be 'ed25519' or 'ml-dsa-65'`);
+  const ctx = context === undefined ? undefined : bytesArg('context', context);
+  return signWith(s, id, algorithm, checked, ctx);
+}
+
+export async function signHybrid(s: Store, id: string, message: Uint8Array, context: Uint8Array | undefined): Promise<HybridSignature> {
+  const checked = bytesArg('message', message);
+  const ctx = context === undefined ? undefined : bytesArg('context', context);
+  const r = await identityRecord(s, id);
+  if (!r.mlDsa) throw notFound(`the ml-dsa-65 key of identity ${r.id} (a hybrid signature needs an identity made with mlDsa: true)`);
+  const mlDsa65 = await signWith(s, r.id, 'ml-dsa-65', checked, ctx);
+  const ed25519 = await signWith(s, r.id, 'ed25519', checked, undefined);
+  return { ed25519, mlDsa65 };
+}
+
+export async function deriveSharedKey(s: Store, id: string, peerPublicKey: Uint8Array, info: Uint8Array): Promise<CryptoKey> {
+  const peer = bytesArg('peerPublicKey', peerPublicKey, 32);
+  const checkedInfo = bytesArg('info', info);
+  const { session, identity, record } = await loadSecret(s, id, 'x25519');
+  let shared: Uint8Array;
+  if (identity.routes.x25519 === 'webcrypto') {
+    const peerKey = await subtle().importKey('raw', buf(peer), { name: 'X25519' }, true, []);
+    const own = await nativeKey(session, record, 'x25519');
+    try {
+      shared = new Uint8Array(await subtle().deriveBits({ name: 'X25519', public: peerKey }, own, 256));
+    } catch (e) {
+      throw new VeilError('WEAK_KEY', `X25519 with this peer key failed (${(e as Error).message})`);
+    }
+  } else {
+    shared = await withSecret(session, record, (sk) => P.ecdhSharedSecret(sk, peer));
+  }
+  try {
+    return await keyFromSecret(shared, checkedInfo, 'aes-gcm');
+  } finally {
+    wipe(shared);
+  }
+}
+
+type DecapsulateRequest = Extract<KeystoreRequest, { type: 'keystore/decapsulate' }>;
+
+export async function decapsulateRequest(req: DecapsulateRequest): Promise<CryptoKey | true> {
+  const port = req.port;
+  if (port !== undefined && !(port instanceof MessagePort)) throw new TypeError('port must be a MessagePort');
+  if (port === undefined) return decapsulate(req);
+  // Straight to the worker holding the other end: the page relayed only the port. On failure
+  // the other end learns it too (its request must not wait for ever); the error itself is ours.
+  try {
+    port.postMessage({ key: await decapsulate(req) });
+    return true;
+  } catch (e) {
+    port.postMessage({ failed: true });
+    throw e;
+  } finally {
+    port.close();
+  }
+}
+
+async function decapsulate(req: DecapsulateRequest): Promise<CryptoKey> {
+  {
+    const s = await open(req);
+    const info = bytesArg('info', req.info);
+    if (req.output !== 'aes-gcm' && req.output !== 'hkdf') throw new TypeError(`output must be 'aes-gcm' or 'hkdf'`);
+    if (req.kem === 'ml-kem-768') {
+      const ct = bytesArg('ciphertext', req.ciphertext, 1088);
+      const { session, identity, record } = await loadSecret(s, req.identity, 'ml-kem-768');
+      if (identity.routes['ml-kem-768'] === 'webcrypto') {
+        const dk = await nativeKey(session, record, 'ml-kem-768');
+        const base = await modern().decapsulateKey({ name: 'ML-KEM-768' }, dk, buf(ct), { name: 'HKDF' }, false, ['deriveKey']);
+        return keyFromSecret(base, info, req.output);
+      }
+      const ss = await withSecret(session, record, (seed) => {
+        const [dk, ek] = P.mlKemKeygen(seed);
+        try {
+          return P.mlKemDecapsulate(dk, ct);
+        } finally {
+          wipe(dk, ek);
+        }
+      });
+      try {
+        return await keyFromSecret(ss, info, req.output);
+      } finally {
+        wipe(ss);
+      }
+    }
+    if (req.kem === 'x-wing') {
+      const ct = bytesArg('ciphertext', req.ciphertext, 1120);
+      const { session, record } = await loadSecret(s, req.identity, 'x-wing');
+      const ss = await withSecret(session, record, (sk) => P.xWingDecapsulate(sk, ct));
+      try {
+        return await keyFromSecret(ss, info, req.output);
+      } finally {
+        wipe(ss);
+      }
+    }
+    throw new TypeError(`kem must be 'ml-kem-768' or 'x-wing'`);
+  }
+}
