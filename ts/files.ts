@@ -39,9 +39,10 @@ import type { IdentityHandle, Keystore } from './keystore.js';
 import { resolveKdfBudget } from './keystore-format.js';
 import type { KdfBudget } from '../worker/keystore.protocol.js';
 import {
-  CONTAINER, MLDSA_HEADER_CONTEXT, RECIPIENT_ID_LABEL, bytesToHex, chunkCount, chunkLength, concatBytes, containerLength, envelopeOffset,
-  headerHashPreimage, hexToBytes,
+  CONTAINER, MLDSA_HEADER_CONTEXT, RECIPIENT_ID_LABEL, chunkCount, chunkLength, containerLength, envelopeOffset, headerHashPreimage,
 } from './files-format.js';
+import { bytesToHex, concatBytes, hexToBytes } from './bytes.js';
+import { exact, integer } from './validate.js';
 import type {
   ChunkContext, ChunkKeys, ChunksOut, EncryptBegun, EncryptFinished, EncryptPlan, HeaderNeedsMore, HeaderRead, RawHeaderInfo, SignaturePolicy, UnlockSpec,
 } from '../worker/files.protocol.js';
@@ -294,22 +295,6 @@ export interface EncryptToResult {
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
 
-function isBytes(v: unknown): v is Uint8Array {
-  return v instanceof Uint8Array;
-}
-
-function bytesOf(name: string, v: unknown, length?: number): Uint8Array {
-  if (!isBytes(v)) throw new TypeError(`${name} must be a Uint8Array`);
-  if (length !== undefined && v.length !== length) throw new RangeError(`${name} must be ${length} bytes, got ${v.length}`);
-  return v;
-}
-
-function int(name: string, v: unknown, min: number, max: number): number {
-  if (typeof v !== 'number' || !Number.isInteger(v)) throw new TypeError(`${name} must be an integer`);
-  if (v < min || v > max) throw new RangeError(`${name} must be between ${min} and ${max}, got ${v}`);
-  return v;
-}
-
 function isStream(v: unknown): v is ReadableStream<Uint8Array> {
   return typeof ReadableStream === 'function' && v instanceof ReadableStream;
 }
@@ -330,33 +315,33 @@ function kdfOf(kdf: PasswordKdf | undefined): EncryptPlan['passwords'][number]['
     const k = (kdf ?? { algorithm: 'argon2id' }) as Extract<PasswordKdf, { algorithm: 'argon2id' }>;
     return {
       algorithm: 'argon2id',
-      memoryKib: int('kdf.memoryKib', k.memoryKib ?? 65_536, 19_456, 1_048_576),
-      iterations: int('kdf.iterations', k.iterations ?? 3, 2, 10),
-      parallelism: int('kdf.parallelism', k.parallelism ?? 4, 1, 16),
+      memoryKib: integer('kdf.memoryKib', k.memoryKib ?? 65_536, 19_456, 1_048_576),
+      iterations: integer('kdf.iterations', k.iterations ?? 3, 2, 10),
+      parallelism: integer('kdf.parallelism', k.parallelism ?? 4, 1, 16),
     };
   }
-  if (kdf.algorithm === 'pbkdf2') return { algorithm: 'pbkdf2', iterations: int('kdf.iterations', kdf.iterations ?? 600_000, 600_000, 10_000_000) };
+  if (kdf.algorithm === 'pbkdf2') return { algorithm: 'pbkdf2', iterations: integer('kdf.iterations', kdf.iterations ?? 600_000, 600_000, 10_000_000) };
   throw new TypeError(`kdf.algorithm must be 'argon2id' or 'pbkdf2'`);
 }
 
 function recipientOf(r: RecipientPublicKey, i: number): EncryptPlan['recipients'][number] {
   const name = `recipients[${i}]`;
-  if (isBytes(r)) return { publicKey: bytesOf(name, r, CONTAINER.xWingPublicKeyLength), keyVersion: 0 };
+  if (r instanceof Uint8Array) return { publicKey: exact(name, r, CONTAINER.xWingPublicKeyLength), keyVersion: 0 };
   if (typeof r !== 'object' || r === null) throw new TypeError(`${name} must be an X-Wing public key or { publicKey }`);
-  if ('xWing' in r) return { publicKey: bytesOf(`${name}.xWing`, r.xWing, CONTAINER.xWingPublicKeyLength), keyVersion: 0 };
+  if ('xWing' in r) return { publicKey: exact(`${name}.xWing`, r.xWing, CONTAINER.xWingPublicKeyLength), keyVersion: 0 };
   return {
-    publicKey: bytesOf(`${name}.publicKey`, r.publicKey, CONTAINER.xWingPublicKeyLength),
-    keyVersion: int(`${name}.keyVersion`, r.keyVersion ?? 0, 0, 0xffff_ffff),
-    ...(r.recipientId === undefined ? {} : { recipientId: bytesOf(`${name}.recipientId`, r.recipientId, 16) }),
+    publicKey: exact(`${name}.publicKey`, r.publicKey, CONTAINER.xWingPublicKeyLength),
+    keyVersion: integer(`${name}.keyVersion`, r.keyVersion ?? 0, 0, 0xffff_ffff),
+    ...(r.recipientId === undefined ? {} : { recipientId: exact(`${name}.recipientId`, r.recipientId, 16) }),
   };
 }
 
 function groupOf(g: GroupKey, name = 'group'): { id: Uint8Array; keyVersion: number; key: Uint8Array } {
   if (typeof g !== 'object' || g === null) throw new TypeError(`${name} must be { id, keyVersion, key }`);
   return {
-    id: bytesOf(`${name}.id`, g.id, 16),
-    keyVersion: int(`${name}.keyVersion`, g.keyVersion, 0, 0xffff_ffff),
-    key: bytesOf(`${name}.key`, g.key, 32),
+    id: exact(`${name}.id`, g.id, 16),
+    keyVersion: integer(`${name}.keyVersion`, g.keyVersion, 0, 0xffff_ffff),
+    key: exact(`${name}.key`, g.key, 32),
   };
 }
 
@@ -379,8 +364,8 @@ function planOf(o: EncryptFileOptions): Omit<EncryptPlan, 'plaintextSize' | 'sig
   const groups = o.group === undefined ? [] : [groupOf(o.group)];
   const thresholds = o.threshold === undefined ? [] : [(() => {
     if (typeof o.threshold !== 'object' || o.threshold === null) throw new TypeError('threshold must be { t, n }');
-    const n = int('threshold.n', o.threshold.n, 2, 255);
-    return { t: int('threshold.t', o.threshold.t, 2, n), n };
+    const n = integer('threshold.n', o.threshold.n, 2, 255);
+    return { t: integer('threshold.t', o.threshold.t, 2, n), n };
   })()];
   if (passwords.length + recipients.length + groups.length + thresholds.length === 0) {
     throw new TypeError('options must name a protection: password, recipients, group and/or threshold');
@@ -391,23 +376,23 @@ function planOf(o: EncryptFileOptions): Omit<EncryptPlan, 'plaintextSize' | 'sig
   if (o.sign !== undefined && o.signWithKeys !== undefined) throw new TypeError('give sign or signWithKeys, not both');
   const fixed = o.unsafeFixedKeysForTesting;
   return {
-    chunkSize: int('chunkSize', o.chunkSize ?? CONTAINER.defaultChunkSize, CONTAINER.minChunkSize, CONTAINER.maxChunkSize),
+    chunkSize: integer('chunkSize', o.chunkSize ?? CONTAINER.defaultChunkSize, CONTAINER.minChunkSize, CONTAINER.maxChunkSize),
     hashAlgorithm: hash === 'blake3' ? 1 : 0,
     passwords,
     recipients,
     groups,
     thresholds,
-    ...(fixed === undefined ? {} : { fixedKeys: { dek: bytesOf('dek', fixed.dek, 32), fileId: bytesOf('fileId', fixed.fileId, 16) } }),
+    ...(fixed === undefined ? {} : { fixedKeys: { dek: exact('dek', fixed.dek, 32), fileId: exact('fileId', fixed.fileId, 16) } }),
   };
 }
 
 function pinOf(v: unknown): NonNullable<SignaturePolicy['expectedSigner']> {
-  if (isBytes(v)) return { ed25519: bytesOf('expectedSigner', v, 32) };
+  if (v instanceof Uint8Array) return { ed25519: exact('expectedSigner', v, 32) };
   if (typeof v !== 'object' || v === null) throw new TypeError('expectedSigner must be an Ed25519 public key or { ed25519, mlDsa65? }');
   const o = v as { ed25519?: unknown; mlDsa65?: unknown };
   return {
-    ed25519: bytesOf('expectedSigner.ed25519', o.ed25519, 32),
-    ...(o.mlDsa65 === undefined ? {} : { mlDsa65: bytesOf('expectedSigner.mlDsa65', o.mlDsa65, 1952) }),
+    ed25519: exact('expectedSigner.ed25519', o.ed25519, 32),
+    ...(o.mlDsa65 === undefined ? {} : { mlDsa65: exact('expectedSigner.mlDsa65', o.mlDsa65, 1952) }),
   };
 }
 
@@ -434,8 +419,8 @@ function unlockOf(u: FileUnlock): UnlockRoute {
     return {
       kind: 'worker',
       spec: {
-        kind: 'x-wing-secret-key', secretKey: bytesOf('unlock.xWingSecretKey', u.xWingSecretKey, 32),
-        ...(u.recipientId === undefined ? {} : { recipientId: bytesOf('unlock.recipientId', u.recipientId, 16) }),
+        kind: 'x-wing-secret-key', secretKey: exact('unlock.xWingSecretKey', u.xWingSecretKey, 32),
+        ...(u.recipientId === undefined ? {} : { recipientId: exact('unlock.recipientId', u.recipientId, 16) }),
       },
     };
   }
@@ -513,8 +498,8 @@ class FileJob {
   constructor(options: FileJobOptions) {
     if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) throw new TypeError('signal must be an AbortSignal');
     if (options.pool !== undefined && !(options.pool instanceof WorkerPool)) throw new TypeError('pool must be a WorkerPool');
-    const workers = int('workers', options.workers ?? defaultWorkers(), 1, 64);
-    this.batchBytes = int('batchBytes', options.batchBytes ?? 16 << 20, 1, 1 << 30);
+    const workers = integer('workers', options.workers ?? defaultWorkers(), 1, 64);
+    this.batchBytes = integer('batchBytes', options.batchBytes ?? 16 << 20, 1, 1 << 30);
     this.userSignal = options.signal;
     if (this.userSignal?.aborted) throw abortReason(this.userSignal);
     this.userSignal?.addEventListener('abort', this.onUserAbort, { once: true });
@@ -522,7 +507,7 @@ class FileJob {
     // The private pool: no idle termination while the operation lives (the session's wasm
     // handle is in one of its workers); the single-threaded build (no nested thread pools).
     this.pool = options.pool ?? new WorkerPool({ size: workers, idleTimeoutMs: 0, threads: false });
-    this.limit = int('concurrency', options.concurrency ?? 2 * this.pool.size, 1, 1024);
+    this.limit = integer('concurrency', options.concurrency ?? 2 * this.pool.size, 1, 1024);
   }
 
   get signal(): AbortSignal {
@@ -807,7 +792,7 @@ async function encryptCore(input: FileInput, options: EncryptFileOptions, sink: 
     read = async (first, _count, bytes) => input.slice(first * base.chunkSize, first * base.chunkSize + bytes);
   } else {
     if (options.size === undefined) throw new TypeError('a ReadableStream input needs options.size (its exact byte count)');
-    size = int('size', options.size, 0, MAX_SAFE);
+    size = integer('size', options.size, 0, MAX_SAFE);
     const s = new StreamBytes(input);
     stream = s;
     read = async (_first, _count, bytes) => {
@@ -896,10 +881,10 @@ async function signerOf(o: EncryptFileOptions): Promise<PreparedSigner | undefin
     return {
       plan: {
         kind: 'keys',
-        ed25519Seed: bytesOf('signWithKeys.ed25519Seed', k.ed25519Seed, 32),
-        ...(k.mlDsaSeed === undefined ? {} : { mlDsaSeed: bytesOf('signWithKeys.mlDsaSeed', k.mlDsaSeed, 32) }),
-        keyLogId: k.keyLogId === undefined ? new Uint8Array(32) : bytesOf('signWithKeys.keyLogId', k.keyLogId, 32),
-        timestamp: int('signWithKeys.timestamp', k.timestamp ?? nowSeconds(), 0, MAX_SAFE),
+        ed25519Seed: exact('signWithKeys.ed25519Seed', k.ed25519Seed, 32),
+        ...(k.mlDsaSeed === undefined ? {} : { mlDsaSeed: exact('signWithKeys.mlDsaSeed', k.mlDsaSeed, 32) }),
+        keyLogId: k.keyLogId === undefined ? new Uint8Array(32) : exact('signWithKeys.keyLogId', k.keyLogId, 32),
+        timestamp: integer('signWithKeys.timestamp', k.timestamp ?? nowSeconds(), 0, MAX_SAFE),
       },
     };
   }
@@ -917,8 +902,8 @@ async function signerOf(o: EncryptFileOptions): Promise<PreparedSigner | undefin
       kind: 'external',
       ed25519Public: bundle.ed25519,
       ...(hybrid ? { mlDsa65Public: bundle.mlDsa65! } : {}),
-      keyLogId: s.keyLogId === undefined ? new Uint8Array(32) : bytesOf('sign.keyLogId', s.keyLogId, 32),
-      timestamp: int('sign.timestamp', s.timestamp ?? nowSeconds(), 0, MAX_SAFE),
+      keyLogId: s.keyLogId === undefined ? new Uint8Array(32) : exact('sign.keyLogId', s.keyLogId, 32),
+      timestamp: integer('sign.timestamp', s.timestamp ?? nowSeconds(), 0, MAX_SAFE),
     },
     sign: async (message) => {
       if (!hybrid) return { ed25519: await s.keystore.sign(s.identity, message) };
@@ -1328,8 +1313,8 @@ export async function openContainer(blob: Blob, unlock: FileUnlock, options: Fil
     size: ctx.plaintextSize,
     async read(offset, length, ro = {}) {
       live();
-      int('offset', offset, 0, ctx.plaintextSize);
-      int('length', length, 0, ctx.plaintextSize - offset);
+      integer('offset', offset, 0, ctx.plaintextSize);
+      integer('length', length, 0, ctx.plaintextSize - offset);
       const out = new Uint8Array(length);
       if (length === 0) return out;
       const firstChunk = Math.floor(offset / ctx.chunkSize);
@@ -1413,7 +1398,7 @@ function anySignal(a: AbortSignal, b: AbortSignal | undefined): AbortSignal {
 export async function inspectContainer(input: Blob | Uint8Array, options: { readonly pool?: WorkerPool; readonly signal?: AbortSignal } = {}): Promise<ContainerInspection> {
   let source: ContainerSource;
   if (input instanceof Blob) source = containerSource(input);
-  else if (isBytes(input)) {
+  else if (input instanceof Uint8Array) {
     const b = input;
     source = { size: undefined, prefix: async (n) => b.slice(0, n), body: async () => new Uint8Array(0), trailing: async () => false, cancel: () => {} };
   } else throw new TypeError('input must be a Blob or a Uint8Array');
