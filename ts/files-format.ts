@@ -1,5 +1,5 @@
 /**
- * Pure VOLLVALT geometry and labels shared by the page (ts/files.ts) and the
+ * Pure VOLLVALT geometry and labels shared by the page (ts/files/) and the
  * worker (worker/files.ts). Byte-exact specification: docs/FORMAT.md.
  */
 import type { ChunkContext } from '../worker/files.protocol.js';

@@ -46,7 +46,7 @@ function openHeader(prefix: Uint8Array): { needed: number } | Extract<Outcome, {
   }
 }
 
-/** ts/files.ts `readHeader`: start with 8 KiB (or the whole source), grow to what the header asks for. */
+/** ts/files/source.ts `readHeader`: start with 8 KiB (or the whole source), grow to what the header asks for. */
 function readHeader(source: Uint8Array): Outcome {
   let n = Math.min(source.length, 8192);
   try {
