@@ -10,7 +10,7 @@ import { exact } from './validate.js';
 import { ML_KEM_768, mlKemDecapsulate, mlKemEncapsulate } from './mlkem.js';
 import { X_WING, xWingDecapsulate, xWingEncapsulate } from './xwing.js';
 import { splitOwned, type EncapsulationResult } from './split.js';
-import { concatBytes } from './files-format.js';
+import { concatBytes } from './bytes.js';
 
 /** Most items in one batch call (bounds the memory one call may allocate). */
 export const MAX_BATCH_ITEMS = 4096;

@@ -49,7 +49,7 @@ export const VEIL_ERROR_CODES = [
   'SAS_NONCE_REUSED',
   'SAS_ATTEMPTS_EXHAUSTED',
   // From the file container (ContainerError::code, crate/src/container/error.rs; AUTHENTICATION_FAILED
-  // and INVALID_SIGNATURE above) and the file layer (ts/files.ts: SIZE_MISMATCH).
+  // and INVALID_SIGNATURE above) and the file layer (ts/files/encrypt.ts: SIZE_MISMATCH).
   'TRUNCATED',
   'TRAILING_BYTES',
   'BAD_MAGIC',

@@ -1,5 +1,5 @@
 /**
- * Pure VOLLVALT geometry and labels shared by the page (ts/files.ts) and the
+ * Pure VOLLVALT geometry and labels shared by the page (ts/files/) and the
  * worker (worker/files.ts). Byte-exact specification: docs/FORMAT.md.
  */
 import type { ChunkContext } from '../worker/files.protocol.js';
@@ -133,31 +133,5 @@ export function hybridKekInfo(recipientId: Uint8Array, keyVersion: number): Uint
   return out;
 }
 
-export function hexToBytes(hex: string): Uint8Array<ArrayBuffer> {
-  const out = new Uint8Array(hex.length >> 1);
-  for (let i = 0; i < out.length; i++) out[i] = Number.parseInt(hex.slice(2 * i, 2 * i + 2), 16);
-  return out;
-}
-
-export function bytesToHex(b: Uint8Array): string {
-  let s = '';
-  for (const x of b) s += x.toString(16).padStart(2, '0');
-  return s;
-}
-
-/** A view typed for WebCrypto (`BufferSource` wants an `ArrayBuffer`-backed view). */
-export function bs(b: Uint8Array): Uint8Array<ArrayBuffer> {
-  return b as Uint8Array<ArrayBuffer>;
-}
-
-export function concatBytes(parts: readonly Uint8Array[]): Uint8Array<ArrayBuffer> {
-  let n = 0;
-  for (const p of parts) n += p.length;
-  const out = new Uint8Array(n);
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
-}
+// ts/keystore-format.ts still takes concatBytes from here; the byte helpers live in ts/bytes.ts.
+export { concatBytes } from './bytes.js';

@@ -10,6 +10,7 @@ import * as wasm from './wasm/veilkit.js';
 import { VeilError } from './errors.js';
 import { call } from './init.js';
 import { bytes, exact, integer, oneOf, optionalBytes, string, wipe } from './validate.js';
+import { base64urlDecode, base64urlEncode } from './bytes.js';
 import { keypair, splitOwned, type Keypair } from './split.js';
 
 const MAX_SAFE = Number.MAX_SAFE_INTEGER;
@@ -70,38 +71,9 @@ function malformed(what: string): VeilError {
 
 // ---------------------------------------------------------------- base64url (RFC 4648 §5, unpadded, canonical)
 
-const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
-const B64_INDEX = new Map([...B64].map((c, i) => [c, i]));
-
-function b64urlEncode(data: Uint8Array): string {
-  let out = '';
-  for (let i = 0; i < data.length; i += 3) {
-    const n = ((data[i] ?? 0) << 16) | ((data[i + 1] ?? 0) << 8) | (data[i + 2] ?? 0);
-    const chars = Math.min(4, Math.ceil(((data.length - i) * 8) / 6));
-    for (let k = 0; k < chars; k++) out += B64[(n >> (18 - 6 * k)) & 63];
-  }
-  return out;
-}
-
 function b64urlDecode(what: string, text: unknown, length?: number): Uint8Array {
-  if (typeof text !== 'string' || text.length % 4 === 1) throw malformed(what);
-  const out = new Uint8Array(Math.floor((text.length * 6) / 8));
-  let acc = 0;
-  let bits = 0;
-  let j = 0;
-  for (const c of text) {
-    const v = B64_INDEX.get(c);
-    if (v === undefined) throw malformed(what);
-    acc = ((acc << 6) | v) & 0xffffff;
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out[j++] = (acc >> bits) & 0xff;
-    }
-  }
-  // Canonical: the unused trailing bits must be zero.
-  if ((acc & ((1 << bits) - 1)) !== 0) throw malformed(what);
-  if (length !== undefined && out.length !== length) throw malformed(what);
+  const out = typeof text === 'string' ? base64urlDecode(text) : undefined;
+  if (out === undefined || (length !== undefined && out.length !== length)) throw malformed(what);
   return out;
 }
 
@@ -632,14 +604,14 @@ function entryToJsonObject(e: KeyLogEntry, name: string): Record<string, unknown
   if (!ACTIONS.includes(e.action)) throw new TypeError(`${name}.action must be 'add', 'update' or 'revoke'`);
   const o: Record<string, unknown> = {
     version: KEY_LOG_VERSION,
-    userId: b64urlEncode(nonEmpty(`${name}.userId`, e.userId, MESSAGING.maxUserIdLength)),
-    publicKey: b64urlEncode(exact(`${name}.publicKey`, e.publicKey, 32)),
+    userId: base64urlEncode(nonEmpty(`${name}.userId`, e.userId, MESSAGING.maxUserIdLength)),
+    publicKey: base64urlEncode(exact(`${name}.publicKey`, e.publicKey, 32)),
     timestamp: safeInteger(`${name}.timestamp`, e.timestamp),
-    prevHash: b64urlEncode(exact(`${name}.prevHash`, e.prevHash, 32)),
+    prevHash: base64urlEncode(exact(`${name}.prevHash`, e.prevHash, 32)),
     action: e.action,
-    signature: b64urlEncode(exact(`${name}.signature`, e.signature, 64)),
+    signature: base64urlEncode(exact(`${name}.signature`, e.signature, 64)),
   };
-  if (e.keySignature !== undefined) o.keySignature = b64urlEncode(exact(`${name}.keySignature`, e.keySignature, 64));
+  if (e.keySignature !== undefined) o.keySignature = base64urlEncode(exact(`${name}.keySignature`, e.keySignature, 64));
   return o;
 }
 

@@ -23,6 +23,7 @@ import { VeilError } from './errors.js';
 import { mlKemDecapsulate, mlKemKeygen, ML_KEM_768 } from './mlkem.js';
 import { capabilities, mlKemKeyRoute, type Route, type RoutePreference } from './native.js';
 import { exact, wipe } from './validate.js';
+import { bufferSource, copyBytes } from './bytes.js';
 
 interface KemSubtle {
   generateKey(algorithm: { name: string }, extractable: boolean, usages: string[]): Promise<CryptoKeyPair>;
@@ -94,7 +95,7 @@ export class MlKemDecapsulationKey {
     const ct = exact('ciphertext', ciphertext, ML_KEM_768.ciphertextLength);
     if (this.#webCryptoKey) {
       // WebCrypto copies its input; only a view of shared memory needs a copy first.
-      const input = ct.buffer instanceof ArrayBuffer ? (ct as Uint8Array<ArrayBuffer>) : (new Uint8Array(ct) as Uint8Array<ArrayBuffer>);
+      const input = bufferSource(ct);
       return new Uint8Array(await subtle().decapsulateBits(ALG, this.#webCryptoKey, input));
     }
     if (this.#expanded) return mlKemDecapsulate(this.#expanded, ct);
@@ -128,7 +129,7 @@ export async function importMlKemSeed(seed: Uint8Array, options?: MlKemKeyOption
   const [dk, ek] = mlKemKeygen(s64);
   if (route === 'wasm') return new MlKemDecapsulationKey('wasm', ek, dk);
   wipe(dk);
-  const copy = new Uint8Array(s64) as Uint8Array<ArrayBuffer>;
+  const copy = copyBytes(s64);
   try {
     const key = await subtle().importKey('raw-seed', copy, ALG, false, PRIVATE_USAGES);
     return new MlKemDecapsulationKey('native', ek, key);

@@ -36,6 +36,7 @@
  */
 import { VeilError } from './errors.js';
 import { bytes, exact, integer, oneOf, stringOrBytes, wipe } from './validate.js';
+import { base64urlEncode, copyBytes, equalBytes, hexToBytes } from './bytes.js';
 
 /** Where an operation runs. */
 export type Route = 'native' | 'wasm';
@@ -118,38 +119,14 @@ function subtle(): Subtle | undefined {
   return c?.subtle as Subtle | undefined;
 }
 
-function hex(s: string): Uint8Array {
-  const out = new Uint8Array(s.length / 2);
-  for (let i = 0; i < out.length; i++) out[i] = Number.parseInt(s.slice(2 * i, 2 * i + 2), 16);
-  return out;
-}
-
-function equal(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  let d = 0;
-  for (let i = 0; i < a.length; i++) d |= a[i]! ^ b[i]!;
-  return d === 0;
-}
-
-/** A copy in a fresh ArrayBuffer (what WebCrypto's BufferSource parameters want). */
-function buf(b: Uint8Array): Uint8Array<ArrayBuffer> {
-  return new Uint8Array(b) as Uint8Array<ArrayBuffer>;
-}
-
-const PKCS8_ED25519 = hex('302e020100300506032b657004220420');
-const PKCS8_X25519 = hex('302e020100300506032b656e04220420');
+const PKCS8_ED25519 = hexToBytes('302e020100300506032b657004220420');
+const PKCS8_X25519 = hexToBytes('302e020100300506032b656e04220420');
 
 function pkcs8(prefix: Uint8Array, seed: Uint8Array): Uint8Array<ArrayBuffer> {
   const der = new Uint8Array(prefix.length + 32) as Uint8Array<ArrayBuffer>;
   der.set(prefix);
   der.set(seed, prefix.length);
   return der;
-}
-
-function b64url(b: Uint8Array): string {
-  let s = '';
-  for (const x of b) s += String.fromCharCode(x);
-  return btoa(s).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }
 
 // ---------------------------------------------------------------------------
@@ -186,15 +163,15 @@ async function probePbkdf2(s: Subtle): Promise<AlgorithmSupport> {
   const enc = new TextEncoder();
   const out = await attempt(() => pbkdf2Native(s, enc.encode('passwd'), enc.encode('salt'), 1, 64));
   if (!out) return NONE;
-  return { supported: true, nonExtractable: true, selfTest: equal(out, hex(PBKDF2_KAT)) };
+  return { supported: true, nonExtractable: true, selfTest: equalBytes(out, hexToBytes(PBKDF2_KAT)) };
 }
 
 async function probeX25519(s: Subtle): Promise<AlgorithmSupport> {
   const gen = await attempt(() => s.generateKey({ name: 'X25519' }, false, ['deriveBits']) as Promise<CryptoKeyPair>);
   if (!gen) return NONE;
   const selfTest = await attempt(async () => {
-    const shared = await x25519Native(s, hex(X25519_KAT.secret), hex(X25519_KAT.public));
-    return equal(shared, hex(X25519_KAT.shared));
+    const shared = await x25519Native(s, hexToBytes(X25519_KAT.secret), hexToBytes(X25519_KAT.public));
+    return equalBytes(shared, hexToBytes(X25519_KAT.shared));
   });
   return { supported: true, nonExtractable: gen.privateKey.extractable === false, selfTest: selfTest === true };
 }
@@ -203,9 +180,9 @@ async function probeEd25519(s: Subtle): Promise<AlgorithmSupport> {
   const gen = await attempt(() => s.generateKey({ name: 'Ed25519' }, false, ['sign', 'verify']) as Promise<CryptoKeyPair>);
   if (!gen) return NONE;
   const selfTest = await attempt(async () => {
-    const seed = hex(ED25519_KAT.seed);
-    const pub = hex(ED25519_KAT.public);
-    const sig = hex(ED25519_KAT.sig);
+    const seed = hexToBytes(ED25519_KAT.seed);
+    const pub = hexToBytes(ED25519_KAT.public);
+    const sig = hexToBytes(ED25519_KAT.sig);
     const full = new Uint8Array(64);
     full.set(seed);
     full.set(pub, 32);
@@ -214,7 +191,7 @@ async function probeEd25519(s: Subtle): Promise<AlgorithmSupport> {
     // A 64-byte secret whose public half does not match must be refused.
     full[40] ^= 1;
     const mismatch = await attempt(() => ed25519SignNative(s, full, new Uint8Array(0)));
-    return equal(a, sig) && equal(b, sig) && ok === true && mismatch === undefined;
+    return equalBytes(a, sig) && equalBytes(b, sig) && ok === true && mismatch === undefined;
   });
   return { supported: true, nonExtractable: gen.privateKey.extractable === false, selfTest: selfTest === true };
 }
@@ -227,17 +204,17 @@ async function probeMlKem(s: Subtle): Promise<WebCryptoSupport['mlKem768']> {
   const dec = ['decapsulateBits'] as unknown as KeyUsage[];
   const gen = await attempt(() => s.generateKey(alg, false, both) as Promise<CryptoKeyPair>);
   if (!gen) return none;
-  const seedKey = await attempt(() => s.importKey('raw-seed' as 'raw', buf(new Uint8Array(64).fill(1)), alg, false, dec));
+  const seedKey = await attempt(() => s.importKey('raw-seed' as 'raw', copyBytes(new Uint8Array(64).fill(1)), alg, false, dec));
   const selfTest = await attempt(async () => {
     const pair = (await s.generateKey(alg, true, both)) as CryptoKeyPair;
     const ek = new Uint8Array(await s.exportKey('raw-public' as 'raw', pair.publicKey));
     const { ciphertext, sharedSecret } = await mlKemEncapsulateNative(s, ek);
-    const back = new Uint8Array(await s.decapsulateBits!(alg, pair.privateKey, buf(ciphertext)));
-    return ek.length === 1184 && ciphertext.length === 1088 && equal(back, sharedSecret);
+    const back = new Uint8Array(await s.decapsulateBits!(alg, pair.privateKey, copyBytes(ciphertext)));
+    return ek.length === 1184 && ciphertext.length === 1088 && equalBytes(back, sharedSecret);
   });
   // PKCS#8 with the `expandedKey` choice ([OCTET STRING] of 2400 bytes), all zero: is the form accepted at all?
   const expanded = await attempt(async () => {
-    const body = [0x02, 0x01, 0x00, ...hex('300b0609608648016503040402'), 0x04, 0x82, 0x09, 0x64, 0x04, 0x82, 0x09, 0x60];
+    const body = [0x02, 0x01, 0x00, ...hexToBytes('300b0609608648016503040402'), 0x04, 0x82, 0x09, 0x64, 0x04, 0x82, 0x09, 0x60];
     const der = new Uint8Array(4 + body.length + 2400);
     der.set([0x30, 0x82, ((body.length + 2400) >> 8) & 0xff, (body.length + 2400) & 0xff, ...body]);
     return s.importKey('pkcs8', der, alg, false, dec);
@@ -339,12 +316,12 @@ async function importPublic(s: Subtle, algorithm: string, format: string, key: U
   let id = algorithm;
   for (let i = Math.max(0, key.length - 16); i < key.length; i++) id += String.fromCharCode(key[i]!);
   const hit = publicKeys.get(id);
-  if (hit && equal(hit.bytes, key)) {
+  if (hit && equalBytes(hit.bytes, key)) {
     publicKeys.delete(id);
     publicKeys.set(id, hit);
     return hit.key;
   }
-  const bytes = buf(key);
+  const bytes = copyBytes(key);
   const k = await s.importKey(format as 'raw', bytes, { name: algorithm }, true, usages);
   publicKeys.delete(id);
   publicKeys.set(id, { bytes, key: k });
@@ -353,14 +330,14 @@ async function importPublic(s: Subtle, algorithm: string, format: string, key: U
 }
 
 async function pbkdf2Native(s: Subtle, password: Uint8Array, salt: Uint8Array, iterations: number, len: number): Promise<Uint8Array> {
-  const pw = buf(password); // copied synchronously: the caller may wipe `password` when this returns
+  const pw = copyBytes(password); // copied synchronously: the caller may wipe `password` when this returns
   let key: CryptoKey;
   try {
     key = await s.importKey('raw', pw, 'PBKDF2', false, ['deriveBits']);
   } finally {
     pw.fill(0);
   }
-  return new Uint8Array(await s.deriveBits({ name: 'PBKDF2', hash: 'SHA-256', salt: buf(salt), iterations }, key, len * 8));
+  return new Uint8Array(await s.deriveBits({ name: 'PBKDF2', hash: 'SHA-256', salt: copyBytes(salt), iterations }, key, len * 8));
 }
 
 async function x25519Native(s: Subtle, secret: Uint8Array, pub: Uint8Array): Promise<Uint8Array> {
@@ -394,7 +371,7 @@ async function ed25519SignNative(s: Subtle, secret: Uint8Array, msg: Uint8Array)
     }
   } else {
     // seed ‖ public: WebCrypto checks that `x` belongs to `d`.
-    const jwk: JsonWebKey = { kty: 'OKP', crv: 'Ed25519', d: b64url(secret.subarray(0, 32)), x: b64url(secret.subarray(32)) };
+    const jwk: JsonWebKey = { kty: 'OKP', crv: 'Ed25519', d: base64urlEncode(secret.subarray(0, 32)), x: base64urlEncode(secret.subarray(32)) };
     try {
       key = await s.importKey('jwk', jwk, { name: 'Ed25519' }, false, ['sign']);
     } catch (e) {
@@ -406,7 +383,7 @@ async function ed25519SignNative(s: Subtle, secret: Uint8Array, msg: Uint8Array)
       jwk.d = '';
     }
   }
-  return new Uint8Array(await s.sign({ name: 'Ed25519' }, key, buf(msg)));
+  return new Uint8Array(await s.sign({ name: 'Ed25519' }, key, copyBytes(msg)));
 }
 
 // Ed25519 encodings of small-order points (y, sign bit ignored) and the group order L, little-endian.
@@ -416,8 +393,8 @@ const SMALL_ORDER_Y = [
   'ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f',
   '26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05',
   'c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a',
-].map(hex);
-const ORDER_L = hex('edd3f55c1a631258d69cf7a2def9de1400000000000000000000000000000010');
+].map((h) => hexToBytes(h));
+const ORDER_L = hexToBytes('edd3f55c1a631258d69cf7a2def9de1400000000000000000000000000000010');
 
 /** y ≥ p = 2^255 − 19 (the sign bit masked): a non-canonical encoding. */
 function nonCanonicalY(p: Uint8Array): boolean {
@@ -429,7 +406,7 @@ function nonCanonicalY(p: Uint8Array): boolean {
 function smallOrder(p: Uint8Array): boolean {
   const y = p.slice(0, 32);
   y[31]! &= 0x7f;
-  return SMALL_ORDER_Y.some((s) => equal(s, y));
+  return SMALL_ORDER_Y.some((s) => equalBytes(s, y));
 }
 
 /** Little-endian S < L. */
@@ -451,7 +428,7 @@ async function ed25519VerifyNative(s: Subtle, pub: Uint8Array, msg: Uint8Array, 
   } catch {
     return false; // not a point on the curve
   }
-  return s.verify({ name: 'Ed25519' }, key, buf(sig), buf(msg));
+  return s.verify({ name: 'Ed25519' }, key, copyBytes(sig), copyBytes(msg));
 }
 
 async function mlKemEncapsulateNative(s: Subtle, ek: Uint8Array): Promise<{ ciphertext: Uint8Array; sharedSecret: Uint8Array }> {

@@ -1,6 +1,6 @@
 /**
  * File-container requests (`files/*`, worker/files.ts) and the values they
- * answer with. The page-side orchestrator is ts/files.ts.
+ * answer with. The page-side orchestrator is ts/files.ts (its parts in ts/files/).
  *
  * What crosses to the page: public header data, leaves and IVs, ciphertext,
  * authenticated plaintext, threshold shares (the documented output of a

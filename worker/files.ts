@@ -27,8 +27,9 @@ import * as wasm from '../ts/wasm/veilkit.js';
 import { call } from '../ts/init.js';
 import { VeilError } from '../ts/errors.js';
 import {
-  CONTAINER, KEY_COMMITMENT_LABEL, bs, chunkAad, chunkIvInfo, chunkKeyInfo, chunkLength, envelopeOffset, hybridKekInfo, leafPreimage,
+  CONTAINER, KEY_COMMITMENT_LABEL, chunkAad, chunkIvInfo, chunkKeyInfo, chunkLength, envelopeOffset, hybridKekInfo, leafPreimage,
 } from '../ts/files-format.js';
+import { bs, equalBytes } from '../ts/bytes.js';
 import type { ChunkContext, ChunkKeys, ChunksOut, EncryptBegun, EncryptFinished, FilesRequest, HeaderNeedsMore, HeaderRead, RawHeaderInfo } from './files.protocol.js';
 
 type Session = wasm.ContainerEncryptorHandle | wasm.ContainerReaderHandle;
@@ -208,13 +209,6 @@ async function encryptChunks(req: Extract<FilesRequest, { type: 'files/encrypt-c
   return { data: req.output === 'blob' ? new Blob(groups as Blob[]) : (groups as Uint8Array[][]).flat(), leaves };
 }
 
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  let d = 0;
-  for (let i = 0; i < a.length; i++) d |= a[i]! ^ b[i]!;
-  return d === 0;
-}
-
 async function decryptChunks(req: Extract<FilesRequest, { type: 'files/decrypt-chunks' }>): Promise<ChunksOut> {
   const { ctx, first, count, chunkKeys: ck, leaves } = req;
   if (!Number.isInteger(count) || count < 1) throw new RangeError('count must be a positive integer');
@@ -247,9 +241,9 @@ async function decryptChunks(req: Extract<FilesRequest, { type: 'files/decrypt-c
         if (view.getUint32(at, false) !== index) throw authFailed();
         // The release rule: the leaf of these exact bytes must be the table's entry.
         const leaf = await leafOf(ctx, index, len, storedIv, env.subarray(16));
-        if (!sameBytes(leaf, leaves.subarray(CONTAINER.leafLength * k, CONTAINER.leafLength * (k + 1)))) throw authFailed();
+        if (!equalBytes(leaf, leaves.subarray(CONTAINER.leafLength * k, CONTAINER.leafLength * (k + 1)))) throw authFailed();
         const [key, iv] = keyIv(ck, k);
-        if (!sameBytes(iv, storedIv)) throw authFailed();
+        if (!equalBytes(iv, storedIv)) throw authFailed();
         try {
           return new Uint8Array(await subtle().decrypt(
             { name: 'AES-GCM', iv, additionalData: chunkAad(ctx, index, len), tagLength: 128 }, key, env.subarray(16),

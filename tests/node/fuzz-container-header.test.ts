@@ -13,7 +13,8 @@ import * as P from '../../ts/primitives.js';
 import * as wasm from '../../ts/wasm/veilkit.js';
 import { call } from '../../ts/init.js';
 import { VEIL_ERROR_CODES, VeilError } from '../../ts/errors.js';
-import { CONTAINER, bytesToHex, chunkCount, chunkLength, containerLength, envelopeOffset, hexToBytes } from '../../ts/files-format.js';
+import { CONTAINER, chunkCount, chunkLength, containerLength, envelopeOffset } from '../../ts/files-format.js';
+import { bytesToHex, hexToBytes } from '../../ts/bytes.js';
 import type { RawHeaderInfo } from '../../worker/files.protocol.js';
 import { Rng, Tally, mutations, placed, sameBytes, type MutationPlan } from '../shared/mutate.js';
 
@@ -45,7 +46,7 @@ function openHeader(prefix: Uint8Array): { needed: number } | Extract<Outcome, {
   }
 }
 
-/** ts/files.ts `readHeader`: start with 8 KiB (or the whole source), grow to what the header asks for. */
+/** ts/files/source.ts `readHeader`: start with 8 KiB (or the whole source), grow to what the header asks for. */
 function readHeader(source: Uint8Array): Outcome {
   let n = Math.min(source.length, 8192);
   try {

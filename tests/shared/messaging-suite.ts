@@ -5,7 +5,7 @@
 // worker tests/playwright/fixtures/messaging-worker.ts (fetch loader), so both
 // runtimes check exactly the same cases. Every check records a result instead
 // of throwing, so one failure never hides the others.
-import { concatBytes } from '../../ts/files-format.js';
+import { concatBytes } from '../../ts/bytes.js';
 
 export type VeilkitApi = typeof import('../../ts/index.js');
 export type Loader = (path: string) => Promise<string>;

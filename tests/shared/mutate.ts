@@ -3,7 +3,7 @@
  * outside bytes (tests/node/fuzz-*.test.ts). No dependency, no wall clock:
  * the same seed gives the same cases, so a failure names a reproducible case.
  */
-import { concatBytes } from '../../ts/files-format.js';
+import { concatBytes } from '../../ts/bytes.js';
 
 /** A small seeded PRNG (mulberry32): fast, deterministic, not cryptographic. */
 export class Rng {

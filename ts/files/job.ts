@@ -1,0 +1,184 @@
+/** One file operation's machinery: its pool, abort, worker session, the bounded batch pipeline and progress. */
+import { WorkerPool, type RequestBody } from '../pool.js';
+import { VeilError } from '../errors.js';
+import { integer } from '../validate.js';
+import type { FileJobOptions } from './types.js';
+
+function abortReason(signal: AbortSignal): unknown {
+  return signal.reason ?? new DOMException('The operation was aborted', 'AbortError');
+}
+
+function defaultWorkers(): number {
+  const n = (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator?.hardwareConcurrency;
+  return Math.max(1, Math.min(typeof n === 'number' && n > 0 ? n : 2, 4));
+}
+
+function sessionId(): string {
+  const c = globalThis.crypto as Crypto & { randomUUID?: () => string };
+  return typeof c.randomUUID === 'function' ? c.randomUUID() : `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
+}
+
+/** One file operation: its pool, an abort controller (the caller's signal, or our first error) and a worker session. */
+export class FileJob {
+  readonly pool: WorkerPool;
+  readonly session = sessionId();
+  readonly limit: number;
+  readonly batchBytes: number;
+  private readonly owned: boolean;
+  private readonly controller = new AbortController();
+  private readonly userSignal: AbortSignal | undefined;
+  private readonly onUserAbort = () => this.controller.abort(abortReason(this.userSignal!));
+  private opened = false;
+  private closed = false;
+
+  constructor(options: FileJobOptions) {
+    if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) throw new TypeError('signal must be an AbortSignal');
+    if (options.pool !== undefined && !(options.pool instanceof WorkerPool)) throw new TypeError('pool must be a WorkerPool');
+    const workers = integer('workers', options.workers ?? defaultWorkers(), 1, 64);
+    this.batchBytes = integer('batchBytes', options.batchBytes ?? 16 << 20, 1, 1 << 30);
+    this.userSignal = options.signal;
+    if (this.userSignal?.aborted) throw abortReason(this.userSignal);
+    this.userSignal?.addEventListener('abort', this.onUserAbort, { once: true });
+    this.owned = options.pool === undefined;
+    // The private pool: no idle termination while the operation lives (the session's wasm
+    // handle is in one of its workers); the single-threaded build (no nested thread pools).
+    this.pool = options.pool ?? new WorkerPool({ size: workers, idleTimeoutMs: 0, threads: false });
+    this.limit = integer('concurrency', options.concurrency ?? 2 * this.pool.size, 1, 1024);
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  /** Stops everything in flight (first caller's reason wins). */
+  fail(e: unknown): void {
+    if (!this.controller.signal.aborted) this.controller.abort(e);
+  }
+
+  /** The error to report: the abort reason if the job was stopped, else `e`. */
+  error(e: unknown): unknown {
+    return this.controller.signal.aborted ? this.controller.signal.reason : e;
+  }
+
+  throwIfStopped(): void {
+    if (this.controller.signal.aborted) throw this.controller.signal.reason;
+  }
+
+  run<T>(body: RequestBody, options: { session?: boolean; transfer?: Transferable[] } = {}): Promise<T> {
+    if (this.closed) return Promise.reject(new VeilError('INVALID_STATE', 'this file operation has ended'));
+    if (options.session) this.opened = true;
+    return this.pool.run(body, {
+      signal: this.controller.signal,
+      ...(options.session ? { affinity: `files:${this.session}` } : {}),
+      ...(options.transfer ? { transfer: options.transfer } : {}),
+    }) as Promise<T>;
+  }
+
+  /** Frees the worker session and, for a private pool, terminates every worker. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.userSignal?.removeEventListener('abort', this.onUserAbort);
+    if (this.owned) {
+      this.pool.dispose();
+    } else if (this.opened) {
+      this.pool.run({ type: 'files/close', session: this.session }, { affinity: `files:${this.session}` }).catch(() => {});
+    }
+  }
+}
+
+/**
+ * Runs `count` tasks with at most `limit` started but not yet consumed, and
+ * hands their results to `consume` in index order. The first failure stops it.
+ */
+export function pipeline<T>(job: FileJob, count: number, start: (i: number) => Promise<T>, consume: (i: number, v: T) => Promise<void> | void): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    const results = new Map<number, T>();
+    let next = 0;
+    let consumed = 0;
+    let failed = false;
+    let draining = false;
+    const fail = (e: unknown) => {
+      if (failed) return;
+      failed = true;
+      job.fail(e);
+      reject(job.error(e));
+    };
+    const onAbort = () => fail(job.signal.reason);
+    job.signal.addEventListener('abort', onAbort, { once: true });
+    const done = () => {
+      job.signal.removeEventListener('abort', onAbort);
+      resolve();
+    };
+    const pump = () => {
+      while (!failed && next < count && next - consumed < job.limit) {
+        const i = next++;
+        let p: Promise<T>;
+        try {
+          p = start(i);
+        } catch (e) {
+          fail(e);
+          return;
+        }
+        p.then((v) => {
+          results.set(i, v);
+          void drain();
+        }, fail);
+      }
+      if (!failed && consumed === count) done();
+    };
+    const drain = async () => {
+      if (draining || failed) return;
+      draining = true;
+      try {
+        while (!failed && results.has(consumed)) {
+          const v = results.get(consumed) as T;
+          results.delete(consumed);
+          await consume(consumed, v);
+          consumed++;
+          pump();
+        }
+      } catch (e) {
+        fail(e);
+      } finally {
+        draining = false;
+      }
+    };
+    if (job.signal.aborted) fail(job.signal.reason);
+    else pump();
+  });
+}
+
+/** Batches of `per` chunks: batch `b` covers chunks `[b·per, min(n, (b+1)·per))`. */
+export function batching(n: number, chunkSize: number, batchBytes: number): { per: number; batches: number; range: (b: number) => [number, number] } {
+  const per = Math.max(1, Math.floor(batchBytes / chunkSize));
+  return { per, batches: Math.ceil(n / per), range: (b) => [b * per, Math.min(n, (b + 1) * per) - b * per] };
+}
+
+export function progress(cb: FileJobOptions['onProgress'], bytesTotal: number, chunksTotal: number) {
+  let bytesDone = 0;
+  let chunksDone = 0;
+  if (cb !== undefined && typeof cb !== 'function') throw new TypeError('onProgress must be a function');
+  return (bytes: number, chunks: number) => {
+    bytesDone += bytes;
+    chunksDone += chunks;
+    try {
+      cb?.({ bytesDone, bytesTotal, chunksDone, chunksTotal });
+    } catch {
+      // a throwing progress callback must not break the operation
+    }
+  };
+}
+
+export function anySignal(a: AbortSignal, b: AbortSignal | undefined): AbortSignal {
+  if (b === undefined) return a;
+  const c = new AbortController();
+  const on = (s: AbortSignal) => () => c.abort(s.reason);
+  if (a.aborted) c.abort(a.reason);
+  else if (b.aborted) c.abort(b.reason);
+  else {
+    a.addEventListener('abort', on(a), { once: true });
+    b.addEventListener('abort', on(b), { once: true });
+  }
+  return c.signal;
+}

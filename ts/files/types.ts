@@ -1,0 +1,244 @@
+/** The public types of the file API (re-exported by ts/files.ts). */
+import type { WorkerPool } from '../pool.js';
+import type { IdentityHandle, Keystore } from '../keystore.js';
+import type { KdfBudget } from '../../worker/keystore.protocol.js';
+
+/** What can be encrypted or decrypted: a `File` (a `Blob`), a `Blob`, or a byte stream. */
+export type FileInput = Blob | ReadableStream<Uint8Array>;
+
+export interface FileProgress {
+  /** Plaintext bytes done. */
+  readonly bytesDone: number;
+  readonly bytesTotal: number;
+  readonly chunksDone: number;
+  readonly chunksTotal: number;
+}
+
+/** An X-Wing public key (1216 bytes), optionally with its key version and recipient id; or a keystore public bundle. */
+export type RecipientPublicKey =
+  | Uint8Array
+  | { readonly publicKey: Uint8Array; readonly keyVersion?: number; readonly recipientId?: Uint8Array }
+  | { readonly xWing: Uint8Array };
+
+/** Password KDF for new containers. Default: Argon2id, 64 MiB, 3 passes, 4 lanes. */
+export type PasswordKdf =
+  | { readonly algorithm: 'argon2id'; readonly memoryKib?: number; readonly iterations?: number; readonly parallelism?: number }
+  | { readonly algorithm: 'pbkdf2'; readonly iterations?: number };
+
+export interface GroupKey {
+  /** 16-byte group id. */
+  readonly id: Uint8Array;
+  /** Key version (manifest key epoch), 0 … 2^32 − 1. */
+  readonly keyVersion: number;
+  /** The 32-byte group key of that version. */
+  readonly key: Uint8Array;
+}
+
+export interface ThresholdOptions {
+  /** Shares needed, 2 … n. */
+  readonly t: number;
+  /** Shares made, t … 255. */
+  readonly n: number;
+}
+
+/** Sign the header with a keystore identity (Ed25519, plus ML-DSA-65 → v6 when the identity has it). */
+export interface IdentitySigner {
+  readonly keystore: Keystore;
+  readonly identity: IdentityHandle | string;
+  /** Whether the header is hybrid-signed (version 6). It follows the identity: an identity with an ML-DSA-65 key always signs hybrid (`false` is refused), one without cannot (`true` is refused). */
+  readonly hybrid?: boolean;
+  /** 32-byte key-transparency log id (default zeros). */
+  readonly keyLogId?: Uint8Array;
+  /** Seconds since the epoch (default now). */
+  readonly timestamp?: number;
+}
+
+/** Low-level: sign with explicit seeds held on the page (interop, fixtures). Prefer {@link IdentitySigner}. */
+export interface SigningSeeds {
+  readonly ed25519Seed: Uint8Array;
+  readonly mlDsaSeed?: Uint8Array;
+  readonly keyLogId?: Uint8Array;
+  readonly timestamp?: number;
+}
+
+export interface FileJobOptions {
+  readonly signal?: AbortSignal;
+  readonly onProgress?: (progress: FileProgress) => void;
+  /** Run on this pool (not disposed). Default: a private pool of `workers` workers, terminated when the call ends. */
+  readonly pool?: WorkerPool;
+  /** Size of the private pool (default `min(hardwareConcurrency, 4)`). */
+  readonly workers?: number;
+  /**
+   * Batches started but not yet consumed, across the pool (default 2 × pool size). A queued batch
+   * holds no bytes (its worker reads its slice when it runs), so working memory is about
+   * `pool size × 2 × batchBytes` (input and output of each running batch).
+   */
+  readonly concurrency?: number;
+  /**
+   * Plaintext bytes per worker request (default 16 MiB; at least one chunk). The worker reads in
+   * 16 MiB groups, one ahead: Chromium reads a Blob slice much faster in large slices (measured
+   * here: ~300 MiB/s in 1 MiB slices, ~400 in 4 MiB, ~700 in 16 MiB).
+   */
+  readonly batchBytes?: number;
+}
+
+export interface EncryptFileOptions extends FileJobOptions {
+  /** Password wrap (Argon2id by default, see {@link PasswordKdf}). */
+  readonly password?: string;
+  readonly kdf?: PasswordKdf;
+  /** X-Wing recipient wraps. */
+  readonly recipients?: readonly RecipientPublicKey[];
+  /** Group wrap. */
+  readonly group?: GroupKey;
+  /** Threshold wrap: the result carries the `n` `vcs_` shares. */
+  readonly threshold?: ThresholdOptions;
+  /** Chunk size, 4096 … 16 MiB (default 1 MiB). */
+  readonly chunkSize?: number;
+  /** Merkle hash (default `'sha256'`). */
+  readonly hash?: 'sha256' | 'blake3';
+  /** Sign the header with a keystore identity. */
+  readonly sign?: IdentitySigner;
+  /** Low-level alternative to `sign`: explicit signing seeds. */
+  readonly signWithKeys?: SigningSeeds;
+  /** Exact byte count of a `ReadableStream` input (required for streams; `SIZE_MISMATCH` if the stream differs). */
+  readonly size?: number;
+  /** MIME type of the resulting `Blob` (default `application/octet-stream`). */
+  readonly type?: string;
+  /**
+   * **Tests only**: fixed DEK and file id, so that the output can be compared
+   * byte for byte with the Rust engine. Never use for real data.
+   */
+  readonly unsafeFixedKeysForTesting?: { readonly dek: Uint8Array; readonly fileId: Uint8Array };
+}
+
+/** How to open a container: a password, `vcs_` shares, a group key, a keystore identity, or (low-level) an X-Wing secret key. */
+export type FileUnlock =
+  | string
+  | readonly string[]
+  | { readonly password: string }
+  | { readonly shares: readonly string[] }
+  | { readonly group: GroupKey }
+  | { readonly keystore: Keystore; readonly identity: IdentityHandle | string }
+  | { readonly xWingSecretKey: Uint8Array; readonly recipientId?: Uint8Array };
+
+export interface SignaturePolicyOptions {
+  /** `'required'`: unsigned containers fail with `SIGNATURE_MISSING` (default `'optional'`; a present signature must always verify). */
+  readonly signature?: 'required' | 'optional';
+  /**
+   * The signer the header must be signed by (implies a signature): an Ed25519 public key, or
+   * `{ ed25519, mlDsa65 }` (e.g. a keystore public bundle) — with an ML-DSA-65 key a hybrid signature
+   * by exactly that key is required (`HYBRID_REQUIRED` for an Ed25519-only header). Another key:
+   * `SIGNER_MISMATCH`. Whether hybrid is required comes from this pin, never from the file.
+   */
+  readonly expectedSigner?: Uint8Array | { readonly ed25519: Uint8Array; readonly mlDsa65?: Uint8Array };
+}
+
+/** Who signed a decrypted container (every decrypt result carries it). */
+export interface SignatureInfo {
+  /** `'unsigned'`, `'ed25519'` (version 5) or `'hybrid'` (version 6: Ed25519 and ML-DSA-65). */
+  readonly status: Exclude<SignatureStatus, 'invalid'>;
+  /** The signer's public keys; `null` when unsigned. */
+  readonly signer: { readonly ed25519: Uint8Array; readonly mlDsa65?: Uint8Array } | null;
+}
+
+export interface UnlockOptions {
+  /**
+   * The reader's KDF budget for password wraps (FORMAT.md §4.3; default `DEFAULT_KDF_BUDGET`):
+   * wraps over `argon2MemoryKib` / `argon2Iterations` / `pbkdf2Iterations` are skipped without
+   * work, at most `passwordWraps` are tried; none left: `KDF_BUDGET_EXCEEDED`. Raise it only
+   * for files from a source you trust with that much of the user's memory and time.
+   */
+  readonly kdfBudget?: KdfBudget;
+}
+
+export interface DecryptFileOptions extends FileJobOptions, SignaturePolicyOptions, UnlockOptions {
+  /**
+   * `'verified'` (default): a `Promise<Blob>`, nothing released before every
+   * chunk, the length and the leaf table are authenticated. `'streaming'`: a
+   * `ReadableStream` that checks the leaf table against the (signed) root
+   * first and then releases each chunk as soon as its recomputed leaf matches
+   * its table entry and its tag verifies; the stream ends normally only when
+   * every chunk arrived (else it errors: treat the output as incomplete until then).
+   */
+  readonly releaseMode?: 'verified' | 'streaming';
+  /** MIME type of the resulting `Blob` (verified mode). */
+  readonly type?: string;
+}
+
+export type WrapInfo =
+  | { readonly type: 'pbkdf2'; readonly iterations: number }
+  | { readonly type: 'argon2id'; readonly memoryKib: number; readonly iterations: number; readonly parallelism: number }
+  | { readonly type: 'group'; readonly groupId: Uint8Array; readonly keyVersion: number }
+  | { readonly type: 'recipient'; readonly recipientId: Uint8Array; readonly keyVersion: number }
+  | { readonly type: 'threshold'; readonly t: number; readonly n: number; readonly shareSetId: Uint8Array };
+
+/** The public header of a container. */
+export interface ContainerHeader {
+  /** 4 unsigned, 5 Ed25519-signed, 6 Ed25519 + ML-DSA-65 signed. */
+  readonly version: 4 | 5 | 6;
+  readonly mode: 'password' | 'recipient' | 'group' | 'threshold' | 'mixed' | 'none';
+  readonly fileId: Uint8Array;
+  readonly chunkSize: number;
+  readonly plaintextSize: number;
+  readonly merkleRoot: Uint8Array;
+  readonly hashAlgorithm: 'sha256' | 'blake3';
+  readonly headerLength: number;
+  readonly containerLength: number;
+  readonly chunkCount: number;
+  readonly wraps: readonly WrapInfo[];
+  readonly signer: { readonly ed25519: Uint8Array; readonly mlDsa65?: Uint8Array; readonly keyLogId: Uint8Array; readonly timestamp: number } | null;
+  readonly sealed: { readonly mode: 'seal' | 'purge'; readonly reason: string; readonly timestamp: number; readonly sealer: Uint8Array } | null;
+}
+
+export type SignatureStatus = 'unsigned' | 'ed25519' | 'hybrid' | 'invalid';
+
+export interface ContainerInspection {
+  readonly header: ContainerHeader;
+  /** `'invalid'`: a signature is present and does not verify (every decrypt fails with `INVALID_SIGNATURE`). */
+  readonly signature: SignatureStatus;
+  readonly sealed: boolean;
+  /** Whether the input's length is the one the header implies (`undefined` for a header-only `Uint8Array`). */
+  readonly lengthValid?: boolean;
+}
+
+export interface VerifyPolicy extends SignaturePolicyOptions {
+  /** `'report'` (default): check every chunk and list the bad ones; `'abort'`: fail at the first. */
+  readonly onTamper?: 'report' | 'abort';
+  readonly signal?: AbortSignal;
+  readonly onProgress?: (progress: FileProgress) => void;
+}
+
+export interface VerificationReport {
+  readonly version: 4 | 5 | 6;
+  readonly signature: Exclude<SignatureStatus, 'invalid'>;
+  readonly signer: Uint8Array | null;
+  readonly chunkCount: number;
+  readonly chunksAuthenticated: true;
+  readonly badChunks: readonly number[];
+  readonly lengthValid: boolean;
+  readonly merkleValid: boolean;
+  /** No bad chunk, right length, Merkle root matched. */
+  readonly intact: boolean;
+}
+
+/** A container opened for random access (see {@link openContainer}). */
+export interface OpenedContainer {
+  readonly header: ContainerHeader;
+  readonly signature: Exclude<SignatureStatus, 'invalid'>;
+  /** Plaintext size in bytes. */
+  readonly size: number;
+  /** Decrypts `length` bytes at `offset`: only the chunks needed, each checked against its leaf-table entry (recomputed from the bytes read now) and its AEAD tag. */
+  read(offset: number, length: number, options?: { readonly signal?: AbortSignal }): Promise<Uint8Array>;
+  /** Authenticates every chunk (nothing is released) and reports. */
+  verify(policy?: VerifyPolicy): Promise<VerificationReport>;
+  /** Terminates the private pool (if any). Further reads fail. */
+  close(): void;
+}
+
+export interface EncryptToResult {
+  /** Bytes written (the container length). */
+  readonly bytesWritten: number;
+  readonly header: Uint8Array;
+  /** `vcs_` shares, when a threshold wrap was requested. */
+  readonly shares?: readonly string[];
+}
