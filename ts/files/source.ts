@@ -138,7 +138,7 @@ async function headerHashOf(r: RawHeaderInfo): Promise<Uint8Array> {
 }
 
 export function truncated(needed: number, got: number): VeilError {
-  return Object.assign(new VeilError('TRUNCATED', `truncated: need ${needed} bytes, got ${got}`), { needed, got });
+  return new VeilError('TRUNCATED', `truncated: need ${needed} bytes, got ${got}`, { details: { needed, got } });
 }
 
 export function headerOf(r: RawHeaderInfo): ContainerHeader {
