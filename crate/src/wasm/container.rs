@@ -19,10 +19,12 @@
 //! - Stateless helpers: header length from a prefix, the leaf of an envelope
 //!   (hashed over its exact bytes) and the check of a leaf table against a root.
 //!
-//! Errors: [`js_container_error`], an exhaustive map of `ContainerError` to
-//! `VeilError` codes (a `TRUNCATED` error also carries `needed` and `got`).
+//! Errors: `ContainerError` crosses as every core error does
+//! (`super::error`: a `VeilError` with its `code`; `TRUNCATED` also carries
+//! `needed` and `got`).
 //! Sizes and indices cross as JS numbers and must be safe integers.
-use super::{js_error, scrubbed, secret_in, secret_out, JsResult, StackUse};
+use super::error::{js_err, JsFail};
+use super::{scrubbed, secret_in, secret_out, JsResult, StackUse};
 use crate::container::header::{self, Header, Metadata, MetadataKind, SealMode, SignedPart, MAX_WRAPS};
 use crate::container::merkle;
 use crate::container::wrap::{self, Argon2idCost, ThresholdShare, WrapEntry, WrapSpec};
@@ -36,58 +38,17 @@ use zeroize::{Zeroize, Zeroizing};
 
 type CResult<T> = Result<T, ContainerError>;
 
+// Transitional: the closures below go in the next step.
+fn js_container_error(e: ContainerError) -> JsFail {
+    e.into()
+}
+
+fn js_error(e: CryptoError) -> JsFail {
+    e.into()
+}
+
 /// Largest integer a JS number holds exactly.
 const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
-
-/// Converts a container error into the JS error the facade understands: an
-/// `Error` named `VeilError` with the stable `code` of `ContainerError::code`
-/// (primitive errors keep theirs, as [`js_error`] maps them); `TRUNCATED`
-/// also carries `needed` and `got` (byte counts). The match lists every
-/// variant, so a new one cannot be added without deciding its mapping here.
-pub(crate) fn js_container_error(e: ContainerError) -> JsValue {
-    let truncated = match e {
-        ContainerError::Crypto(inner) => return js_error(inner),
-        ContainerError::Truncated { needed, got } => Some((needed, got)),
-        ContainerError::TrailingBytes
-        | ContainerError::BadMagic
-        | ContainerError::UnsupportedVersion(_)
-        | ContainerError::UnsupportedCipherSuite(_)
-        | ContainerError::UnsupportedHashAlgorithm(_)
-        | ContainerError::InvalidChunkSize(_)
-        | ContainerError::InvalidPlaintextSize
-        | ContainerError::NonCanonical(_)
-        | ContainerError::InvalidWrap(_)
-        | ContainerError::UnsupportedWrapType(_)
-        | ContainerError::InvalidMetadata(_)
-        | ContainerError::NoWraps
-        | ContainerError::NoMatchingWrap
-        | ContainerError::AuthenticationFailed
-        | ContainerError::SignatureMissing
-        | ContainerError::SignatureInvalid
-        | ContainerError::SignerMismatch
-        | ContainerError::HybridRequired
-        | ContainerError::KdfBudgetExceeded
-        | ContainerError::Sealed
-        | ContainerError::InvalidShare(_)
-        | ContainerError::InsufficientShares { .. }
-        | ContainerError::InvalidChunk(_)
-        | ContainerError::InvalidState(_)
-        | ContainerError::InvalidOption(_)
-        | ContainerError::InvalidManifest(_)
-        | ContainerError::ManifestRollback { .. }
-        | ContainerError::FounderMismatch
-        | ContainerError::ManifestRequired => None,
-    };
-    let err = js_sys::Error::new(&e.to_string());
-    err.set_name("VeilError");
-    // Setting properties on a fresh Error object cannot fail.
-    let _ = js_sys::Reflect::set(&err, &JsValue::from_str("code"), &JsValue::from_str(e.code()));
-    if let Some((needed, got)) = truncated {
-        let _ = js_sys::Reflect::set(&err, &JsValue::from_str("needed"), &JsValue::from_f64(needed as f64));
-        let _ = js_sys::Reflect::set(&err, &JsValue::from_str("got"), &JsValue::from_f64(got as f64));
-    }
-    err.into()
-}
 
 fn safe_u64(what: &'static str, v: f64) -> CResult<u64> {
     if v.is_finite() && v.fract() == 0.0 && v >= 0.0 && v <= MAX_SAFE_INTEGER as f64 {
@@ -846,7 +807,7 @@ pub fn container_error_codes() -> Array {
     ContainerError::CODES.iter().map(|c| JsValue::from_str(c)).collect()
 }
 
-/// One error per `ContainerError` variant, converted by [`js_container_error`]
+/// One error per `ContainerError` variant, converted as every error is
 /// (diagnostics: the test checks every code reaches TypeScript).
 #[wasm_bindgen(js_name = "containerErrorSamples")]
 #[must_use]
@@ -884,5 +845,5 @@ pub fn container_error_samples() -> Array {
         ContainerError::ManifestRequired,
         ContainerError::Crypto(CryptoError::InvalidKey("sample")),
     ];
-    samples.into_iter().map(js_container_error).collect()
+    samples.iter().map(js_err).collect()
 }
