@@ -81,17 +81,16 @@ impl ExternalEncryptor {
     /// the format's security: for known-answer tests only.
     ///
     /// # Errors
-    /// As [`new`](Self::new); `INVALID_LENGTH` for a DEK not of 32 bytes.
+    /// As [`new`](Self::new).
     #[doc(hidden)]
     pub fn with_fixed_keys_for_testing(
         plaintext_size: u64,
         chunk_size: u32,
         hash_alg: HashAlg,
-        dek: &[u8],
+        dek: Dek,
         file_id: [u8; 16],
     ) -> Result<Self> {
-        let dek = Box::new(Dek::from_bytes(dek)?);
-        Self::start(plaintext_size, chunk_size, hash_alg, dek, file_id)
+        Self::start(plaintext_size, chunk_size, hash_alg, Box::new(dek), file_id)
     }
 
     fn start(
@@ -162,7 +161,7 @@ impl ExternalEncryptor {
     /// # Errors
     /// [`ContainerError::InvalidState`] after [`take_dek`](Self::take_dek).
     pub fn set_signer(&mut self, keys: SigningKeys) -> Result<()> {
-        self.before_dek()?;
+        self.check_header_open()?;
         self.header.signed = Some(keys.placeholder(MetadataKind::Plain));
         self.signer = Signer::Keys(keys);
         Ok(())
@@ -183,15 +182,9 @@ impl ExternalEncryptor {
         key_log_id: [u8; 32],
         timestamp: u64,
     ) -> Result<()> {
-        self.before_dek()?;
-        if let Some(pk) = &mldsa_public
-            && pk.len() != mldsa::PK_LEN
-        {
-            return Err(ContainerError::Crypto(crate::error::CryptoError::length(
-                "mlDsaPublic",
-                "1952 bytes",
-                pk.len(),
-            )));
+        self.check_header_open()?;
+        if let Some(pk) = &mldsa_public {
+            signature::check_mldsa_public("mlDsaPublic", pk)?;
         }
         let mldsa_signature = mldsa_public.as_ref().map(|_| vec![0u8; mldsa::SIG_LEN]);
         self.header.signed = Some(SignedPart {
@@ -209,7 +202,11 @@ impl ExternalEncryptor {
         Ok(())
     }
 
-    fn before_dek(&self) -> Result<()> {
+    /// Whether the header layout is still open (wraps and signer can be set).
+    ///
+    /// # Errors
+    /// [`ContainerError::InvalidState`] once the DEK was taken.
+    pub fn check_header_open(&self) -> Result<()> {
         if self.dek.is_none() {
             return Err(ContainerError::InvalidState(
                 "the header layout is fixed once the DEK was taken",

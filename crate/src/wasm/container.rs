@@ -28,12 +28,11 @@ use super::error::js_err;
 use super::{scrubbed, secret_in, secret_out, JsResult, StackUse};
 use crate::container::external::{ExternalEncryptor, Finished};
 use crate::container::header::{self, Header, MetadataKind, SealMode};
-use crate::container::merkle;
+use crate::container::{merkle, signature};
 use crate::container::policy::{self, ExpectedSigner, SignatureRequirement, VerificationPolicy};
 use crate::container::wrap::{self, Argon2idCost, ThresholdShare, WrapEntry, WrapSpec};
 use crate::container::{chunk, ContainerError, ContainerReader, Dek, FileContext, HashAlg, KdfBudget, SignatureStatus, SigningKeys};
 use crate::error::CryptoError;
-use crate::mldsa;
 use js_sys::{Array, JsString, Uint8Array};
 use wasm_bindgen::prelude::*;
 use zeroize::Zeroizing;
@@ -86,9 +85,14 @@ pub struct ContainerEncryptorHandle {
 }
 
 impl ContainerEncryptorHandle {
-    /// The plaintext size (a safe integer) and the hash algorithm of a JS caller.
-    fn sizes(plaintext_size: f64, hash_alg: u8) -> CResult<(u64, HashAlg)> {
-        Ok((safe_u64("plaintextSize must be a safe non-negative integer", plaintext_size)?, HashAlg::from_id(hash_alg)?))
+    /// The plaintext size (a safe integer) and the hash algorithm of a new
+    /// container, checked in the order the JS API reports them: sizes first
+    /// (the core checks them again), then the hash algorithm.
+    fn sizes(plaintext_size: f64, chunk_size: u32, hash_alg: u8) -> CResult<(u64, HashAlg)> {
+        let size = safe_u64("plaintextSize must be a safe non-negative integer", plaintext_size)?;
+        header::check_chunk_size(chunk_size)?;
+        header::check_plaintext_size(size, chunk_size)?;
+        Ok((size, HashAlg::from_id(hash_alg)?))
     }
 
 }
@@ -99,7 +103,7 @@ impl ContainerEncryptorHandle {
     #[wasm_bindgen(constructor)]
     pub fn new(plaintext_size: f64, chunk_size: u32, hash_alg: u8) -> JsResult<ContainerEncryptorHandle> {
         scrubbed(StackUse::Small, || {
-            let (size, alg) = Self::sizes(plaintext_size, hash_alg)?;
+            let (size, alg) = Self::sizes(plaintext_size, chunk_size, hash_alg)?;
             Ok(Self { inner: ExternalEncryptor::new(size, chunk_size, alg)? })
         })
     }
@@ -116,10 +120,10 @@ impl ContainerEncryptorHandle {
         file_id: &[u8],
     ) -> JsResult<ContainerEncryptorHandle> {
         scrubbed(StackUse::Small, || {
-            let dek = secret_in(dek);
+            let dek = Dek::from_bytes(&secret_in(dek))?;
             let file_id = array16("fileId", file_id)?;
-            let (size, alg) = Self::sizes(plaintext_size, hash_alg)?;
-            Ok(Self { inner: ExternalEncryptor::with_fixed_keys_for_testing(size, chunk_size, alg, &dek, file_id)? })
+            let (size, alg) = Self::sizes(plaintext_size, chunk_size, hash_alg)?;
+            Ok(Self { inner: ExternalEncryptor::with_fixed_keys_for_testing(size, chunk_size, alg, dek, file_id)? })
         })
     }
 
@@ -195,6 +199,7 @@ impl ContainerEncryptorHandle {
         scrubbed(StackUse::MlDsa, || {
             let ed = secret_in(ed25519_seed);
             let ml = mldsa_seed.map(secret_in);
+            self.inner.check_header_open()?;
             let log = array32("keyLogId", key_log_id)?;
             let ts = safe_u64("timestamp must be a safe non-negative integer", timestamp)?;
             let keys = match &ml {
@@ -211,7 +216,11 @@ impl ContainerEncryptorHandle {
     /// the signatures over `signedMessage()` are supplied to `finishSigned`.
     #[wasm_bindgen(js_name = "setExternalSigner")]
     pub fn set_external_signer(&mut self, ed25519_public: &[u8], mldsa_public: Option<Vec<u8>>, key_log_id: &[u8], timestamp: f64) -> JsResult<()> {
+        self.inner.check_header_open()?;
         let ed25519_public = array32("ed25519Public", ed25519_public)?;
+        if let Some(pk) = &mldsa_public {
+            signature::check_mldsa_public("mlDsaPublic", pk)?;
+        }
         let timestamp = safe_u64("timestamp must be a safe non-negative integer", timestamp)?;
         let key_log_id = array32("keyLogId", key_log_id)?;
         self.inner.set_external_signer(ed25519_public, mldsa_public, key_log_id, timestamp)?;
@@ -415,10 +424,8 @@ impl ContainerReaderHandle {
     pub fn check_signature(&self, required: bool, expected_ed25519: Option<Vec<u8>>, expected_mldsa65: Option<Vec<u8>>) -> JsResult<String> {
         let expected_signer = match (expected_ed25519, expected_mldsa65) {
             (Some(ed), pq) => {
-                if let Some(pk) = &pq
-                    && pk.len() != mldsa::PK_LEN
-                {
-                    return Err(CryptoError::length("expectedSigner.mlDsa65", "1952 bytes", pk.len()).into());
+                if let Some(pk) = &pq {
+                    signature::check_mldsa_public("expectedSigner.mlDsa65", pk)?;
                 }
                 Some(ExpectedSigner { ed25519: array32("expectedSigner.ed25519", &ed)?, mldsa65: pq })
             }
