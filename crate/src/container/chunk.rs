@@ -116,6 +116,26 @@ pub struct FileContext {
 }
 
 impl FileContext {
+    /// The context of a header with these immutable fields.
+    ///
+    /// # Errors
+    /// [`ContainerError::InvalidChunkSize`].
+    pub fn new(
+        file_id: [u8; 16],
+        chunk_size: u32,
+        plaintext_size: u64,
+        hash_alg: HashAlg,
+    ) -> Result<Self> {
+        super::header::check_chunk_size(chunk_size)?;
+        Ok(Self {
+            file_id,
+            chunk_size,
+            plaintext_size,
+            hash_alg,
+            header_hash: header_hash(&file_id, chunk_size, plaintext_size, hash_alg),
+        })
+    }
+
     /// The context of a parsed header.
     #[must_use]
     pub fn of(header: &Header) -> Self {

@@ -14,6 +14,8 @@
 //!
 //! Entry points:
 //! - streaming: [`ContainerEncryptor`] (`new` → `push_chunk`… → `finish`),
+//!   [`ExternalEncryptor`] (chunks sealed elsewhere with the exported DEK:
+//!   `add_wrap`… → `take_dek` → `push_leaves`… → `finish`),
 //!   [`ContainerReader`] (`parse_header` → `set_leaf_table` → `unlock_*` →
 //!   `decrypt_chunk(index, envelope)` or `begin_sequential` / `next_chunk` /
 //!   `end_sequential`);
@@ -22,6 +24,7 @@
 pub mod chunk;
 mod encoding;
 pub mod error;
+pub mod external;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod header;
@@ -40,6 +43,7 @@ pub use chunk::{
     Dek, FileContext, chunk_aad, chunk_iv, chunk_iv_info, chunk_key, chunk_key_info, header_hash,
 };
 pub use error::{ContainerError, Result};
+pub use external::{ExternalEncryptor, Finished};
 pub use header::{HashAlg, Header, HeaderPrefix, MetadataKind, Mode, SealMode};
 pub use manifest::{GroupManifest, GroupState, ManifestOp, RevocationMode, revoke_member};
 pub use merkle::{inclusion_proof, merkle_root, verify_merkle_proof};

@@ -138,6 +138,22 @@ impl SigningKeys {
     }
 }
 
+/// Checks that `key` has the length of an ML-DSA-65 public key (1952 bytes).
+///
+/// # Errors
+/// `INVALID_LENGTH`, naming `what`.
+pub fn check_mldsa_public(what: &'static str, key: &[u8]) -> Result<()> {
+    if key.len() == mldsa::PK_LEN {
+        Ok(())
+    } else {
+        Err(ContainerError::Crypto(crate::error::CryptoError::length(
+            what,
+            "1952 bytes",
+            key.len(),
+        )))
+    }
+}
+
 /// The message the signatures cover.
 ///
 /// # Errors

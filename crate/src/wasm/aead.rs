@@ -1,5 +1,5 @@
 //! AES-256-GCM bindings.
-use super::{js_error, scrubbed, secret_in, secret_out, JsResult, StackUse};
+use super::{scrubbed, secret_in, secret_out, JsResult, StackUse};
 use crate::aead;
 use js_sys::Uint8Array;
 use wasm_bindgen::prelude::*;
@@ -9,7 +9,7 @@ use wasm_bindgen::prelude::*;
 pub fn aes_gcm_encrypt(key: Vec<u8>, plaintext: Vec<u8>, aad: &[u8]) -> JsResult<Vec<u8>> {
     scrubbed(StackUse::Small, || {
         let (key, plaintext) = (secret_in(key), secret_in(plaintext));
-        aead::aes_gcm_encrypt(&key, &plaintext, aad).map_err(js_error)
+        Ok(aead::aes_gcm_encrypt(&key, &plaintext, aad)?)
     })
 }
 
@@ -18,7 +18,7 @@ pub fn aes_gcm_encrypt(key: Vec<u8>, plaintext: Vec<u8>, aad: &[u8]) -> JsResult
 pub fn aes_gcm_decrypt(key: Vec<u8>, sealed: &[u8], aad: &[u8]) -> JsResult<Uint8Array> {
     scrubbed(StackUse::Small, || {
         let key = secret_in(key);
-        let pt = secret_in(aead::aes_gcm_decrypt(&key, sealed, aad).map_err(js_error)?);
+        let pt = secret_in(aead::aes_gcm_decrypt(&key, sealed, aad)?);
         Ok(secret_out(&pt))
     })
 }
@@ -28,7 +28,7 @@ pub fn aes_gcm_decrypt(key: Vec<u8>, sealed: &[u8], aad: &[u8]) -> JsResult<Uint
 pub fn aes_gcm_encrypt_with_iv(key: Vec<u8>, iv: &[u8], plaintext: Vec<u8>, aad: &[u8]) -> JsResult<Vec<u8>> {
     scrubbed(StackUse::Small, || {
         let (key, plaintext) = (secret_in(key), secret_in(plaintext));
-        aead::aes_gcm_encrypt_with_iv(&key, iv, &plaintext, aad).map_err(js_error)
+        Ok(aead::aes_gcm_encrypt_with_iv(&key, iv, &plaintext, aad)?)
     })
 }
 
@@ -37,7 +37,7 @@ pub fn aes_gcm_encrypt_with_iv(key: Vec<u8>, iv: &[u8], plaintext: Vec<u8>, aad:
 pub fn aes_gcm_decrypt_with_iv(key: Vec<u8>, iv: &[u8], ct_and_tag: &[u8], aad: &[u8]) -> JsResult<Uint8Array> {
     scrubbed(StackUse::Small, || {
         let key = secret_in(key);
-        let pt = secret_in(aead::aes_gcm_decrypt_with_iv(&key, iv, ct_and_tag, aad).map_err(js_error)?);
+        let pt = secret_in(aead::aes_gcm_decrypt_with_iv(&key, iv, ct_and_tag, aad)?);
         Ok(secret_out(&pt))
     })
 }

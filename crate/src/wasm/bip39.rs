@@ -3,7 +3,7 @@
 //! Phrases are secrets: they arrive as owned `String`s (wiped on drop, like
 //! `secret_in`) and leave as JS strings decoded straight from the zeroizing
 //! buffer, so no unwiped copy stays in linear memory.
-use super::{js_error, scrubbed, secret_in, secret_out, JsResult, StackUse};
+use super::{scrubbed, secret_in, secret_out, JsResult, StackUse};
 use crate::bip39;
 use js_sys::{JsString, Uint8Array};
 use wasm_bindgen::prelude::*;
@@ -13,7 +13,7 @@ use zeroize::Zeroizing;
 #[wasm_bindgen(js_name = "bip39Generate")]
 pub fn bip39_generate() -> JsResult<JsString> {
     scrubbed(StackUse::Small, || {
-        bip39::generate_mnemonic().map(|p| JsString::from(p.as_str())).map_err(js_error)
+        Ok(JsString::from(bip39::generate_mnemonic()?.as_str()))
     })
 }
 
@@ -22,7 +22,7 @@ pub fn bip39_generate() -> JsResult<JsString> {
 pub fn bip39_from_entropy(entropy: Vec<u8>) -> JsResult<JsString> {
     scrubbed(StackUse::Small, || {
         let entropy = secret_in(entropy);
-        bip39::entropy_to_mnemonic(&entropy).map(|p| JsString::from(p.as_str())).map_err(js_error)
+        Ok(JsString::from(bip39::entropy_to_mnemonic(&entropy)?.as_str()))
     })
 }
 
@@ -32,7 +32,7 @@ pub fn bip39_from_entropy(entropy: Vec<u8>) -> JsResult<JsString> {
 pub fn bip39_to_entropy(phrase: String) -> JsResult<Uint8Array> {
     scrubbed(StackUse::Small, || {
         let phrase = Zeroizing::new(phrase);
-        let e = bip39::mnemonic_to_entropy_nfkd(&phrase).map_err(js_error)?;
+        let e = bip39::mnemonic_to_entropy_nfkd(&phrase)?;
         Ok(secret_out(&e))
     })
 }
@@ -42,7 +42,7 @@ pub fn bip39_to_entropy(phrase: String) -> JsResult<Uint8Array> {
 pub fn bip39_to_seed(phrase: String, passphrase: String) -> JsResult<Uint8Array> {
     scrubbed(StackUse::Small, || {
         let (phrase, passphrase) = (Zeroizing::new(phrase), Zeroizing::new(passphrase));
-        let seed = bip39::mnemonic_to_seed_nfkd(&phrase, &passphrase).map_err(js_error)?;
+        let seed = bip39::mnemonic_to_seed_nfkd(&phrase, &passphrase)?;
         Ok(secret_out(seed.as_slice()))
     })
 }

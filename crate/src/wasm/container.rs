@@ -3,15 +3,16 @@
 //!
 //! In the browser the chunk layer runs in WebCrypto: the DEK becomes a
 //! non-extractable HKDF `CryptoKey` and every chunk key / IV is derived from
-//! it there (FORMAT.md §6.3). Everything else stays here: DEK generation and
-//! wrapping (Argon2id, PBKDF2, X-Wing, group, threshold), header
-//! serialisation and signing, the Merkle tree, header parsing and unlocking.
+//! it there (FORMAT.md §6.3). Everything else stays in the core: DEK
+//! generation and wrapping (Argon2id, PBKDF2, X-Wing, group, threshold),
+//! header serialisation and signing, the Merkle tree, header parsing and
+//! unlocking. This file validates JS arguments, calls the core and converts.
 //!
-//! - [`ContainerEncryptorHandle`] is `ContainerEncryptor` with the chunk
-//!   encryption left out: it is fed each chunk's leaf (hashed over the whole
-//!   envelope by the chunk layer) instead of its plaintext, and returns the
-//!   header followed by the leaf table. The DEK leaves exactly once, through
-//!   `takeDek`, and is wiped here at that moment.
+//! - [`ContainerEncryptorHandle`] is the core's `ExternalEncryptor`
+//!   (`crate::container::external`): fed each chunk's leaf (hashed over the
+//!   whole envelope by the chunk layer) instead of its plaintext, it returns
+//!   the header followed by the leaf table. The DEK leaves exactly once,
+//!   through `takeDek`, and is wiped there at that moment.
 //! - [`ContainerReaderHandle`] wraps `ContainerReader`: parse, check the
 //!   signature against a policy, check the leaf table against the root,
 //!   unlock (DEK commitment checked), hand the DEK out once (`takeDek`, after
@@ -19,75 +20,27 @@
 //! - Stateless helpers: header length from a prefix, the leaf of an envelope
 //!   (hashed over its exact bytes) and the check of a leaf table against a root.
 //!
-//! Errors: [`js_container_error`], an exhaustive map of `ContainerError` to
-//! `VeilError` codes (a `TRUNCATED` error also carries `needed` and `got`).
-//! Sizes and indices cross as JS numbers and must be safe integers.
-use super::{js_error, scrubbed, secret_in, secret_out, JsResult, StackUse};
-use crate::container::header::{self, Header, Metadata, MetadataKind, SealMode, SignedPart, MAX_WRAPS};
-use crate::container::merkle;
-use crate::container::wrap::{self, Argon2idCost, ThresholdShare, WrapEntry, WrapSpec};
+//! Errors: `ContainerError` crosses as every core error does
+//! (`super::error`: a `VeilError` with its `code`; `TRUNCATED` also carries
+//! `needed` and `got`). Sizes and indices cross as JS numbers and must be
+//! safe integers.
+use super::error::js_err;
+use super::{scrubbed, secret_in, secret_out, JsResult, StackUse};
+use crate::container::external::{ExternalEncryptor, Finished};
+use crate::container::header::{self, Header, MetadataKind, SealMode};
+use crate::container::{merkle, signature};
 use crate::container::policy::{self, ExpectedSigner, SignatureRequirement, VerificationPolicy};
+use crate::container::wrap::{self, Argon2idCost, ThresholdShare, WrapEntry, WrapSpec};
 use crate::container::{chunk, ContainerError, ContainerReader, Dek, FileContext, HashAlg, KdfBudget, SignatureStatus, SigningKeys};
 use crate::error::CryptoError;
-use crate::{mldsa, rng};
 use js_sys::{Array, JsString, Uint8Array};
 use wasm_bindgen::prelude::*;
-use zeroize::{Zeroize, Zeroizing};
+use zeroize::Zeroizing;
 
 type CResult<T> = Result<T, ContainerError>;
 
 /// Largest integer a JS number holds exactly.
 const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
-
-/// Converts a container error into the JS error the facade understands: an
-/// `Error` named `VeilError` with the stable `code` of `ContainerError::code`
-/// (primitive errors keep theirs, as [`js_error`] maps them); `TRUNCATED`
-/// also carries `needed` and `got` (byte counts). The match lists every
-/// variant, so a new one cannot be added without deciding its mapping here.
-pub(crate) fn js_container_error(e: ContainerError) -> JsValue {
-    let truncated = match e {
-        ContainerError::Crypto(inner) => return js_error(inner),
-        ContainerError::Truncated { needed, got } => Some((needed, got)),
-        ContainerError::TrailingBytes
-        | ContainerError::BadMagic
-        | ContainerError::UnsupportedVersion(_)
-        | ContainerError::UnsupportedCipherSuite(_)
-        | ContainerError::UnsupportedHashAlgorithm(_)
-        | ContainerError::InvalidChunkSize(_)
-        | ContainerError::InvalidPlaintextSize
-        | ContainerError::NonCanonical(_)
-        | ContainerError::InvalidWrap(_)
-        | ContainerError::UnsupportedWrapType(_)
-        | ContainerError::InvalidMetadata(_)
-        | ContainerError::NoWraps
-        | ContainerError::NoMatchingWrap
-        | ContainerError::AuthenticationFailed
-        | ContainerError::SignatureMissing
-        | ContainerError::SignatureInvalid
-        | ContainerError::SignerMismatch
-        | ContainerError::HybridRequired
-        | ContainerError::KdfBudgetExceeded
-        | ContainerError::Sealed
-        | ContainerError::InvalidShare(_)
-        | ContainerError::InsufficientShares { .. }
-        | ContainerError::InvalidChunk(_)
-        | ContainerError::InvalidState(_)
-        | ContainerError::InvalidOption(_)
-        | ContainerError::InvalidManifest(_)
-        | ContainerError::ManifestRollback { .. }
-        | ContainerError::FounderMismatch
-        | ContainerError::ManifestRequired => None,
-    };
-    let err = js_sys::Error::new(&e.to_string());
-    err.set_name("VeilError");
-    // Setting properties on a fresh Error object cannot fail.
-    let _ = js_sys::Reflect::set(&err, &JsValue::from_str("code"), &JsValue::from_str(e.code()));
-    if let Some((needed, got)) = truncated {
-        let _ = js_sys::Reflect::set(&err, &JsValue::from_str("needed"), &JsValue::from_f64(needed as f64));
-        let _ = js_sys::Reflect::set(&err, &JsValue::from_str("got"), &JsValue::from_f64(got as f64));
-    }
-    err.into()
-}
 
 fn safe_u64(what: &'static str, v: f64) -> CResult<u64> {
     if v.is_finite() && v.fract() == 0.0 && v >= 0.0 && v <= MAX_SAFE_INTEGER as f64 {
@@ -114,25 +67,7 @@ fn hex(bytes: &[u8]) -> String {
     s
 }
 
-/// Leaf entries of a 32-byte-per-entry list.
-fn leaf_entries(leaves: &[u8]) -> CResult<&[[u8; 32]]> {
-    let (entries, rest) = leaves.as_chunks::<32>();
-    if rest.is_empty() {
-        Ok(entries)
-    } else {
-        Err(ContainerError::InvalidChunk("leaves must be a multiple of 32 bytes"))
-    }
-}
-
 // ---------------------------------------------------------------- writing
-
-enum Signer {
-    Unsigned,
-    /// Keys held here (low-level `unsafeSigningKeys`).
-    Keys(SigningKeys),
-    /// Signatures computed elsewhere (a keystore identity) over `signedMessage()`.
-    External,
-}
 
 /// Streaming encryptor whose chunks are encrypted outside wasm (WebCrypto).
 ///
@@ -145,82 +80,21 @@ enum Signer {
 ///    followed by the leaf table.
 #[wasm_bindgen(js_name = "ContainerEncryptorHandle")]
 pub struct ContainerEncryptorHandle {
-    /// Boxed so that moving the handle (construction, wasm-bindgen's boxing)
-    /// copies a pointer, never the key: with veilkit built for size, a moved
-    /// inline DEK left an unwiped copy in the handle's heap block (zeroize test).
-    dek: Option<Box<Dek>>,
-    header: Header,
-    ctx: FileContext,
-    signer: Signer,
-    leaves: Vec<[u8; 32]>,
-    finished: bool,
+    /// Keeps its DEK boxed: moving the handle copies a pointer, never the key.
+    inner: ExternalEncryptor,
 }
 
 impl ContainerEncryptorHandle {
-    fn start(plaintext_size: f64, chunk_size: u32, hash_alg: u8, dek: Box<Dek>, file_id: [u8; 16]) -> CResult<Self> {
+    /// The plaintext size (a safe integer) and the hash algorithm of a new
+    /// container, checked in the order the JS API reports them: sizes first
+    /// (the core checks them again), then the hash algorithm.
+    fn sizes(plaintext_size: f64, chunk_size: u32, hash_alg: u8) -> CResult<(u64, HashAlg)> {
         let size = safe_u64("plaintextSize must be a safe non-negative integer", plaintext_size)?;
         header::check_chunk_size(chunk_size)?;
         header::check_plaintext_size(size, chunk_size)?;
-        let hash_alg = HashAlg::from_id(hash_alg)?;
-        let mut header = Header {
-            file_id,
-            chunk_size,
-            plaintext_size: size,
-            merkle_root: [0u8; 32],
-            hash_alg,
-            dek_commitment: [0u8; 32],
-            wraps: Vec::new(),
-            signed: None,
-        };
-        let ctx = FileContext::of(&header);
-        header.dek_commitment = chunk::dek_commitment(&dek, &file_id, &ctx.header_hash_preimage())?;
-        // The leaf table grows as leaves arrive (32 bytes per chunk, not reserved up front).
-        Ok(Self { dek: Some(dek), header, ctx, signer: Signer::Unsigned, leaves: Vec::new(), finished: false })
+        Ok((size, HashAlg::from_id(hash_alg)?))
     }
 
-    fn add(&mut self, spec: &WrapSpec) -> CResult<Vec<ThresholdShare>> {
-        let dek = self.dek.as_ref().ok_or(ContainerError::InvalidState("wraps must be added before takeDek"))?;
-        if self.header.wraps.len() >= MAX_WRAPS {
-            return Err(ContainerError::InvalidOption("at most 255 wraps"));
-        }
-        // Writers stay inside the default reader budget: every honest file opens.
-        let passwords = self.header.wraps.iter().filter(|w| w.kind() == wrap::WrapKind::Password).count();
-        wrap::check_writer_budget(core::slice::from_ref(spec), passwords, &KdfBudget::default())?;
-        let (entry, shares) = wrap::create_wrap(spec, dek, &self.header.file_id)?;
-        self.header.wraps.push(entry);
-        Ok(shares)
-    }
-
-    fn before_dek(&self) -> CResult<()> {
-        if self.dek.is_none() {
-            return Err(ContainerError::InvalidState("the header layout is fixed once the DEK was taken"));
-        }
-        Ok(())
-    }
-
-    fn all_pushed(&mut self) -> CResult<()> {
-        if self.finished {
-            return Err(ContainerError::InvalidState("finish was already called"));
-        }
-        if self.dek.is_some() {
-            return Err(ContainerError::InvalidState("takeDek was not called"));
-        }
-        if self.leaves.len() as u64 != self.ctx.chunk_count() {
-            return Err(ContainerError::InvalidState("not every chunk was pushed"));
-        }
-        self.header.merkle_root = merkle::merkle_root(self.ctx.hash_alg, &self.leaves);
-        Ok(())
-    }
-
-    /// The header followed by the leaf table.
-    fn serialize_final(&mut self) -> CResult<Vec<u8>> {
-        let mut bytes = self.header.to_bytes()?;
-        for leaf in &self.leaves {
-            bytes.extend_from_slice(leaf);
-        }
-        self.finished = true;
-        Ok(bytes)
-    }
 }
 
 #[wasm_bindgen(js_class = "ContainerEncryptorHandle")]
@@ -229,9 +103,8 @@ impl ContainerEncryptorHandle {
     #[wasm_bindgen(constructor)]
     pub fn new(plaintext_size: f64, chunk_size: u32, hash_alg: u8) -> JsResult<ContainerEncryptorHandle> {
         scrubbed(StackUse::Small, || {
-            let dek = Dek::generate_boxed().map_err(js_container_error)?;
-            let file_id = *rng::array::<16>().map_err(js_error)?;
-            Self::start(plaintext_size, chunk_size, hash_alg, dek, file_id).map_err(js_container_error)
+            let (size, alg) = Self::sizes(plaintext_size, chunk_size, hash_alg)?;
+            Ok(Self { inner: ExternalEncryptor::new(size, chunk_size, alg)? })
         })
     }
 
@@ -247,10 +120,10 @@ impl ContainerEncryptorHandle {
         file_id: &[u8],
     ) -> JsResult<ContainerEncryptorHandle> {
         scrubbed(StackUse::Small, || {
-            let dek = secret_in(dek);
-            let dek = Box::new(Dek::from_bytes(&dek).map_err(js_container_error)?);
-            let file_id = array16("fileId", file_id).map_err(js_container_error)?;
-            Self::start(plaintext_size, chunk_size, hash_alg, dek, file_id).map_err(js_container_error)
+            let dek = Dek::from_bytes(&secret_in(dek))?;
+            let file_id = array16("fileId", file_id)?;
+            let (size, alg) = Self::sizes(plaintext_size, chunk_size, hash_alg)?;
+            Ok(Self { inner: ExternalEncryptor::with_fixed_keys_for_testing(size, chunk_size, alg, dek, file_id)? })
         })
     }
 
@@ -258,8 +131,8 @@ impl ContainerEncryptorHandle {
     #[wasm_bindgen(js_name = "addPbkdf2")]
     pub fn add_pbkdf2(&mut self, password: Vec<u8>, iterations: u32) -> JsResult<()> {
         scrubbed(StackUse::Small, || {
-            let spec = WrapSpec::Pbkdf2 { password: secret_in(password), iterations };
-            self.add(&spec).map(drop).map_err(js_container_error)
+            self.inner.add_wrap(&WrapSpec::Pbkdf2 { password: secret_in(password), iterations })?;
+            Ok(())
         })
     }
 
@@ -267,8 +140,9 @@ impl ContainerEncryptorHandle {
     #[wasm_bindgen(js_name = "addArgon2id")]
     pub fn add_argon2id(&mut self, password: Vec<u8>, memory_kib: u32, iterations: u32, parallelism: u32) -> JsResult<()> {
         scrubbed(StackUse::Small, || {
-            let spec = WrapSpec::Argon2id { password: secret_in(password), cost: Argon2idCost { memory_kib, iterations, parallelism } };
-            self.add(&spec).map(drop).map_err(js_container_error)
+            let cost = Argon2idCost { memory_kib, iterations, parallelism };
+            self.inner.add_wrap(&WrapSpec::Argon2id { password: secret_in(password), cost })?;
+            Ok(())
         })
     }
 
@@ -277,15 +151,10 @@ impl ContainerEncryptorHandle {
     pub fn add_group(&mut self, group_id: &[u8], key_version: u32, group_key: Vec<u8>) -> JsResult<()> {
         scrubbed(StackUse::Small, || {
             let group_key = secret_in(group_key);
-            let spec = (|| {
-                Ok::<_, ContainerError>(WrapSpec::Group {
-                    group_id: array16("groupId", group_id)?,
-                    key_version,
-                    group_key: Zeroizing::new(array32("groupKey", &group_key)?),
-                })
-            })()
-            .map_err(js_container_error)?;
-            self.add(&spec).map(drop).map_err(js_container_error)
+            let group_id = array16("groupId", group_id)?;
+            let group_key = Zeroizing::new(array32("groupKey", &group_key)?);
+            self.inner.add_wrap(&WrapSpec::Group { group_id, key_version, group_key })?;
+            Ok(())
         })
     }
 
@@ -295,11 +164,10 @@ impl ContainerEncryptorHandle {
     pub fn add_recipient(&mut self, public_key: &[u8], key_version: u32, recipient_id: Option<Vec<u8>>) -> JsResult<Vec<u8>> {
         scrubbed(StackUse::Kem, || {
             let rid = match recipient_id {
-                Some(r) => array16("recipientId", &r).map_err(js_container_error)?,
+                Some(r) => array16("recipientId", &r)?,
                 None => wrap::recipient_id_for(public_key),
             };
-            let spec = WrapSpec::Recipient { public_key: public_key.to_vec(), key_version, recipient_id: Some(rid) };
-            self.add(&spec).map_err(js_container_error)?;
+            self.inner.add_wrap(&WrapSpec::Recipient { public_key: public_key.to_vec(), key_version, recipient_id: Some(rid) })?;
             Ok(rid.to_vec())
         })
     }
@@ -313,7 +181,7 @@ impl ContainerEncryptorHandle {
     #[wasm_bindgen(js_name = "addThreshold")]
     pub fn add_threshold(&mut self, threshold: u8, shares: u8) -> JsResult<JsString> {
         scrubbed(StackUse::Small, || {
-            let out = self.add(&WrapSpec::Threshold { threshold, shares }).map_err(js_container_error)?;
+            let out = self.inner.add_wrap(&WrapSpec::Threshold { threshold, shares })?;
             let mut text = Zeroizing::new(String::with_capacity(out.len() * (wrap::SHARE_STRING_LEN + 1)));
             for (i, s) in out.iter().enumerate() {
                 if i > 0 {
@@ -331,18 +199,14 @@ impl ContainerEncryptorHandle {
         scrubbed(StackUse::MlDsa, || {
             let ed = secret_in(ed25519_seed);
             let ml = mldsa_seed.map(secret_in);
-            let keys = (|| {
-                self.before_dek()?;
-                let log = array32("keyLogId", key_log_id)?;
-                let ts = safe_u64("timestamp must be a safe non-negative integer", timestamp)?;
-                match &ml {
-                    Some(m) => SigningKeys::hybrid(&ed, m, log, ts),
-                    None => SigningKeys::ed25519(&ed, log, ts),
-                }
-            })()
-            .map_err(js_container_error)?;
-            self.header.signed = Some(keys.placeholder(MetadataKind::Plain));
-            self.signer = Signer::Keys(keys);
+            self.inner.check_header_open()?;
+            let log = array32("keyLogId", key_log_id)?;
+            let ts = safe_u64("timestamp must be a safe non-negative integer", timestamp)?;
+            let keys = match &ml {
+                Some(m) => SigningKeys::hybrid(&ed, m, log, ts)?,
+                None => SigningKeys::ed25519(&ed, log, ts)?,
+            };
+            self.inner.set_signer(keys)?;
             Ok(())
         })
     }
@@ -352,118 +216,73 @@ impl ContainerEncryptorHandle {
     /// the signatures over `signedMessage()` are supplied to `finishSigned`.
     #[wasm_bindgen(js_name = "setExternalSigner")]
     pub fn set_external_signer(&mut self, ed25519_public: &[u8], mldsa_public: Option<Vec<u8>>, key_log_id: &[u8], timestamp: f64) -> JsResult<()> {
-        let signed = (|| {
-            self.before_dek()?;
-            let ed25519_public = array32("ed25519Public", ed25519_public)?;
-            if let Some(pk) = &mldsa_public
-                && pk.len() != mldsa::PK_LEN
-            {
-                return Err(ContainerError::Crypto(CryptoError::length("mlDsaPublic", "1952 bytes", pk.len())));
-            }
-            let mldsa_signature = mldsa_public.as_ref().map(|_| vec![0u8; mldsa::SIG_LEN]);
-            Ok(SignedPart {
-                metadata: Metadata {
-                    kind: MetadataKind::Plain,
-                    timestamp: safe_u64("timestamp must be a safe non-negative integer", timestamp)?,
-                    ed25519_public,
-                    mldsa_public,
-                    key_log_id: array32("keyLogId", key_log_id)?,
-                },
-                ed25519_signature: [0u8; 64],
-                mldsa_signature,
-            })
-        })()
-        .map_err(js_container_error)?;
-        self.header.signed = Some(signed);
-        self.signer = Signer::External;
+        self.inner.check_header_open()?;
+        let ed25519_public = array32("ed25519Public", ed25519_public)?;
+        if let Some(pk) = &mldsa_public {
+            signature::check_mldsa_public("mlDsaPublic", pk)?;
+        }
+        let timestamp = safe_u64("timestamp must be a safe non-negative integer", timestamp)?;
+        let key_log_id = array32("keyLogId", key_log_id)?;
+        self.inner.set_external_signer(ed25519_public, mldsa_public, key_log_id, timestamp)?;
         Ok(())
     }
 
     /// Length of the final header alone (fixed once the wraps and signer are set).
     #[wasm_bindgen(js_name = "headerLength")]
     pub fn header_length(&self) -> JsResult<f64> {
-        self.header.serialized_len().map(|l| l as f64).map_err(js_container_error)
+        Ok(self.inner.header_len()? as f64)
     }
 
     /// Length of the header and the leaf table: the first envelope starts here.
     #[wasm_bindgen(js_name = "prefixLength")]
     pub fn prefix_length(&self) -> JsResult<f64> {
-        let header = self.header.serialized_len().map_err(js_container_error)? as u64;
-        Ok(header.saturating_add(self.ctx.leaf_table_len()) as f64)
+        Ok(self.inner.prefix_len()? as f64)
     }
 
     /// The file id.
     #[wasm_bindgen(js_name = "fileId")]
     #[must_use]
     pub fn file_id(&self) -> Vec<u8> {
-        self.header.file_id.to_vec()
+        self.inner.file_id().to_vec()
     }
 
     /// `header_hash` (FORMAT.md §6.2), part of every chunk's AAD.
     #[wasm_bindgen(js_name = "headerHash")]
     #[must_use]
     pub fn header_hash(&self) -> Vec<u8> {
-        self.ctx.header_hash.to_vec()
+        self.inner.context().header_hash.to_vec()
     }
 
     /// Number of chunks.
     #[wasm_bindgen(js_name = "chunkCount")]
     #[must_use]
     pub fn chunk_count(&self) -> f64 {
-        self.ctx.chunk_count() as f64
+        self.inner.chunk_count() as f64
     }
 
     /// Hands the DEK out (once) and wipes it here. Needs at least one wrap;
     /// afterwards no wrap or signer can be added.
     #[wasm_bindgen(js_name = "takeDek")]
     pub fn take_dek(&mut self) -> JsResult<Uint8Array> {
-        scrubbed(StackUse::Small, || {
-            if self.header.wraps.is_empty() {
-                return Err(js_container_error(ContainerError::InvalidOption("a new container needs at least one wrap")));
-            }
-            // Wipe the DEK in place: `Option::take` would move it out and leave
-            // its bytes behind in this (heap-allocated) handle until it is freed.
-            let dek = self.dek.as_mut().ok_or_else(|| js_container_error(ContainerError::InvalidState("the DEK was already taken")))?;
-            let out = secret_out(dek.as_bytes());
-            dek.zeroize();
-            self.dek = None;
-            Ok(out)
-        })
+        scrubbed(StackUse::Small, || Ok(self.inner.take_dek(|dek| secret_out(dek))?))
     }
 
     /// Feeds the leaves (32 bytes each, FORMAT.md §7) of consecutive chunks,
     /// starting at `firstIndex`, which must be the next chunk in order.
     #[wasm_bindgen(js_name = "pushChunkLeaves")]
     pub fn push_chunk_leaves(&mut self, first_index: f64, leaves: &[u8]) -> JsResult<()> {
-        (|| {
-            let first = safe_u64("firstIndex must be a safe non-negative integer", first_index)?;
-            let entries = leaf_entries(leaves)?;
-            if self.finished || first != self.leaves.len() as u64 {
-                return Err(ContainerError::InvalidState("chunk leaves must be pushed once each, in order"));
-            }
-            if first.saturating_add(entries.len() as u64) > self.ctx.chunk_count() {
-                return Err(ContainerError::InvalidState("more leaves than the container has chunks"));
-            }
-            self.leaves.extend_from_slice(entries);
-            Ok(())
-        })()
-        .map_err(js_container_error)
+        let first = safe_u64("firstIndex must be a safe non-negative integer", first_index)?;
+        Ok(self.inner.push_leaves(first, leaves)?)
     }
 
     /// The final header (unsigned, or signed with the keys of `setSigner`)
     /// followed by the leaf table: exactly `prefixLength()` bytes.
     pub fn finish(&mut self) -> JsResult<Vec<u8>> {
-        scrubbed(StackUse::MlDsa, || {
-            (|| {
-                self.all_pushed()?;
-                match &self.signer {
-                    Signer::Unsigned => {}
-                    Signer::Keys(keys) => crate::container::signature::sign_header(&mut self.header, keys, MetadataKind::Plain)?,
-                    Signer::External => return Err(ContainerError::InvalidState("an external signer needs signedMessage and finishSigned")),
-                }
-                self.serialize_final()
-            })()
-            .map_err(js_container_error)
+        scrubbed(StackUse::MlDsa, || match self.inner.finish()? {
+            Finished::Prefix(bytes) => Ok(bytes),
+            Finished::NeedsSignatures(_) => {
+                Err(ContainerError::InvalidState("an external signer needs signedMessage and finishSigned").into())
+            }
         })
     }
 
@@ -471,14 +290,7 @@ impl ContainerEncryptorHandle {
     /// Ed25519 over it, and ML-DSA-65 with context `vollcrypt-file-header-v3`.
     #[wasm_bindgen(js_name = "signedMessage")]
     pub fn signed_message(&mut self) -> JsResult<Vec<u8>> {
-        (|| {
-            if !matches!(self.signer, Signer::External) {
-                return Err(ContainerError::InvalidState("no external signer was set"));
-            }
-            self.all_pushed()?;
-            crate::container::signature::signed_message(&self.header)
-        })()
-        .map_err(js_container_error)
+        Ok(self.inner.signed_message()?)
     }
 
     /// External signing: inserts the signatures, checks them and returns the
@@ -486,25 +298,7 @@ impl ContainerEncryptorHandle {
     /// not verify).
     #[wasm_bindgen(js_name = "finishSigned")]
     pub fn finish_signed(&mut self, ed25519_signature: &[u8], mldsa_signature: Option<Vec<u8>>) -> JsResult<Vec<u8>> {
-        (|| {
-            if !matches!(self.signer, Signer::External) {
-                return Err(ContainerError::InvalidState("no external signer was set"));
-            }
-            self.all_pushed()?;
-            let ed = <[u8; 64]>::try_from(ed25519_signature).map_err(|_| ContainerError::SignatureInvalid)?;
-            let signed = self.header.signed.as_mut().ok_or(ContainerError::InvalidState("no external signer was set"))?;
-            if signed.mldsa_signature.is_some() != mldsa_signature.is_some() {
-                return Err(ContainerError::SignatureInvalid);
-            }
-            if mldsa_signature.as_ref().is_some_and(|s| s.len() != mldsa::SIG_LEN) {
-                return Err(ContainerError::SignatureInvalid);
-            }
-            signed.ed25519_signature = ed;
-            signed.mldsa_signature = mldsa_signature;
-            crate::container::signature::verify_header(&self.header)?;
-            self.serialize_final()
-        })()
-        .map_err(js_container_error)
+        Ok(self.inner.finish_signed(ed25519_signature, mldsa_signature)?)
     }
 }
 
@@ -520,7 +314,7 @@ pub struct ContainerReaderHandle {
 
 impl ContainerReaderHandle {
     fn unlock_with(&mut self, unlock: &wrap::Unlock<'_>) -> JsResult<()> {
-        self.inner.unlock_with_budget(unlock, &self.budget).map_err(js_container_error)
+        Ok(self.inner.unlock_with_budget(unlock, &self.budget)?)
     }
 }
 
@@ -533,9 +327,9 @@ impl ContainerReaderHandle {
     /// itself allows up to 2^32 chunks of 16 MiB).
     #[wasm_bindgen(constructor)]
     pub fn new(prefix: &[u8]) -> JsResult<ContainerReaderHandle> {
-        let inner = ContainerReader::new(prefix).map_err(js_container_error)?;
+        let inner = ContainerReader::new(prefix)?;
         if (inner.header_len() as u64).saturating_add(inner.context().body_len()) > MAX_SAFE_INTEGER {
-            return Err(js_container_error(ContainerError::InvalidPlaintextSize));
+            return Err(ContainerError::InvalidPlaintextSize.into());
         }
         Ok(Self { inner, budget: KdfBudget::default() })
     }
@@ -628,33 +422,27 @@ impl ContainerReaderHandle {
     /// signature is `HYBRID_REQUIRED`. Returns `unsigned`, `ed25519` or `hybrid`.
     #[wasm_bindgen(js_name = "checkSignature")]
     pub fn check_signature(&self, required: bool, expected_ed25519: Option<Vec<u8>>, expected_mldsa65: Option<Vec<u8>>) -> JsResult<String> {
-        (|| {
-            let expected_signer = match (expected_ed25519, expected_mldsa65) {
-                (Some(ed), pq) => {
-                    if let Some(pk) = &pq
-                        && pk.len() != mldsa::PK_LEN
-                    {
-                        return Err(ContainerError::Crypto(CryptoError::length("expectedSigner.mlDsa65", "1952 bytes", pk.len())));
-                    }
-                    Some(ExpectedSigner { ed25519: array32("expectedSigner.ed25519", &ed)?, mldsa65: pq })
+        let expected_signer = match (expected_ed25519, expected_mldsa65) {
+            (Some(ed), pq) => {
+                if let Some(pk) = &pq {
+                    signature::check_mldsa_public("expectedSigner.mlDsa65", pk)?;
                 }
-                (None, Some(_)) => return Err(ContainerError::InvalidOption("an ML-DSA-65 pin needs the Ed25519 key too")),
-                (None, None) => None,
-            };
-            let pol = VerificationPolicy {
-                signature: if required { SignatureRequirement::Required } else { SignatureRequirement::Optional },
-                expected_signer,
-                ..VerificationPolicy::default()
-            };
-            let status = policy::check_signature(&self.inner, &pol)?;
-            Ok(match status {
-                SignatureStatus::Unsigned => "unsigned",
-                SignatureStatus::Ed25519 => "ed25519",
-                SignatureStatus::Hybrid => "hybrid",
+                Some(ExpectedSigner { ed25519: array32("expectedSigner.ed25519", &ed)?, mldsa65: pq })
             }
-            .to_owned())
-        })()
-        .map_err(js_container_error)
+            (None, Some(_)) => return Err(ContainerError::InvalidOption("an ML-DSA-65 pin needs the Ed25519 key too").into()),
+            (None, None) => None,
+        };
+        let pol = VerificationPolicy {
+            signature: if required { SignatureRequirement::Required } else { SignatureRequirement::Optional },
+            expected_signer,
+            ..VerificationPolicy::default()
+        };
+        Ok(match policy::check_signature(&self.inner, &pol)? {
+            SignatureStatus::Unsigned => "unsigned",
+            SignatureStatus::Ed25519 => "ed25519",
+            SignatureStatus::Hybrid => "hybrid",
+        }
+        .to_owned())
     }
 
     /// Unlocks with a password (every PBKDF2 / Argon2id wrap in table order).
@@ -671,7 +459,7 @@ impl ContainerReaderHandle {
     pub fn unlock_group(&mut self, group_id: &[u8], key_version: u32, group_key: Vec<u8>) -> JsResult<()> {
         scrubbed(StackUse::Small, || {
             let group_key = secret_in(group_key);
-            let group_id = array16("groupId", group_id).map_err(js_container_error)?;
+            let group_id = array16("groupId", group_id)?;
             self.unlock_with(&wrap::Unlock::Group(wrap::GroupUnlock { group_id, key_version, group_key: &group_key, manifest: None }))
         })
     }
@@ -682,7 +470,7 @@ impl ContainerReaderHandle {
     pub fn unlock_recipient(&mut self, secret_key: Vec<u8>, recipient_id: Option<Vec<u8>>) -> JsResult<()> {
         scrubbed(StackUse::Kem, || {
             let secret_key = secret_in(secret_key);
-            let recipient_id = recipient_id.map(|r| array16("recipientId", &r)).transpose().map_err(js_container_error)?;
+            let recipient_id = recipient_id.map(|r| array16("recipientId", &r)).transpose()?;
             self.unlock_with(&wrap::Unlock::Recipient { secret_key: &secret_key, recipient_id })
         })
     }
@@ -695,7 +483,7 @@ impl ContainerReaderHandle {
             // Sized up front: a growing Vec would leave moved shares unwiped in the freed heap.
             let mut parsed = Vec::with_capacity(text.lines().count());
             for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
-                parsed.push(ThresholdShare::parse(line).map_err(js_container_error)?);
+                parsed.push(ThresholdShare::parse(line)?);
             }
             self.unlock_with(&wrap::Unlock::Shares(&parsed))
         })
@@ -706,7 +494,7 @@ impl ContainerReaderHandle {
     pub fn unlock_dek(&mut self, dek: Vec<u8>) -> JsResult<()> {
         scrubbed(StackUse::Small, || {
             let dek = secret_in(dek);
-            self.inner.unlock_dek(&dek).map_err(js_container_error)
+            Ok(self.inner.unlock_dek(&dek)?)
         })
     }
 
@@ -715,12 +503,9 @@ impl ContainerReaderHandle {
     #[wasm_bindgen(js_name = "takeDek")]
     pub fn take_dek(&mut self) -> JsResult<Uint8Array> {
         scrubbed(StackUse::Small, || {
-            (|| {
-                let dek = self.inner.export_dek()?;
-                self.inner.forget_dek();
-                Ok(secret_out(dek.as_slice()))
-            })()
-            .map_err(js_container_error)
+            let dek = self.inner.export_dek()?;
+            self.inner.forget_dek();
+            Ok(secret_out(dek.as_slice()))
         })
     }
 
@@ -729,7 +514,7 @@ impl ContainerReaderHandle {
     /// mismatch, `TRUNCATED` / `TRAILING_BYTES` for a wrong length.
     #[wasm_bindgen(js_name = "setLeafTable")]
     pub fn set_leaf_table(&mut self, table: &[u8]) -> JsResult<()> {
-        self.inner.set_leaf_table(table).map_err(js_container_error)
+        Ok(self.inner.set_leaf_table(table)?)
     }
 }
 
@@ -767,7 +552,7 @@ fn wrap_json(w: &WrapEntry) -> serde_json::Value {
 /// `-(prefix length to supply next)`. Header errors are thrown.
 #[wasm_bindgen(js_name = "containerHeaderLength")]
 pub fn container_header_length(prefix: &[u8]) -> JsResult<f64> {
-    match Header::required_len(prefix).map_err(js_container_error)? {
+    match Header::required_len(prefix)? {
         Ok(len) => Ok(len as f64),
         Err(needed) => Ok(-(needed as f64)),
     }
@@ -778,40 +563,25 @@ pub fn container_header_length(prefix: &[u8]) -> JsResult<f64> {
 /// `AUTHENTICATION_FAILED` for a misplaced envelope).
 #[wasm_bindgen(js_name = "containerEnvelopeLeaf")]
 pub fn container_envelope_leaf(hash_alg: u8, file_id: &[u8], chunk_size: u32, plaintext_size: f64, index: f64, envelope: &[u8]) -> JsResult<Vec<u8>> {
-    (|| {
-        let ctx = context(file_id, chunk_size, plaintext_size, hash_alg)?;
-        let index = safe_u64("index must be a safe non-negative integer", index)?;
-        Ok(chunk::envelope_leaf(&ctx, index, envelope)?.to_vec())
-    })()
-    .map_err(js_container_error)
+    let ctx = context(file_id, chunk_size, plaintext_size, hash_alg)?;
+    let index = safe_u64("index must be a safe non-negative integer", index)?;
+    Ok(chunk::envelope_leaf(&ctx, index, envelope)?.to_vec())
 }
 
 /// Whether a leaf table (32 bytes per chunk) has Merkle root `root`.
 #[wasm_bindgen(js_name = "containerCheckLeafTable")]
 pub fn container_check_leaf_table(hash_alg: u8, table: &[u8], root: &[u8]) -> JsResult<bool> {
-    (|| {
-        let alg = HashAlg::from_id(hash_alg)?;
-        let root = array32("root", root)?;
-        let got = merkle::table_root(alg, table)?;
-        Ok(bool::from(subtle::ConstantTimeEq::ct_eq(&got[..], &root[..])))
-    })()
-    .map_err(js_container_error)
+    let alg = HashAlg::from_id(hash_alg)?;
+    let root = array32("root", root)?;
+    let got = merkle::table_root(alg, table)?;
+    Ok(bool::from(subtle::ConstantTimeEq::ct_eq(&got[..], &root[..])))
 }
 
 /// The chunk context of a header with these immutable fields.
 fn context(file_id: &[u8], chunk_size: u32, plaintext_size: f64, hash_alg: u8) -> CResult<FileContext> {
-    let header = Header {
-        file_id: array16("fileId", file_id)?,
-        chunk_size,
-        plaintext_size: safe_u64("plaintextSize must be a safe non-negative integer", plaintext_size)?,
-        merkle_root: [0u8; 32],
-        hash_alg: HashAlg::from_id(hash_alg)?,
-        dek_commitment: [0u8; 32],
-        wraps: Vec::new(),
-        signed: None,
-    };
-    header::check_chunk_size(chunk_size)?;
-    Ok(FileContext::of(&header))
+    let file_id = array16("fileId", file_id)?;
+    let plaintext_size = safe_u64("plaintextSize must be a safe non-negative integer", plaintext_size)?;
+    FileContext::new(file_id, chunk_size, plaintext_size, HashAlg::from_id(hash_alg)?)
 }
 
 /// **Tests and interoperability**: the Rust engine's envelope of chunk
@@ -829,13 +599,10 @@ pub fn container_seal_chunk_for_testing(
 ) -> JsResult<Vec<u8>> {
     scrubbed(StackUse::Small, || {
         let dek = secret_in(dek);
-        (|| {
-            let dek = Dek::from_bytes(&dek)?;
-            let ctx = context(file_id, chunk_size, plaintext_size, hash_alg)?;
-            let index = safe_u64("index must be a safe non-negative integer", index)?;
-            chunk::seal_chunk(&dek, &ctx, index, plaintext)
-        })()
-        .map_err(js_container_error)
+        let dek = Dek::from_bytes(&dek)?;
+        let ctx = context(file_id, chunk_size, plaintext_size, hash_alg)?;
+        let index = safe_u64("index must be a safe non-negative integer", index)?;
+        Ok(chunk::seal_chunk(&dek, &ctx, index, plaintext)?)
     })
 }
 
@@ -846,7 +613,7 @@ pub fn container_error_codes() -> Array {
     ContainerError::CODES.iter().map(|c| JsValue::from_str(c)).collect()
 }
 
-/// One error per `ContainerError` variant, converted by [`js_container_error`]
+/// One error per `ContainerError` variant, converted as every error is
 /// (diagnostics: the test checks every code reaches TypeScript).
 #[wasm_bindgen(js_name = "containerErrorSamples")]
 #[must_use]
@@ -884,5 +651,5 @@ pub fn container_error_samples() -> Array {
         ContainerError::ManifestRequired,
         ContainerError::Crypto(CryptoError::InvalidKey("sample")),
     ];
-    samples.into_iter().map(js_container_error).collect()
+    samples.iter().map(js_err).collect()
 }

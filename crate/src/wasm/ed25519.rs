@@ -1,5 +1,5 @@
 //! Ed25519 bindings.
-use super::{concat_out, js_error, scrubbed, secret_in, JsResult, StackUse};
+use super::{concat_out, scrubbed, secret_in, JsResult, StackUse};
 use crate::ed25519;
 use js_sys::Uint8Array;
 use wasm_bindgen::prelude::*;
@@ -8,7 +8,7 @@ use wasm_bindgen::prelude::*;
 #[wasm_bindgen(js_name = "ed25519Generate")]
 pub fn ed25519_generate() -> JsResult<Uint8Array> {
     scrubbed(StackUse::Small, || {
-        let kp = ed25519::ed25519_generate().map_err(js_error)?;
+        let kp = ed25519::ed25519_generate()?;
         Ok(concat_out(&[kp.secret.as_slice(), &kp.public]))
     })
 }
@@ -18,7 +18,7 @@ pub fn ed25519_generate() -> JsResult<Uint8Array> {
 pub fn ed25519_from_seed(seed: Vec<u8>) -> JsResult<Uint8Array> {
     scrubbed(StackUse::Small, || {
         let seed = secret_in(seed);
-        let kp = ed25519::ed25519_from_seed(&seed).map_err(js_error)?;
+        let kp = ed25519::ed25519_from_seed(&seed)?;
         Ok(concat_out(&[kp.secret.as_slice(), &kp.public]))
     })
 }
@@ -28,12 +28,12 @@ pub fn ed25519_from_seed(seed: Vec<u8>) -> JsResult<Uint8Array> {
 pub fn ed25519_sign(secret: Vec<u8>, message: &[u8]) -> JsResult<Vec<u8>> {
     scrubbed(StackUse::Small, || {
         let secret = secret_in(secret);
-        ed25519::ed25519_sign(&secret, message).map(|s| s.to_vec()).map_err(js_error)
+        Ok(ed25519::ed25519_sign(&secret, message)?.to_vec())
     })
 }
 
 /// Strict verification; an invalid signature is an `INVALID_SIGNATURE` error.
 #[wasm_bindgen(js_name = "ed25519Verify")]
 pub fn ed25519_verify(public: &[u8], message: &[u8], signature: &[u8]) -> JsResult<()> {
-    ed25519::ed25519_verify(public, message, signature).map_err(js_error)
+    Ok(ed25519::ed25519_verify(public, message, signature)?)
 }

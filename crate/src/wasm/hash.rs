@@ -1,5 +1,5 @@
 //! SHA-256, HMAC-SHA256 and BLAKE3 bindings.
-use super::{js_error, scrubbed, secret_in, secret_out, JsResult, StackUse};
+use super::{scrubbed, secret_in, secret_out, JsResult, StackUse};
 use crate::hash;
 use js_sys::Uint8Array;
 use wasm_bindgen::prelude::*;
@@ -26,14 +26,14 @@ pub fn hmac_sha256(key: Vec<u8>, data: &[u8]) -> Vec<u8> {
 pub fn hmac_sha256_verify(key: Vec<u8>, data: &[u8], tag: &[u8]) -> JsResult<()> {
     scrubbed(StackUse::Small, || {
         let key = secret_in(key);
-        hash::hmac_sha256_verify(&key, data, tag).map_err(js_error)
+        Ok(hash::hmac_sha256_verify(&key, data, tag)?)
     })
 }
 
 /// BLAKE3 hash with `length` bytes of output.
 #[wasm_bindgen(js_name = "blake3Hash")]
 pub fn blake3_hash(data: &[u8], length: usize) -> JsResult<Vec<u8>> {
-    hash::blake3_hash(data, length).map_err(js_error)
+    Ok(hash::blake3_hash(data, length)?)
 }
 
 /// Keyed BLAKE3 (32-byte key).
@@ -41,7 +41,7 @@ pub fn blake3_hash(data: &[u8], length: usize) -> JsResult<Vec<u8>> {
 pub fn blake3_keyed(key: Vec<u8>, data: &[u8], length: usize) -> JsResult<Vec<u8>> {
     scrubbed(StackUse::Small, || {
         let key = secret_in(key);
-        hash::blake3_keyed(&key, data, length).map_err(js_error)
+        Ok(hash::blake3_keyed(&key, data, length)?)
     })
 }
 
@@ -50,7 +50,7 @@ pub fn blake3_keyed(key: Vec<u8>, data: &[u8], length: usize) -> JsResult<Vec<u8
 pub fn blake3_derive_key(context: &str, material: Vec<u8>, length: usize) -> JsResult<Uint8Array> {
     scrubbed(StackUse::Small, || {
         let material = secret_in(material);
-        let out = hash::blake3_derive_key(context, &material, length).map_err(js_error)?;
+        let out = hash::blake3_derive_key(context, &material, length)?;
         Ok(secret_out(&out))
     })
 }

@@ -1,5 +1,5 @@
 //! HKDF, PBKDF2 and Argon2id bindings.
-use super::{js_error, scrubbed, secret_in, secret_out, JsResult, StackUse};
+use super::{scrubbed, secret_in, secret_out, JsResult, StackUse};
 use crate::kdf::{self, Argon2Params};
 use js_sys::Uint8Array;
 use wasm_bindgen::prelude::*;
@@ -9,7 +9,7 @@ use wasm_bindgen::prelude::*;
 pub fn hkdf_sha256(ikm: Vec<u8>, salt: &[u8], info: &[u8], length: usize) -> JsResult<Uint8Array> {
     scrubbed(StackUse::Small, || {
         let ikm = secret_in(ikm);
-        let okm = kdf::hkdf_sha256(&ikm, salt, info, length).map_err(js_error)?;
+        let okm = kdf::hkdf_sha256(&ikm, salt, info, length)?;
         Ok(secret_out(&okm))
     })
 }
@@ -19,7 +19,7 @@ pub fn hkdf_sha256(ikm: Vec<u8>, salt: &[u8], info: &[u8], length: usize) -> JsR
 pub fn pbkdf2_sha256(password: Vec<u8>, salt: &[u8], iterations: u32, length: usize) -> JsResult<Uint8Array> {
     scrubbed(StackUse::Small, || {
         let password = secret_in(password);
-        let dk = kdf::pbkdf2_sha256(&password, salt, iterations, length).map_err(js_error)?;
+        let dk = kdf::pbkdf2_sha256(&password, salt, iterations, length)?;
         Ok(secret_out(&dk))
     })
 }
@@ -40,7 +40,7 @@ pub fn argon2id(
     scrubbed(StackUse::Small, || {
         let (password, secret) = (secret_in(password), secret_in(secret));
         let params = Argon2Params { memory_kib, iterations, parallelism, output_len: length };
-        let out = kdf::argon2id(&password, salt, &secret, associated_data, &params).map_err(js_error)?;
+        let out = kdf::argon2id(&password, salt, &secret, associated_data, &params)?;
         Ok(secret_out(&out))
     })
 }

@@ -1,5 +1,5 @@
 //! AES-256-KW bindings.
-use super::{js_error, scrubbed, secret_in, secret_out, JsResult, StackUse};
+use super::{scrubbed, secret_in, secret_out, JsResult, StackUse};
 use crate::keywrap;
 use js_sys::Uint8Array;
 use wasm_bindgen::prelude::*;
@@ -9,7 +9,7 @@ use wasm_bindgen::prelude::*;
 pub fn aes_kw_wrap(kek: Vec<u8>, key: Vec<u8>) -> JsResult<Vec<u8>> {
     scrubbed(StackUse::Small, || {
         let (kek, key) = (secret_in(kek), secret_in(key));
-        keywrap::aes_kw_wrap(&kek, &key).map_err(js_error)
+        Ok(keywrap::aes_kw_wrap(&kek, &key)?)
     })
 }
 
@@ -18,7 +18,7 @@ pub fn aes_kw_wrap(kek: Vec<u8>, key: Vec<u8>) -> JsResult<Vec<u8>> {
 pub fn aes_kw_unwrap(kek: Vec<u8>, wrapped: &[u8]) -> JsResult<Uint8Array> {
     scrubbed(StackUse::Small, || {
         let kek = secret_in(kek);
-        let key = keywrap::aes_kw_unwrap(&kek, wrapped).map_err(js_error)?;
+        let key = keywrap::aes_kw_unwrap(&kek, wrapped)?;
         Ok(secret_out(&key))
     })
 }

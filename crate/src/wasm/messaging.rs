@@ -4,7 +4,7 @@
 //! `ts/messaging.ts`; structured results (verification codes, key-log entries,
 //! registries, reports) cross as JSON text in the forms of `docs/PROTOCOL.md`.
 //! Integers arrive as JS numbers and must be safe integers (0 … 2^53 − 1).
-use super::{concat_out, js_error, scrubbed, secret_in, secret_out, JsResult, StackUse};
+use super::{concat_out, scrubbed, secret_in, secret_out, JsResult, StackUse};
 use crate::error::CryptoError;
 use crate::messaging::keylog::{self, KeyLogAction};
 use crate::messaging::replay::ReplayStore;
@@ -16,43 +16,12 @@ use crate::messaging::{
 use js_sys::Uint8Array;
 use wasm_bindgen::prelude::*;
 
-/// Converts a messaging error into the JS error the facade understands:
-/// an `Error` named `VeilError` with the stable `code`, plus `index` and
-/// `reason` for key-log and registry failures. Primitive errors map exactly
-/// as [`js_error`] maps them.
-pub(crate) fn js_messaging_error(e: MessagingError) -> JsValue {
-    let detail: Option<(Option<usize>, &'static str)> = match e {
-        MessagingError::Crypto(inner) => return js_error(inner),
-        MessagingError::AuthenticationFailed
-        | MessagingError::Malformed(_)
-        | MessagingError::InvalidPadding
-        | MessagingError::Replay
-        | MessagingError::ReplayOutOfWindow
-        | MessagingError::InvalidState
-        | MessagingError::SasCommitmentMismatch
-        | MessagingError::SasNonceReused
-        | MessagingError::SasAttemptsExhausted => None,
-        MessagingError::KeyLog { index, fault } => Some((Some(index), fault.code())),
-        MessagingError::Registry { index, fault } => Some((index, fault.code())),
-    };
-    let err = js_sys::Error::new(&e.to_string());
-    err.set_name("VeilError");
-    // Setting properties on a fresh Error object cannot fail.
-    let _ = js_sys::Reflect::set(&err, &JsValue::from_str("code"), &JsValue::from_str(e.code()));
-    if let Some((index, reason)) = detail {
-        let index = index.map_or(JsValue::NULL, |i| JsValue::from_f64(i as f64));
-        let _ = js_sys::Reflect::set(&err, &JsValue::from_str("index"), &index);
-        let _ = js_sys::Reflect::set(&err, &JsValue::from_str("reason"), &JsValue::from_str(reason));
-    }
-    err.into()
-}
-
 /// A JS number that must be a safe non-negative integer.
 fn safe_u64(what: &'static str, v: f64) -> JsResult<u64> {
     if v.is_finite() && v.fract() == 0.0 && v >= 0.0 && v <= MAX_SAFE_INTEGER as f64 {
         Ok(v as u64)
     } else {
-        Err(js_error(CryptoError::InvalidParameter(what)))
+        Err(CryptoError::InvalidParameter(what).into())
     }
 }
 
@@ -67,7 +36,7 @@ fn safe_f64(v: u64) -> f64 {
 pub fn hybrid_kem_encapsulate(our_secret: Vec<u8>, their_public: &[u8], mlkem_ek: &[u8]) -> JsResult<Uint8Array> {
     scrubbed(StackUse::Kem, || {
         let our_secret = secret_in(our_secret);
-        let r = hybrid_kem::hybrid_kem_encapsulate(&our_secret, their_public, mlkem_ek).map_err(js_messaging_error)?;
+        let r = hybrid_kem::hybrid_kem_encapsulate(&our_secret, their_public, mlkem_ek)?;
         Ok(concat_out(&[&r.mlkem_ciphertext, r.shared_key.as_slice()]))
     })
 }
@@ -77,7 +46,7 @@ pub fn hybrid_kem_encapsulate(our_secret: Vec<u8>, their_public: &[u8], mlkem_ek
 pub fn hybrid_kem_decapsulate(our_secret: Vec<u8>, their_public: &[u8], mlkem_dk: Vec<u8>, mlkem_ct: &[u8]) -> JsResult<Uint8Array> {
     scrubbed(StackUse::Kem, || {
         let (our_secret, mlkem_dk) = (secret_in(our_secret), secret_in(mlkem_dk));
-        let k = hybrid_kem::hybrid_kem_decapsulate(&our_secret, their_public, &mlkem_dk, mlkem_ct).map_err(js_messaging_error)?;
+        let k = hybrid_kem::hybrid_kem_decapsulate(&our_secret, their_public, &mlkem_dk, mlkem_ct)?;
         Ok(secret_out(k.as_slice()))
     })
 }
@@ -93,7 +62,7 @@ pub fn authenticated_kem_encapsulate(
     scrubbed(StackUse::Kem, || {
         let (our_secret, identity) = (secret_in(our_secret), secret_in(sender_identity_secret));
         let (ct, ss) = akem::authenticated_kem_encapsulate(&our_secret, recipient_public, recipient_mlkem_ek, &identity)
-            .map_err(js_messaging_error)?;
+            ?;
         Ok(concat_out(&[&ct, ss.as_slice()]))
     })
 }
@@ -110,7 +79,7 @@ pub fn authenticated_kem_decapsulate(
     scrubbed(StackUse::Kem, || {
         let (our_secret, dk) = (secret_in(our_secret), secret_in(our_mlkem_dk));
         let ss = akem::authenticated_kem_decapsulate(&our_secret, sender_public, &dk, authenticated_ciphertext, sender_identity_public)
-            .map_err(js_messaging_error)?;
+            ?;
         Ok(secret_out(ss.as_slice()))
     })
 }
@@ -122,7 +91,7 @@ pub fn authenticated_kem_decapsulate(
 pub fn pad_message(content: Vec<u8>) -> JsResult<Uint8Array> {
     scrubbed(StackUse::Small, || {
         let content = secret_in(content);
-        let p = padding::pad_message(&content).map_err(js_messaging_error)?;
+        let p = padding::pad_message(&content)?;
         Ok(secret_out(&p))
     })
 }
@@ -132,7 +101,7 @@ pub fn pad_message(content: Vec<u8>) -> JsResult<Uint8Array> {
 pub fn unpad_message(padded: Vec<u8>) -> JsResult<Uint8Array> {
     scrubbed(StackUse::Small, || {
         let padded = secret_in(padded);
-        let c = padding::unpad_message(&padded).map_err(js_messaging_error)?;
+        let c = padding::unpad_message(&padded)?;
         Ok(secret_out(&c))
     })
 }
@@ -141,8 +110,8 @@ pub fn unpad_message(padded: Vec<u8>) -> JsResult<Uint8Array> {
 #[wasm_bindgen(js_name = "paddedLength")]
 pub fn padded_length(content_length: f64) -> JsResult<f64> {
     let n = usize::try_from(safe_u64("contentLength must be a safe integer", content_length)?)
-        .map_err(|_| js_error(CryptoError::InvalidParameter("contentLength too large")))?;
-    padding::padded_len(n).map(|l| l as f64).map_err(js_messaging_error)
+        .map_err(|_| CryptoError::InvalidParameter("contentLength too large"))?;
+    Ok(padding::padded_len(n)? as f64)
 }
 
 /// Pads, then AES-256-GCM with a fresh IV: `iv ‖ ct ‖ tag`.
@@ -150,7 +119,7 @@ pub fn padded_length(content_length: f64) -> JsResult<f64> {
 pub fn encrypt_aes_gcm_padded(key: Vec<u8>, plaintext: Vec<u8>, aad: &[u8]) -> JsResult<Vec<u8>> {
     scrubbed(StackUse::Small, || {
         let (key, plaintext) = (secret_in(key), secret_in(plaintext));
-        padding::encrypt_aes_gcm_padded(&key, &plaintext, aad).map_err(js_messaging_error)
+        Ok(padding::encrypt_aes_gcm_padded(&key, &plaintext, aad)?)
     })
 }
 
@@ -159,7 +128,7 @@ pub fn encrypt_aes_gcm_padded(key: Vec<u8>, plaintext: Vec<u8>, aad: &[u8]) -> J
 pub fn decrypt_aes_gcm_padded(key: Vec<u8>, ciphertext: &[u8], aad: &[u8]) -> JsResult<Uint8Array> {
     scrubbed(StackUse::Small, || {
         let key = secret_in(key);
-        let pt = padding::decrypt_aes_gcm_padded(&key, ciphertext, aad).map_err(js_messaging_error)?;
+        let pt = padding::decrypt_aes_gcm_padded(&key, ciphertext, aad)?;
         Ok(secret_out(&pt))
     })
 }
@@ -169,7 +138,7 @@ pub fn decrypt_aes_gcm_padded(key: Vec<u8>, ciphertext: &[u8], aad: &[u8]) -> Js
 pub fn encrypt_aes_gcm_chunked(key: Vec<u8>, plaintext: Vec<u8>, aad: &[u8], chunk_size: u32) -> JsResult<Vec<u8>> {
     scrubbed(StackUse::Small, || {
         let (key, plaintext) = (secret_in(key), secret_in(plaintext));
-        chunked::encrypt_aes_gcm_chunked(&key, &plaintext, aad, chunk_size).map_err(js_messaging_error)
+        Ok(chunked::encrypt_aes_gcm_chunked(&key, &plaintext, aad, chunk_size)?)
     })
 }
 
@@ -178,7 +147,7 @@ pub fn encrypt_aes_gcm_chunked(key: Vec<u8>, plaintext: Vec<u8>, aad: &[u8], chu
 pub fn decrypt_aes_gcm_chunked(key: Vec<u8>, ciphertext: &[u8], aad: &[u8]) -> JsResult<Uint8Array> {
     scrubbed(StackUse::Small, || {
         let key = secret_in(key);
-        let pt = chunked::decrypt_aes_gcm_chunked(&key, ciphertext, aad).map_err(js_messaging_error)?;
+        let pt = chunked::decrypt_aes_gcm_chunked(&key, ciphertext, aad)?;
         Ok(secret_out(&pt))
     })
 }
@@ -190,7 +159,7 @@ pub fn decrypt_aes_gcm_chunked(key: Vec<u8>, ciphertext: &[u8], aad: &[u8]) -> J
 pub fn derive_srk(dek: Vec<u8>, chat_id: &[u8]) -> JsResult<Uint8Array> {
     scrubbed(StackUse::Small, || {
         let dek = secret_in(dek);
-        let k = session::derive_srk(&dek, chat_id).map_err(js_messaging_error)?;
+        let k = session::derive_srk(&dek, chat_id)?;
         Ok(secret_out(k.as_slice()))
     })
 }
@@ -201,7 +170,7 @@ pub fn derive_window_key(srk: Vec<u8>, window_index: f64) -> JsResult<Uint8Array
     scrubbed(StackUse::Small, || {
         let srk = secret_in(srk);
         let w = safe_u64("windowIndex must be a safe non-negative integer", window_index)?;
-        let k = session::derive_window_key(&srk, w).map_err(js_messaging_error)?;
+        let k = session::derive_window_key(&srk, w)?;
         Ok(secret_out(k.as_slice()))
     })
 }
@@ -210,7 +179,7 @@ pub fn derive_window_key(srk: Vec<u8>, window_index: f64) -> JsResult<Uint8Array
 #[wasm_bindgen(js_name = "generateRatchetKeypair")]
 pub fn generate_ratchet_keypair() -> JsResult<Uint8Array> {
     scrubbed(StackUse::Small, || {
-        let kp = session::generate_ratchet_keypair().map_err(js_messaging_error)?;
+        let kp = session::generate_ratchet_keypair()?;
         Ok(concat_out(&[kp.secret.as_slice(), &kp.public]))
     })
 }
@@ -228,7 +197,7 @@ pub fn ratchet_srk(
     scrubbed(StackUse::Small, || {
         let (srk, ours) = (secret_in(current_srk), secret_in(our_ratchet_secret));
         let step = safe_u64("ratchetStep must be a safe non-negative integer", ratchet_step)?;
-        let k = session::ratchet_srk(&srk, &ours, their_ratchet_public, chat_id, step, is_sender).map_err(js_messaging_error)?;
+        let k = session::ratchet_srk(&srk, &ours, their_ratchet_public, chat_id, step, is_sender)?;
         Ok(secret_out(k.as_slice()))
     })
 }
@@ -246,28 +215,26 @@ pub fn should_ratchet(message_count: f64, window_changed: bool, messages_per_rat
 /// Initial chain state of a session id.
 #[wasm_bindgen(js_name = "transcriptNew")]
 pub fn transcript_new(session_id: &[u8]) -> JsResult<Vec<u8>> {
-    transcript::transcript_new(session_id).map(|h| h.to_vec()).map_err(js_messaging_error)
+    Ok(transcript::transcript_new(session_id)?.to_vec())
 }
 
 /// Hash of one message envelope.
 #[wasm_bindgen(js_name = "transcriptComputeMessageHash")]
 pub fn transcript_compute_message_hash(message_id: &[u8], sender_id: &[u8], timestamp: f64, ciphertext: &[u8]) -> JsResult<Vec<u8>> {
     let t = safe_u64("timestamp must be a safe non-negative integer", timestamp)?;
-    transcript::transcript_compute_message_hash(message_id, sender_id, t, ciphertext)
-        .map(|h| h.to_vec())
-        .map_err(js_messaging_error)
+    Ok(transcript::transcript_compute_message_hash(message_id, sender_id, t, ciphertext)?.to_vec())
 }
 
 /// Next chain state.
 #[wasm_bindgen(js_name = "transcriptUpdate")]
 pub fn transcript_update(chain_state: &[u8], message_hash: &[u8]) -> JsResult<Vec<u8>> {
-    transcript::transcript_update(chain_state, message_hash).map(|h| h.to_vec()).map_err(js_messaging_error)
+    Ok(transcript::transcript_update(chain_state, message_hash)?.to_vec())
 }
 
 /// Constant-time equality of two chain states.
 #[wasm_bindgen(js_name = "transcriptVerifySync")]
 pub fn transcript_verify_sync(hash_a: &[u8], hash_b: &[u8]) -> JsResult<bool> {
-    transcript::transcript_verify_sync(hash_a, hash_b).map_err(js_messaging_error)
+    Ok(transcript::transcript_verify_sync(hash_a, hash_b)?)
 }
 
 // ---------------------------------------------------------------- sealed sender
@@ -277,7 +244,7 @@ pub fn transcript_verify_sync(hash_a: &[u8], hash_b: &[u8]) -> JsResult<bool> {
 pub fn seal_message(recipient_public: &[u8], sender_id: &[u8], content: Vec<u8>, sender_signing_key: Vec<u8>) -> JsResult<Vec<u8>> {
     scrubbed(StackUse::Small, || {
         let (content, signing) = (secret_in(content), secret_in(sender_signing_key));
-        sealed::seal_message(recipient_public, sender_id, &content, &signing).map_err(js_messaging_error)
+        Ok(sealed::seal_message(recipient_public, sender_id, &content, &signing)?)
     })
 }
 
@@ -286,7 +253,7 @@ pub fn seal_message(recipient_public: &[u8], sender_id: &[u8], content: Vec<u8>,
 pub fn unseal_sender_id(sealed_packet: &[u8], our_secret: Vec<u8>) -> JsResult<Vec<u8>> {
     scrubbed(StackUse::Small, || {
         let our_secret = secret_in(our_secret);
-        sealed::unseal_sender_id(sealed_packet, &our_secret).map_err(js_messaging_error)
+        Ok(sealed::unseal_sender_id(sealed_packet, &our_secret)?)
     })
 }
 
@@ -295,8 +262,8 @@ pub fn unseal_sender_id(sealed_packet: &[u8], our_secret: Vec<u8>) -> JsResult<V
 pub fn unseal_message(sealed_packet: &[u8], our_secret: Vec<u8>, sender_identity_public: &[u8]) -> JsResult<Uint8Array> {
     scrubbed(StackUse::Small, || {
         let our_secret = secret_in(our_secret);
-        let u = sealed::unseal_message(sealed_packet, &our_secret, sender_identity_public).map_err(js_messaging_error)?;
-        let len = u16::try_from(u.sender_id.len()).map_err(|_| js_messaging_error(MessagingError::AuthenticationFailed))?;
+        let u = sealed::unseal_message(sealed_packet, &our_secret, sender_identity_public)?;
+        let len = u16::try_from(u.sender_id.len()).map_err(|_| MessagingError::AuthenticationFailed)?;
         Ok(concat_out(&[&len.to_be_bytes(), &u.sender_id, &u.content]))
     })
 }
@@ -306,15 +273,15 @@ pub fn unseal_message(sealed_packet: &[u8], our_secret: Vec<u8>, sender_identity
 /// `Enc(I)`: the canonical encoding of an identity's public keys.
 #[wasm_bindgen(js_name = "encodeVerificationIdentity")]
 pub fn encode_verification_identity(ed25519: &[u8], ml_dsa_65: Option<Vec<u8>>, x25519: &[u8]) -> JsResult<Vec<u8>> {
-    verification::encode_identity(ed25519, ml_dsa_65.as_deref(), x25519).map_err(js_messaging_error)
+    Ok(verification::encode_identity(ed25519, ml_dsa_65.as_deref(), x25519)?)
 }
 
 /// `{"numeric","fingerprint"}` of two identity encodings.
 #[wasm_bindgen(js_name = "generateVerificationCode")]
 pub fn generate_verification_code(identity_a: &[u8], identity_b: &[u8], conversation_id: &[u8]) -> JsResult<String> {
-    let c = verification::generate_verification_code(identity_a, identity_b, conversation_id).map_err(js_messaging_error)?;
-    serde_json::to_string(&serde_json::json!({ "numeric": c.numeric, "fingerprint": c.fingerprint }))
-        .map_err(|_| js_messaging_error(MessagingError::Malformed("verification code")))
+    let c = verification::generate_verification_code(identity_a, identity_b, conversation_id)?;
+    Ok(serde_json::to_string(&serde_json::json!({ "numeric": c.numeric, "fingerprint": c.fingerprint }))
+        .map_err(|_| MessagingError::Malformed("verification code"))?)
 }
 
 /// One side of an interactive commit-then-reveal SAS verification.
@@ -329,42 +296,42 @@ impl SasHandle {
     #[wasm_bindgen(constructor)]
     pub fn new(initiator: bool, own_identity: &[u8], peer_identity: &[u8], max_attempts: u32) -> JsResult<SasHandle> {
         let role = if initiator { SasRole::Initiator } else { SasRole::Responder };
-        Ok(Self { inner: SasVerification::new(role, own_identity, peer_identity, max_attempts).map_err(js_messaging_error)? })
+        Ok(Self { inner: SasVerification::new(role, own_identity, peer_identity, max_attempts)? })
     }
 
     /// Starts an attempt: the responder's commitment, empty for the initiator.
     pub fn start(&mut self, tx_id: &[u8]) -> JsResult<Vec<u8>> {
         scrubbed(StackUse::Small, || {
-            self.inner.start(tx_id).map(|c| c.map(|c| c.to_vec()).unwrap_or_default()).map_err(js_messaging_error)
+            Ok(self.inner.start(tx_id)?.map(|c| c.to_vec()).unwrap_or_default())
         })
     }
 
     /// Initiator: takes the commitment, returns our nonce to send.
     #[wasm_bindgen(js_name = "receiveCommitment")]
     pub fn receive_commitment(&mut self, commitment: &[u8]) -> JsResult<Vec<u8>> {
-        self.inner.receive_commitment(commitment).map(|n| n.to_vec()).map_err(js_messaging_error)
+        Ok(self.inner.receive_commitment(commitment)?.to_vec())
     }
 
     /// Takes the peer's nonce: the responder's own nonce to send back, empty for the initiator.
     #[wasm_bindgen(js_name = "receiveNonce")]
     pub fn receive_nonce(&mut self, nonce: &[u8]) -> JsResult<Vec<u8>> {
-        self.inner.receive_nonce(nonce).map(|n| n.map(|n| n.to_vec()).unwrap_or_default()).map_err(js_messaging_error)
+        Ok(self.inner.receive_nonce(nonce)?.map(|n| n.to_vec()).unwrap_or_default())
     }
 
     /// The 7 emoji, as a JSON array.
     pub fn emoji(&self) -> JsResult<String> {
-        let e = self.inner.emoji().map_err(js_messaging_error)?;
-        serde_json::to_string(&e).map_err(|_| js_messaging_error(MessagingError::Malformed("emoji")))
+        let e = self.inner.emoji()?;
+        Ok(serde_json::to_string(&e).map_err(|_| MessagingError::Malformed("emoji"))?)
     }
 
     /// The users saw the same emoji.
     pub fn confirm(&mut self) -> JsResult<()> {
-        self.inner.confirm().map_err(js_messaging_error)
+        Ok(self.inner.confirm()?)
     }
 
     /// The users saw different emoji (a failed attempt).
     pub fn reject(&mut self) -> JsResult<()> {
-        self.inner.reject().map_err(js_messaging_error)
+        Ok(self.inner.reject()?)
     }
 
     /// Abandons the running attempt (a failed attempt).
@@ -404,7 +371,7 @@ fn report(r: Result<(), MessagingError>) -> JsResult<String> {
             index.map_or_else(|| "null".to_owned(), |i| i.to_string()),
             fault.code()
         )),
-        Err(other) => Err(js_messaging_error(other)),
+        Err(other) => Err(other.into()),
     }
 }
 
@@ -424,18 +391,18 @@ pub fn key_log_create_entry(
         let signing_key = secret_in(signing_key);
         let new_key = new_key_signing_key.map(secret_in);
         let t = safe_u64("timestamp must be a safe non-negative integer", timestamp)?;
-        let action = KeyLogAction::from_byte(action).map_err(js_messaging_error)?;
+        let action = KeyLogAction::from_byte(action)?;
         let e = keylog::key_log_create_entry(user_id, public_key, t, prev_entry_hash, action, &signing_key, new_key.as_deref().map(Vec::as_slice))
-            .map_err(js_messaging_error)?;
-        keylog::key_log_entry_to_json(&e).map_err(js_messaging_error)
+            ?;
+        Ok(keylog::key_log_entry_to_json(&e)?)
     })
 }
 
 /// Hash of one entry (JSON form): the next entry's `prevHash`.
 #[wasm_bindgen(js_name = "keyLogEntryHash")]
 pub fn key_log_entry_hash(entry_json: &str) -> JsResult<Vec<u8>> {
-    let e = keylog::key_log_entry_from_json(entry_json).map_err(js_messaging_error)?;
-    e.hash().map(|h| h.to_vec()).map_err(js_messaging_error)
+    let e = keylog::key_log_entry_from_json(entry_json)?;
+    Ok(e.hash()?.to_vec())
 }
 
 /// `{"valid":true}` or `{"valid":false,"index":n,"reason":"…"}`; throws only
@@ -450,10 +417,8 @@ pub fn key_log_verify_chain(entries_json: &str) -> JsResult<String> {
 #[wasm_bindgen(js_name = "keyLogCurrentKey")]
 pub fn key_log_current_key(entries_json: &str, user_id: &[u8], at_time: Option<f64>) -> JsResult<Option<Vec<u8>>> {
     let at = at_time.map(|t| safe_u64("atTime must be a safe non-negative integer", t)).transpose()?;
-    let entries = keylog::key_log_from_json(entries_json).map_err(js_messaging_error)?;
-    keylog::key_log_current_key(&entries, user_id, at)
-        .map(|k| k.map(|k| k.to_vec()))
-        .map_err(js_messaging_error)
+    let entries = keylog::key_log_from_json(entries_json)?;
+    Ok(keylog::key_log_current_key(&entries, user_id, at)?.map(|k| k.to_vec()))
 }
 
 // ---------------------------------------------------------------- device registry
@@ -461,7 +426,7 @@ pub fn key_log_current_key(entries_json: &str, user_id: &[u8], at_time: Option<f
 /// Empty registry JSON for the account key.
 #[wasm_bindgen(js_name = "registryEmpty")]
 pub fn registry_empty(account_public_key: &[u8]) -> JsResult<String> {
-    registry::registry_empty(account_public_key).map_err(js_messaging_error)
+    Ok(registry::registry_empty(account_public_key)?)
 }
 
 /// Adds a device (signed by the account key); the new JSON.
@@ -477,7 +442,7 @@ pub fn registry_add_device(
     scrubbed(StackUse::Small, || {
         let signing = secret_in(account_signing_key);
         let t = safe_u64("addedAt must be a safe non-negative integer", added_at)?;
-        registry::registry_add_device(registry_json, device_id, name, t, device_public_key, &signing).map_err(js_messaging_error)
+        Ok(registry::registry_add_device(registry_json, device_id, name, t, device_public_key, &signing)?)
     })
 }
 
@@ -487,15 +452,15 @@ pub fn registry_revoke_device(registry_json: &str, device_id: &str, revoked_at: 
     scrubbed(StackUse::Small, || {
         let signing = secret_in(account_signing_key);
         let t = safe_u64("revokedAt must be a safe non-negative integer", revoked_at)?;
-        registry::registry_revoke_device(registry_json, device_id, t, &signing).map_err(js_messaging_error)
+        Ok(registry::registry_revoke_device(registry_json, device_id, t, &signing)?)
     })
 }
 
 /// Active devices `[{"deviceId","name","publicKey","addedAt"}]` of a verified registry.
 #[wasm_bindgen(js_name = "registryListActive")]
 pub fn registry_list_active(registry_json: &str, account_public_key: &[u8]) -> JsResult<String> {
-    let devices = registry::registry_list_active(registry_json, account_public_key).map_err(js_messaging_error)?;
-    registry::devices_to_json(&devices).map_err(js_messaging_error)
+    let devices = registry::registry_list_active(registry_json, account_public_key)?;
+    Ok(registry::devices_to_json(&devices)?)
 }
 
 /// `{"valid":true}` or `{"valid":false,"index":n|null,"reason":"…"}`.
@@ -519,26 +484,26 @@ impl ReplayStoreHandle {
     pub fn new(window_seconds: f64, max_entries: f64) -> JsResult<ReplayStoreHandle> {
         let w = safe_u64("windowSeconds must be a safe integer", window_seconds)?;
         let m = usize::try_from(safe_u64("maxEntries must be a safe integer", max_entries)?)
-            .map_err(|_| js_error(CryptoError::InvalidParameter("maxEntries too large")))?;
-        Ok(Self { inner: ReplayStore::new(w, m).map_err(js_messaging_error)? })
+            .map_err(|_| CryptoError::InvalidParameter("maxEntries too large"))?;
+        Ok(Self { inner: ReplayStore::new(w, m)? })
     }
 
     /// A store from its JSON form.
     #[wasm_bindgen(js_name = "fromJson")]
     pub fn from_json(json: &str) -> JsResult<ReplayStoreHandle> {
-        Ok(Self { inner: ReplayStore::from_json(json).map_err(js_messaging_error)? })
+        Ok(Self { inner: ReplayStore::from_json(json)? })
     }
 
     /// Whether the 32-byte hash is stored.
     pub fn has(&self, hash: &[u8]) -> JsResult<bool> {
-        self.inner.has(hash).map_err(js_messaging_error)
+        Ok(self.inner.has(hash)?)
     }
 
     /// Records a hash; `REPLAY_DETECTED` / `REPLAY_OUT_OF_WINDOW` otherwise.
     pub fn insert(&mut self, hash: &[u8], timestamp: f64, now: f64) -> JsResult<()> {
         let t = safe_u64("timestamp must be a safe non-negative integer", timestamp)?;
         let now = safe_u64("now must be a safe non-negative integer", now)?;
-        self.inner.insert(hash, t, now).map_err(js_messaging_error)
+        Ok(self.inner.insert(hash, t, now)?)
     }
 
     /// Forgets expired hashes; returns how many.
@@ -574,6 +539,6 @@ impl ReplayStoreHandle {
     /// The JSON form.
     #[wasm_bindgen(js_name = "toJson")]
     pub fn to_json(&self) -> JsResult<String> {
-        self.inner.to_json().map_err(js_messaging_error)
+        Ok(self.inner.to_json()?)
     }
 }

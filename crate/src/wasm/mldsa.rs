@@ -1,5 +1,5 @@
 //! ML-DSA-65 bindings.
-use super::{concat_out, js_error, scrubbed, secret_in, JsResult, StackUse};
+use super::{concat_out, scrubbed, secret_in, JsResult, StackUse};
 use crate::mldsa;
 use js_sys::Uint8Array;
 use wasm_bindgen::prelude::*;
@@ -8,7 +8,7 @@ use wasm_bindgen::prelude::*;
 #[wasm_bindgen(js_name = "mlDsaGenerate")]
 pub fn mldsa_generate() -> JsResult<Uint8Array> {
     scrubbed(StackUse::MlDsa, || {
-        let kp = mldsa::mldsa_generate().map_err(js_error)?;
+        let kp = mldsa::mldsa_generate()?;
         Ok(concat_out(&[kp.seed.as_slice(), &kp.public]))
     })
 }
@@ -18,7 +18,7 @@ pub fn mldsa_generate() -> JsResult<Uint8Array> {
 pub fn mldsa_from_seed(seed: Vec<u8>) -> JsResult<Uint8Array> {
     scrubbed(StackUse::MlDsa, || {
         let seed = secret_in(seed);
-        let kp = mldsa::mldsa_from_seed(&seed).map_err(js_error)?;
+        let kp = mldsa::mldsa_from_seed(&seed)?;
         Ok(concat_out(&[kp.seed.as_slice(), &kp.public]))
     })
 }
@@ -28,7 +28,7 @@ pub fn mldsa_from_seed(seed: Vec<u8>) -> JsResult<Uint8Array> {
 pub fn mldsa_sign(seed: Vec<u8>, message: &[u8], context: &[u8], deterministic: bool) -> JsResult<Vec<u8>> {
     scrubbed(StackUse::MlDsa, || {
         let seed = secret_in(seed);
-        mldsa::mldsa_sign(&seed, message, context, deterministic).map_err(js_error)
+        Ok(mldsa::mldsa_sign(&seed, message, context, deterministic)?)
     })
 }
 
@@ -37,12 +37,12 @@ pub fn mldsa_sign(seed: Vec<u8>, message: &[u8], context: &[u8], deterministic: 
 pub fn mldsa_sign_with_rnd(seed: Vec<u8>, message: &[u8], context: &[u8], rnd: Vec<u8>) -> JsResult<Vec<u8>> {
     scrubbed(StackUse::MlDsa, || {
         let (seed, rnd) = (secret_in(seed), secret_in(rnd));
-        mldsa::mldsa_sign_with_rnd(&seed, message, context, &rnd).map_err(js_error)
+        Ok(mldsa::mldsa_sign_with_rnd(&seed, message, context, &rnd)?)
     })
 }
 
 /// Verify; failure is an `INVALID_SIGNATURE` error.
 #[wasm_bindgen(js_name = "mlDsaVerify")]
 pub fn mldsa_verify(public: &[u8], message: &[u8], context: &[u8], signature: &[u8]) -> JsResult<()> {
-    mldsa::mldsa_verify(public, message, context, signature).map_err(js_error)
+    Ok(mldsa::mldsa_verify(public, message, context, signature)?)
 }

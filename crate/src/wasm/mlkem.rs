@@ -1,5 +1,5 @@
 //! ML-KEM-768 bindings.
-use super::{concat_out, js_error, scrubbed, secret_in, secret_out, JsResult, StackUse};
+use super::{concat_out, scrubbed, secret_in, secret_out, JsResult, StackUse};
 use crate::mlkem;
 use js_sys::Uint8Array;
 use wasm_bindgen::prelude::*;
@@ -8,7 +8,7 @@ use wasm_bindgen::prelude::*;
 #[wasm_bindgen(js_name = "mlKemGenerate")]
 pub fn mlkem_generate() -> JsResult<Uint8Array> {
     scrubbed(StackUse::Kem, || {
-        let kp = mlkem::mlkem_generate().map_err(js_error)?;
+        let kp = mlkem::mlkem_generate()?;
         Ok(concat_out(&[&kp.decapsulation_key, &kp.encapsulation_key]))
     })
 }
@@ -18,7 +18,7 @@ pub fn mlkem_generate() -> JsResult<Uint8Array> {
 pub fn mlkem_from_seed(seed: Vec<u8>) -> JsResult<Uint8Array> {
     scrubbed(StackUse::Kem, || {
         let seed = secret_in(seed);
-        let kp = mlkem::mlkem_from_seed(&seed).map_err(js_error)?;
+        let kp = mlkem::mlkem_from_seed(&seed)?;
         Ok(concat_out(&[&kp.decapsulation_key, &kp.encapsulation_key]))
     })
 }
@@ -27,7 +27,7 @@ pub fn mlkem_from_seed(seed: Vec<u8>) -> JsResult<Uint8Array> {
 #[wasm_bindgen(js_name = "mlKemEncapsulate")]
 pub fn mlkem_encapsulate(ek: &[u8]) -> JsResult<Uint8Array> {
     scrubbed(StackUse::Kem, || {
-        let (ct, ss) = mlkem::mlkem_encapsulate(ek).map_err(js_error)?;
+        let (ct, ss) = mlkem::mlkem_encapsulate(ek)?;
         Ok(concat_out(&[&ct, ss.as_slice()]))
     })
 }
@@ -37,7 +37,7 @@ pub fn mlkem_encapsulate(ek: &[u8]) -> JsResult<Uint8Array> {
 pub fn mlkem_encapsulate_derand(ek: &[u8], m: Vec<u8>) -> JsResult<Uint8Array> {
     scrubbed(StackUse::Kem, || {
         let m = secret_in(m);
-        let (ct, ss) = mlkem::mlkem_encapsulate_derand(ek, &m).map_err(js_error)?;
+        let (ct, ss) = mlkem::mlkem_encapsulate_derand(ek, &m)?;
         Ok(concat_out(&[&ct, ss.as_slice()]))
     })
 }
@@ -47,7 +47,7 @@ pub fn mlkem_encapsulate_derand(ek: &[u8], m: Vec<u8>) -> JsResult<Uint8Array> {
 pub fn mlkem_decapsulate(dk: Vec<u8>, ct: &[u8]) -> JsResult<Uint8Array> {
     scrubbed(StackUse::Kem, || {
         let dk = secret_in(dk);
-        let ss = mlkem::mlkem_decapsulate(&dk, ct).map_err(js_error)?;
+        let ss = mlkem::mlkem_decapsulate(&dk, ct)?;
         Ok(secret_out(ss.as_slice()))
     })
 }

@@ -14,10 +14,11 @@
 //!   region they used (temporaries and moved copies the core cannot wipe) is
 //!   overwritten before the call returns to JS.
 //! - Errors become a JS `Error` named `VeilError` with a stable `code`
-//!   (`CryptoError::code`, an exhaustive match); the TypeScript facade turns
-//!   it into its `VeilError` class.
+//!   (`CryptoError::code`, `ContainerError::code`, `MessagingError::code`,
+//!   exhaustive matches) and the extra properties of a few variants, built in
+//!   one place ([`error`]); functions return [`JsResult`] and use `?` on core
+//!   results. The TypeScript facade turns the error into its `VeilError` class.
 
-use crate::error::CryptoError;
 use js_sys::Uint8Array;
 use wasm_bindgen::prelude::*;
 use zeroize::Zeroizing;
@@ -26,6 +27,7 @@ mod aead;
 mod bip39;
 mod container;
 mod ed25519;
+mod error;
 mod hash;
 mod kdf;
 mod keywrap;
@@ -38,17 +40,9 @@ mod threads;
 mod x25519;
 mod xwing;
 
-/// Result type of every exported function.
-pub(crate) type JsResult<T> = Result<T, JsValue>;
-
-/// Converts a core error into the JS error the facade understands.
-pub(crate) fn js_error(e: CryptoError) -> JsValue {
-    let err = js_sys::Error::new(&e.to_string());
-    err.set_name("VeilError");
-    // Setting a property on a fresh Error object cannot fail.
-    let _ = js_sys::Reflect::set(&err, &JsValue::from_str("code"), &JsValue::from_str(e.code()));
-    err.into()
-}
+/// Result type of every exported function: core errors convert with `?`
+/// (one builder, [`error::js_err`]).
+pub(crate) type JsResult<T> = Result<T, error::JsFail>;
 
 /// Copies secret bytes out to JS; the caller's `Zeroizing` wipes the source.
 pub(crate) fn secret_out(bytes: &[u8]) -> Uint8Array {

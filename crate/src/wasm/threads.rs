@@ -7,7 +7,7 @@
 //! independent KEM operations over the pool. Randomness for a batch is drawn
 //! on the calling thread first, so the workers only run the derandomised
 //! algorithms.
-use super::{js_error, secret_in, JsResult};
+use super::{secret_in, JsResult};
 use crate::error::CryptoError;
 use crate::{mlkem, rng, xwing};
 use js_sys::Uint8Array;
@@ -69,9 +69,9 @@ fn encapsulate_each(
     rand_len: usize,
     f: impl Fn(&[u8], &[u8]) -> crate::Result<(Vec<u8>, Zeroizing<[u8; 32]>)> + Sync + Send,
 ) -> JsResult<Uint8Array> {
-    let n = items(keys, key_len, what).map_err(js_error)?;
+    let n = items(keys, key_len, what)?;
     let mut randomness = Zeroizing::new(vec![0u8; n * rand_len]);
-    rng::fill(&mut randomness).map_err(js_error)?;
+    rng::fill(&mut randomness)?;
     let out = keys
         .par_chunks(key_len)
         .zip(randomness.par_chunks(rand_len))
@@ -81,8 +81,7 @@ fn encapsulate_each(
             item.extend_from_slice(ss.as_slice());
             Ok(item)
         })
-        .collect::<crate::Result<Vec<_>>>()
-        .map_err(js_error)?;
+        .collect::<crate::Result<Vec<_>>>()?;
     Ok(flatten(&out))
 }
 
@@ -93,20 +92,20 @@ fn pairwise(
     ct_len: usize,
     f: impl Fn(&[u8], &[u8]) -> crate::Result<Zeroizing<[u8; 32]>> + Sync + Send,
 ) -> JsResult<Uint8Array> {
-    let n = items(keys, key_len, "batch keys").map_err(js_error)?;
+    let n = items(keys, key_len, "batch keys")?;
     if cts.len() != n * ct_len {
-        return Err(js_error(CryptoError::InvalidLength {
+        return Err(CryptoError::InvalidLength {
             what: "batch ciphertexts",
             expected: "one ciphertext per key",
             got: cts.len(),
-        }));
+        }
+        .into());
     }
     let out = keys
         .par_chunks(key_len)
         .zip(cts.par_chunks(ct_len))
         .map(|(k, ct)| f(k, ct))
-        .collect::<crate::Result<Vec<_>>>()
-        .map_err(js_error)?;
+        .collect::<crate::Result<Vec<_>>>()?;
     let mut flat = Zeroizing::new(Vec::with_capacity(n * 32));
     for ss in &out {
         flat.extend_from_slice(ss.as_slice());

@@ -1,5 +1,5 @@
 //! X25519 bindings.
-use super::{concat_out, js_error, scrubbed, secret_in, secret_out, JsResult, StackUse};
+use super::{concat_out, scrubbed, secret_in, secret_out, JsResult, StackUse};
 use crate::x25519;
 use js_sys::Uint8Array;
 use wasm_bindgen::prelude::*;
@@ -8,7 +8,7 @@ use wasm_bindgen::prelude::*;
 #[wasm_bindgen(js_name = "x25519Generate")]
 pub fn x25519_generate() -> JsResult<Uint8Array> {
     scrubbed(StackUse::Small, || {
-        let kp = x25519::x25519_generate().map_err(js_error)?;
+        let kp = x25519::x25519_generate()?;
         Ok(concat_out(&[kp.secret.as_slice(), &kp.public]))
     })
 }
@@ -18,7 +18,7 @@ pub fn x25519_generate() -> JsResult<Uint8Array> {
 pub fn x25519_public(secret: Vec<u8>) -> JsResult<Vec<u8>> {
     scrubbed(StackUse::Small, || {
         let secret = secret_in(secret);
-        x25519::x25519_public(&secret).map(|p| p.to_vec()).map_err(js_error)
+        Ok(x25519::x25519_public(&secret)?.to_vec())
     })
 }
 
@@ -27,7 +27,7 @@ pub fn x25519_public(secret: Vec<u8>) -> JsResult<Vec<u8>> {
 pub fn x25519_dh(secret: Vec<u8>, public: &[u8]) -> JsResult<Uint8Array> {
     scrubbed(StackUse::Small, || {
         let secret = secret_in(secret);
-        let ss = x25519::x25519_dh(&secret, public).map_err(js_error)?;
+        let ss = x25519::x25519_dh(&secret, public)?;
         Ok(secret_out(ss.as_slice()))
     })
 }

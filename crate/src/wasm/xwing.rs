@@ -1,5 +1,5 @@
 //! X-Wing bindings.
-use super::{concat_out, js_error, scrubbed, secret_in, secret_out, JsResult, StackUse};
+use super::{concat_out, scrubbed, secret_in, secret_out, JsResult, StackUse};
 use crate::xwing;
 use js_sys::Uint8Array;
 use wasm_bindgen::prelude::*;
@@ -8,7 +8,7 @@ use wasm_bindgen::prelude::*;
 #[wasm_bindgen(js_name = "xWingGenerate")]
 pub fn xwing_generate() -> JsResult<Uint8Array> {
     scrubbed(StackUse::Kem, || {
-        let kp = xwing::xwing_generate().map_err(js_error)?;
+        let kp = xwing::xwing_generate()?;
         Ok(concat_out(&[kp.secret.as_slice(), &kp.public]))
     })
 }
@@ -18,7 +18,7 @@ pub fn xwing_generate() -> JsResult<Uint8Array> {
 pub fn xwing_from_seed(seed: Vec<u8>) -> JsResult<Uint8Array> {
     scrubbed(StackUse::Kem, || {
         let seed = secret_in(seed);
-        let kp = xwing::xwing_from_seed(&seed).map_err(js_error)?;
+        let kp = xwing::xwing_from_seed(&seed)?;
         Ok(concat_out(&[kp.secret.as_slice(), &kp.public]))
     })
 }
@@ -27,7 +27,7 @@ pub fn xwing_from_seed(seed: Vec<u8>) -> JsResult<Uint8Array> {
 #[wasm_bindgen(js_name = "xWingEncapsulate")]
 pub fn xwing_encapsulate(pk: &[u8]) -> JsResult<Uint8Array> {
     scrubbed(StackUse::Kem, || {
-        let (ct, ss) = xwing::xwing_encapsulate(pk).map_err(js_error)?;
+        let (ct, ss) = xwing::xwing_encapsulate(pk)?;
         Ok(concat_out(&[&ct, ss.as_slice()]))
     })
 }
@@ -37,7 +37,7 @@ pub fn xwing_encapsulate(pk: &[u8]) -> JsResult<Uint8Array> {
 pub fn xwing_encapsulate_derand(pk: &[u8], eseed: Vec<u8>) -> JsResult<Uint8Array> {
     scrubbed(StackUse::Kem, || {
         let eseed = secret_in(eseed);
-        let (ct, ss) = xwing::xwing_encapsulate_derand(pk, &eseed).map_err(js_error)?;
+        let (ct, ss) = xwing::xwing_encapsulate_derand(pk, &eseed)?;
         Ok(concat_out(&[&ct, ss.as_slice()]))
     })
 }
@@ -47,7 +47,7 @@ pub fn xwing_encapsulate_derand(pk: &[u8], eseed: Vec<u8>) -> JsResult<Uint8Arra
 pub fn xwing_decapsulate(sk: Vec<u8>, ct: &[u8]) -> JsResult<Uint8Array> {
     scrubbed(StackUse::Kem, || {
         let sk = secret_in(sk);
-        let ss = xwing::xwing_decapsulate(&sk, ct).map_err(js_error)?;
+        let ss = xwing::xwing_decapsulate(&sk, ct)?;
         Ok(secret_out(ss.as_slice()))
     })
 }
