@@ -1,11 +1,13 @@
 //! Threshold shares: [`ThresholdShare`] and its `vcs_` text form
-//! (`"vcs_"` ‖ unpadded base64url of the 59-byte payload), share sets and
-//! [`combine_shares`]. The public paths are `container::wrap::*`.
+//! (`"vcs_"` ‖ unpadded base64url of the 59-byte payload, encoded and decoded
+//! with the constant-time `base64ct` through [`crate::bytes`]), share sets
+//! and [`combine_shares`]. The public paths are `container::wrap::*`.
 
 use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};
 
-use super::encoding::{Cursor, b64url_decode, b64url_encode};
+use super::encoding::Cursor;
 use super::error::{ContainerError, Result};
+use crate::bytes::{b64url_decode_into, b64url_encode_into};
 use crate::hash::sha256;
 use crate::shamir;
 
@@ -21,7 +23,9 @@ pub const SHARE_MAGIC: &[u8; 4] = b"VCS\x01";
 /// Length of the share payload.
 pub const SHARE_PAYLOAD_LEN: usize = 59;
 /// Length of an exported share string: `"vcs_"` + 79 base64url symbols.
-pub const SHARE_STRING_LEN: usize = 4 + 79;
+pub const SHARE_STRING_LEN: usize = 4 + SHARE_BODY_LEN;
+/// base64url symbols of the payload (59 bytes, unpadded).
+const SHARE_BODY_LEN: usize = 79;
 
 /// One share of a threshold share set. `y` is secret: wiped on drop, no `Debug`.
 #[derive(Clone, Zeroize, ZeroizeOnDrop)]
@@ -106,8 +110,11 @@ impl ThresholdShare {
         let payload = self.to_payload();
         let mut s = Zeroizing::new(String::with_capacity(SHARE_STRING_LEN));
         s.push_str(SHARE_PREFIX);
-        let enc = Zeroizing::new(b64url_encode(&payload));
-        s.push_str(&enc);
+        let mut body = Zeroizing::new([0u8; SHARE_BODY_LEN]);
+        // The buffer fits the 59-byte payload exactly, so encoding cannot fail.
+        if let Some(enc) = b64url_encode_into(&payload, body.as_mut_slice()) {
+            s.push_str(enc);
+        }
         s
     }
 
@@ -155,11 +162,10 @@ impl ThresholdShare {
         let body = text
             .strip_prefix(SHARE_PREFIX)
             .ok_or(ContainerError::InvalidShare("missing vcs_ prefix"))?;
-        let payload = Zeroizing::new(
-            b64url_decode(body.as_bytes())
-                .ok_or(ContainerError::InvalidShare("not canonical base64url"))?,
-        );
-        Self::from_payload(&payload)
+        let mut buf = Zeroizing::new([0u8; SHARE_PAYLOAD_LEN]);
+        let payload = b64url_decode_into(body, buf.as_mut_slice())
+            .ok_or(ContainerError::InvalidShare("not canonical base64url"))?;
+        Self::from_payload(payload)
     }
 }
 
@@ -205,3 +211,135 @@ pub fn combine_shares(shares: &[ThresholdShare]) -> Result<(ShareSet, Zeroizing<
     Ok((set, tms))
 }
 
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The hand-written base64url this module used before `base64ct`, kept
+    /// as a reference: output and acceptance must stay identical.
+    mod reference {
+        const B64URL: &[u8; 64] =
+            b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+        pub fn encode(bytes: &[u8]) -> String {
+            let mut out = String::new();
+            for group in bytes.chunks(3) {
+                let b = [group[0], *group.get(1).unwrap_or(&0), *group.get(2).unwrap_or(&0)];
+                let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
+                for k in 0..=group.len() {
+                    out.push(char::from(B64URL[((n >> (18 - 6 * k)) & 63) as usize]));
+                }
+            }
+            out
+        }
+
+        pub fn decode(text: &[u8]) -> Option<Vec<u8>> {
+            if text.len() % 4 == 1 {
+                return None;
+            }
+            let mut out = Vec::new();
+            for group in text.chunks(4) {
+                let mut n = 0u32;
+                for &c in group {
+                    n = (n << 6) | B64URL.iter().position(|&s| s == c)? as u32;
+                }
+                match group.len() {
+                    4 => out.extend_from_slice(&[(n >> 16) as u8, (n >> 8) as u8, n as u8]),
+                    3 if n & 0b11 == 0 => out.extend_from_slice(&[(n >> 10) as u8, (n >> 2) as u8]),
+                    2 if n & 0b1111 == 0 => out.push((n >> 4) as u8),
+                    _ => return None,
+                }
+            }
+            Some(out)
+        }
+    }
+
+    fn share(seed: u8) -> ThresholdShare {
+        let y: [u8; 32] = core::array::from_fn(|i| (i as u8).wrapping_mul(29).wrapping_add(seed));
+        ThresholdShare::new([seed; 16], 3, 5, 1 + seed % 5, &y).unwrap()
+    }
+
+    #[test]
+    fn vcs_output_matches_the_reference_encoder() {
+        for seed in 0..=255u8 {
+            let s = share(seed);
+            let text = s.to_vcs();
+            assert_eq!(text.len(), SHARE_STRING_LEN);
+            assert_eq!(*text, format!("{SHARE_PREFIX}{}", reference::encode(&s.to_payload())));
+            let back = ThresholdShare::parse(&text).unwrap();
+            assert_eq!(back.to_payload(), s.to_payload());
+        }
+    }
+
+    /// Every one-symbol change of a share string is accepted or refused
+    /// exactly as by the reference decoder; refusals at the base64url step
+    /// keep their error.
+    #[test]
+    fn vcs_acceptance_matches_the_reference_decoder() {
+        let good = share(7).to_vcs().to_string();
+        let alphabet = (0u8..=127).map(char::from);
+        for pos in 4..SHARE_STRING_LEN {
+            for c in alphabet.clone() {
+                let mut b = good.clone().into_bytes();
+                b[pos] = c as u8;
+                let text = String::from_utf8(b).unwrap();
+                let ours = ThresholdShare::parse(&text);
+                match reference::decode(&text.as_bytes()[4..]) {
+                    None => assert_eq!(
+                        ours.err(),
+                        Some(ContainerError::InvalidShare("not canonical base64url")),
+                        "{text}"
+                    ),
+                    Some(p) => {
+                        let theirs = ThresholdShare::from_payload(&p);
+                        assert_eq!(ours.as_ref().err(), theirs.as_ref().err(), "{text}");
+                        if let (Ok(a), Ok(b)) = (ours, theirs) {
+                            assert_eq!(a.to_payload(), b.to_payload());
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn non_canonical_padded_and_foreign_alphabet_shares_are_refused() {
+        let good = share(1).to_vcs().to_string();
+        let body = &good[4..];
+        let not_b64 = Err(ContainerError::InvalidShare("not canonical base64url"));
+        // 79 symbols carry 474 bits for 472: the last symbol's 2 low bits
+        // are unused and must be zero; set one.
+        let symbols = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+        let last = symbols.iter().position(|&s| s == body.as_bytes()[78]).unwrap();
+        assert_eq!(last & 0b11, 0);
+        let noncanonical = char::from(symbols[last | 1]);
+        assert!(reference::decode(format!("{}{noncanonical}", &body[..78]).as_bytes()).is_none());
+        let cases = [
+            format!("vcs_{}{noncanonical}", &body[..78]),
+            format!("vcs_{}=", &body[..78]),
+            format!("vcs_{}==", &body[..77]),
+            format!("vcs_{}+", &body[..78]),
+            format!("vcs_/{}", &body[1..]),
+            format!("vcs_{} ", &body[..78]),
+            format!("vcs_{}\n", &body[..78]),
+            format!("vcs_{}.", &body[..78]),
+        ];
+        for text in &cases {
+            assert_eq!(text.len(), SHARE_STRING_LEN, "{text}");
+            assert_eq!(ThresholdShare::parse(text).map(|s| s.x()), not_b64, "{text}");
+        }
+        // Length and prefix errors come first, as before.
+        assert_eq!(
+            ThresholdShare::parse(&format!("{good}=")).map(|s| s.x()),
+            Err(ContainerError::InvalidShare("share string must be 83 characters"))
+        );
+        assert_eq!(
+            ThresholdShare::parse(&good.replacen("vcs_", "vcs=", 1)).map(|s| s.x()),
+            Err(ContainerError::InvalidShare("missing vcs_ prefix"))
+        );
+        // A multi-byte character of the right byte length is refused too.
+        let wide = format!("vcs_{}é", &body[..77]);
+        assert_eq!(wide.len(), SHARE_STRING_LEN);
+        assert_eq!(ThresholdShare::parse(&wide).map(|s| s.x()), not_b64);
+    }
+}
