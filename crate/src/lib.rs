@@ -10,6 +10,7 @@
 
 pub mod aead;
 pub mod bip39;
+mod bytes;
 pub mod container;
 pub mod ed25519;
 pub mod error;

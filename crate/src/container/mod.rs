@@ -33,6 +33,7 @@ pub mod merkle;
 pub mod policy;
 pub mod revoke;
 pub mod seal;
+mod share;
 pub mod signature;
 pub mod stream;
 pub mod wrap;

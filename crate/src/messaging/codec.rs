@@ -1,12 +1,13 @@
 //! Shared encoding helpers: big-endian length prefixes, a total (never
 //! panicking) reader, base64url (unpadded, canonical) and HKDF to 32 bytes.
+//! The reader and the base64url codec are the crate's ([`crate::bytes`]);
+//! this module maps their failures to [`MessagingError::Malformed`].
 
-use base64ct::{Base64UrlUnpadded, Encoding};
 use zeroize::Zeroizing;
 
 use super::error::{MessagingError, Result};
 use crate::error::CryptoError;
-use crate::kdf;
+use crate::{bytes, kdf};
 
 /// Largest integer JSON forms accept (`Number.MAX_SAFE_INTEGER`), so that
 /// JavaScript reads every value exactly.
@@ -39,63 +40,22 @@ pub(crate) fn put_u32_prefixed(
 }
 
 /// Total reader over a byte slice: every read is bounds-checked and returns
-/// `None` past the end.
-pub(crate) struct Reader<'a> {
-    rest: &'a [u8],
-}
-
-impl<'a> Reader<'a> {
-    pub(crate) const fn new(buf: &'a [u8]) -> Self {
-        Self { rest: buf }
-    }
-
-    pub(crate) fn take(&mut self, n: usize) -> Option<&'a [u8]> {
-        let (head, tail) = self.rest.split_at_checked(n)?;
-        self.rest = tail;
-        Some(head)
-    }
-
-    pub(crate) fn array<const N: usize>(&mut self) -> Option<[u8; N]> {
-        let (head, tail) = self.rest.split_first_chunk::<N>()?;
-        self.rest = tail;
-        Some(*head)
-    }
-
-    pub(crate) fn u16(&mut self) -> Option<u16> {
-        self.array::<2>().map(u16::from_be_bytes)
-    }
-
-    pub(crate) fn u32(&mut self) -> Option<u32> {
-        self.array::<4>().map(u32::from_be_bytes)
-    }
-
-    pub(crate) const fn rest(&self) -> &'a [u8] {
-        self.rest
-    }
-}
+/// `None` past the end (the crate's one byte cursor).
+pub(crate) use crate::bytes::ByteReader as Reader;
 
 /// Unpadded base64url (RFC 4648 §5) of `bytes`.
 pub(crate) fn b64_encode(bytes: &[u8]) -> String {
-    Base64UrlUnpadded::encode_string(bytes)
+    bytes::b64url_encode(bytes)
 }
 
 /// Decodes canonical unpadded base64url; anything else is `Malformed(what)`.
 pub(crate) fn b64_decode(what: &'static str, s: &str) -> Result<Vec<u8>> {
-    Base64UrlUnpadded::decode_vec(s).map_err(|_| MessagingError::Malformed(what))
+    bytes::b64url_decode(s).ok_or(MessagingError::Malformed(what))
 }
 
 /// Decodes canonical unpadded base64url of exactly `N` bytes.
 pub(crate) fn b64_decode_array<const N: usize>(what: &'static str, s: &str) -> Result<[u8; N]> {
-    // Check the encoded length first: no allocation for oversized input.
-    if s.len() != Base64UrlUnpadded::encoded_len(&[0u8; N]) {
-        return Err(MessagingError::Malformed(what));
-    }
-    let mut out = [0u8; N];
-    let decoded = Base64UrlUnpadded::decode(s, &mut out).map_err(|_| MessagingError::Malformed(what))?;
-    if decoded.len() != N {
-        return Err(MessagingError::Malformed(what));
-    }
-    Ok(out)
+    bytes::b64url_decode_array(s).ok_or(MessagingError::Malformed(what))
 }
 
 /// HKDF-SHA-256 to exactly 32 bytes.

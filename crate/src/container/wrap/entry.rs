@@ -1,0 +1,427 @@
+//! Wrap entries on the wire: the type and length constants, the format's
+//! KDF bounds, [`Argon2idCost`], [`WrapKind`] and [`WrapEntry`] (parsing,
+//! validating and serialising one entry or a whole wrap table).
+
+use super::super::encoding::Cursor;
+use super::super::error::{ContainerError, Result};
+use super::super::share::check_threshold;
+
+/// Wrap type 0.
+pub const WRAP_PBKDF2: u8 = 0;
+/// Wrap type 1.
+pub const WRAP_ARGON2ID: u8 = 1;
+/// Wrap type 3.
+pub const WRAP_GROUP: u8 = 3;
+/// Wrap type 4.
+pub const WRAP_HYBRID_KEM: u8 = 4;
+/// Wrap type 5.
+pub const WRAP_THRESHOLD: u8 = 5;
+
+/// Length of an AES-256-KW-wrapped DEK.
+pub const WRAPPED_DEK_LEN: usize = 40;
+/// Payload length of type 0.
+pub const PBKDF2_PAYLOAD_LEN: u16 = 60;
+/// Payload length of type 1.
+pub const ARGON2ID_PAYLOAD_LEN: u16 = 68;
+/// Payload length of type 3.
+pub const GROUP_PAYLOAD_LEN: u16 = 60;
+/// Payload length of type 4.
+pub const HYBRID_KEM_PAYLOAD_LEN: u16 = 1180;
+/// Payload length of type 5.
+pub const THRESHOLD_PAYLOAD_LEN: u16 = 58;
+/// Smallest serialised entry (type 5: 3 + 58).
+pub const MIN_WRAP_ENTRY_LEN: usize = 3 + THRESHOLD_PAYLOAD_LEN as usize;
+/// Largest serialised entry (type 4: 3 + 1180).
+pub const MAX_WRAP_ENTRY_LEN: usize = 3 + HYBRID_KEM_PAYLOAD_LEN as usize;
+
+/// Smallest PBKDF2 iteration count.
+pub const PBKDF2_MIN_ITERATIONS: u32 = 600_000;
+/// Largest PBKDF2 iteration count.
+pub const PBKDF2_MAX_ITERATIONS: u32 = 10_000_000;
+/// Smallest Argon2id memory cost (KiB).
+pub const ARGON2_MIN_MEMORY_KIB: u32 = 19_456;
+/// Largest Argon2id memory cost (KiB).
+pub const ARGON2_MAX_MEMORY_KIB: u32 = 1_048_576;
+/// Smallest Argon2id time cost.
+pub const ARGON2_MIN_ITERATIONS: u32 = 2;
+/// Largest Argon2id time cost.
+pub const ARGON2_MAX_ITERATIONS: u32 = 10;
+/// Largest Argon2id parallelism (smallest is 1).
+pub const ARGON2_MAX_PARALLELISM: u32 = 16;
+
+/// Length of an X25519 ciphertext (ephemeral public key).
+pub const CT_X25519_LEN: usize = 32;
+/// Length of an ML-KEM-768 ciphertext.
+pub const CT_MLKEM_LEN: usize = 1088;
+
+/// Argon2id cost parameters of a type-1 wrap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Argon2idCost {
+    /// Memory in KiB, 19 456 ..= 1 048 576.
+    pub memory_kib: u32,
+    /// Passes, 2 ..= 10.
+    pub iterations: u32,
+    /// Lanes, 1 ..= 16.
+    pub parallelism: u32,
+}
+
+impl Default for Argon2idCost {
+    /// m = 65 536 KiB (64 MiB), t = 3, p = 4.
+    fn default() -> Self {
+        Self {
+            memory_kib: 65_536,
+            iterations: 3,
+            parallelism: 4,
+        }
+    }
+}
+
+impl Argon2idCost {
+    /// The smallest cost the format allows (m = 19 456 KiB, t = 2, p = 1).
+    pub const MINIMUM: Self = Self {
+        memory_kib: ARGON2_MIN_MEMORY_KIB,
+        iterations: 2,
+        parallelism: 1,
+    };
+
+    /// Checks the format's bounds.
+    ///
+    /// # Errors
+    /// [`ContainerError::InvalidWrap`] naming the parameter.
+    pub const fn validate(&self) -> Result<()> {
+        if self.memory_kib < ARGON2_MIN_MEMORY_KIB || self.memory_kib > ARGON2_MAX_MEMORY_KIB {
+            return Err(ContainerError::InvalidWrap(
+                "argon2id memory outside 19456..=1048576 KiB",
+            ));
+        }
+        if self.iterations < ARGON2_MIN_ITERATIONS || self.iterations > ARGON2_MAX_ITERATIONS {
+            return Err(ContainerError::InvalidWrap(
+                "argon2id time cost outside 2..=10",
+            ));
+        }
+        if self.parallelism < 1 || self.parallelism > ARGON2_MAX_PARALLELISM {
+            return Err(ContainerError::InvalidWrap(
+                "argon2id parallelism outside 1..=16",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The category of a wrap (decides the mode byte).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WrapKind {
+    /// Types 0 and 1.
+    Password,
+    /// Type 4.
+    Recipient,
+    /// Type 3.
+    Group,
+    /// Type 5.
+    Threshold,
+}
+
+/// One parsed wrap entry. Contains only public data (the DEK is wrapped).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WrapEntry {
+    /// Type 0.
+    Pbkdf2 {
+        /// Iterations, 600 000 ..= 10 000 000.
+        iterations: u32,
+        /// Salt.
+        salt: [u8; 16],
+        /// AES-256-KW(KEK, DEK).
+        wrapped: [u8; 40],
+    },
+    /// Type 1.
+    Argon2id {
+        /// Cost parameters.
+        cost: Argon2idCost,
+        /// Salt.
+        salt: [u8; 16],
+        /// AES-256-KW(KEK, DEK).
+        wrapped: [u8; 40],
+    },
+    /// Type 3.
+    Group {
+        /// Group id.
+        group_id: [u8; 16],
+        /// Group key version (manifest key epoch).
+        key_version: u32,
+        /// AES-256-KW(KEK, DEK).
+        wrapped: [u8; 40],
+    },
+    /// Type 4.
+    HybridKem {
+        /// Recipient id.
+        recipient_id: [u8; 16],
+        /// Recipient key version.
+        key_version: u32,
+        /// X25519 part of the X-Wing ciphertext (its last 32 bytes).
+        ct_x25519: [u8; 32],
+        /// ML-KEM-768 part of the X-Wing ciphertext (its first 1088 bytes).
+        ct_mlkem: Vec<u8>,
+        /// AES-256-KW(KEK, DEK).
+        wrapped: [u8; 40],
+    },
+    /// Type 5.
+    Threshold {
+        /// Threshold `t`, 2 ..= n.
+        threshold: u8,
+        /// Share count `n`.
+        shares: u8,
+        /// Share set id.
+        share_set_id: [u8; 16],
+        /// AES-256-KW(KEK, DEK).
+        wrapped: [u8; 40],
+    },
+}
+
+impl WrapEntry {
+    /// Wire type.
+    #[must_use]
+    pub const fn wrap_type(&self) -> u8 {
+        match self {
+            Self::Pbkdf2 { .. } => WRAP_PBKDF2,
+            Self::Argon2id { .. } => WRAP_ARGON2ID,
+            Self::Group { .. } => WRAP_GROUP,
+            Self::HybridKem { .. } => WRAP_HYBRID_KEM,
+            Self::Threshold { .. } => WRAP_THRESHOLD,
+        }
+    }
+
+    /// Category.
+    #[must_use]
+    pub const fn kind(&self) -> WrapKind {
+        match self {
+            Self::Pbkdf2 { .. } | Self::Argon2id { .. } => WrapKind::Password,
+            Self::Group { .. } => WrapKind::Group,
+            Self::HybridKem { .. } => WrapKind::Recipient,
+            Self::Threshold { .. } => WrapKind::Threshold,
+        }
+    }
+
+    /// The wrapped DEK.
+    #[must_use]
+    pub const fn wrapped(&self) -> &[u8; 40] {
+        match self {
+            Self::Pbkdf2 { wrapped, .. }
+            | Self::Argon2id { wrapped, .. }
+            | Self::Group { wrapped, .. }
+            | Self::HybridKem { wrapped, .. }
+            | Self::Threshold { wrapped, .. } => wrapped,
+        }
+    }
+
+    const fn payload_len(&self) -> u16 {
+        match self {
+            Self::Pbkdf2 { .. } => PBKDF2_PAYLOAD_LEN,
+            Self::Argon2id { .. } => ARGON2ID_PAYLOAD_LEN,
+            Self::Group { .. } => GROUP_PAYLOAD_LEN,
+            Self::HybridKem { .. } => HYBRID_KEM_PAYLOAD_LEN,
+            Self::Threshold { .. } => THRESHOLD_PAYLOAD_LEN,
+        }
+    }
+
+    /// Serialised length `3 + payload_len`.
+    #[must_use]
+    pub const fn wire_len(&self) -> usize {
+        3 + self.payload_len() as usize
+    }
+
+    /// Checks the parameter bounds of the entry.
+    ///
+    /// # Errors
+    /// [`ContainerError::InvalidWrap`].
+    pub fn validate(&self) -> Result<()> {
+        match self {
+            Self::Pbkdf2 { iterations, .. } => {
+                if (PBKDF2_MIN_ITERATIONS..=PBKDF2_MAX_ITERATIONS).contains(iterations) {
+                    Ok(())
+                } else {
+                    Err(ContainerError::InvalidWrap(
+                        "pbkdf2 iterations outside 600000..=10000000",
+                    ))
+                }
+            }
+            Self::Argon2id { cost, .. } => cost.validate(),
+            Self::Group { .. } => Ok(()),
+            Self::HybridKem { ct_mlkem, .. } => {
+                if ct_mlkem.len() == CT_MLKEM_LEN {
+                    Ok(())
+                } else {
+                    Err(ContainerError::InvalidWrap(
+                        "ML-KEM ciphertext must be 1088 bytes",
+                    ))
+                }
+            }
+            Self::Threshold {
+                threshold, shares, ..
+            } => check_threshold(*threshold, *shares)
+                .map_err(|_| ContainerError::InvalidWrap("threshold needs 2 <= t <= n")),
+        }
+    }
+
+    /// Parses one entry at the start of `bytes`; returns it and its length.
+    ///
+    /// # Errors
+    /// [`ContainerError::UnsupportedWrapType`] (type 2, ≥ 6),
+    /// [`ContainerError::InvalidWrap`] (payload length ≠ the type's, bounds),
+    /// [`ContainerError::Truncated`] (the entry overruns `bytes`).
+    pub fn parse(bytes: &[u8]) -> Result<(Self, usize)> {
+        let mut c = Cursor::new(bytes);
+        let wrap_type = c.u8()?;
+        let expected = match wrap_type {
+            WRAP_PBKDF2 => PBKDF2_PAYLOAD_LEN,
+            WRAP_ARGON2ID => ARGON2ID_PAYLOAD_LEN,
+            WRAP_GROUP => GROUP_PAYLOAD_LEN,
+            WRAP_HYBRID_KEM => HYBRID_KEM_PAYLOAD_LEN,
+            WRAP_THRESHOLD => THRESHOLD_PAYLOAD_LEN,
+            other => return Err(ContainerError::UnsupportedWrapType(other)),
+        };
+        let payload_len = c.u16()?;
+        if payload_len != expected {
+            return Err(ContainerError::InvalidWrap(
+                "payload length does not match the wrap type",
+            ));
+        }
+        let mut p = Cursor::with_base(c.take(usize::from(payload_len))?, 3);
+        let entry = match wrap_type {
+            WRAP_PBKDF2 => Self::Pbkdf2 {
+                iterations: p.u32()?,
+                salt: p.array()?,
+                wrapped: p.array()?,
+            },
+            WRAP_ARGON2ID => Self::Argon2id {
+                cost: Argon2idCost {
+                    memory_kib: p.u32()?,
+                    iterations: p.u32()?,
+                    parallelism: p.u32()?,
+                },
+                salt: p.array()?,
+                wrapped: p.array()?,
+            },
+            WRAP_GROUP => Self::Group {
+                group_id: p.array()?,
+                key_version: p.u32()?,
+                wrapped: p.array()?,
+            },
+            WRAP_HYBRID_KEM => Self::HybridKem {
+                recipient_id: p.array()?,
+                key_version: p.u32()?,
+                ct_x25519: p.array()?,
+                ct_mlkem: p.take(CT_MLKEM_LEN)?.to_vec(),
+                wrapped: p.array()?,
+            },
+            _ => Self::Threshold {
+                threshold: p.u8()?,
+                shares: p.u8()?,
+                share_set_id: p.array()?,
+                wrapped: p.array()?,
+            },
+        };
+        entry.validate()?;
+        Ok((entry, c.position()))
+    }
+
+    /// Parses a wrap table of exactly `count` entries filling `table` exactly.
+    ///
+    /// # Errors
+    /// As [`WrapEntry::parse`]; [`ContainerError::NonCanonical`] if the
+    /// entries end before `table` does or overrun it.
+    pub fn parse_table(table: &[u8], count: u8) -> Result<Vec<Self>> {
+        // Bounded: at most 255 entries; `table` was length-checked by the caller.
+        let mut wraps = Vec::with_capacity(usize::from(count));
+        let mut rest = table;
+        for _ in 0..count {
+            if rest.is_empty() {
+                return Err(ContainerError::NonCanonical(
+                    "variable length shorter than the wrap entries",
+                ));
+            }
+            let (entry, used) = Self::parse(rest).map_err(|e| match e {
+                ContainerError::Truncated { .. } => {
+                    ContainerError::NonCanonical("variable length shorter than the wrap entries")
+                }
+                other => other,
+            })?;
+            wraps.push(entry);
+            rest = rest.get(used..).unwrap_or_default();
+        }
+        if !rest.is_empty() {
+            return Err(ContainerError::NonCanonical(
+                "variable length longer than the wrap entries",
+            ));
+        }
+        Ok(wraps)
+    }
+
+    /// Appends the serialised entry.
+    pub fn write(&self, out: &mut Vec<u8>) {
+        out.push(self.wrap_type());
+        out.extend_from_slice(&self.payload_len().to_be_bytes());
+        match self {
+            Self::Pbkdf2 {
+                iterations,
+                salt,
+                wrapped,
+            } => {
+                out.extend_from_slice(&iterations.to_be_bytes());
+                out.extend_from_slice(salt);
+                out.extend_from_slice(wrapped);
+            }
+            Self::Argon2id {
+                cost,
+                salt,
+                wrapped,
+            } => {
+                out.extend_from_slice(&cost.memory_kib.to_be_bytes());
+                out.extend_from_slice(&cost.iterations.to_be_bytes());
+                out.extend_from_slice(&cost.parallelism.to_be_bytes());
+                out.extend_from_slice(salt);
+                out.extend_from_slice(wrapped);
+            }
+            Self::Group {
+                group_id,
+                key_version,
+                wrapped,
+            } => {
+                out.extend_from_slice(group_id);
+                out.extend_from_slice(&key_version.to_be_bytes());
+                out.extend_from_slice(wrapped);
+            }
+            Self::HybridKem {
+                recipient_id,
+                key_version,
+                ct_x25519,
+                ct_mlkem,
+                wrapped,
+            } => {
+                out.extend_from_slice(recipient_id);
+                out.extend_from_slice(&key_version.to_be_bytes());
+                out.extend_from_slice(ct_x25519);
+                out.extend_from_slice(ct_mlkem);
+                out.extend_from_slice(wrapped);
+            }
+            Self::Threshold {
+                threshold,
+                shares,
+                share_set_id,
+                wrapped,
+            } => {
+                out.push(*threshold);
+                out.push(*shares);
+                out.extend_from_slice(share_set_id);
+                out.extend_from_slice(wrapped);
+            }
+        }
+    }
+
+    /// The serialised entry.
+    #[must_use]
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.wire_len());
+        self.write(&mut out);
+        out
+    }
+}
