@@ -360,6 +360,22 @@ fn wrap_count_and_variable_length_lies() {
         Header::required_len(&c[..112]).unwrap(),
         Ok(112 + var as usize)
     );
+    // A lying length field out of its bounds (61·w ≤ V ≤ 1183·w, w = 2) is
+    // refused from those 112 bytes alone: no reader asks for the bytes it claims.
+    for v in [0, 121, 2367, u32::MAX] {
+        let mut lying = c[..112].to_vec();
+        set_u32(&mut lying, 76, v);
+        let err = Header::required_len(&lying).unwrap_err();
+        assert!(
+            matches!(err, ContainerError::NonCanonical(_)),
+            "{v}: {err:?}"
+        );
+        assert_eq!(
+            ContainerReader::parse_header(&lying).err().unwrap().code(),
+            "NON_CANONICAL",
+            "{v}"
+        );
+    }
 }
 
 #[test]

@@ -1258,7 +1258,13 @@ fn parsers_are_total_on_garbage() {
     let alice = ed_kp("alice-identity");
     for len in [0usize, 1, 3, 4, 7, 8, 9, 35, 64, 123, 124, 125, 300, 1154, 2000] {
         let g = next(len);
-        assert!(padding::unpad_message(&g).is_err() || g.len() >= 64);
+        assert_eq!(padding::unpad_message(&g).err(), Some(MessagingError::InvalidPadding), "{len}");
+        if len >= 14 {
+            // A length field that fits: the bucket size (or, for 64 bytes, the fill) is refused.
+            let mut fits = g.clone();
+            fits[..4].copy_from_slice(&10u32.to_be_bytes());
+            assert_eq!(padding::unpad_message(&fits).err(), Some(MessagingError::InvalidPadding), "{len}");
+        }
         assert!(chunked::decrypt_aes_gcm_chunked(&KEY, &g, b"").is_err());
         assert!(padding::decrypt_aes_gcm_padded(&KEY, &g, b"").is_err());
         assert!(sealed::unseal_message(&g, &bob_sk, &alice.public).is_err());
