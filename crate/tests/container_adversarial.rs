@@ -842,7 +842,9 @@ fn signed(signer: SigningKeys) -> (Vec<u8>, Vec<u8>) {
 fn signature_stripped_and_downgraded() {
     let required = VerificationPolicy::strict();
     for signer in [ed_signer(1), hybrid_signer(1)] {
+        let version = signer.version();
         let (c, pt) = signed(signer);
+        assert_eq!(c[8], version);
         // Strip to v4 (metadata and signature table removed, version byte lowered).
         let stripped = edit_header(&c, |h| h.signed = None);
         assert_eq!(stripped[8], 4);
@@ -873,15 +875,75 @@ fn signature_stripped_and_downgraded() {
         // Under an optional policy the stripped (now v4) container opens: the
         // reason a policy must require signatures.
         assert_eq!(open(&stripped, &group_unlock()).unwrap(), pt);
-        // Only lowering the version byte breaks the parse.
+        // Only lowering the version byte (FORMAT.md §8.3): the header parses
+        // as v4, the old metadata length, metadata and signatures are read as
+        // the start of the body, and the container is that much too long.
+        let var = u32::from_be_bytes(c[76..80].try_into().unwrap()) as usize;
+        let m = u32::from_be_bytes(c[112 + var..116 + var].try_into().unwrap()) as usize;
+        let sigs = if version == 6 { 64 + 3309 } else { 64 };
         let mut lowered = c.clone();
         lowered[8] = 4;
-        assert!(decrypt(&lowered, &group_unlock(), &VerificationPolicy::default()).is_err());
+        let (lh, lowered_len) = Header::parse(&lowered).unwrap();
+        assert!(lh.signed.is_none());
+        assert_eq!(header_len(&c) - lowered_len, 4 + m + sigs);
+        assert_rejected(&lowered, &group_unlock(), "TRAILING_BYTES");
+        assert_eq!(
+            verify_container(&lowered, &VerificationPolicy::default(), None)
+                .unwrap_err()
+                .code(),
+            "TRAILING_BYTES"
+        );
+        // Under a signature policy SIGNATURE_MISSING comes first.
+        assert_eq!(
+            decrypt(&lowered, &group_unlock(), &required)
+                .err()
+                .unwrap()
+                .code(),
+            "SIGNATURE_MISSING"
+        );
+        // A stream reader, which learns the length only at the end, fails the
+        // leaf-table check first (the table it reads starts with M).
+        let mut r = ContainerReader::new(&lowered).unwrap();
+        let table_len = r.leaf_table_len() as usize;
+        assert_eq!(
+            r.set_leaf_table(&lowered[lowered_len..lowered_len + table_len])
+                .unwrap_err()
+                .code(),
+            "AUTHENTICATION_FAILED"
+        );
+        // Raising v5 to v6 or lowering v6 to v5: M is outside the other
+        // version's range.
+        let mut other = c.clone();
+        other[8] = if version == 5 { 6 } else { 5 };
+        assert_rejected(&other, &group_unlock(), "INVALID_METADATA");
+        assert_eq!(
+            Header::parse(&other).unwrap_err().code(),
+            "INVALID_METADATA"
+        );
         // Lowering it to an old (non-committing) version is refused outright.
         for old in 1..=3u8 {
             lowered[8] = old;
             assert_rejected(&lowered, &group_unlock(), "UNSUPPORTED_VERSION");
         }
+    }
+    // An empty file has no leaf table to fail: the stream reader unlocks (the
+    // DEK commitment does not cover the version byte) and ends with
+    // TRAILING_BYTES at the old metadata, as does the whole-buffer path.
+    for signer in [ed_signer(1), hybrid_signer(1)] {
+        let mut o = options(vec![group_spec()], SMALL);
+        o.signer = Some(signer);
+        let mut lowered = encrypt(b"", o).unwrap().container;
+        lowered[8] = 4;
+        assert_rejected(&lowered, &group_unlock(), "TRAILING_BYTES");
+        let mut r = ContainerReader::new(&lowered).unwrap();
+        let h = r.header_len();
+        r.set_leaf_table(&[]).unwrap();
+        r.unlock(&group_unlock()).unwrap();
+        r.begin_sequential().unwrap();
+        assert_eq!(
+            r.next_chunk(&lowered[h..]).unwrap_err().code(),
+            "TRAILING_BYTES"
+        );
     }
 }
 
