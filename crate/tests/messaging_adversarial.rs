@@ -331,12 +331,20 @@ fn chunked_failure(ct: &[u8]) -> &'static str {
         let (pt, full) = (body - 28 * n, (n - 1) * size);
         pt >= full && pt - full <= size && (pt > full || n == 1)
     };
-    if fits { "AUTHENTICATION_FAILED" } else { "MALFORMED_INPUT" }
+    if fits {
+        "AUTHENTICATION_FAILED"
+    } else {
+        "MALFORMED_INPUT"
+    }
 }
 
 /// `ct` fails to decrypt with exactly [`chunked_failure`]'s code.
 fn assert_chunked_failure(ct: &[u8], what: &str) {
-    assert_eq!(decrypt(ct).err().map(|e| e.code()), Some(chunked_failure(ct)), "{what}");
+    assert_eq!(
+        decrypt(ct).err().map(|e| e.code()),
+        Some(chunked_failure(ct)),
+        "{what}"
+    );
 }
 
 #[test]
@@ -420,8 +428,16 @@ fn chunked_header_tampering_and_bit_flips_fail() {
             c[byte] ^= 1 << bit;
             // A body flip leaves the geometry alone: the tag fails. A header
             // flip fails the geometry or the AAD (which holds the header).
-            let want = if byte >= 8 { "AUTHENTICATION_FAILED" } else { chunked_failure(&c) };
-            assert_eq!(decrypt(&c).err().map(|e| e.code()), Some(want), "byte {byte} bit {bit}");
+            let want = if byte >= 8 {
+                "AUTHENTICATION_FAILED"
+            } else {
+                chunked_failure(&c)
+            };
+            assert_eq!(
+                decrypt(&c).err().map(|e| e.code()),
+                Some(want),
+                "byte {byte} bit {bit}"
+            );
         }
     }
 }
@@ -1284,12 +1300,20 @@ fn parsers_are_total_on_garbage() {
     let alice = ed_kp("alice-identity");
     for len in [0usize, 1, 3, 4, 7, 8, 9, 35, 64, 123, 124, 125, 300, 1154, 2000] {
         let g = next(len);
-        assert_eq!(padding::unpad_message(&g).err(), Some(MessagingError::InvalidPadding), "{len}");
+        assert_eq!(
+            padding::unpad_message(&g).err(),
+            Some(MessagingError::InvalidPadding),
+            "{len}"
+        );
         if len >= 14 {
             // A length field that fits: the bucket size (or, for 64 bytes, the fill) is refused.
             let mut fits = g.clone();
             fits[..4].copy_from_slice(&10u32.to_be_bytes());
-            assert_eq!(padding::unpad_message(&fits).err(), Some(MessagingError::InvalidPadding), "{len}");
+            assert_eq!(
+                padding::unpad_message(&fits).err(),
+                Some(MessagingError::InvalidPadding),
+                "{len}"
+            );
         }
         assert!(chunked::decrypt_aes_gcm_chunked(&KEY, &g, b"").is_err());
         assert!(padding::decrypt_aes_gcm_padded(&KEY, &g, b"").is_err());

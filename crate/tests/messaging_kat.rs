@@ -474,7 +474,10 @@ fn b64url(bytes: &[u8]) -> String {
     const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
     let mut out = String::new();
     for chunk in bytes.chunks(3) {
-        let v = chunk.iter().enumerate().fold(0u32, |acc, (k, &x)| acc | (u32::from(x) << (16 - 8 * k)));
+        let v = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |acc, (k, &x)| acc | (u32::from(x) << (16 - 8 * k)));
         for k in 0..=chunk.len() {
             out.push(char::from(ALPHABET[(v >> (18 - 6 * k)) as usize & 63]));
         }
@@ -544,7 +547,11 @@ fn spec(family: &str, i: &Map<String, Value>, e: &Map<String, Value>) {
             assert_eq!(p.len() as u64, n(e, "paddedLength"), "{len}");
             assert_eq!(hex::encode(sha2_256(&[&p])), s(e, "paddedSha256"), "{len}");
             // The bytes themselves are stored up to 256.
-            assert_eq!(e.get("padded"), (p.len() <= 256).then(|| hx(&p)).as_ref(), "{len}");
+            assert_eq!(
+                e.get("padded"),
+                (p.len() <= 256).then(|| hx(&p)).as_ref(),
+                "{len}"
+            );
         }
         "paddedAead" => {
             // iv ‖ AES-GCM(key, iv, P(pt), aad): the bucket and the zero fill.
@@ -552,7 +559,10 @@ fn spec(family: &str, i: &Map<String, Value>, e: &Map<String, Value>) {
             let p = spec_padded(&pt);
             assert_eq!(ct.len(), 12 + p.len() + 16);
             assert_eq!(&ct[..12], b(i, "iv").as_slice());
-            assert_eq!(aead::aes_gcm_decrypt(&b(i, "key"), &ct, &b(i, "aad")).unwrap(), p);
+            assert_eq!(
+                aead::aes_gcm_decrypt(&b(i, "key"), &ct, &b(i, "aad")).unwrap(),
+                p
+            );
         }
         "shouldRatchet" => {
             // (onNewWindow AND windowChanged) OR count ≥ perRatchet.
@@ -581,7 +591,14 @@ fn spec(family: &str, i: &Map<String, Value>, e: &Map<String, Value>) {
                     "revoke" => ("revoke", 2u8),
                     other => panic!("op {other}"),
                 };
-                let mut body = cat(&[b"veilkit-registry-v1", &ak, &prev, &[byte], &at.to_be_bytes(), &lp16(id.as_bytes())]);
+                let mut body = cat(&[
+                    b"veilkit-registry-v1",
+                    &ak,
+                    &prev,
+                    &[byte],
+                    &at.to_be_bytes(),
+                    &lp16(id.as_bytes()),
+                ]);
                 let mut change = format!(r#"{{"action":"{action}","deviceId":{}"#, js(id));
                 if byte == 1 {
                     let (name, key) = (s(op, "name"), b(op, "devicePublicKey"));
@@ -593,19 +610,32 @@ fn spec(family: &str, i: &Map<String, Value>, e: &Map<String, Value>) {
                     active.retain(|d| d != id);
                 }
                 let sig = account.sign(&body).to_bytes();
-                change += &format!(r#","timestamp":{at},"prevHash":"{}","signature":"{}"}}"#, b64url(&prev), b64url(&sig));
+                change += &format!(
+                    r#","timestamp":{at},"prevHash":"{}","signature":"{}"}}"#,
+                    b64url(&prev),
+                    b64url(&sig)
+                );
                 changes.push(change);
                 prev = sha2_256(&[&body, &sig]);
             }
-            let want = format!(r#"{{"version":1,"accountKey":"{}","changes":[{}]}}"#, b64url(&ak), changes.join(","));
+            let want = format!(
+                r#"{{"version":1,"accountKey":"{}","changes":[{}]}}"#,
+                b64url(&ak),
+                changes.join(",")
+            );
             assert_eq!(s(e, "json"), want, "registry JSON");
-            assert_eq!(get(e, "activeDeviceIds"), &json!(active), "registry active devices");
+            assert_eq!(
+                get(e, "activeDeviceIds"),
+                &json!(active),
+                "registry active devices"
+            );
         }
         "replayStore" => {
             // PROTOCOL.md §11, simulated: a floor, FIFO eviction while full.
             let (w, max) = (n(i, "windowSeconds"), n(i, "maxEntries") as usize);
             let mut floor = 0u64;
-            let mut stored: std::collections::VecDeque<(Vec<u8>, u64)> = std::collections::VecDeque::new();
+            let mut stored: std::collections::VecDeque<(Vec<u8>, u64)> =
+                std::collections::VecDeque::new();
             let mut results = Vec::new();
             for op in get(i, "inserts").as_array().unwrap() {
                 let op = op.as_object().unwrap();
@@ -629,7 +659,10 @@ fn spec(family: &str, i: &Map<String, Value>, e: &Map<String, Value>) {
                 results.push(r);
             }
             assert_eq!(get(e, "results"), &json!(results), "replay store results");
-            let entries: Vec<String> = stored.iter().map(|(h, t)| format!(r#"["{}",{t}]"#, b64url(h))).collect();
+            let entries: Vec<String> = stored
+                .iter()
+                .map(|(h, t)| format!(r#"["{}",{t}]"#, b64url(h)))
+                .collect();
             let want = format!(
                 r#"{{"version":1,"windowSeconds":{w},"maxEntries":{max},"floor":{floor},"entries":[{}]}}"#,
                 entries.join(",")

@@ -48,7 +48,11 @@ fn chunked_failure(ct: &[u8]) -> &'static str {
         let (pt, full) = (body - 28 * n, (n - 1) * size);
         pt >= full && pt - full <= size && (pt > full || n == 1)
     };
-    if fits { "AUTHENTICATION_FAILED" } else { "MALFORMED_INPUT" }
+    if fits {
+        "AUTHENTICATION_FAILED"
+    } else {
+        "MALFORMED_INPUT"
+    }
 }
 
 proptest! {
