@@ -311,3 +311,75 @@ fn cctv_strcmp_ml_kem_768() {
         "cctv_strcmp_ML-KEM-768.txt: 1 checked (expanded dk, c starting with 0x00), 0 skipped"
     );
 }
+
+/// A 2400-byte decapsulation key `dk_PKE ‖ ek ‖ H(ek) ‖ z` with `ek` replaced
+/// and `H(ek) = SHA3-256(ek)` recomputed, so that the hash check passes and
+/// only the modulus check of the embedded `ek` (FIPS 203 §7.3) can refuse it.
+fn dk_with_embedded_ek(dk: &[u8], ek: &[u8]) -> Vec<u8> {
+    const EK_AT: usize = 1152;
+    const H_AT: usize = EK_AT + EK_LEN;
+    assert_eq!(
+        libcrux_sha3::sha256(&dk[EK_AT..H_AT]),
+        dk[H_AT..H_AT + 32],
+        "H(ek) is SHA3-256 of the embedded ek"
+    );
+    let mut out = dk.to_vec();
+    out[EK_AT..H_AT].copy_from_slice(ek);
+    out[H_AT..H_AT + 32].copy_from_slice(&libcrux_sha3::sha256(ek));
+    out
+}
+
+/// Sets the first 12-bit coefficient of an encoded `ek` to `v`.
+fn with_first_coefficient(ek: &[u8], v: u16) -> Vec<u8> {
+    let mut out = ek.to_vec();
+    out[0] = (v & 0xff) as u8;
+    out[1] = (out[1] & 0xf0) | (v >> 8) as u8;
+    out
+}
+
+#[test]
+fn decapsulation_key_with_an_out_of_range_embedded_ek() {
+    let kp = mlkem_from_seed(&[0x5c; 64]).unwrap();
+    let (ct, k) = mlkem_encapsulate_derand(&kp.encapsulation_key, &[7; 32]).unwrap();
+    let dk = kp.decapsulation_key.as_slice();
+    // Control: the key rebuilt from its own ek is unchanged and decapsulates.
+    assert_eq!(dk_with_embedded_ek(dk, &kp.encapsulation_key), dk);
+    assert_eq!(mlkem_decapsulate(dk, &ct).unwrap().as_slice(), k.as_slice());
+    // Coefficient q − 1 = 3328 is in range: no error (the ciphertext no longer
+    // re-encrypts, so implicit rejection gives another key).
+    let edge = dk_with_embedded_ek(dk, &with_first_coefficient(&kp.encapsulation_key, 3328));
+    assert_ne!(
+        mlkem_decapsulate(&edge, &ct).unwrap().as_slice(),
+        k.as_slice()
+    );
+    // q = 3329 and 0xFFF are not, whatever H(ek) says.
+    for v in [3329u16, 0xfff] {
+        let bad = with_first_coefficient(&kp.encapsulation_key, v);
+        assert!(matches!(
+            mlkem_encapsulate(&bad),
+            Err(CryptoError::InvalidKey(_))
+        ));
+        assert!(
+            matches!(
+                mlkem_decapsulate(&dk_with_embedded_ek(dk, &bad), &ct),
+                Err(CryptoError::InvalidKey(_))
+            ),
+            "coefficient {v}"
+        );
+    }
+    // Every C2SP/CCTV modulus-check key (one coefficient out of range each),
+    // embedded with a correct hash.
+    let gz = include_bytes!("../../vectors/ml-kem-768/cctv_modulus_ML-KEM-768.txt.gz");
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(&gz[..])
+        .read_to_string(&mut text)
+        .unwrap();
+    let mut n = 0usize;
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let ek = hex::decode(line.trim()).unwrap();
+        let r = mlkem_decapsulate(&dk_with_embedded_ek(dk, &ek), &ct);
+        assert!(matches!(r, Err(CryptoError::InvalidKey(_))), "line {n}");
+        n += 1;
+    }
+    assert_eq!(n, 780);
+}

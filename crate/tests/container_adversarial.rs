@@ -176,59 +176,108 @@ fn flipped_ciphertext_tag_and_iv_bytes() {
 
 // ---------------------------------------------------------------- header attacks
 
-/// Flips every header byte (and a few masks) of `c`: every variant must fail
-/// and release nothing.
-fn flip_every_header_byte(c: &[u8], unlock: &Unlock<'_>, masks: &[u8], also_report: bool) -> usize {
+/// What FORMAT.md says an unsigned (v4) header that still parses after a flip
+/// at `at` fails with, in abort mode: the container length first (§11 step
+/// 5: `C` and `P` give it), then the leaf table against the root (step 6, so a
+/// root or hash-algorithm flip), then the unlock (step 7: a wrap that no
+/// longer matches, or one over the KDF budget, §4.3), else the DEK commitment
+/// or AES-KW (file id, `C`, `P`, hash algorithm, commitment, salt, wrapped
+/// key: `AUTHENTICATION_FAILED`).
+fn v4_flip_code(bad: &[u8], at: usize) -> &'static str {
+    let (hd, hl) = Header::parse(bad).unwrap();
+    let n = hd.plaintext_size.div_ceil(u64::from(hd.chunk_size));
+    let len = hl as u64 + 64 * n + hd.plaintext_size;
+    let u32_at = |o: usize| u32::from_be_bytes(bad[o..o + 4].try_into().unwrap());
+    match (at, bad[112]) {
+        _ if len > bad.len() as u64 => "TRUNCATED",
+        _ if len < bad.len() as u64 => "TRAILING_BYTES",
+        (39..71, _) => "AUTHENTICATION_FAILED", // root
+        (115..135, 3) => "NO_MATCHING_WRAP",    // group id, key version
+        (115..127, 1) if u32_at(115) > 262_144 || u32_at(119) > 4 => "KDF_BUDGET_EXCEEDED",
+        _ => "AUTHENTICATION_FAILED",
+    }
+}
+
+/// Flips every header byte of `c` with each mask. Every variant fails and
+/// releases nothing, in abort and in report mode, with the code the format
+/// gives it: a flip the parser refuses fails with the parser's code; a header
+/// that still parses as signed (v5/v6) fails with `INVALID_SIGNATURE`,
+/// whatever byte was hit (every byte before the signatures is signed, §8.1,
+/// the rest are the signatures), in report mode too (§11 step 2: always
+/// fatal); one that parses as unsigned (v4, or v5 lowered to v4, §8.3) with
+/// [`v4_flip_code`], except that report mode goes on past the length and the
+/// table: a root flip or a lowered version gives a report that is not intact,
+/// a `C` or `P` flip then fails the DEK commitment. Returns how many flips
+/// still parsed.
+fn flip_every_header_byte(c: &[u8], unlock: &Unlock<'_>, masks: &[u8]) -> usize {
     let h = header_len(c);
-    let mut n = 0;
+    let report = VerificationPolicy {
+        on_tamper: TamperAction::Report,
+        ..VerificationPolicy::default()
+    };
+    let mut parsed = 0;
     for at in 0..h {
         for &mask in masks {
             let bad = flip(c, at, mask);
-            let mut released = 0usize;
-            let r = decrypt_with_sink(&bad, unlock, &VerificationPolicy::default(), &mut |_, _| {
-                released += 1
-            });
-            assert!(r.is_err(), "flip at {at} mask {mask:#04x} was accepted");
-            assert_eq!(released, 0, "flip at {at} released plaintext");
-            // Report mode never hands out plaintext for it either.
-            let policy = VerificationPolicy {
-                on_tamper: TamperAction::Report,
-                ..VerificationPolicy::default()
+            let (abort_code, report_code) = match Header::parse(&bad) {
+                Err(e) => (e.code(), Some(e.code())),
+                Ok((hd, _)) if hd.signed.is_some() => {
+                    ("INVALID_SIGNATURE", Some("INVALID_SIGNATURE"))
+                }
+                Ok(_) => {
+                    let code = v4_flip_code(&bad, at);
+                    let report_code = match at {
+                        8 | 39..71 => None,                      // version lowered, root
+                        27..39 => Some("AUTHENTICATION_FAILED"), // C, P
+                        _ => Some(code),
+                    };
+                    (code, report_code)
+                }
             };
-            if !also_report {
-                n += 1;
-                continue;
+            parsed += usize::from(Header::parse(&bad).is_ok());
+            for (policy, want) in [
+                (VerificationPolicy::default(), Some(abort_code)),
+                (report.clone(), report_code),
+            ] {
+                let mut released = 0usize;
+                let r = decrypt_with_sink(&bad, unlock, &policy, &mut |_, _| released += 1);
+                let what = format!("flip at {at} mask {mask:#04x} ({:?})", policy.on_tamper);
+                assert_eq!(released, 0, "{what} released plaintext");
+                match (r, want) {
+                    (Err(e), Some(code)) => assert_eq!(e.code(), code, "{what}: {e}"),
+                    (Ok(rep), None) => {
+                        assert!(!rep.is_intact() && !rep.merkle_valid, "{what}: {rep:?}");
+                    }
+                    (r, want) => panic!("{what}: expected {want:?}, got {r:?}"),
+                }
             }
-            if let Ok(d) = decrypt(&bad, unlock, &policy) {
-                assert!(
-                    d.plaintext.is_none() && !d.report.is_intact(),
-                    "flip at {at} intact in report mode"
-                );
-            }
-            n += 1;
         }
     }
-    n
+    parsed
 }
 
 #[test]
-fn every_header_byte_flipped_v1_group() {
+fn every_header_byte_flipped_v4_group() {
     let (c, _) = sample();
-    let n = flip_every_header_byte(&c, &group_unlock(), &[0x01, 0x80, 0xff], true);
-    assert_eq!(n, 3 * header_len(&c));
+    let parsed = flip_every_header_byte(&c, &group_unlock(), &[0x01, 0x80, 0xff]);
+    // The file id, root, DEK commitment and wrap bytes (group id, version,
+    // wrapped key) at least: 3 · (16 + 32 + 32 + 60) flips reach the checks
+    // after the parser.
+    assert!(parsed >= 3 * 140, "{parsed}");
 }
 
 #[test]
-fn every_header_byte_flipped_v1_argon2id() {
+fn every_header_byte_flipped_v4_argon2id() {
     let pt = data(C + 1);
     let c = encrypt(&pt, options(vec![argon_min(PASSWORD)], SMALL))
         .unwrap()
         .container;
-    flip_every_header_byte(&c, &Unlock::Password(PASSWORD), &[0x01], false);
+    let parsed = flip_every_header_byte(&c, &Unlock::Password(PASSWORD), &[0x01]);
+    assert!(parsed >= 16 + 32 + 32 + 56, "{parsed}");
 }
 
 #[test]
-fn every_header_byte_flipped_v2_and_v3_signed() {
+fn every_header_byte_flipped_v5_and_v6_signed() {
     let pt = data(2 * C + 3);
     for signer in [ed_signer(10), hybrid_signer(10)] {
         let version = signer.version();
@@ -236,7 +285,16 @@ fn every_header_byte_flipped_v2_and_v3_signed() {
         o.signer = Some(signer);
         let c = encrypt(&pt, o).unwrap().container;
         assert_eq!(c[8], version);
-        flip_every_header_byte(&c, &group_unlock(), &[0x01], version == 5);
+        let parsed = flip_every_header_byte(&c, &group_unlock(), &[0x01]);
+        // File id, root, commitment, the wrap's group id, version and wrapped
+        // key, the metadata's timestamp, keys and key-log id, the signatures:
+        // all signed, all INVALID_SIGNATURE.
+        let sigs = if version == 6 { 64 + 3309 } else { 64 };
+        let keys = if version == 6 { 32 + 1952 } else { 32 };
+        assert!(
+            parsed >= 16 + 32 + 32 + 60 + 8 + keys + 32 + sigs,
+            "{parsed}"
+        );
     }
 }
 
@@ -360,6 +418,22 @@ fn wrap_count_and_variable_length_lies() {
         Header::required_len(&c[..112]).unwrap(),
         Ok(112 + var as usize)
     );
+    // A lying length field out of its bounds (61·w ≤ V ≤ 1183·w, w = 2) is
+    // refused from those 112 bytes alone: no reader asks for the bytes it claims.
+    for v in [0, 121, 2367, u32::MAX] {
+        let mut lying = c[..112].to_vec();
+        set_u32(&mut lying, 76, v);
+        let err = Header::required_len(&lying).unwrap_err();
+        assert!(
+            matches!(err, ContainerError::NonCanonical(_)),
+            "{v}: {err:?}"
+        );
+        assert_eq!(
+            ContainerReader::parse_header(&lying).err().unwrap().code(),
+            "NON_CANONICAL",
+            "{v}"
+        );
+    }
 }
 
 #[test]
@@ -826,7 +900,9 @@ fn signed(signer: SigningKeys) -> (Vec<u8>, Vec<u8>) {
 fn signature_stripped_and_downgraded() {
     let required = VerificationPolicy::strict();
     for signer in [ed_signer(1), hybrid_signer(1)] {
+        let version = signer.version();
         let (c, pt) = signed(signer);
+        assert_eq!(c[8], version);
         // Strip to v4 (metadata and signature table removed, version byte lowered).
         let stripped = edit_header(&c, |h| h.signed = None);
         assert_eq!(stripped[8], 4);
@@ -857,15 +933,75 @@ fn signature_stripped_and_downgraded() {
         // Under an optional policy the stripped (now v4) container opens: the
         // reason a policy must require signatures.
         assert_eq!(open(&stripped, &group_unlock()).unwrap(), pt);
-        // Only lowering the version byte breaks the parse.
+        // Only lowering the version byte (FORMAT.md §8.3): the header parses
+        // as v4, the old metadata length, metadata and signatures are read as
+        // the start of the body, and the container is that much too long.
+        let var = u32::from_be_bytes(c[76..80].try_into().unwrap()) as usize;
+        let m = u32::from_be_bytes(c[112 + var..116 + var].try_into().unwrap()) as usize;
+        let sigs = if version == 6 { 64 + 3309 } else { 64 };
         let mut lowered = c.clone();
         lowered[8] = 4;
-        assert!(decrypt(&lowered, &group_unlock(), &VerificationPolicy::default()).is_err());
+        let (lh, lowered_len) = Header::parse(&lowered).unwrap();
+        assert!(lh.signed.is_none());
+        assert_eq!(header_len(&c) - lowered_len, 4 + m + sigs);
+        assert_rejected(&lowered, &group_unlock(), "TRAILING_BYTES");
+        assert_eq!(
+            verify_container(&lowered, &VerificationPolicy::default(), None)
+                .unwrap_err()
+                .code(),
+            "TRAILING_BYTES"
+        );
+        // Under a signature policy SIGNATURE_MISSING comes first.
+        assert_eq!(
+            decrypt(&lowered, &group_unlock(), &required)
+                .err()
+                .unwrap()
+                .code(),
+            "SIGNATURE_MISSING"
+        );
+        // A stream reader, which learns the length only at the end, fails the
+        // leaf-table check first (the table it reads starts with M).
+        let mut r = ContainerReader::new(&lowered).unwrap();
+        let table_len = r.leaf_table_len() as usize;
+        assert_eq!(
+            r.set_leaf_table(&lowered[lowered_len..lowered_len + table_len])
+                .unwrap_err()
+                .code(),
+            "AUTHENTICATION_FAILED"
+        );
+        // Raising v5 to v6 or lowering v6 to v5: M is outside the other
+        // version's range.
+        let mut other = c.clone();
+        other[8] = if version == 5 { 6 } else { 5 };
+        assert_rejected(&other, &group_unlock(), "INVALID_METADATA");
+        assert_eq!(
+            Header::parse(&other).unwrap_err().code(),
+            "INVALID_METADATA"
+        );
         // Lowering it to an old (non-committing) version is refused outright.
         for old in 1..=3u8 {
             lowered[8] = old;
             assert_rejected(&lowered, &group_unlock(), "UNSUPPORTED_VERSION");
         }
+    }
+    // An empty file has no leaf table to fail: the stream reader unlocks (the
+    // DEK commitment does not cover the version byte) and ends with
+    // TRAILING_BYTES at the old metadata, as does the whole-buffer path.
+    for signer in [ed_signer(1), hybrid_signer(1)] {
+        let mut o = options(vec![group_spec()], SMALL);
+        o.signer = Some(signer);
+        let mut lowered = encrypt(b"", o).unwrap().container;
+        lowered[8] = 4;
+        assert_rejected(&lowered, &group_unlock(), "TRAILING_BYTES");
+        let mut r = ContainerReader::new(&lowered).unwrap();
+        let h = r.header_len();
+        r.set_leaf_table(&[]).unwrap();
+        r.unlock(&group_unlock()).unwrap();
+        r.begin_sequential().unwrap();
+        assert_eq!(
+            r.next_chunk(&lowered[h..]).unwrap_err().code(),
+            "TRAILING_BYTES"
+        );
     }
 }
 

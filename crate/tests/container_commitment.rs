@@ -843,6 +843,206 @@ fn every_leaf_table_byte_flipped() {
     }
 }
 
+// ---------------------------------------------------------------- a rewritten leaf table (v4)
+
+/// `c`'s header with its Merkle root recomputed over `table`, then `table`
+/// and `envs`. Anyone can do this to an unsigned (v4) container (or to a
+/// signed one stripped to v4): neither the root nor the table is bound to a
+/// key, so the leaf check passes and only the stored-index and stored-IV
+/// checks of FORMAT.md §6.5 stand between the tampered envelopes and release.
+fn with_rewritten_table(c: &[u8], table: &[[u8; 32]], envs: &[Vec<u8>]) -> Vec<u8> {
+    let root = merkle_root(HashAlg::Sha256, table);
+    let h = header_len(c);
+    let mut out = edit_header(&c[..h], |hd| hd.merkle_root = root);
+    assert_eq!(out.len(), h);
+    out.extend_from_slice(&table.concat());
+    for e in envs {
+        out.extend_from_slice(e);
+    }
+    out
+}
+
+/// Envelope tampers on a 4-chunk v4 container (chunks 0–2 full, chunk 3 of
+/// 100 bytes) whose leaf table and root are rewritten to match the tampered
+/// envelopes: (name, container, bad chunks, whether a key-less check sees it).
+fn rewritten_table_tampers(c: &[u8]) -> Vec<(&'static str, Vec<u8>, Vec<u64>, bool)> {
+    let (_, envs) = split(c);
+    let table = leaf_table(c);
+    let file_id = Header::parse(c).unwrap().0.file_id;
+    // The leaf FORMAT.md §7 defines for envelope `e` at position `i`.
+    let leaf_at = |i: u32, len: u32, e: &[u8]| {
+        merkle::leaf_hash(
+            HashAlg::Sha256,
+            &file_id,
+            i,
+            len,
+            e[4..16].try_into().unwrap(),
+            &e[16..],
+        )
+    };
+    let mut out = Vec::new();
+    // Two full chunks swapped together with their table entries: every
+    // recomputed leaf equals its (rewritten) entry; envelope 2 now sits at
+    // position 1 with stored index 2, and would decrypt there (key, IV and
+    // AAD of chunk 2) if the stored index were not checked.
+    let mut e = envs.clone();
+    e.swap(1, 2);
+    let mut t = table.clone();
+    t.swap(1, 2);
+    out.push((
+        "chunks 1 and 2 swapped with their entries",
+        with_rewritten_table(c, &t, &e),
+        vec![1, 2],
+        true,
+    ));
+    // The stored IV of chunk 3 flipped and its entry recomputed over the new
+    // bytes: leaf, index and tag (under the derived IV) are all fine.
+    let mut e = envs.clone();
+    e[3][4] ^= 1;
+    let mut t = table.clone();
+    t[3] = leaf_at(3, 100, &e[3]);
+    out.push((
+        "stored IV of chunk 3 flipped, entry recomputed",
+        with_rewritten_table(c, &t, &e),
+        vec![3],
+        false,
+    ));
+    // Chunk 2 relabelled as 1, its entry recomputed over the new bytes.
+    let mut e = envs.clone();
+    e[2][..4].copy_from_slice(&1u32.to_be_bytes());
+    let mut t = table;
+    t[2] = leaf_at(2, C as u32, &e[2]);
+    out.push((
+        "chunk 2 relabelled as 1, entry recomputed",
+        with_rewritten_table(c, &t, &e),
+        vec![2],
+        true,
+    ));
+    out
+}
+
+/// A swapped chunk, a relabelled index or a flipped stored IV behind a leaf
+/// table rewritten to match them (v4: the root is not bound to any key). The
+/// leaf check passes, so this is what the stored-index check
+/// (`chunk::envelope_parts`) and the stored-IV check (`chunk::open_chunk`)
+/// are for: FORMAT.md §6.5 requires both before anything of a chunk is
+/// released, in every release mode and in both readers.
+#[test]
+fn rewritten_leaf_table_does_not_hide_index_or_iv_tampering() {
+    let (c, pt) = group_container(3 * C + 100, SMALL);
+    let (_, envs) = split(&c);
+    for (name, bad, bad_chunks, keyless) in rewritten_table_tampers(&c) {
+        let first_bad = bad_chunks[0];
+        let good: Vec<u64> = (0..4).filter(|i| !bad_chunks.contains(i)).collect();
+        let (_, tampered) = split(&bad);
+        // The rewritten table matches the rewritten root: the table check passes.
+        let mut reader = reader_with_table(&bad);
+
+        // Verified release: nothing.
+        assert_refused(
+            &bad,
+            &group_unlock(),
+            &unpinned(ReleaseMode::Verified, TamperAction::Abort),
+            "AUTHENTICATION_FAILED",
+        );
+        // Streaming release: the genuine chunks before the first bad one.
+        let (r, got) = run(
+            &bad,
+            &group_unlock(),
+            &unpinned(ReleaseMode::Streaming, TamperAction::Abort),
+        );
+        assert_eq!(r.unwrap_err().code(), "AUTHENTICATION_FAILED", "{name}");
+        assert_eq!(indices(&got), (0..first_bad).collect::<Vec<_>>(), "{name}");
+        assert_genuine(&got, &pt);
+        // Report: the bad chunks listed against a table that matches the root;
+        // nothing released (streaming: nothing from the first bad one on).
+        for release in [ReleaseMode::Verified, ReleaseMode::Streaming] {
+            let (r, got) = run(
+                &bad,
+                &group_unlock(),
+                &unpinned(release, TamperAction::Report),
+            );
+            let rep = r.unwrap();
+            assert_eq!(
+                (rep.bad_chunks.clone(), rep.merkle_valid),
+                (bad_chunks.clone(), true),
+                "{name} {release:?}"
+            );
+            let want: Vec<u64> = match release {
+                ReleaseMode::Verified => vec![],
+                ReleaseMode::Streaming => (0..first_bad).collect(),
+            };
+            assert_eq!(indices(&got), want, "{name} {release:?}");
+            assert_genuine(&got, &pt);
+        }
+        // Recover: every good chunk, each at its own position; never a bad one.
+        for release in [ReleaseMode::Verified, ReleaseMode::Streaming] {
+            let (r, got) = run(
+                &bad,
+                &group_unlock(),
+                &unpinned(release, TamperAction::Recover),
+            );
+            assert_eq!(r.unwrap().bad_chunks, bad_chunks, "{name} {release:?}");
+            assert_eq!(indices(&got), good, "{name} {release:?}");
+            assert_genuine(&got, &pt);
+        }
+        // Key-less verification sees the index (needs no key), not the IV.
+        let rep = verify_container(
+            &bad,
+            &unpinned(ReleaseMode::Verified, TamperAction::Report),
+            None,
+        )
+        .unwrap();
+        let want: Vec<u64> = if keyless { bad_chunks.clone() } else { vec![] };
+        assert_eq!(rep.bad_chunks, want, "{name}: key-less");
+        assert!(rep.merkle_valid && !rep.chunks_authenticated, "{name}");
+
+        // ContainerReader, random access.
+        reader.unlock(&group_unlock()).unwrap();
+        for (i, e) in tampered.iter().enumerate() {
+            let r = reader.decrypt_chunk(i as u64, e);
+            if bad_chunks.contains(&(i as u64)) {
+                assert_eq!(
+                    r.unwrap_err().code(),
+                    "AUTHENTICATION_FAILED",
+                    "{name}: chunk {i}"
+                );
+            } else {
+                assert_eq!(
+                    r.unwrap().as_slice(),
+                    &pt[i * C..((i + 1) * C).min(pt.len())]
+                );
+            }
+        }
+        // Sequential: the chunks before the first bad one, then the error; the
+        // run never completes.
+        reader.begin_sequential().unwrap();
+        for (i, e) in tampered.iter().enumerate() {
+            match reader.next_chunk(e) {
+                Ok(p) => {
+                    assert!((i as u64) < first_bad, "{name}: chunk {i} released");
+                    assert_eq!(p.as_slice(), &pt[i * C..((i + 1) * C).min(pt.len())]);
+                }
+                Err(err) => {
+                    assert_eq!(
+                        (err.code(), i as u64),
+                        ("AUTHENTICATION_FAILED", first_bad),
+                        "{name}"
+                    );
+                    break;
+                }
+            }
+        }
+        assert_eq!(
+            reader.end_sequential().unwrap_err().code(),
+            "TRUNCATED",
+            "{name}"
+        );
+    }
+    // Control: the helper changes nothing but the table and the root.
+    assert_eq!(with_rewritten_table(&c, &leaf_table(&c), &envs), c);
+}
+
 // ---------------------------------------------------------------- KDF budget
 
 fn argon(password: &[u8], memory_kib: u32, iterations: u32) -> WrapSpec {

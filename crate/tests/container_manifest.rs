@@ -106,20 +106,28 @@ fn authority_rules() {
             .code(),
         "INVALID_MANIFEST"
     );
-    // Duplicate add, removing a non-member, promoting a non-member / an admin, removing the founder.
-    assert!(m.add_member(&ADMIN, pk(&ALICE), 200).is_err());
-    assert!(m.remove_member(&ADMIN, [9; 32], 200).is_err());
-    assert!(m.promote_admin(&ADMIN, [9; 32], 200).is_err());
-    assert!(m.promote_admin(&ADMIN, pk(&ADMIN), 200).is_err());
-    assert!(m.remove_member(&ADMIN, pk(&FOUNDER), 200).is_err());
-    // Timestamps must not go backwards.
-    assert!(m.add_member(&ADMIN, [8; 32], 50).is_err());
+    // Duplicate add, removing a non-member, promoting a non-member / an admin,
+    // removing the founder, a timestamp going backwards (FORMAT.md §10).
+    let refused = [
+        m.add_member(&ADMIN, pk(&ALICE), 200),
+        m.remove_member(&ADMIN, [9; 32], 200),
+        m.promote_admin(&ADMIN, [9; 32], 200),
+        m.promote_admin(&ADMIN, pk(&ADMIN), 200),
+        m.remove_member(&ADMIN, pk(&FOUNDER), 200),
+        m.add_member(&ADMIN, [8; 32], 50),
+    ];
+    for (k, r) in refused.into_iter().enumerate() {
+        assert_eq!(r.unwrap_err().code(), "INVALID_MANIFEST", "case {k}");
+    }
     // Failed appends leave the chain unchanged.
     assert_eq!(m.blocks().len(), 5);
     m.verify(None, None).unwrap();
     // A removed admin loses authority.
     m.remove_member(&FOUNDER, pk(&ADMIN), 300).unwrap();
-    assert!(m.add_member(&ADMIN, [8; 32], 301).is_err());
+    assert_eq!(
+        m.add_member(&ADMIN, [8; 32], 301).unwrap_err().code(),
+        "INVALID_MANIFEST"
+    );
     // A forged block by a non-admin (signature valid, authority not).
     let mut blocks = chain().blocks().to_vec();
     let mut forged = blocks[4].clone();
@@ -177,15 +185,23 @@ fn chain_integrity_rules() {
     assert_eq!(verify_err(b).code(), "INVALID_MANIFEST");
     assert_eq!(verify_err(good[1..].to_vec()).code(), "INVALID_MANIFEST");
     assert_eq!(verify_err(vec![]).code(), "INVALID_MANIFEST");
-    // Every byte of the serialised manifest flipped: parse or verify fails.
+    // Every byte of the serialised manifest flipped: INVALID_MANIFEST, except
+    // a block count that no longer matches the length (§10: TRUNCATED /
+    // TRAILING_BYTES when it stays within 1 ..= 1 000 000).
     let bytes = chain().to_bytes();
     for at in 0..bytes.len() {
         let mut bad = bytes.clone();
         bad[at] ^= 0x01;
-        let ok = GroupManifest::parse(&bad)
+        let count = u32::from_be_bytes(bad[5..9].try_into().unwrap()) as usize;
+        let want = match 9 + 221 * count {
+            _ if !(5..9).contains(&at) || count == 0 || count > 1_000_000 => "INVALID_MANIFEST",
+            len if len > bad.len() => "TRUNCATED",
+            _ => "TRAILING_BYTES",
+        };
+        let err = GroupManifest::parse(&bad)
             .and_then(|m| m.verify(None, None))
-            .is_ok();
-        assert!(!ok, "flip at {at} accepted");
+            .unwrap_err();
+        assert_eq!(err.code(), want, "flip at {at}: {err}");
     }
 }
 
@@ -324,10 +340,18 @@ fn policy_checks_the_manifest() {
     .err()
     .unwrap();
     assert_eq!(e.code(), "INVALID_MANIFEST");
-    // Corrupted manifest.
+    // Corrupted manifest (the genesis block's key commitment): nothing released.
     let mut bad = m.clone();
     bad[100] ^= 1;
-    assert!(decrypt(&c, &group_unlock_with(0, &KEY0, Some(&bad)), &pinned).is_err());
+    let mut released = 0;
+    let e = decrypt_with_sink(
+        &c,
+        &group_unlock_with(0, &KEY0, Some(&bad)),
+        &pinned,
+        &mut |_, _| released += 1,
+    )
+    .unwrap_err();
+    assert_eq!((e.code(), released), ("INVALID_MANIFEST", 0));
 }
 
 #[test]
@@ -429,5 +453,8 @@ fn strict_reencrypt_after_rotation() {
         pt
     );
     // The removed admin can no longer extend the chain.
-    assert!(m.add_member(&ADMIN, [1; 32], 400).is_err());
+    assert_eq!(
+        m.add_member(&ADMIN, [1; 32], 400).unwrap_err().code(),
+        "INVALID_MANIFEST"
+    );
 }

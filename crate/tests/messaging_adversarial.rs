@@ -314,11 +314,37 @@ fn decrypt(ct: &[u8]) -> Result<Vec<u8>, MessagingError> {
     chunked::decrypt_aes_gcm_chunked(&KEY, ct, AAD).map(|p| p.to_vec())
 }
 
-fn is_typed_failure(r: &Result<Vec<u8>, MessagingError>) -> bool {
-    matches!(
-        r,
-        Err(MessagingError::AuthenticationFailed | MessagingError::Malformed(_) | MessagingError::Crypto(CryptoError::InvalidLength { .. }))
-    )
+/// The code PROTOCOL.md §4 gives a chunked ciphertext that is not an
+/// encryption under (KEY, AAD): `INVALID_LENGTH` below the 8-byte header,
+/// `MALFORMED_INPUT` when the header's geometry does not fit the length
+/// (chunk size or count zero; every chunk but the last full, the last
+/// `1..chunk_size` bytes, 0 only for a single chunk), else
+/// `AUTHENTICATION_FAILED`.
+fn chunked_failure(ct: &[u8]) -> &'static str {
+    if ct.len() < 8 {
+        return "INVALID_LENGTH";
+    }
+    let size = u128::from(u32::from_be_bytes(ct[..4].try_into().unwrap()));
+    let n = u128::from(u32::from_be_bytes(ct[4..8].try_into().unwrap()));
+    let body = (ct.len() - 8) as u128;
+    let fits = size > 0 && n > 0 && body >= 28 * n && {
+        let (pt, full) = (body - 28 * n, (n - 1) * size);
+        pt >= full && pt - full <= size && (pt > full || n == 1)
+    };
+    if fits {
+        "AUTHENTICATION_FAILED"
+    } else {
+        "MALFORMED_INPUT"
+    }
+}
+
+/// `ct` fails to decrypt with exactly [`chunked_failure`]'s code.
+fn assert_chunked_failure(ct: &[u8], what: &str) {
+    assert_eq!(
+        decrypt(ct).err().map(|e| e.code()),
+        Some(chunked_failure(ct)),
+        "{what}"
+    );
 }
 
 #[test]
@@ -362,8 +388,13 @@ fn chunked_duplicated_chunk_fails() {
     assert_eq!(decrypt(&join(h, &dup)).err(), Some(AUTH));
     let mut extra = chunks.clone();
     extra.insert(1, chunks[0].clone());
-    assert!(is_typed_failure(&decrypt(&join(with_count(h, 5), &extra))));
-    assert!(is_typed_failure(&decrypt(&join(h, &extra))));
+    // Count fixed up: the geometry fits, the AAD names another count.
+    let fixed_up = join(with_count(h, 5), &extra);
+    assert_eq!(chunked_failure(&fixed_up), "AUTHENTICATION_FAILED");
+    assert_chunked_failure(&fixed_up, "inserted, count fixed up");
+    let inserted = join(h, &extra);
+    assert_eq!(chunked_failure(&inserted), "MALFORMED_INPUT");
+    assert_chunked_failure(&inserted, "inserted");
 }
 
 #[test]
@@ -375,7 +406,7 @@ fn chunked_truncated_fails() {
     assert_eq!(decrypt(&join(with_count(h, 3), &chunks[..3])).err(), Some(AUTH));
     // Every byte-level truncation.
     for cut in 0..ct.len() {
-        assert!(is_typed_failure(&decrypt(&ct[..cut])), "cut at {cut}");
+        assert_chunked_failure(&ct[..cut], &format!("cut at {cut}"));
     }
 }
 
@@ -385,17 +416,28 @@ fn chunked_header_tampering_and_bit_flips_fail() {
     let (h, chunks) = split(&ct);
     let mut other_size = h;
     other_size[..4].copy_from_slice(&17u32.to_be_bytes());
-    assert!(is_typed_failure(&decrypt(&join(other_size, &chunks))));
+    assert_chunked_failure(&join(other_size, &chunks), "chunk size 17");
     for zero in [[0, 0, 0, 0, 0, 0, 0, 4], [0, 0, 0, 16, 0, 0, 0, 0]] {
         assert!(matches!(decrypt(&join(zero, &chunks)), Err(MessagingError::Malformed(_))));
     }
     // Huge header values: no allocation, typed failure.
-    assert!(is_typed_failure(&decrypt(&join([0xff; 8], &chunks))));
+    assert_chunked_failure(&join([0xff; 8], &chunks), "header all 0xff");
     for byte in 0..ct.len() {
         for bit in 0..8 {
             let mut c = ct.clone();
             c[byte] ^= 1 << bit;
-            assert!(is_typed_failure(&decrypt(&c)), "byte {byte} bit {bit}");
+            // A body flip leaves the geometry alone: the tag fails. A header
+            // flip fails the geometry or the AAD (which holds the header).
+            let want = if byte >= 8 {
+                "AUTHENTICATION_FAILED"
+            } else {
+                chunked_failure(&c)
+            };
+            assert_eq!(
+                decrypt(&c).err().map(|e| e.code()),
+                Some(want),
+                "byte {byte} bit {bit}"
+            );
         }
     }
 }
@@ -1258,7 +1300,21 @@ fn parsers_are_total_on_garbage() {
     let alice = ed_kp("alice-identity");
     for len in [0usize, 1, 3, 4, 7, 8, 9, 35, 64, 123, 124, 125, 300, 1154, 2000] {
         let g = next(len);
-        assert!(padding::unpad_message(&g).is_err() || g.len() >= 64);
+        assert_eq!(
+            padding::unpad_message(&g).err(),
+            Some(MessagingError::InvalidPadding),
+            "{len}"
+        );
+        if len >= 14 {
+            // A length field that fits: the bucket size (or, for 64 bytes, the fill) is refused.
+            let mut fits = g.clone();
+            fits[..4].copy_from_slice(&10u32.to_be_bytes());
+            assert_eq!(
+                padding::unpad_message(&fits).err(),
+                Some(MessagingError::InvalidPadding),
+                "{len}"
+            );
+        }
         assert!(chunked::decrypt_aes_gcm_chunked(&KEY, &g, b"").is_err());
         assert!(padding::decrypt_aes_gcm_padded(&KEY, &g, b"").is_err());
         assert!(sealed::unseal_message(&g, &bob_sk, &alice.public).is_err());

@@ -3,9 +3,12 @@
 //!
 //! The file holds fixed inputs and the outputs veilkit produced for them. Each
 //! case is recomputed here from its stored inputs and compared, the inverse
-//! operation is run (decapsulate, decrypt, unseal, verify), and the main
-//! constructions are also re-derived independently from the specification
-//! using only the primitive modules. The same file drives the Node and
+//! operation is run (decapsulate, decrypt, unseal, verify), and every family
+//! is also re-derived independently from the specification (`spec`): with
+//! the primitive modules, SHA-256 from `sha2`, the registry's Ed25519
+//! signatures from `ed25519-dalek`, base64url, the padding buckets and the
+//! replay store's floor and eviction written out here — so a construction
+//! that drifted from docs/PROTOCOL.md cannot pass by regenerating the file. The same file drives the Node and
 //! Chromium tests (`tests/node/messaging.test.ts`, `tests/playwright/messaging.spec.ts`).
 //!
 //! Regenerate (only when a construction deliberately changes):
@@ -456,6 +459,56 @@ fn cat(parts: &[&[u8]]) -> Vec<u8> {
     parts.concat()
 }
 
+/// SHA-256 straight from `sha2` (not veilkit's hash module).
+fn sha2_256(parts: &[&[u8]]) -> [u8; 32] {
+    use sha2::Digest;
+    let mut h = sha2::Sha256::new();
+    for p in parts {
+        h.update(p);
+    }
+    h.finalize().into()
+}
+
+/// RFC 4648 §5 base64url without padding, written out here (not veilkit's encoder).
+fn b64url(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let v = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |acc, (k, &x)| acc | (u32::from(x) << (16 - 8 * k)));
+        for k in 0..=chunk.len() {
+            out.push(char::from(ALPHABET[(v >> (18 - 6 * k)) as usize & 63]));
+        }
+    }
+    out
+}
+
+/// PROTOCOL.md §3: the padded length of `len` content bytes (64-byte minimum,
+/// powers of two up to 64 KiB, Padmé above), written out from the spec.
+fn spec_padded_len(len: usize) -> usize {
+    let l = len + 4;
+    if l <= 64 {
+        return 64;
+    }
+    if l <= 65536 {
+        return l.next_power_of_two();
+    }
+    let e = l.ilog2();
+    let s = e.ilog2() + 1;
+    let mask = (1usize << (e - s)) - 1;
+    (l + mask) & !mask
+}
+
+/// PROTOCOL.md §3: `u32(|content|) ‖ content ‖ 0x00 × (padded_len − L)`.
+fn spec_padded(content: &[u8]) -> Vec<u8> {
+    let mut p = (content.len() as u32).to_be_bytes().to_vec();
+    p.extend_from_slice(content);
+    p.resize(spec_padded_len(content.len()), 0);
+    p
+}
+
 /// Recomputes outputs straight from docs/PROTOCOL.md with the primitives.
 fn spec(family: &str, i: &Map<String, Value>, e: &Map<String, Value>) {
     match family {
@@ -486,19 +539,135 @@ fn spec(family: &str, i: &Map<String, Value>, e: &Map<String, Value>) {
             assert_eq!(hkdf32(&cat(&[dh.as_slice(), ss.as_slice()]), &[], &info), b(e, "sharedSecret"));
         }
         "padding" => {
-            if let Some(Value::String(p)) = e.get("padded") {
-                let p = hex::decode(p).unwrap();
-                let len = n(i, "contentLength") as usize;
-                assert_eq!(&p[..4], &(len as u32).to_be_bytes());
-                assert_eq!(&p[4..4 + len], pattern(len).as_slice());
-                assert!(p[4 + len..].iter().all(|&x| x == 0));
-            }
+            // Every length, the Padmé ones above 64 KiB included: bucket and
+            // digest of the padded bytes built from the spec.
+            let len = n(i, "contentLength") as usize;
+            let content: Vec<u8> = (0..len).map(|j| ((31 * j + 7) % 256) as u8).collect();
+            let p = spec_padded(&content);
+            assert_eq!(p.len() as u64, n(e, "paddedLength"), "{len}");
+            assert_eq!(hex::encode(sha2_256(&[&p])), s(e, "paddedSha256"), "{len}");
+            // The bytes themselves are stored up to 256.
+            assert_eq!(
+                e.get("padded"),
+                (p.len() <= 256).then(|| hx(&p)).as_ref(),
+                "{len}"
+            );
         }
         "paddedAead" => {
-            let ct = b(e, "ciphertext");
-            let p = aead::aes_gcm_decrypt(&b(i, "key"), &ct, &b(i, "aad")).unwrap();
+            // iv ‖ AES-GCM(key, iv, P(pt), aad): the bucket and the zero fill.
+            let (pt, ct) = (b(i, "plaintext"), b(e, "ciphertext"));
+            let p = spec_padded(&pt);
+            assert_eq!(ct.len(), 12 + p.len() + 16);
             assert_eq!(&ct[..12], b(i, "iv").as_slice());
-            assert_eq!(&p[..4], &(b(i, "plaintext").len() as u32).to_be_bytes());
+            assert_eq!(
+                aead::aes_gcm_decrypt(&b(i, "key"), &ct, &b(i, "aad")).unwrap(),
+                p
+            );
+        }
+        "shouldRatchet" => {
+            // (onNewWindow AND windowChanged) OR count ≥ perRatchet.
+            let want = (get(i, "ratchetOnNewWindow").as_bool().unwrap()
+                && get(i, "windowChanged").as_bool().unwrap())
+                || n(i, "messageCount") >= n(i, "messagesPerRatchet");
+            assert_eq!(get(e, "result"), &Value::Bool(want), "shouldRatchet {i:?}");
+        }
+        "registry" => {
+            // PROTOCOL.md §10, signed with ed25519-dalek directly (Ed25519 is
+            // deterministic, so the signatures must come out byte for byte).
+            use ed25519_dalek::Signer;
+            let account = ed25519_dalek::SigningKey::from_bytes(&b32(i, "accountSeed"));
+            let ak = account.verifying_key().to_bytes();
+            assert_eq!(hex::encode(ak), s(e, "accountPublicKey"));
+            let lp16 = |x: &[u8]| cat(&[&(x.len() as u16).to_be_bytes(), x]);
+            let js = |x: &str| serde_json::to_string(x).unwrap();
+            let mut prev = [0u8; 32];
+            let mut changes = Vec::new();
+            let mut active: Vec<String> = Vec::new();
+            for op in get(i, "ops").as_array().unwrap() {
+                let op = op.as_object().unwrap();
+                let (id, at) = (s(op, "deviceId"), n(op, "at"));
+                let (action, byte) = match s(op, "op") {
+                    "add" => ("add", 1u8),
+                    "revoke" => ("revoke", 2u8),
+                    other => panic!("op {other}"),
+                };
+                let mut body = cat(&[
+                    b"veilkit-registry-v1",
+                    &ak,
+                    &prev,
+                    &[byte],
+                    &at.to_be_bytes(),
+                    &lp16(id.as_bytes()),
+                ]);
+                let mut change = format!(r#"{{"action":"{action}","deviceId":{}"#, js(id));
+                if byte == 1 {
+                    let (name, key) = (s(op, "name"), b(op, "devicePublicKey"));
+                    body.extend(lp16(name.as_bytes()));
+                    body.extend(lp16(&key));
+                    change += &format!(r#","name":{},"publicKey":"{}""#, js(name), b64url(&key));
+                    active.push(id.to_owned());
+                } else {
+                    active.retain(|d| d != id);
+                }
+                let sig = account.sign(&body).to_bytes();
+                change += &format!(
+                    r#","timestamp":{at},"prevHash":"{}","signature":"{}"}}"#,
+                    b64url(&prev),
+                    b64url(&sig)
+                );
+                changes.push(change);
+                prev = sha2_256(&[&body, &sig]);
+            }
+            let want = format!(
+                r#"{{"version":1,"accountKey":"{}","changes":[{}]}}"#,
+                b64url(&ak),
+                changes.join(",")
+            );
+            assert_eq!(s(e, "json"), want, "registry JSON");
+            assert_eq!(
+                get(e, "activeDeviceIds"),
+                &json!(active),
+                "registry active devices"
+            );
+        }
+        "replayStore" => {
+            // PROTOCOL.md §11, simulated: a floor, FIFO eviction while full.
+            let (w, max) = (n(i, "windowSeconds"), n(i, "maxEntries") as usize);
+            let mut floor = 0u64;
+            let mut stored: std::collections::VecDeque<(Vec<u8>, u64)> =
+                std::collections::VecDeque::new();
+            let mut results = Vec::new();
+            for op in get(i, "inserts").as_array().unwrap() {
+                let op = op.as_object().unwrap();
+                let (h, t, now) = (b(op, "hash"), n(op, "timestamp"), n(op, "now"));
+                let r = if t < floor || t + w < now || t > now + w {
+                    "REPLAY_OUT_OF_WINDOW"
+                } else if stored.iter().any(|(x, _)| *x == h) {
+                    "REPLAY_DETECTED"
+                } else {
+                    while stored.len() >= max {
+                        let (_, old) = stored.pop_front().unwrap();
+                        floor = floor.max(old + 1);
+                    }
+                    if t < floor {
+                        "REPLAY_OUT_OF_WINDOW"
+                    } else {
+                        stored.push_back((h, t));
+                        "OK"
+                    }
+                };
+                results.push(r);
+            }
+            assert_eq!(get(e, "results"), &json!(results), "replay store results");
+            let entries: Vec<String> = stored
+                .iter()
+                .map(|(h, t)| format!(r#"["{}",{t}]"#, b64url(h)))
+                .collect();
+            let want = format!(
+                r#"{{"version":1,"windowSeconds":{w},"maxEntries":{max},"floor":{floor},"entries":[{}]}}"#,
+                entries.join(",")
+            );
+            assert_eq!(s(e, "json"), want, "replay store JSON");
         }
         "chunked" => {
             let ct = b(e, "ciphertext");

@@ -29,6 +29,32 @@ fn flip(data: &[u8], bit: &Index) -> Vec<u8> {
     out
 }
 
+fn code<T>(r: Result<T, MessagingError>) -> Option<&'static str> {
+    r.err().map(|e| e.code())
+}
+
+/// The code PROTOCOL.md §4 gives a chunked ciphertext that is not an
+/// encryption under (key, aad): `INVALID_LENGTH` below the 8-byte header,
+/// `MALFORMED_INPUT` when the header's geometry does not fit the length, else
+/// `AUTHENTICATION_FAILED` (as in `messaging_adversarial.rs`).
+fn chunked_failure(ct: &[u8]) -> &'static str {
+    if ct.len() < 8 {
+        return "INVALID_LENGTH";
+    }
+    let size = u128::from(u32::from_be_bytes(ct[..4].try_into().unwrap()));
+    let n = u128::from(u32::from_be_bytes(ct[4..8].try_into().unwrap()));
+    let body = (ct.len() - 8) as u128;
+    let fits = size > 0 && n > 0 && body >= 28 * n && {
+        let (pt, full) = (body - 28 * n, (n - 1) * size);
+        pt >= full && pt - full <= size && (pt > full || n == 1)
+    };
+    if fits {
+        "AUTHENTICATION_FAILED"
+    } else {
+        "MALFORMED_INPUT"
+    }
+}
+
 proptest! {
     #![proptest_config(cases(256))]
 
@@ -43,8 +69,11 @@ proptest! {
     fn padded_aead_round_trips_and_flips_fail(key in any::<[u8; 32]>(), pt in vec(any::<u8>(), 0..600), aad in vec(any::<u8>(), 0..32), bit in any::<Index>(), cut in any::<Index>()) {
         let ct = padding::encrypt_aes_gcm_padded(&key, &pt, &aad).unwrap();
         prop_assert_eq!(padding::decrypt_aes_gcm_padded(&key, &ct, &aad).unwrap().to_vec(), pt);
-        prop_assert!(padding::decrypt_aes_gcm_padded(&key, &flip(&ct, &bit), &aad).is_err());
-        prop_assert!(padding::decrypt_aes_gcm_padded(&key, &ct[..cut.index(ct.len())], &aad).is_err());
+        prop_assert_eq!(code(padding::decrypt_aes_gcm_padded(&key, &flip(&ct, &bit), &aad)), Some("AUTHENTICATION_FAILED"));
+        // Shorter than IV and tag: a length error; otherwise the tag fails.
+        let short = &ct[..cut.index(ct.len())];
+        let want = if short.len() < 28 { "INVALID_LENGTH" } else { "AUTHENTICATION_FAILED" };
+        prop_assert_eq!(code(padding::decrypt_aes_gcm_padded(&key, short, &aad)), Some(want));
     }
 
     #[test]
@@ -54,9 +83,13 @@ proptest! {
         prop_assert_eq!(chunked::decrypt_aes_gcm_chunked(&key, &ct, b"aad").unwrap().to_vec(), pt.clone());
         let bad = flip(&ct, &bit);
         // Every bit is authenticated, the chunk-size header included (it is in each chunk's AAD).
-        prop_assert!(chunked::decrypt_aes_gcm_chunked(&key, &bad, b"aad").is_err());
-        prop_assert!(chunked::decrypt_aes_gcm_chunked(&key, &ct[..cut.index(ct.len())], b"aad").is_err());
-        prop_assert!(chunked::decrypt_aes_gcm_chunked(&key, &ct, b"aaD").is_err());
+        prop_assert_eq!(code(chunked::decrypt_aes_gcm_chunked(&key, &bad, b"aad")), Some(chunked_failure(&bad)));
+        if bad[..8] == ct[..8] {
+            prop_assert_eq!(chunked_failure(&bad), "AUTHENTICATION_FAILED");
+        }
+        let short = &ct[..cut.index(ct.len())];
+        prop_assert_eq!(code(chunked::decrypt_aes_gcm_chunked(&key, short, b"aad")), Some(chunked_failure(short)));
+        prop_assert_eq!(code(chunked::decrypt_aes_gcm_chunked(&key, &ct, b"aaD")), Some("AUTHENTICATION_FAILED"));
     }
 }
 
@@ -115,8 +148,10 @@ proptest! {
         let back = akem::authenticated_kem_decapsulate(&k.recipient, &sender_pub, &k.dk, &ct, &k.sender_identity_pub).unwrap();
         prop_assert_eq!(*back, *ss);
         // Any flipped bit breaks the length prefix (MALFORMED_INPUT) or the signature (AUTHENTICATION_FAILED).
-        prop_assert!(akem::authenticated_kem_decapsulate(&k.recipient, &sender_pub, &k.dk, &flip(&ct, &bit), &k.sender_identity_pub).is_err());
-        prop_assert!(akem::authenticated_kem_decapsulate(&k.recipient, &sender_pub, &k.dk, &ct[..ct.len() - 1], &k.sender_identity_pub).is_err());
+        let bad = flip(&ct, &bit);
+        let want = if bad[..2] == ct[..2] { "AUTHENTICATION_FAILED" } else { "MALFORMED_INPUT" };
+        prop_assert_eq!(code(akem::authenticated_kem_decapsulate(&k.recipient, &sender_pub, &k.dk, &bad, &k.sender_identity_pub)), Some(want));
+        prop_assert_eq!(code(akem::authenticated_kem_decapsulate(&k.recipient, &sender_pub, &k.dk, &ct[..ct.len() - 1], &k.sender_identity_pub)), Some("INVALID_LENGTH"));
     }
 
     #[test]
