@@ -103,3 +103,15 @@ elif [[ "$(id -u)" -eq 0 ]] && command -v apt-get >/dev/null 2>&1; then
 else
   step "chromium" "MISSING: /usr/bin/chromium not found and not root; run: sudo apt-get install -y chromium (browser tests will fail)"
 fi
+
+# 5. pyca/cryptography for the independent messaging cross-check (PyPI) --------------
+# vectors/messaging/crosscheck_pyca.py needs cryptography >= 46 (ML-KEM through OpenSSL >= 3.5).
+if python3 -c 'import cryptography, sys; sys.exit(int(cryptography.__version__.split(".")[0]) < 46)' 2>/dev/null; then
+  step "python cryptography" "already present ($(python3 -c 'import cryptography; print(cryptography.__version__)'))"
+else
+  step "python cryptography" "installing from PyPI…"
+  python3 -m pip install --quiet --user 'cryptography>=46' 2>/dev/null \
+    || python3 -m pip install --quiet --user --break-system-packages 'cryptography>=46' \
+    || die "pip install cryptography failed"
+  step "python cryptography" "done (pip install --user)"
+fi

@@ -63,9 +63,12 @@ run_step "clippy (wasm32 threads, nightly)" env RUSTUP_AUTO_INSTALL=0 \
 run_step "build (wasm + tsc)" bash scripts/build.sh && BUILD_OK=1
 if [[ $BUILD_OK -eq 1 ]]; then
   run_step "node tests" node --test dist/tests/node/
+  # An independent implementation (pyca/cryptography on OpenSSL) re-derives every messaging KAT.
+  run_step "messaging KATs vs pyca/cryptography" python3 vectors/messaging/crosscheck_pyca.py
   run_step "playwright (chromium)" npx --no-install playwright test
 else
   skip_step "node tests" "build failed"
+  skip_step "messaging KATs vs pyca/cryptography" "build failed"
   skip_step "playwright (chromium)" "build failed"
 fi
 

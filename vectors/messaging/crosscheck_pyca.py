@@ -3,8 +3,8 @@
 
 Re-derives every construction of docs/PROTOCOL.md from the KAT inputs with a second,
 unrelated implementation of X25519, Ed25519, ML-KEM-768, HKDF-SHA256, AES-256-GCM and
-SHA-256 (ML-KEM needs cryptography >= 46 built against OpenSSL >= 3.5). Not run by
-`npm test`; run from the repository root: python3 vectors/messaging/crosscheck_pyca.py
+SHA-256 (ML-KEM needs cryptography >= 46 built against OpenSSL >= 3.5). A step of
+`npm test` (scripts/test.sh); run from the repository root: python3 vectors/messaging/crosscheck_pyca.py
 """
 import json, hashlib, base64, struct
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
