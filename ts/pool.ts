@@ -10,7 +10,7 @@
 import { VeilError, detailsOf, isVeilErrorCode } from './errors.js';
 import type { RoutePreference } from './native.js';
 import type {
-  PrimitiveArgs, PrimitiveResult, ReadyMessage, Reply, Request, SerializedError, WorkerPrimitive,
+  PrimitiveArgs, PrimitiveResult, ReadyMessage, Replies, Reply, Request, SerializedError, WorkerPrimitive,
 } from '../worker/protocol.js';
 
 /** Distributes `Omit` over a union, keeping each member's fields. */
@@ -118,13 +118,14 @@ export class WorkerPool {
     return this.run({ type: 'primitives/call', name, args }, options) as Promise<PrimitiveResult<K>>;
   }
 
-  /** Sends a raw request; resolves with the worker's value or rejects with its error. */
-  run(body: RequestBody, options: RunOptions = {}): Promise<unknown> {
+  /** Sends a raw request; resolves with the worker's value (`Replies[type]`, worker/protocol.ts) or rejects with its error. */
+  run<B extends RequestBody>(body: B, options: RunOptions = {}): Promise<Replies[B['type']]> {
     if (this.disposed) return Promise.reject(new VeilError('INTERNAL', 'the worker pool has been disposed'));
     const { signal } = options;
     if (signal?.aborted) return Promise.reject(abortError(signal));
-    return new Promise((resolve, reject) => {
-      const job: Job = { body, options, resolve, reject };
+    return new Promise<Replies[B['type']]>((resolve, reject) => {
+      // The worker's handler table answers `Replies[type]` (HandlerTable, worker/protocol.ts).
+      const job: Job = { body, options, resolve: resolve as (value: unknown) => void, reject };
       if (signal) {
         job.onAbort = () => this.abort(job, signal);
         signal.addEventListener('abort', job.onAbort, { once: true });

@@ -1,5 +1,6 @@
 /** One file operation's machinery: its pool, abort, worker session, the bounded batch pipeline and progress. */
 import { WorkerPool, type RequestBody } from '../pool.js';
+import type { Replies } from '../../worker/protocol.js';
 import { VeilError } from '../errors.js';
 import { integer } from '../validate.js';
 import type { FileJobOptions } from './types.js';
@@ -64,14 +65,15 @@ export class FileJob {
     if (this.controller.signal.aborted) throw this.controller.signal.reason;
   }
 
-  run<T>(body: RequestBody, options: { session?: boolean; transfer?: Transferable[] } = {}): Promise<T> {
+  /** Runs a request of this job (`session`: on the session's worker); resolves with `Replies[type]`. */
+  run<B extends RequestBody>(body: B, options: { session?: boolean; transfer?: Transferable[] } = {}): Promise<Replies[B['type']]> {
     if (this.closed) return Promise.reject(new VeilError('INVALID_STATE', 'this file operation has ended'));
     if (options.session) this.opened = true;
     return this.pool.run(body, {
       signal: this.controller.signal,
       ...(options.session ? { affinity: `files:${this.session}` } : {}),
       ...(options.transfer ? { transfer: options.transfer } : {}),
-    }) as Promise<T>;
+    });
   }
 
   /** Frees the worker session and, for a private pool, terminates every worker. */
