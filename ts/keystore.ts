@@ -41,6 +41,9 @@ export interface KeystoreOptions {
    * Pool to run in (calls use affinity `keystore:<name>`). Default: a private
    * one-worker pool without idle termination, closed by `close()`. A shared
    * pool whose workers idle out or crash relocks a passphrase-protected store.
+   * (The keystore does not use the default pool the file calls share: a file job
+   * crashing its worker would relock the store, and `close()` could not forget the
+   * unlocked key by terminating a worker others still use.)
    */
   pool?: WorkerPool;
   /** Options of the private pool (ignored with `pool`). */
