@@ -359,8 +359,8 @@ let defaultPool: WorkerPool | undefined;
 let defaultRefs = 0;
 let defaultLinger: ReturnType<typeof setTimeout> | undefined;
 
-/** How long the default pool outlives its last user (ms): back-to-back calls find its workers warm. */
-export const DEFAULT_POOL_LINGER_MS = 30_000;
+/** How long the default pool outlives its last user (ms): back-to-back calls find its workers warm, and no worker stays long after the last call. */
+export const DEFAULT_POOL_LINGER_MS = 2_000;
 
 function defaultPoolSize(): number {
   return Math.max(1, Math.min(defaultSize(), 4));

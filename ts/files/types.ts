@@ -67,7 +67,7 @@ export interface FileJobOptions {
   /**
    * Run on this pool (not disposed). Default: with `workers`, a private pool terminated when the
    * call ends; else the default pool the file calls of this page share (`min(hardwareConcurrency, 4)`
-   * workers, kept warm for 30 s after the last call ends).
+   * workers, kept warm for 2 s after the last call ends).
    */
   readonly pool?: WorkerPool;
   /** Run on a private pool of this many workers, terminated when the call ends (default: the shared default pool). */
