@@ -269,7 +269,10 @@ export class WorkerPool {
     const job = slot.job;
     if (!job || job.id !== msg.id) return;
     this.finish(slot, job);
-    if (job.abandoned) return;
+    if (job.abandoned) {
+      this.forgetIfReleased(job);
+      return;
+    }
     if (msg.ok) this.settle(job, msg.value, true);
     else this.settle(job, deserializeError(msg.error));
   }
@@ -333,13 +336,18 @@ export class WorkerPool {
     return false;
   }
 
-  private settle(job: Job, valueOrError: unknown, ok = false): void {
-    if (job.onAbort) job.options.signal?.removeEventListener('abort', job.onAbort);
+  /** Forgets the job's affinity key if it was `release`d and no call with it is left. */
+  private forgetIfReleased(job: Job): void {
     const key = job.options.affinity;
     if (key !== undefined && this.releasing.has(key) && !this.usesKey(key)) {
       this.releasing.delete(key);
       this.affinity.delete(key);
     }
+  }
+
+  private settle(job: Job, valueOrError: unknown, ok = false): void {
+    if (job.onAbort) job.options.signal?.removeEventListener('abort', job.onAbort);
+    this.forgetIfReleased(job);
     if (ok) job.resolve(valueOrError);
     else job.reject(valueOrError);
   }
