@@ -193,3 +193,8 @@ test('file calls without a pool share the default pool and release their session
   const r = await page.evaluate(() => window.filesTests.defaultPool());
   expect(r).toEqual({ shared: true, duringOpen: 1, afterClose: 0, plaintext: true });
 });
+
+test('on the default pool, aborting one call leaves another call\'s session worker alone', async ({ page }) => {
+  const r = await page.evaluate(() => window.filesTests.defaultPoolAbort());
+  expect(r).toEqual({ aborted: 'AbortError', other: true });
+});
