@@ -1,6 +1,8 @@
 /**
  * Browser file encryption: VOLLVALT containers (byte-exact in docs/FORMAT.md)
- * from a `File`, `Blob` or `ReadableStream`, in bounded memory, on a worker pool.
+ * from a `File`, `Blob` or `ReadableStream`, in bounded memory, on a worker pool
+ * (the caller's `pool`, a private one of `workers` workers, or the default pool
+ * these calls share, ts/pool.ts `acquireDefaultPool`).
  *
  * ```ts
  * const sealed = await encryptFile(file, { password: 'correct horse battery staple' });

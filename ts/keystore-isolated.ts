@@ -12,7 +12,7 @@
 import { VeilError } from './errors.js';
 import { deserializeError } from './pool.js';
 import type { SerializedError } from '../worker/protocol.js';
-import type { KeystoreChange, KeystoreRequest } from '../worker/keystore.protocol.js';
+import type { KeystoreChange, KeystoreReplies, KeystoreRequest } from '../worker/keystore.protocol.js';
 
 export const ISOLATED_PROTOCOL_VERSION = 1;
 
@@ -126,11 +126,12 @@ export class PortTransport {
     this.pending.clear();
   }
 
-  run(body: KeystoreBody, transfer?: Transferable[]): Promise<unknown> {
+  /** Resolves with the frame's `KeystoreReplies[type]` (its keystore runs the worker's typed handlers). */
+  run<B extends KeystoreBody>(body: B, transfer?: Transferable[]): Promise<KeystoreReplies[B['type']]> {
     if (this.closed) return Promise.reject(new TypeError('this Keystore has been closed'));
     const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
+    return new Promise<KeystoreReplies[B['type']]>((resolve, reject) => {
+      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
       try {
         this.port.postMessage({ type: 'request', id, body } satisfies PortRequest, transfer ?? []);
       } catch (e) {

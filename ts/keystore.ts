@@ -20,7 +20,7 @@ import {
   connectKeystoreFrame, resolveIsolatedOptions, type IsolatedKeystoreOptions, type KeystoreBody, type ResolvedIsolatedOptions,
 } from './keystore-isolated.js';
 import type {
-  HybridSignature, IdentityHandle, ImportBackupResult, KdfBudget, KeystoreCapabilities, KeystoreChange, KeystoreStatus,
+  HybridSignature, IdentityHandle, ImportBackupResult, KdfBudget, KeystoreCapabilities, KeystoreChange, KeystoreReplies, KeystoreStatus,
   PassphraseKdfParams,
 } from '../worker/keystore.protocol.js';
 
@@ -41,6 +41,9 @@ export interface KeystoreOptions {
    * Pool to run in (calls use affinity `keystore:<name>`). Default: a private
    * one-worker pool without idle termination, closed by `close()`. A shared
    * pool whose workers idle out or crash relocks a passphrase-protected store.
+   * (The keystore does not use the default pool the file calls share: a file job
+   * crashing its worker would relock the store, and `close()` could not forget the
+   * unlocked key by terminating a worker others still use.)
    */
   pool?: WorkerPool;
   /** Options of the private pool (ignored with `pool`). */
@@ -109,7 +112,7 @@ type Body = KeystoreBody;
 
 /** How a `Keystore` reaches its store: a worker of a pool on this page, or a port to an isolated-origin frame. */
 interface KeystoreTransport {
-  run(body: Body, transfer?: Transferable[]): Promise<unknown>;
+  run<B extends Body>(body: B, transfer?: Transferable[]): Promise<KeystoreReplies[B['type']]>;
   /** Change events delivered by the transport itself (else: this origin's BroadcastChannel). */
   subscribe?(listener: (change: KeystoreChange) => void): () => void;
   close(): void;
@@ -117,7 +120,8 @@ interface KeystoreTransport {
 
 function poolTransport(name: string, pool: WorkerPool, owns: boolean): KeystoreTransport {
   return {
-    run: (body, transfer) => pool.run({ ...body, name } as RequestBody, { affinity: `keystore:${name}`, ...(transfer ? { transfer } : {}) }),
+    run: <B extends Body>(body: B, transfer?: Transferable[]) =>
+      pool.run({ ...body, name } as B & { name: string } & RequestBody, { affinity: `keystore:${name}`, ...(transfer ? { transfer } : {}) }),
     close: () => {
       if (owns) pool.dispose();
     },
@@ -202,9 +206,9 @@ export class Keystore {
     return ks;
   }
 
-  private run<T>(body: Body, transfer?: Transferable[]): Promise<T> {
+  private run<B extends Body>(body: B, transfer?: Transferable[]): Promise<KeystoreReplies[B['type']]> {
     if (this.closed) return Promise.reject(new TypeError('this Keystore has been closed'));
-    return this.transport.run(body, transfer) as Promise<T>;
+    return this.transport.run(body, transfer);
   }
 
   /**
@@ -363,7 +367,7 @@ export class Keystore {
   async decapsulate(identity: IdentityHandle | string, kem: 'ml-kem-768' | 'x-wing', ciphertext: Uint8Array, options: DecapsulateOptions = {}): Promise<CryptoKey | undefined> {
     const port = options.port;
     if (port !== undefined && !(port instanceof MessagePort)) throw new TypeError('port must be a MessagePort');
-    const r = await this.run<CryptoKey | true>({
+    const r = await this.run({
       type: 'keystore/decapsulate', identity: identityId(identity), kem, ciphertext: checkBytes('ciphertext', ciphertext),
       info: options.info === undefined ? new Uint8Array(0) : checkBytes('info', options.info), output: options.output ?? 'aes-gcm',
       ...(port ? { port } : {}),

@@ -10,7 +10,7 @@
 import { VeilError, detailsOf, isVeilErrorCode } from './errors.js';
 import type { RoutePreference } from './native.js';
 import type {
-  PrimitiveArgs, PrimitiveResult, ReadyMessage, Reply, Request, SerializedError, WorkerPrimitive,
+  PrimitiveArgs, PrimitiveResult, ReadyMessage, Replies, Reply, Request, SerializedError, WorkerPrimitive,
 } from '../worker/protocol.js';
 
 /** Distributes `Omit` over a union, keeping each member's fields. */
@@ -52,6 +52,8 @@ interface Job {
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
   onAbort?: () => void;
+  /** Settled by an abort that spared its worker (see `abort`): the worker's eventual reply only frees the slot. */
+  abandoned?: boolean;
 }
 
 interface Slot {
@@ -88,6 +90,8 @@ export class WorkerPool {
   private readonly slots: Slot[];
   private readonly queue: Job[] = [];
   private readonly affinity = new Map<string, number>();
+  /** Keys `release`d while calls with them were still queued or running: forgotten when the last one ends. */
+  private readonly releasing = new Set<string>();
   private readonly idleTimeoutMs: number;
   private readonly createWorker: () => Worker;
   private readonly wasmUrl: string | undefined;
@@ -118,13 +122,15 @@ export class WorkerPool {
     return this.run({ type: 'primitives/call', name, args }, options) as Promise<PrimitiveResult<K>>;
   }
 
-  /** Sends a raw request; resolves with the worker's value or rejects with its error. */
-  run(body: RequestBody, options: RunOptions = {}): Promise<unknown> {
+  /** Sends a raw request; resolves with the worker's value (`Replies[type]`, worker/protocol.ts) or rejects with its error. */
+  run<B extends RequestBody>(body: B, options: RunOptions = {}): Promise<Replies[B['type']]> {
     if (this.disposed) return Promise.reject(new VeilError('INTERNAL', 'the worker pool has been disposed'));
     const { signal } = options;
     if (signal?.aborted) return Promise.reject(abortError(signal));
-    return new Promise((resolve, reject) => {
-      const job: Job = { body, options, resolve, reject };
+    if (options.affinity !== undefined) this.releasing.delete(options.affinity);
+    return new Promise<Replies[B['type']]>((resolve, reject) => {
+      // The worker's handler table answers `Replies[type]` (HandlerTable, worker/protocol.ts).
+      const job: Job = { body, options, resolve: resolve as (value: unknown) => void, reject };
       if (signal) {
         job.onAbort = () => this.abort(job, signal);
         signal.addEventListener('abort', job.onAbort, { once: true });
@@ -132,6 +138,21 @@ export class WorkerPool {
       this.queue.push(job);
       this.pump();
     });
+  }
+
+  /**
+   * Forgets an affinity key whose stateful work has ended (its worker's state is gone or freed),
+   * so the affinity map stays bounded. Calls already made with the key still run on its worker;
+   * the key is forgotten when the last of them ends, and a later call with it may go to any worker.
+   */
+  release(affinity: string): void {
+    if (this.usesKey(affinity)) this.releasing.add(affinity);
+    else this.affinity.delete(affinity);
+  }
+
+  /** Number of affinity keys this pool remembers (each names the worker holding some state). */
+  get affinityKeys(): number {
+    return this.affinity.size;
   }
 
   /** Number of calls waiting for a worker. */
@@ -248,6 +269,10 @@ export class WorkerPool {
     const job = slot.job;
     if (!job || job.id !== msg.id) return;
     this.finish(slot, job);
+    if (job.abandoned) {
+      this.forgetIfReleased(job);
+      return;
+    }
     if (msg.ok) this.settle(job, msg.value, true);
     else this.settle(job, deserializeError(msg.error));
   }
@@ -272,6 +297,14 @@ export class WorkerPool {
       return;
     }
     const slot = this.slots.find((s) => s.job === job);
+    if (slot && sharedPools.has(this) && this.holdsOtherState(slot, job)) {
+      // A shared pool (acquireDefaultPool): the worker holds other callers' state (their affinity),
+      // which terminating it would destroy. The call fails now; the worker finishes the work, and its
+      // reply only frees the slot.
+      job.abandoned = true;
+      this.settle(job, abortError(signal));
+      return;
+    }
     if (slot) {
       // The worker may be deep inside wasm: terminating it is the only way to release the work.
       this.kill(slot);
@@ -292,8 +325,29 @@ export class WorkerPool {
     }
   }
 
+  /** Whether a call with `key` is queued or running. */
+  private usesKey(key: string): boolean {
+    return this.queue.some((j) => j.options.affinity === key) || this.slots.some((s) => s.job?.options.affinity === key);
+  }
+
+  /** Whether the slot's worker holds state of affinity keys other than the job's own. */
+  private holdsOtherState(slot: Slot, job: Job): boolean {
+    for (const [key, index] of this.affinity) if (index === slot.index && key !== job.options.affinity) return true;
+    return false;
+  }
+
+  /** Forgets the job's affinity key if it was `release`d and no call with it is left. */
+  private forgetIfReleased(job: Job): void {
+    const key = job.options.affinity;
+    if (key !== undefined && this.releasing.has(key) && !this.usesKey(key)) {
+      this.releasing.delete(key);
+      this.affinity.delete(key);
+    }
+  }
+
   private settle(job: Job, valueOrError: unknown, ok = false): void {
     if (job.onAbort) job.options.signal?.removeEventListener('abort', job.onAbort);
+    this.forgetIfReleased(job);
     if (ok) job.resolve(valueOrError);
     else job.reject(valueOrError);
   }
@@ -305,4 +359,52 @@ export class WorkerPool {
     slot.worker = undefined;
     slot.ready = undefined;
   }
+}
+
+/** Pools handed out by `acquireDefaultPool`: an abort spares a worker that holds other callers' state. */
+const sharedPools = new WeakSet<WorkerPool>();
+let defaultPool: WorkerPool | undefined;
+let defaultRefs = 0;
+let defaultLinger: ReturnType<typeof setTimeout> | undefined;
+
+/** How long the default pool outlives its last user (ms): back-to-back calls find its workers warm, and no worker stays long after the last call. */
+export const DEFAULT_POOL_LINGER_MS = 2_000;
+
+function defaultPoolSize(): number {
+  return Math.max(1, Math.min(defaultSize(), 4));
+}
+
+/**
+ * Package-internal: takes a reference to the default pool that `encryptFile`, `decryptFile` and
+ * `openContainer` share when the caller passes neither `pool` nor `workers` (one pool per page
+ * instead of one per call: a cold pool costs 100+ ms). Its workers never idle out while it is
+ * referenced (file sessions hold a wasm handle in one of them) and run the single-threaded build;
+ * it is disposed `DEFAULT_POOL_LINGER_MS` after the last {@link releaseDefaultPool}. Aborting a
+ * call on it terminates the worker only if that worker holds no other caller's affinity state.
+ *
+ * The keystore does not use it: a keystore's worker holds the unlocked storage key, which a file
+ * job's crash would destroy (relocking the store), and which `Keystore.close()` forgets by
+ * terminating that worker — so `Keystore.open` keeps its own one-worker pool.
+ */
+export function acquireDefaultPool(): WorkerPool {
+  if (defaultLinger !== undefined) clearTimeout(defaultLinger);
+  defaultLinger = undefined;
+  if (defaultPool === undefined) {
+    defaultPool = new WorkerPool({ size: defaultPoolSize(), idleTimeoutMs: 0, threads: false });
+    sharedPools.add(defaultPool);
+  }
+  defaultRefs++;
+  return defaultPool;
+}
+
+/** Package-internal: gives back a reference taken by {@link acquireDefaultPool}. */
+export function releaseDefaultPool(pool: WorkerPool): void {
+  if (pool !== defaultPool || defaultRefs === 0 || --defaultRefs > 0) return;
+  defaultLinger = setTimeout(() => {
+    defaultLinger = undefined;
+    if (defaultRefs > 0 || defaultPool !== pool) return;
+    defaultPool = undefined;
+    pool.dispose();
+  }, DEFAULT_POOL_LINGER_MS);
+  (defaultLinger as { unref?: () => void }).unref?.();
 }

@@ -179,3 +179,23 @@ export type FilesRequest =
     readonly discard?: boolean;
   }>
   | R<'files/close', { readonly session: string }>;
+
+/**
+ * What each `files/*` request answers with (`FilesReplies[type]`): the worker's handler table
+ * (worker/files.ts) must return these, and `WorkerPool.run` resolves to them.
+ */
+export interface FilesReplies {
+  'files/encrypt-begin': EncryptBegun;
+  'files/encrypt-leaves': true;
+  'files/encrypt-finish': EncryptFinished;
+  /** The final header followed by the leaf table. */
+  'files/encrypt-finish-signed': Uint8Array;
+  'files/encrypt-chunks': ChunksOut;
+  'files/open': HeaderRead | HeaderNeedsMore;
+  'files/unlock': true;
+  'files/unlock-kem': true;
+  'files/leaf-table': true;
+  'files/chunk-keys': ChunkKeys;
+  'files/decrypt-chunks': ChunksOut;
+  'files/close': true;
+}

@@ -30,7 +30,8 @@ import {
   CONTAINER, KEY_COMMITMENT_LABEL, chunkAad, chunkIvInfo, chunkKeyInfo, chunkLength, envelopeOffset, hybridKekInfo, leafPreimage,
 } from '../ts/files-format.js';
 import { bs, equalBytes } from '../ts/bytes.js';
-import type { ChunkContext, ChunkKeys, ChunksOut, EncryptBegun, EncryptFinished, FilesRequest, HeaderNeedsMore, HeaderRead, RawHeaderInfo } from './files.protocol.js';
+import type { ChunkContext, ChunkKeys, ChunksOut, EncryptBegun, EncryptFinished, FilesReplies, FilesRequest, HeaderNeedsMore, HeaderRead, RawHeaderInfo } from './files.protocol.js';
+import type { HandlerTable } from './protocol.js';
 
 type Session = wasm.ContainerEncryptorHandle | wasm.ContainerReaderHandle;
 const sessions = new Map<string, Session>();
@@ -381,14 +382,12 @@ function beginEncrypt(req: Extract<FilesRequest, { type: 'files/encrypt-begin' }
   }).finally(() => p.fixedKeys?.dek.fill(0));
 }
 
-type FilesHandlers = { [T in FilesRequest['type']]: (req: Extract<FilesRequest, { type: T }>) => unknown };
-
-/** The `files/*` handlers, spread into the worker's handler table. */
-export const filesHandlers: FilesHandlers = {
+/** The `files/*` handlers, spread into the worker's handler table; each returns `FilesReplies[type]`. */
+export const filesHandlers: HandlerTable<FilesRequest, FilesReplies> = {
   'files/encrypt-begin': (req) => beginEncrypt(req),
   'files/encrypt-leaves': (req) => {
     call(() => session(req.session, wasm.ContainerEncryptorHandle).pushChunkLeaves(req.first, req.leaves));
-    return true;
+    return true as const;
   },
   'files/encrypt-finish': (req): EncryptFinished => {
     const h = session(req.session, wasm.ContainerEncryptorHandle);
@@ -430,13 +429,13 @@ export const filesHandlers: FilesHandlers = {
         throw new TypeError('unknown unlock method');
     }
     await importDek(req.session, call(() => r.takeDek()));
-    return true;
+    return true as const;
   },
   'files/unlock-kem': (req) => unlockKem(req),
   'files/chunk-keys': (req) => chunkKeys(req),
   'files/leaf-table': (req) => {
     call(() => session(req.session, wasm.ContainerReaderHandle).setLeafTable(req.table));
-    return true;
+    return true as const;
   },
   'files/decrypt-chunks': (req) => decryptChunks(req),
   'files/close': (req) => {
@@ -445,7 +444,7 @@ export const filesHandlers: FilesHandlers = {
     deks.delete(req.session);
     externallySigned.delete(req.session);
     s?.free();
-    return true;
+    return true as const;
   },
 };
 

@@ -9,6 +9,8 @@
  * a passphrase-encrypted backup.
  */
 
+import type { PublicBundle } from '../ts/keystore-format.js';
+
 /** The key types of an identity. */
 export const KEY_TYPES = ['ed25519', 'x25519', 'ml-kem-768', 'x-wing', 'ml-dsa-65'] as const;
 export type KeyType = (typeof KEY_TYPES)[number];
@@ -131,4 +133,30 @@ export type KeystoreRequest =
 export interface HybridSignature {
   readonly ed25519: Uint8Array;
   readonly mlDsa65: Uint8Array;
+}
+
+/**
+ * What each `keystore/*` request answers with (`KeystoreReplies[type]`): the worker's handler
+ * table (worker/keystore/handlers.ts) must return these, and `WorkerPool.run` resolves to them.
+ */
+export interface KeystoreReplies {
+  'keystore/open': KeystoreStatus;
+  'keystore/capabilities': KeystoreCapabilities;
+  'keystore/status': KeystoreStatus;
+  'keystore/set-passphrase': KeystoreStatus;
+  'keystore/unlock': KeystoreStatus;
+  'keystore/lock': KeystoreStatus;
+  'keystore/create-identity': IdentityHandle;
+  'keystore/list-identities': IdentityHandle[];
+  'keystore/public-bundle': PublicBundle;
+  'keystore/delete-identity': true;
+  'keystore/export-phrase': string;
+  'keystore/restore-phrase': IdentityHandle;
+  'keystore/export-backup': Uint8Array;
+  'keystore/import-backup': ImportBackupResult;
+  'keystore/sign': Uint8Array;
+  'keystore/sign-hybrid': HybridSignature;
+  'keystore/derive-shared-key': CryptoKey;
+  /** `true` when the key went to `port`. */
+  'keystore/decapsulate': CryptoKey | true;
 }

@@ -9,7 +9,9 @@
  * - `debug/*`       — test hooks, only honoured when the worker was started with `debug: true`.
  */
 import type * as Primitives from '../ts/primitives.js';
-import type { RoutePreference } from '../ts/native.js';
+import type { Capabilities, RoutePreference } from '../ts/native.js';
+import type { KeystoreReplies } from './keystore.protocol.js';
+import type { FilesReplies } from './files.protocol.js';
 import { VeilError, type VeilErrorDetails } from '../ts/errors.js';
 
 /** Primitives callable in a worker (pure functions of their arguments). */
@@ -61,6 +63,33 @@ export type Request =
   | import('./files.protocol.js').FilesRequest;
 
 export type RequestType = Request['type'];
+
+/** What the core requests answer with (`CoreReplies[type]`). */
+export interface CoreReplies {
+  /** The primitive's result (`pool.call` narrows it to `PrimitiveResult<K>`). */
+  'primitives/call': unknown;
+  'veilkit/ping': { readonly pong: true; readonly workerId: string };
+  'veilkit/capabilities': Capabilities;
+  /** Never answers: the worker dies. */
+  'debug/crash': never;
+  'debug/hang': 'done';
+}
+
+/**
+ * What every request answers with: `Replies[type]`. The worker's handler table must return
+ * these ({@link HandlerTable}) and `WorkerPool.run(body)` resolves to `Replies[body['type']]`.
+ */
+export interface Replies extends CoreReplies, KeystoreReplies, FilesReplies {}
+
+/**
+ * One handler per request type, returning that type's reply. The mapped type makes a table
+ * exhaustive (a request without a handler is a type error) and a handler returning the wrong
+ * type is a compile error. Used for the whole worker (worker/veilkit.worker.ts) and for each
+ * area's part of it (worker/keystore/handlers.ts, worker/files.ts).
+ */
+export type HandlerTable<Req extends { readonly type: string }, Rep extends { [T in Req['type']]: unknown }> = {
+  [T in Req['type']]: (req: Extract<Req, { type: T }>) => Rep[T] | Promise<Rep[T]>;
+};
 
 /** An error as it crosses the worker boundary. */
 export interface SerializedError {

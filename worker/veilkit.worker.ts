@@ -8,7 +8,7 @@ import * as primitives from '../ts/primitives.js';
 import { capabilities, nativeCall } from '../ts/native.js';
 import {
   WORKER_PRIMITIVES, transferables, serializeError,
-  type InitRequest, type ReadyMessage, type Reply, type Request,
+  type HandlerTable, type InitRequest, type ReadyMessage, type Replies, type Reply, type Request,
 } from './protocol.js';
 import { keystoreHandlers } from './keystore.js';
 import { filesHandlers } from './files.js';
@@ -25,16 +25,14 @@ let debug = false;
 const workerId = Math.random().toString(36).slice(2);
 
 /**
- * One handler per request type. The mapped type makes this table exhaustive:
- * adding a request to the `Request` union without a handler is a type error.
- * Areas (keystore, files, sessions …) add their handlers here.
+ * One handler per request type, answering with `Replies[type]` (worker/protocol.ts): a request
+ * without a handler, or a handler returning the wrong type, is a type error. Areas (keystore,
+ * files …) add their handlers here.
  */
-type Handlers = { [T in Request['type']]: (req: Extract<Request, { type: T }>) => unknown };
-
-const handlers: Handlers = {
+const handlers: HandlerTable<Request, Replies> = {
   ...keystoreHandlers,
   ...filesHandlers,
-  'veilkit/ping': () => ({ pong: true, workerId }),
+  'veilkit/ping': () => ({ pong: true as const, workerId }),
   'veilkit/capabilities': () => capabilities(),
   'primitives/call': (req) => {
     if (!allowed.has(req.name)) throw new TypeError(`unknown primitive ${String(req.name)}`);
@@ -58,7 +56,7 @@ const handlers: Handlers = {
     while (Date.now() < end) {
       // busy: only termination releases this worker
     }
-    return 'done';
+    return 'done' as const;
   },
 };
 

@@ -188,3 +188,13 @@ test('the reader\'s KDF budget: password wraps over it are skipped in every read
     pbkdf2Low: 'KDF_BUDGET_EXCEEDED', pbkdf2Default: 'resolved', zeroWraps: 'TypeError', notAnObject: 'TypeError',
   });
 });
+
+test('file calls without a pool share the default pool and release their sessions\' affinity keys', async ({ page }) => {
+  const r = await page.evaluate(() => window.filesTests.defaultPool());
+  expect(r).toEqual({ shared: true, duringOpen: 1, afterClose: 0, plaintext: true });
+});
+
+test('on the default pool, aborting one call leaves another call\'s session worker alone', async ({ page }) => {
+  const r = await page.evaluate(() => window.filesTests.defaultPoolAbort());
+  expect(r).toEqual({ aborted: 'AbortError', other: true });
+});

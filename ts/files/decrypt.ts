@@ -2,7 +2,7 @@
 import { VeilError } from '../errors.js';
 import { CONTAINER, chunkLength, envelopeOffset } from '../files-format.js';
 import { resolveKdfBudget } from '../keystore-format.js';
-import type { ChunksOut, SignaturePolicy } from '../../worker/files.protocol.js';
+import type { SignaturePolicy } from '../../worker/files.protocol.js';
 import { FileJob, batching, pipeline, progress } from './job.js';
 import { openCore, signatureInfo, type Opened } from './open.js';
 import { checkInput, policyOf, unlockOf } from './options.js';
@@ -51,7 +51,7 @@ async function decryptBody(
     if (got < bytes) throw truncated(from + bytes, from + got);
     job.throwIfStopped();
     const leaves = o.table.slice(CONTAINER.leafLength * first, CONTAINER.leafLength * (first + count));
-    const out = await job.run<ChunksOut>(
+    const out = await job.run(
       { type: 'files/decrypt-chunks', chunkKeys, ctx, first, count, source: data, output, leaves },
       data instanceof Uint8Array ? { transfer: [data.buffer, leaves.buffer] } : { transfer: [leaves.buffer] },
     );

@@ -3,7 +3,7 @@ import { VeilError } from '../errors.js';
 import { concatBytes } from '../bytes.js';
 import { exact, integer } from '../validate.js';
 import { CONTAINER, MLDSA_HEADER_CONTEXT, containerLength } from '../files-format.js';
-import type { ChunkContext, ChunkKeys, ChunksOut, EncryptBegun, EncryptFinished, EncryptPlan } from '../../worker/files.protocol.js';
+import type { ChunkContext, ChunkKeys, EncryptPlan } from '../../worker/files.protocol.js';
 import { FileJob, batching, pipeline, progress } from './job.js';
 import { MAX_SAFE, checkInput, isKeystore, nowSeconds, planOf } from './options.js';
 import { StreamBytes } from './source.js';
@@ -48,7 +48,7 @@ class LeafFeed {
 
 /** The session's chunk keys and IVs for a range (the DEK stays in the session's worker). */
 function chunkKeysOf(job: FileJob, fileId: Uint8Array, usage: 'encrypt' | 'decrypt'): (first: number, count: number) => Promise<ChunkKeys> {
-  return (first, count) => job.run<ChunkKeys>({ type: 'files/chunk-keys', session: job.session, fileId, first, count, usage }, { session: true });
+  return (first, count) => job.run({ type: 'files/chunk-keys', session: job.session, fileId, first, count, usage }, { session: true });
 }
 
 /** Encrypts `input` into `sink` on the job's pool; the header, the threshold shares and the container length. */
@@ -90,7 +90,7 @@ export async function encryptCore(input: FileInput, options: EncryptFileOptions,
       ...(base.fixedKeys ? { fixedKeys: { dek: own(base.fixedKeys.dek), fileId: base.fixedKeys.fileId } } : {}),
       ...(signer ? { signer: signer.plan.kind === 'keys' ? { ...signer.plan, ed25519Seed: own(signer.plan.ed25519Seed), ...(signer.plan.mlDsaSeed ? { mlDsaSeed: own(signer.plan.mlDsaSeed) } : {}) } : signer.plan } : {}),
     };
-    const begun = await job.run<EncryptBegun>({ type: 'files/encrypt-begin', session: job.session, plan }, { session: true, transfer });
+    const begun = await job.run({ type: 'files/encrypt-begin', session: job.session, plan }, { session: true, transfer });
     const keysFor = chunkKeysOf(job, begun.fileId, 'encrypt');
     const ctx: ChunkContext = { fileId: begun.fileId, headerHash: begun.headerHash, chunkSize: base.chunkSize, plaintextSize: size, hashAlgorithm: base.hashAlgorithm };
     await sink.begin(begun.prefixLength);
@@ -103,7 +103,7 @@ export async function encryptCore(input: FileInput, options: EncryptFileOptions,
       const bytes = Math.min(size, (first + count) * base.chunkSize) - first * base.chunkSize;
       const [source, chunkKeys] = await Promise.all([read(first, count, bytes), keysFor(first, count)]);
       job.throwIfStopped();
-      const out = await job.run<ChunksOut>(
+      const out = await job.run(
         { type: 'files/encrypt-chunks', chunkKeys, ctx, first, source, output: sink.output },
         source instanceof Uint8Array ? { transfer: [source.buffer] } : {},
       );
@@ -118,14 +118,14 @@ export async function encryptCore(input: FileInput, options: EncryptFileOptions,
       throw new VeilError('SIZE_MISMATCH', `the stream has more than options.size (${size}) bytes`);
     }
     await leaves.flush();
-    const fin = await job.run<EncryptFinished>({ type: 'files/encrypt-finish', session: job.session }, { session: true });
+    const fin = await job.run({ type: 'files/encrypt-finish', session: job.session }, { session: true });
     let prefix: Uint8Array;
     if ('header' in fin) {
       prefix = fin.header;
     } else {
       if (!signer?.sign) throw new VeilError('INTERNAL', 'an external signature was requested without a signer');
       const sigs = await signer.sign(fin.signedMessage);
-      prefix = await job.run<Uint8Array>({ type: 'files/encrypt-finish-signed', session: job.session, ...sigs }, { session: true });
+      prefix = await job.run({ type: 'files/encrypt-finish-signed', session: job.session, ...sigs }, { session: true });
     }
     if (prefix.length !== begun.prefixLength) throw new VeilError('INTERNAL', 'the header changed length');
     await sink.finish(prefix);

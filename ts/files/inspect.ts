@@ -16,7 +16,7 @@ export async function inspectContainer(input: Blob | Uint8Array, options: { read
     const b = input;
     source = { size: undefined, prefix: async (n) => b.slice(0, n), body: async () => new Uint8Array(0), trailing: async () => false, cancel: () => {} };
   } else throw new TypeError('input must be a Blob or a Uint8Array');
-  const job = new FileJob({ ...options, workers: 1 });
+  const job = new FileJob(options);
   try {
     const { read } = await readHeader(job, source, undefined, false);
     const header = headerOf(read.info);

@@ -1,5 +1,6 @@
 /** One file operation's machinery: its pool, abort, worker session, the bounded batch pipeline and progress. */
-import { WorkerPool, type RequestBody } from '../pool.js';
+import { WorkerPool, acquireDefaultPool, releaseDefaultPool, type RequestBody } from '../pool.js';
+import type { Replies } from '../../worker/protocol.js';
 import { VeilError } from '../errors.js';
 import { integer } from '../validate.js';
 import type { FileJobOptions } from './types.js';
@@ -8,23 +9,23 @@ function abortReason(signal: AbortSignal): unknown {
   return signal.reason ?? new DOMException('The operation was aborted', 'AbortError');
 }
 
-function defaultWorkers(): number {
-  const n = (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator?.hardwareConcurrency;
-  return Math.max(1, Math.min(typeof n === 'number' && n > 0 ? n : 2, 4));
-}
-
 function sessionId(): string {
   const c = globalThis.crypto as Crypto & { randomUUID?: () => string };
   return typeof c.randomUUID === 'function' ? c.randomUUID() : `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
 }
 
-/** One file operation: its pool, an abort controller (the caller's signal, or our first error) and a worker session. */
+/**
+ * One file operation: its pool, an abort controller (the caller's signal, or our first error) and a
+ * worker session. The pool is the caller's (`pool`), a private one (`workers`) or else the shared
+ * default pool (`acquireDefaultPool` in ts/pool.ts).
+ */
 export class FileJob {
   readonly pool: WorkerPool;
   readonly session = sessionId();
   readonly limit: number;
   readonly batchBytes: number;
-  private readonly owned: boolean;
+  /** `private`: ours, disposed on close; `default`: the shared default pool, released on close. */
+  private readonly owned: 'private' | 'default' | undefined;
   private readonly controller = new AbortController();
   private readonly userSignal: AbortSignal | undefined;
   private readonly onUserAbort = () => this.controller.abort(abortReason(this.userSignal!));
@@ -34,16 +35,17 @@ export class FileJob {
   constructor(options: FileJobOptions) {
     if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) throw new TypeError('signal must be an AbortSignal');
     if (options.pool !== undefined && !(options.pool instanceof WorkerPool)) throw new TypeError('pool must be a WorkerPool');
-    const workers = integer('workers', options.workers ?? defaultWorkers(), 1, 64);
+    const workers = options.workers === undefined ? undefined : integer('workers', options.workers, 1, 64);
     this.batchBytes = integer('batchBytes', options.batchBytes ?? 16 << 20, 1, 1 << 30);
     this.userSignal = options.signal;
     if (this.userSignal?.aborted) throw abortReason(this.userSignal);
     this.userSignal?.addEventListener('abort', this.onUserAbort, { once: true });
-    this.owned = options.pool === undefined;
-    // The private pool: no idle termination while the operation lives (the session's wasm
-    // handle is in one of its workers); the single-threaded build (no nested thread pools).
-    this.pool = options.pool ?? new WorkerPool({ size: workers, idleTimeoutMs: 0, threads: false });
-    this.limit = integer('concurrency', options.concurrency ?? 2 * this.pool.size, 1, 1024);
+    const concurrency = options.concurrency === undefined ? undefined : integer('concurrency', options.concurrency, 1, 1024);
+    this.owned = options.pool !== undefined ? undefined : workers !== undefined ? 'private' : 'default';
+    // A private or the default pool: no idle termination while the operation lives (the session's
+    // wasm handle is in one of its workers); the single-threaded build (no nested thread pools).
+    this.pool = options.pool ?? (workers !== undefined ? new WorkerPool({ size: workers, idleTimeoutMs: 0, threads: false }) : acquireDefaultPool());
+    this.limit = concurrency ?? 2 * this.pool.size;
   }
 
   get signal(): AbortSignal {
@@ -64,26 +66,35 @@ export class FileJob {
     if (this.controller.signal.aborted) throw this.controller.signal.reason;
   }
 
-  run<T>(body: RequestBody, options: { session?: boolean; transfer?: Transferable[] } = {}): Promise<T> {
+  /** Runs a request of this job (`session`: on the session's worker); resolves with `Replies[type]`. */
+  run<B extends RequestBody>(body: B, options: { session?: boolean; transfer?: Transferable[] } = {}): Promise<Replies[B['type']]> {
     if (this.closed) return Promise.reject(new VeilError('INVALID_STATE', 'this file operation has ended'));
     if (options.session) this.opened = true;
     return this.pool.run(body, {
       signal: this.controller.signal,
       ...(options.session ? { affinity: `files:${this.session}` } : {}),
       ...(options.transfer ? { transfer: options.transfer } : {}),
-    }) as Promise<T>;
+    });
   }
 
-  /** Frees the worker session and, for a private pool, terminates every worker. */
+  /**
+   * Frees the worker session and its affinity key (`pool.release`), and terminates a private pool's
+   * workers or gives back the default pool.
+   */
   close(): void {
     if (this.closed) return;
     this.closed = true;
     this.userSignal?.removeEventListener('abort', this.onUserAbort);
-    if (this.owned) {
+    if (this.owned === 'private') {
       this.pool.dispose();
-    } else if (this.opened) {
-      this.pool.run({ type: 'files/close', session: this.session }, { affinity: `files:${this.session}` }).catch(() => {});
+      return;
     }
+    if (this.opened) {
+      const affinity = `files:${this.session}`;
+      this.pool.run({ type: 'files/close', session: this.session }, { affinity }).catch(() => {});
+      this.pool.release(affinity);
+    }
+    if (this.owned === 'default') releaseDefaultPool(this.pool);
   }
 }
 

@@ -93,7 +93,7 @@ export async function openCore(job: FileJob, source: ContainerSource, unlock: Fi
   const keys = (first: number, count: number, signal?: AbortSignal) => job.pool.run(
     { type: 'files/chunk-keys', session: job.session, fileId, first, count, usage: 'decrypt' },
     { affinity: `files:${job.session}`, signal: anySignal(job.signal, signal) },
-  ) as Promise<ChunkKeys>;
+  );
   return {
     raw, header, headerBytes: bytes, signature: read.signature as Opened['signature'], ctx: ctxOf(raw, hash), keys,
     table, bodyOffset: at + raw.leafTableLength,

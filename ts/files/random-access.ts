@@ -3,7 +3,7 @@ import { VeilError } from '../errors.js';
 import { integer } from '../validate.js';
 import { CONTAINER, chunkLength, envelopeOffset } from '../files-format.js';
 import { resolveKdfBudget } from '../keystore-format.js';
-import type { ChunksOut, HeaderRead } from '../../worker/files.protocol.js';
+import type { HeaderRead } from '../../worker/files.protocol.js';
 import { FileJob, anySignal, progress } from './job.js';
 import { openCore, type Opened } from './open.js';
 import { policyOf } from './options.js';
@@ -48,7 +48,7 @@ export async function openContainer(blob: Blob, unlock: FileUnlock, options: Fil
     return job.pool.run({
       type: 'files/decrypt-chunks', chunkKeys, ctx, first, count, source: blob.slice(from, from + bytes), output: 'bytes',
       leaves, ...(extra.discard ? { discard: true } : {}),
-    }, { signal: anySignal(job.signal, extra.signal) }) as Promise<ChunksOut & { bad?: number[] }>;
+    }, { signal: anySignal(job.signal, extra.signal) });
   };
   const per = Math.max(1, Math.floor(job.batchBytes / ctx.chunkSize));
   return {

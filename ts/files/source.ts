@@ -2,7 +2,7 @@
 import { VeilError } from '../errors.js';
 import { hexToBytes, concatBytes } from '../bytes.js';
 import { headerHashPreimage } from '../files-format.js';
-import type { ChunkContext, HeaderNeedsMore, HeaderRead, RawHeaderInfo, SignaturePolicy } from '../../worker/files.protocol.js';
+import type { ChunkContext, HeaderRead, RawHeaderInfo, SignaturePolicy } from '../../worker/files.protocol.js';
 import type { FileJob } from './job.js';
 import type { ContainerHeader, FileInput, WrapInfo } from './types.js';
 
@@ -118,7 +118,7 @@ export async function readHeader(job: FileJob, source: ContainerSource, policy: 
   let n = Math.min(source.size ?? Infinity, 8192);
   for (;;) {
     const bytes = await source.prefix(n);
-    const r = await job.run<HeaderRead | HeaderNeedsMore>(
+    const r = await job.run(
       { type: 'files/open', header: bytes, ...(policy ? { policy } : {}), ...(keep ? { session: job.session } : {}) },
       keep ? { session: true } : {},
     );

@@ -64,9 +64,13 @@ export interface SigningSeeds {
 export interface FileJobOptions {
   readonly signal?: AbortSignal;
   readonly onProgress?: (progress: FileProgress) => void;
-  /** Run on this pool (not disposed). Default: a private pool of `workers` workers, terminated when the call ends. */
+  /**
+   * Run on this pool (not disposed). Default: with `workers`, a private pool terminated when the
+   * call ends; else the default pool the file calls of this page share (`min(hardwareConcurrency, 4)`
+   * workers, kept warm for 2 s after the last call ends).
+   */
   readonly pool?: WorkerPool;
-  /** Size of the private pool (default `min(hardwareConcurrency, 4)`). */
+  /** Run on a private pool of this many workers, terminated when the call ends (default: the shared default pool). */
   readonly workers?: number;
   /**
    * Batches started but not yet consumed, across the pool (default 2 × pool size). A queued batch
@@ -231,7 +235,7 @@ export interface OpenedContainer {
   read(offset: number, length: number, options?: { readonly signal?: AbortSignal }): Promise<Uint8Array>;
   /** Authenticates every chunk (nothing is released) and reports. */
   verify(policy?: VerifyPolicy): Promise<VerificationReport>;
-  /** Terminates the private pool (if any). Further reads fail. */
+  /** Frees the container's worker session and terminates its private pool (if any) or gives back the default pool. Further reads fail. */
   close(): void;
 }
 

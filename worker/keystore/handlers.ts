@@ -1,5 +1,6 @@
 /** The `keystore/*` handlers: one line each, delegating to the module of its concern. */
-import type { KeystoreRequest } from '../keystore.protocol.js';
+import type { HandlerTable } from '../protocol.js';
+import type { KeystoreReplies, KeystoreRequest } from '../keystore.protocol.js';
 import { bytesArg } from './args.js';
 import { exportBackup, importBackup } from './backup.js';
 import { createIdentity, deleteIdentity, exportPhrase, listIdentities, publicBundle, restorePhrase } from './identities.js';
@@ -8,10 +9,8 @@ import { lock, setPassphrase, status, unlock } from './lock.js';
 import { capabilities } from './native.js';
 import { open } from './store.js';
 
-type KeystoreHandlers = { [T in KeystoreRequest['type']]: (req: Extract<KeystoreRequest, { type: T }>) => unknown };
-
-/** The `keystore/*` handlers, spread into the worker's handler table. */
-export const keystoreHandlers: KeystoreHandlers = {
+/** The `keystore/*` handlers, spread into the worker's handler table; each returns `KeystoreReplies[type]`. */
+export const keystoreHandlers: HandlerTable<KeystoreRequest, KeystoreReplies> = {
   'keystore/open': async (req) => status(await open(req)),
   'keystore/capabilities': () => capabilities(),
   'keystore/status': async (req) => status(await open(req)),

@@ -198,7 +198,7 @@ export async function publicBundle(s: Store, id: string): Promise<PublicBundle> 
   return bundle;
 }
 
-export async function deleteIdentity(s: Store, id: string): Promise<boolean> {
+export async function deleteIdentity(s: Store, id: string): Promise<true> {
   return withLock(s.name, async () => {
     const state = await readState(s);
     const session = sessionFor(s, state);
@@ -211,7 +211,7 @@ export async function deleteIdentity(s: Store, id: string): Promise<boolean> {
     });
     for (const k of [...session.native.keys()]) if (k.startsWith(`${r.id}/`)) session.native.delete(k);
     announce(s, { change: 'identity-deleted', revision, ids: [r.id] });
-    return true;
+    return true as const;
   });
 }
 
