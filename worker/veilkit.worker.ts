@@ -9,7 +9,7 @@ import { VeilError } from '../ts/errors.js';
 import { capabilities, nativeCall } from '../ts/native.js';
 import {
   WORKER_PRIMITIVES, transferables,
-  type InitRequest, type ReadyMessage, type Reply, type Request, type SerializedError,
+  type DebugHangStarted, type InitRequest, type ReadyMessage, type Reply, type Request, type SerializedError,
 } from './protocol.js';
 import { keystoreHandlers } from './keystore.js';
 import { filesHandlers } from './files.js';
@@ -62,6 +62,7 @@ const handlers: Handlers = {
   },
   'debug/hang': (req) => {
     if (!debug) throw new TypeError('debug requests are disabled');
+    scope.postMessage({ type: 'debug/hang-started', id: req.id } satisfies DebugHangStarted);
     const end = Date.now() + req.ms;
     while (Date.now() < end) {
       // busy: only termination releases this worker
