@@ -56,6 +56,19 @@ export const VECTOR_FILES = {
   mlDsaSigGen: 'vectors/ml-dsa-65/acvp_ML-DSA-sig-gen.json',
   mlDsaSigVer: 'vectors/ml-dsa-65/acvp_ML-DSA-sig-ver.json',
   argon2id: 'vectors/argon2id/argon2id_v13_vectors.json',
+  aesKw: 'vectors/aes-kw/aes_wrap_test.json',
+  aesKwRfc: 'vectors/aes-kw/rfc3394_section4.json',
+  aesKwNistAe: 'vectors/aes-kw/KW_AE_256.txt',
+  aesKwNistAd: 'vectors/aes-kw/KW_AD_256.txt',
+  sha256Short: 'vectors/sha256-hmac/SHA256ShortMsg.rsp',
+  sha256Long: 'vectors/sha256-hmac/SHA256LongMsg.rsp',
+  sha256Monte: 'vectors/sha256-hmac/SHA256Monte.rsp',
+  hmac: 'vectors/sha256-hmac/hmac_sha256_test.json',
+  hmacRfc: 'vectors/sha256-hmac/rfc-4231-sha256.txt',
+  blake3: 'vectors/blake3/test_vectors.json',
+  bip39: 'vectors/bip39/trezor_vectors.json',
+  pbkdf2: 'vectors/pbkdf2-sha256/pbkdf2_hmacsha256_test.json',
+  pbkdf2Rfc: 'vectors/pbkdf2-sha256/rfc7914_section11.json',
 } as const;
 
 export const FAMILIES = [
@@ -67,6 +80,13 @@ export const FAMILIES = [
   'X-Wing',
   'ML-DSA-65',
   'Argon2id',
+  'AES-KW',
+  'SHA-256',
+  'HMAC-SHA256',
+  'BLAKE3',
+  'PBKDF2-SHA256',
+  'BIP-39',
+  'Shamir',
 ] as const;
 export type Family = (typeof FAMILIES)[number];
 
@@ -137,6 +157,48 @@ export const EXPECTED: Readonly<Record<Family, Expectation>> = {
   },
   // argon2id_v13_vectors.json: 9 vectors, all within the 1 GiB cap.
   Argon2id: { cases: { tag: 9 }, skipped: 0 },
+  // aes_wrap_test.json: 165 tests = 68 with a 256-bit KEK + 97 with 128/192-bit KEKs;
+  // rfc3394_section4.json: 6 (3 with a 256-bit KEK); KW_AE_256.txt 500; KW_AD_256.txt 500 (100 FAIL).
+  'AES-KW': {
+    cases: {
+      'Wycheproof: valid': 13,
+      'Wycheproof: invalid → AUTHENTICATION_FAILED': 36,
+      'Wycheproof: invalid length → RangeError': 18,
+      'Wycheproof: acceptable 8-byte key → RangeError': 1,
+      'Wycheproof: AES-128/192 KEK → RangeError': 97,
+      'RFC 3394 §4': 3,
+      'RFC 3394 §4: AES-128/192 KEK → RangeError': 3,
+      'NIST KW-AE': 500,
+      'NIST KW-AD: unwrap': 400,
+      'NIST KW-AD: FAIL → AUTHENTICATION_FAILED': 100,
+    },
+    skipped: 0,
+  },
+  // SHAVS: ShortMsg 65 (Len 0 … 512 bits), LongMsg 64, Monte 100 checkpoints.
+  'SHA-256': { cases: { 'NIST ShortMsg': 65, 'NIST LongMsg': 64, 'NIST Monte checkpoint': 100 }, skipped: 0 },
+  // hmac_sha256_test.json: 174 tests (128- and 256-bit tags); RFC 4231: 6 cases in the file.
+  'HMAC-SHA256': {
+    cases: { 'Wycheproof: valid': 66, 'Wycheproof: invalid → false': 108, 'RFC 4231': 6 },
+    skipped: 0,
+  },
+  // test_vectors.json: 35 input lengths, each hash / keyed_hash / derive_key at 131 and 32 bytes.
+  BLAKE3: { cases: { 'hash + keyed_hash + derive_key': 35 }, skipped: 0 },
+  // pbkdf2_hmacsha256_test.json: 60 tests; rfc7914_section11.json: 2.
+  'PBKDF2-SHA256': { cases: { 'Wycheproof: valid': 60, 'RFC 7914 §11': 2 }, skipped: 0 },
+  // trezor_vectors.json: 24 English vectors (passphrase "TREZOR"); the other languages are skipped
+  // (veilkit has the English wordlist only) and counted.
+  'BIP-39': { cases: { 'Trezor English': 24 }, skipped: 264 },
+  // No standard vector set exists for GF(2^8) Shamir sharing: seeded random share sets, each
+  // checked against an independent Lagrange interpolation written here (shamirOracle).
+  Shamir: {
+    cases: {
+      'combine = independent interpolation': 50,
+      'split: every threshold subset interpolates to the secret': 30,
+      'duplicate or zero x → INVALID_SHARES': 2,
+      'shares of different lengths → RangeError': 1,
+    },
+    skipped: 0,
+  },
 };
 
 /** Sum of a family's pinned cases. */
@@ -832,6 +894,434 @@ async function argon2id(api: VeilkitApi, load: Loader, s: Suite): Promise<void> 
   }
 }
 
+// ---------------------------------------------------------------------------
+// NIST CAVP text files (.rsp / .txt): `#` comments, `[K = V]` section headers, `K = V` fields,
+// bare `FAIL` lines. A record starts at each field named `start`; fields before the first
+// record (SHAVS Monte `Seed`) are kept with the headers. The same rules as crate/tests/sym_util.
+
+interface RspRecord {
+  header: Record<string, string>;
+  fields: Record<string, string>;
+  fail: boolean;
+}
+
+function parseRsp(text: string, start: string): RspRecord[] {
+  let header: Record<string, string> = {};
+  const out: RspRecord[] = [];
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) continue;
+    if (line.startsWith('[') && line.endsWith(']')) {
+      const inner = line.slice(1, -1);
+      const eq = inner.indexOf('=');
+      header = { ...header, [(eq < 0 ? inner : inner.slice(0, eq)).trim()]: eq < 0 ? '' : inner.slice(eq + 1).trim() };
+      continue;
+    }
+    if (line === 'FAIL') {
+      const last = out[out.length - 1];
+      if (last === undefined) throw new Error('FAIL before any record');
+      last.fail = true;
+      continue;
+    }
+    const eq = line.indexOf('=');
+    if (eq < 0) throw new Error(`unparsable line: ${line}`);
+    const k = line.slice(0, eq).trim();
+    const v = line.slice(eq + 1).trim();
+    if (k === start) out.push({ header: { ...header }, fields: {}, fail: false });
+    const rec = out[out.length - 1];
+    if (rec === undefined) header = { ...header, [k]: v };
+    else rec.fields[k] = v;
+  }
+  return out;
+}
+
+function field(r: RspRecord, name: string): string {
+  const v = r.fields[name];
+  if (v === undefined) throw new Error(`missing field ${name}`);
+  return v;
+}
+
+interface KwGroup {
+  keySize: number;
+  tests: (WpTest & { key: string; msg: string; ct: string })[];
+}
+
+/** Wrap-key lengths the facade accepts (ts/keywrap.ts): at least 16 bytes, a multiple of 8. */
+const kwKeyOk = (n: number): boolean => n >= 16 && n % 8 === 0;
+/** Wrapped lengths unwrapKey accepts: at least 24 bytes, a multiple of 8. */
+const kwWrappedOk = (n: number): boolean => n >= 24 && n % 8 === 0;
+
+/**
+ * AES-256-KW (RFC 3394): every Wycheproof case (AES-128/192 KEKs must be refused: veilkit wraps
+ * under AES-256 only), the RFC 3394 §4 examples, NIST SP 800-38F KW-AE and KW-AD (AES-256) —
+ * the cases crate/tests/sym_keywrap.rs runs natively.
+ */
+async function aesKw(api: VeilkitApi, load: Loader, s: Suite): Promise<void> {
+  const path = VECTOR_FILES.aesKw;
+  const file = await loadJson<WycheproofFile<KwGroup>>(load, path);
+  s.wycheproof(path, file);
+  const kek = { kind: 'range', names: /^kek\b/ } as const;
+  for (const g of file.testGroups) {
+    for (const t of g.tests) {
+      const k = fromHex(t.key);
+      const msg = fromHex(t.msg);
+      const ct = fromHex(t.ct);
+      const label = tc(basename(path), t);
+      if (g.keySize !== 256) {
+        s.run(label, 'Wycheproof: AES-128/192 KEK → RangeError', (c) => {
+          c.equal('KEK length', k.length * 8, g.keySize);
+          c.rejects(api, `unwrapKey with a ${g.keySize}-bit KEK`, kek, () => api.unwrapKey(k, ct));
+        });
+      } else if (t.result === 'valid') {
+        s.run(label, 'Wycheproof: valid', (c) => {
+          const w = c.ok('wrapKey', () => api.wrapKey(k, msg));
+          if (w !== undefined) c.bytes('wrapKey', w, t.ct);
+          const u = c.ok('unwrapKey', () => api.unwrapKey(k, ct));
+          if (u !== undefined) c.bytes('unwrapKey', u, t.msg);
+        });
+      } else if (t.result === 'acceptable') {
+        // tc 109 (ShortKey): RFC 3394 allows one 8-byte semiblock; SP 800-38F and veilkit need ≥ 16 bytes.
+        s.run(label, 'Wycheproof: acceptable 8-byte key → RangeError', (c) => {
+          c.equal('flags', (t.flags ?? []).join(','), 'ShortKey');
+          c.rejects(api, `wrapKey (${msg.length}-byte key)`, { kind: 'range', names: /^keyToWrap\b/ }, () => api.wrapKey(k, msg));
+          c.rejects(api, `unwrapKey (${ct.length}-byte blob)`, { kind: 'range', names: /^wrappedKey\b/ }, () => api.unwrapKey(k, ct));
+        });
+      } else {
+        const byLength = !kwWrappedOk(ct.length);
+        s.run(label, byLength ? 'Wycheproof: invalid length → RangeError' : 'Wycheproof: invalid → AUTHENTICATION_FAILED', (c) => {
+          c.rejects(
+            api,
+            `unwrapKey (${ct.length}-byte blob)`,
+            byLength ? { kind: 'range', names: /^wrappedKey\b/ } : { kind: 'veil', code: 'AUTHENTICATION_FAILED' },
+            () => api.unwrapKey(k, ct),
+          );
+          // Wrapping the message must not reproduce the invalid ciphertext.
+          if (kwKeyOk(msg.length)) {
+            const w = c.ok('wrapKey', () => api.wrapKey(k, msg));
+            if (w !== undefined) c.equal('wrapKey differs from the invalid ciphertext', toHex(w) !== t.ct.toLowerCase(), true);
+          } else {
+            c.rejects(api, `wrapKey (${msg.length}-byte key)`, { kind: 'range', names: /^keyToWrap\b/ }, () => api.wrapKey(k, msg));
+          }
+        });
+      }
+    }
+  }
+
+  const rfc = await loadJson<{ tests: { section: string; kek: string; keyData: string; wrapped: string }[] }>(load, VECTOR_FILES.aesKwRfc);
+  for (const t of rfc.tests) {
+    const k = fromHex(t.kek);
+    const key = fromHex(t.keyData);
+    if (k.length !== 32) {
+      s.run(`RFC 3394 §${t.section}`, 'RFC 3394 §4: AES-128/192 KEK → RangeError', (c) =>
+        c.rejects(api, `wrapKey with a ${k.length * 8}-bit KEK`, kek, () => api.wrapKey(k, key)),
+      );
+      continue;
+    }
+    s.run(`RFC 3394 §${t.section}`, 'RFC 3394 §4', (c) => {
+      const w = c.ok('wrapKey', () => api.wrapKey(k, key));
+      if (w !== undefined) c.bytes('wrapKey', w, t.wrapped);
+      const u = c.ok('unwrapKey', () => api.unwrapKey(k, fromHex(t.wrapped)));
+      if (u !== undefined) c.bytes('unwrapKey', u, t.keyData);
+    });
+  }
+
+  for (const r of parseRsp(await load(VECTOR_FILES.aesKwNistAe), 'COUNT')) {
+    s.run(`${basename(VECTOR_FILES.aesKwNistAe)} [${r.header['PLAINTEXT LENGTH']}] COUNT ${field(r, 'COUNT')}`, 'NIST KW-AE', (c) => {
+      const k = fromHex(field(r, 'K'));
+      const pt = fromHex(field(r, 'P'));
+      c.equal('FAIL', r.fail, false);
+      c.equal('plaintext length', String(pt.length * 8), r.header['PLAINTEXT LENGTH']);
+      const w = c.ok('wrapKey', () => api.wrapKey(k, pt));
+      if (w !== undefined) c.bytes('wrapKey', w, field(r, 'C'));
+      const u = c.ok('unwrapKey', () => api.unwrapKey(k, fromHex(field(r, 'C'))));
+      if (u !== undefined) c.bytes('unwrapKey', u, field(r, 'P'));
+    });
+  }
+  for (const r of parseRsp(await load(VECTOR_FILES.aesKwNistAd), 'COUNT')) {
+    const label = `${basename(VECTOR_FILES.aesKwNistAd)} [${r.header['PLAINTEXT LENGTH']}] COUNT ${field(r, 'COUNT')}`;
+    const k = fromHex(field(r, 'K'));
+    const wrapped = fromHex(field(r, 'C'));
+    if (r.fail) {
+      s.run(label, 'NIST KW-AD: FAIL → AUTHENTICATION_FAILED', (c) =>
+        c.rejects(api, 'unwrapKey', { kind: 'veil', code: 'AUTHENTICATION_FAILED' }, () => api.unwrapKey(k, wrapped)),
+      );
+    } else {
+      s.run(label, 'NIST KW-AD: unwrap', (c) => {
+        const u = c.ok('unwrapKey', () => api.unwrapKey(k, wrapped));
+        if (u !== undefined) c.bytes('unwrapKey', u, field(r, 'P'));
+      });
+    }
+  }
+}
+
+/** SHA-256: NIST SHAVS ShortMsg, LongMsg (byte-oriented) and the Monte Carlo test. */
+async function sha256Suite(api: VeilkitApi, load: Loader, s: Suite): Promise<void> {
+  for (const [path, kind] of [[VECTOR_FILES.sha256Short, 'NIST ShortMsg'], [VECTOR_FILES.sha256Long, 'NIST LongMsg']] as const) {
+    for (const r of parseRsp(await load(path), 'Len')) {
+      const bits = Number(field(r, 'Len'));
+      s.run(`${basename(path)} Len ${bits}`, kind, (c) => {
+        c.equal('[L]', r.header['L'], '32');
+        // `Len = 0` is written with a placeholder `Msg = 00`.
+        const msg = bits === 0 ? new Uint8Array(0) : fromHex(field(r, 'Msg'));
+        c.equal('message length', msg.length * 8, bits);
+        const md = c.ok('sha256', () => api.sha256(msg));
+        if (md !== undefined) c.bytes('sha256', md, field(r, 'MD'));
+      });
+    }
+  }
+  // SHAVS Monte Carlo: MD0 = MD1 = MD2 = Seed, then 1000 × MD_i = SHA256(MD_{i-3} ‖ MD_{i-2} ‖ MD_{i-1});
+  // checkpoint j is MD_1002, which seeds checkpoint j + 1.
+  const monte = parseRsp(await load(VECTOR_FILES.sha256Monte), 'COUNT');
+  let seed = fromHex(monte[0]?.header['Seed'] ?? '');
+  monte.forEach((r, j) => {
+    s.run(`${basename(VECTOR_FILES.sha256Monte)} COUNT ${field(r, 'COUNT')}`, 'NIST Monte checkpoint', (c) => {
+      c.equal('COUNT', field(r, 'COUNT'), String(j));
+      let [a, b, d] = [seed, seed, seed];
+      const buf = new Uint8Array(96);
+      for (let i = 0; i < 1000; i++) {
+        buf.set(a, 0);
+        buf.set(b, 32);
+        buf.set(d, 64);
+        [a, b, d] = [b, d, api.sha256(buf)];
+      }
+      seed = d;
+      c.bytes(`checkpoint ${j}`, d, field(r, 'MD'));
+    });
+  });
+}
+
+interface MacGroup {
+  tagSize: number;
+  tests: (WpTest & { key: string; msg: string; tag: string })[];
+}
+
+/** HMAC-SHA256: Wycheproof (128- and 256-bit tags, through hmacSha256 and verifyHmacSha256) and RFC 4231. */
+async function hmacSuite(api: VeilkitApi, load: Loader, s: Suite): Promise<void> {
+  const path = VECTOR_FILES.hmac;
+  const file = await loadJson<WycheproofFile<MacGroup>>(load, path);
+  s.wycheproof(path, file);
+  for (const g of file.testGroups) {
+    const tagLen = g.tagSize / 8;
+    for (const t of g.tests) {
+      const key = fromHex(t.key);
+      const msg = fromHex(t.msg);
+      const tag = fromHex(t.tag);
+      if (t.result === 'valid') {
+        s.run(tc(basename(path), t), 'Wycheproof: valid', (c) => {
+          const mac = c.ok('hmacSha256', () => api.hmacSha256(key, msg));
+          if (mac !== undefined) c.bytes(`hmacSha256 (first ${tagLen} bytes)`, mac.subarray(0, tagLen), t.tag);
+          c.equal('verifyHmacSha256', c.ok('verifyHmacSha256', () => api.verifyHmacSha256(key, msg, tag)), true);
+        });
+      } else {
+        s.run(tc(basename(path), t), 'Wycheproof: invalid → false', (c) => {
+          c.equal('tag length', tag.length, tagLen);
+          c.equal('verifyHmacSha256', c.ok('verifyHmacSha256', () => api.verifyHmacSha256(key, msg, tag)), false);
+        });
+      }
+    }
+  }
+  for (const r of parseRsp(await load(VECTOR_FILES.hmacRfc), 'Len')) {
+    s.run(`${basename(VECTOR_FILES.hmacRfc)} Len ${field(r, 'Len')}`, 'RFC 4231', (c) => {
+      const key = fromHex(field(r, 'Key'));
+      const msg = fromHex(field(r, 'Msg'));
+      const md = fromHex(field(r, 'MD'));
+      const mac = c.ok('hmacSha256', () => api.hmacSha256(key, msg));
+      if (mac !== undefined) c.bytes('hmacSha256', mac, field(r, 'MD'));
+      c.equal('verifyHmacSha256 (32-byte tag)', c.ok('verifyHmacSha256', () => api.verifyHmacSha256(key, msg, md)), true);
+      c.equal('verifyHmacSha256 (16-byte tag)', c.ok('verifyHmacSha256', () => api.verifyHmacSha256(key, msg, md.subarray(0, 16))), true);
+    });
+  }
+}
+
+/** BLAKE3 official vectors: hash, keyed_hash and derive_key, 131-byte extended output and the 32-byte default. */
+async function blake3Suite(api: VeilkitApi, load: Loader, s: Suite): Promise<void> {
+  const path = VECTOR_FILES.blake3;
+  const file = await loadJson<{ key: string; context_string: string; cases: { input_len: number; hash: string; keyed_hash: string; derive_key: string }[] }>(load, path);
+  const key = new TextEncoder().encode(file.key);
+  for (const v of file.cases) {
+    s.run(`${basename(path)} input_len ${v.input_len}`, 'hash + keyed_hash + derive_key', (c) => {
+      c.equal('key length', key.length, 32);
+      const input = Uint8Array.from({ length: v.input_len }, (_, i) => i % 251);
+      for (const [what, want, fn] of [
+        ['hash', v.hash, (n: number) => api.blake3(input, { length: n })],
+        ['keyed_hash', v.keyed_hash, (n: number) => api.blake3(input, { length: n, key })],
+        ['derive_key', v.derive_key, (n: number) => api.blake3DeriveKey(file.context_string, input, n)],
+      ] as const) {
+        c.equal(`${what} vector length`, want.length, 2 * 131);
+        const full = c.ok(`${what} (131 bytes)`, () => fn(131));
+        if (full !== undefined) c.bytes(`${what} (131 bytes)`, full, want);
+        const short32 = c.ok(`${what} (32 bytes)`, () => fn(32));
+        if (short32 !== undefined) c.bytes(`${what} (32 bytes)`, short32, want.slice(0, 64));
+      }
+      const dflt = c.ok('blake3 default length', () => api.blake3(input));
+      if (dflt !== undefined) c.bytes('blake3 default length', dflt, v.hash.slice(0, 64));
+    });
+  }
+}
+
+interface Pbkdf2Group {
+  tests: (WpTest & { password: string; salt: string; iterationCount: number; dkLen: number; dk: string })[];
+}
+
+/** PBKDF2-HMAC-SHA256 through the wasm build: every Wycheproof case and RFC 7914 §11 (string passwords). */
+async function pbkdf2Suite(api: VeilkitApi, load: Loader, s: Suite): Promise<void> {
+  const path = VECTOR_FILES.pbkdf2;
+  const file = await loadJson<WycheproofFile<Pbkdf2Group>>(load, path);
+  s.wycheproof(path, file);
+  for (const g of file.testGroups) {
+    for (const t of g.tests) {
+      s.run(tc(basename(path), t), `Wycheproof: ${t.result}`, (c) => {
+        const dk = c.ok('derivePbkdf2', () => api.derivePbkdf2(fromHex(t.password), fromHex(t.salt), t.iterationCount, t.dkLen));
+        if (dk !== undefined) c.bytes('derivePbkdf2', dk, t.dk);
+      });
+    }
+  }
+  const rfc = await loadJson<{ tests: { password: string; salt: string; iterations: number; dkLen: number; dk: string }[] }>(load, VECTOR_FILES.pbkdf2Rfc);
+  for (const t of rfc.tests) {
+    s.run(`RFC 7914 §11 "${t.password}" / ${t.iterations}`, 'RFC 7914 §11', (c) => {
+      // A string password is UTF-8 encoded by the facade; the salt goes in as bytes.
+      const dk = c.ok('derivePbkdf2', () => api.derivePbkdf2(t.password, new TextEncoder().encode(t.salt), t.iterations, t.dkLen));
+      if (dk !== undefined) c.bytes('derivePbkdf2', dk, t.dk);
+    });
+  }
+}
+
+/** BIP-39: the Trezor English vectors (entropy ↔ phrase, seed with the passphrase "TREZOR"). */
+async function bip39Suite(api: VeilkitApi, load: Loader, s: Suite): Promise<void> {
+  const path = VECTOR_FILES.bip39;
+  const file = await loadJson<Record<string, [string, string, string, string][]>>(load, path);
+  const others = Object.entries(file).filter(([lang]) => lang !== 'english');
+  const otherCases = others.reduce((n, [, v]) => n + v.length, 0);
+  if (otherCases > 0) s.skip(otherCases, `${basename(path)}: ${others.map(([l]) => l).join(', ')}: veilkit has the English wordlist only`);
+  (file['english'] ?? []).forEach(([entropy, phrase, seed], i) => {
+    s.run(`${basename(path)} english #${i}`, 'Trezor English', (c) => {
+      const words = c.ok('entropyToMnemonic', () => api.entropyToMnemonic(fromHex(entropy)));
+      c.equal('entropyToMnemonic', words, phrase);
+      const back = c.ok('mnemonicToEntropy', () => api.mnemonicToEntropy(phrase));
+      if (back !== undefined) c.bytes('mnemonicToEntropy', back, entropy);
+      c.equal('validateMnemonic', c.ok('validateMnemonic', () => api.validateMnemonic(phrase)), true);
+      const sd = c.ok('mnemonicToSeed', () => api.mnemonicToSeed(phrase, 'TREZOR'));
+      if (sd !== undefined) c.bytes('mnemonicToSeed', sd, seed);
+    });
+  });
+}
+
+// ---------------------------------------------------------------------------
+// Shamir over GF(2^8) (AES polynomial x^8 + x^4 + x^3 + x + 1), independently of crate/src/shamir.rs.
+
+/** Seeded Shamir cases generated (EXPECTED pins what must pass). */
+const SHAMIR_COMBINE_CASES = 50;
+const SHAMIR_SPLIT_CASES = 30;
+
+function gfMul(a: number, b: number): number {
+  let r = 0;
+  for (let i = 0; i < 8; i++) {
+    if (b & 1) r ^= a;
+    const carry = a & 0x80;
+    a = (a << 1) & 0xff;
+    if (carry) a ^= 0x1b;
+    b >>= 1;
+  }
+  return r;
+}
+
+function gfInv(a: number): number {
+  // a^254 = a^-1 for a ≠ 0.
+  let r = 1;
+  for (let i = 0; i < 254; i++) r = gfMul(r, a);
+  return r;
+}
+
+/** The secret of shares `x ‖ y`: Lagrange interpolation at 0, byte by byte. */
+function shamirOracle(shares: readonly Uint8Array[]): Uint8Array {
+  const xs = shares.map((sh) => sh[0]!);
+  const out = new Uint8Array(shares[0]!.length - 1);
+  const basis = xs.map((xi, i) => {
+    let num = 1;
+    let den = 1;
+    xs.forEach((xj, j) => {
+      if (j === i) return;
+      num = gfMul(num, xj);
+      den = gfMul(den, xj ^ xi);
+    });
+    return gfMul(num, gfInv(den));
+  });
+  for (let b = 0; b < out.length; b++) {
+    let acc = 0;
+    shares.forEach((sh, i) => {
+      acc ^= gfMul(sh[b + 1]!, basis[i]!);
+    });
+    out[b] = acc;
+  }
+  return out;
+}
+
+/** xorshift32: a fixed seed gives the same share sets in every runtime. */
+function seeded(seed: number): (n: number) => number {
+  let x = seed >>> 0;
+  return (n) => {
+    x ^= x << 13;
+    x >>>= 0;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    x >>>= 0;
+    return x % n;
+  };
+}
+
+/** Distinct non-zero x coordinates. */
+function distinctXs(rand: (n: number) => number, n: number): number[] {
+  const xs = new Set<number>();
+  while (xs.size < n) xs.add(1 + rand(255));
+  return [...xs];
+}
+
+/**
+ * Shamir sharing through the wasm build: shamirCombine on seeded random share sets against
+ * the interpolation above; shamirSplit's shares (any threshold subset interpolates to the
+ * secret, independently and through shamirCombine); the documented refusals.
+ */
+async function shamirSuite(api: VeilkitApi, _load: Loader, s: Suite): Promise<void> {
+  const rand = seeded(0x5ea_a1e5);
+  for (let k = 0; k < SHAMIR_COMBINE_CASES; k++) {
+    const t = 2 + rand(5);
+    const len = 1 + rand(48);
+    const shares = distinctXs(rand, t).map((x) => Uint8Array.from({ length: 1 + len }, (_, i) => (i === 0 ? x : rand(256))));
+    s.run(`shamir combine #${k} (t=${t}, ${len} bytes)`, 'combine = independent interpolation', (c) => {
+      const got = c.ok('shamirCombine', () => api.shamirCombine(shares));
+      if (got !== undefined) c.bytes('shamirCombine', got, toHex(shamirOracle(shares)));
+    });
+  }
+  for (let k = 0; k < SHAMIR_SPLIT_CASES; k++) {
+    const n = 2 + rand(8);
+    const t = 2 + rand(n - 1);
+    const secret = Uint8Array.from({ length: 1 + rand(64) }, () => rand(256));
+    const from = rand(n - t + 1);
+    s.run(`shamir split #${k} (${t} of ${n}, ${secret.length} bytes)`, 'split: every threshold subset interpolates to the secret', (c) => {
+      const shares = c.ok('shamirSplit', () => api.shamirSplit(secret, t, n));
+      if (shares === undefined) return;
+      c.equal('share count', shares.length, n);
+      c.equal('share lengths', shares.every((sh) => sh.length === 1 + secret.length), true);
+      c.equal('distinct non-zero x', new Set(shares.map((sh) => sh[0])).size === n && shares.every((sh) => sh[0] !== 0), true);
+      const subset = shares.slice(from, from + t);
+      c.bytes('interpolation of a threshold subset', shamirOracle(subset), toHex(secret));
+      const back = c.ok('shamirCombine', () => api.shamirCombine([...subset].reverse()));
+      if (back !== undefined) c.bytes('shamirCombine of a threshold subset', back, toHex(secret));
+    });
+  }
+  const a = Uint8Array.of(1, 10, 20);
+  const b = Uint8Array.of(2, 30, 40);
+  s.run('shamir duplicate x', 'duplicate or zero x → INVALID_SHARES', (c) =>
+    c.rejects(api, 'shamirCombine (x = 1 twice)', { kind: 'veil', code: 'INVALID_SHARES' }, () => api.shamirCombine([a, Uint8Array.of(1, 50, 60)])),
+  );
+  s.run('shamir zero x', 'duplicate or zero x → INVALID_SHARES', (c) =>
+    c.rejects(api, 'shamirCombine (x = 0)', { kind: 'veil', code: 'INVALID_SHARES' }, () => api.shamirCombine([Uint8Array.of(0, 1, 2), b])),
+  );
+  s.run('shamir lengths', 'shares of different lengths → RangeError', (c) =>
+    c.rejects(api, 'shamirCombine (3- and 2-byte shares)', { kind: 'range', names: /^shares\[1\]/ }, () => api.shamirCombine([a, Uint8Array.of(2, 30)])),
+  );
+}
+
 const RUNNERS: Record<Family, (api: VeilkitApi, load: Loader, s: Suite) => Promise<void>> = {
   'AES-GCM': aesGcm,
   X25519: x25519,
@@ -841,6 +1331,13 @@ const RUNNERS: Record<Family, (api: VeilkitApi, load: Loader, s: Suite) => Promi
   'X-Wing': xWing,
   'ML-DSA-65': mlDsa,
   Argon2id: argon2id,
+  'AES-KW': aesKw,
+  'SHA-256': sha256Suite,
+  'HMAC-SHA256': hmacSuite,
+  BLAKE3: blake3Suite,
+  'PBKDF2-SHA256': pbkdf2Suite,
+  'BIP-39': bip39Suite,
+  Shamir: shamirSuite,
 };
 
 /**
