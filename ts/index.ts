@@ -7,7 +7,7 @@
  * `veilkit/primitives`.
  */
 export * from './primitives.js';
-export { WorkerPool, deserializeError, type PoolOptions, type RunOptions, type RequestBody } from './pool.js';
+export { WorkerPool, deserializeError, type PoolOptions, type RunOptions, type RequestBody, type WorkerExit, type WorkerExitReason } from './pool.js';
 export {
   Keystore, decodePublicBundle, verifyPublicBundle, IDENTITY_DERIVATION, DEFAULT_PASSPHRASE_KDF, MIN_PASSPHRASE_KDF, DEFAULT_KDF_BUDGET,
   type KeystoreOptions, type CreateIdentityOptions, type RestoreOptions, type DecapsulateOptions, type PublicBundle,

@@ -18,6 +18,16 @@ type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K>
 /** A request before the pool gives it an id. */
 export type RequestBody = DistributiveOmit<Request, 'id'>;
 
+/** Why a worker of the pool went away (see `PoolOptions.onWorkerExit`). */
+export type WorkerExitReason = 'idle' | 'crashed' | 'aborted' | 'failed to start' | 'disposed';
+
+/** One worker leaving the pool. */
+export interface WorkerExit {
+  /** The worker's slot (0 … size − 1); a replacement takes the same slot. */
+  readonly slot: number;
+  readonly reason: WorkerExitReason;
+}
+
 export interface PoolOptions {
   /** Number of workers (default `navigator.hardwareConcurrency`, at least 1). */
   size?: number;
@@ -31,6 +41,8 @@ export interface PoolOptions {
   debug?: boolean;
   /** Called with every worker→page message (test builds: e.g. asserting that no secret bytes reach the page). */
   inspectReply?: (message: unknown) => void;
+  /** Called after a worker is terminated, with its slot and why (e.g. to observe idle termination). */
+  onWorkerExit?: (exit: WorkerExit) => void;
   /** The workers' `init({ route })`: where routable primitives run (default `'auto'`, see `capabilities()`). */
   route?: RoutePreference;
   /** The workers' `init({ threads })`: `false` forces the SIMD build, a number sets each worker's thread pool size. */
@@ -97,6 +109,7 @@ export class WorkerPool {
   private readonly wasmUrl: string | undefined;
   private readonly debug: boolean;
   private readonly inspectReply: ((message: unknown) => void) | undefined;
+  private readonly onWorkerExit: ((exit: WorkerExit) => void) | undefined;
   private readonly route: RoutePreference | undefined;
   private readonly threads: boolean | number | undefined;
   private nextId = 1;
@@ -112,6 +125,7 @@ export class WorkerPool {
     this.wasmUrl = options.wasmUrl === undefined ? undefined : String(options.wasmUrl);
     this.debug = options.debug === true;
     this.inspectReply = options.inspectReply;
+    this.onWorkerExit = options.onWorkerExit;
     this.route = options.route;
     this.threads = options.threads;
     this.slots = Array.from({ length: size }, (_, index) => ({ index, worker: undefined, ready: undefined, job: undefined, idleTimer: undefined }));
@@ -174,7 +188,7 @@ export class WorkerPool {
     for (const slot of this.slots) {
       if (slot.job) this.settle(slot.job, err);
       slot.job = undefined;
-      this.kill(slot);
+      this.kill(slot, 'disposed');
     }
   }
 
@@ -257,7 +271,7 @@ export class WorkerPool {
       },
       (err: unknown) => {
         if (slot.job !== running) return;
-        this.kill(slot);
+        this.kill(slot, 'failed to start');
         this.finish(slot, running);
         this.settle(running, err);
       },
@@ -280,7 +294,7 @@ export class WorkerPool {
   private onCrash(slot: Slot, worker: Worker, message: string): void {
     if (slot.worker !== worker) return;
     const job = slot.job;
-    this.kill(slot);
+    this.kill(slot, 'crashed');
     if (job) {
       this.finish(slot, job);
       this.settle(job, new VeilError('WASM_PANIC', `the worker running this call died: ${message}`));
@@ -307,7 +321,7 @@ export class WorkerPool {
     }
     if (slot) {
       // The worker may be deep inside wasm: terminating it is the only way to release the work.
-      this.kill(slot);
+      this.kill(slot, 'aborted');
       this.finish(slot, slot.job!);
       this.settle(job, abortError(signal));
     }
@@ -320,7 +334,7 @@ export class WorkerPool {
     this.pump();
     if (slot.job === undefined && slot.worker !== undefined && this.idleTimeoutMs > 0) {
       slot.idleTimer = setTimeout(() => {
-        if (slot.job === undefined) this.kill(slot);
+        if (slot.job === undefined) this.kill(slot, 'idle');
       }, this.idleTimeoutMs);
     }
   }
@@ -352,12 +366,15 @@ export class WorkerPool {
     else job.reject(valueOrError);
   }
 
-  private kill(slot: Slot): void {
+  private kill(slot: Slot, reason: WorkerExitReason): void {
     if (slot.idleTimer !== undefined) clearTimeout(slot.idleTimer);
     slot.idleTimer = undefined;
-    slot.worker?.terminate();
+    const worker = slot.worker;
     slot.worker = undefined;
     slot.ready = undefined;
+    if (worker === undefined) return;
+    worker.terminate();
+    this.onWorkerExit?.({ slot: slot.index, reason });
   }
 }
 

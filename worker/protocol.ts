@@ -53,6 +53,13 @@ export interface ReadyMessage {
   readonly error?: SerializedError;
 }
 
+/** Posted by `debug/hang` (debug workers only) just before it starts its busy loop: tests abort on it, not on a timer. */
+export interface DebugHangStarted {
+  readonly type: 'debug/hang-started';
+  /** The id of the `debug/hang` request. */
+  readonly id: number;
+}
+
 export type Request =
   | { readonly id: number; readonly type: 'primitives/call'; readonly name: WorkerPrimitive; readonly args: readonly unknown[] }
   | { readonly id: number; readonly type: 'veilkit/ping' }

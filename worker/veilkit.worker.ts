@@ -8,7 +8,7 @@ import * as primitives from '../ts/primitives.js';
 import { capabilities, nativeCall } from '../ts/native.js';
 import {
   WORKER_PRIMITIVES, transferables, serializeError,
-  type HandlerTable, type InitRequest, type ReadyMessage, type Replies, type Reply, type Request,
+  type DebugHangStarted, type HandlerTable, type InitRequest, type ReadyMessage, type Replies, type Reply, type Request,
 } from './protocol.js';
 import { keystoreHandlers } from './keystore.js';
 import { filesHandlers } from './files.js';
@@ -52,6 +52,7 @@ const handlers: HandlerTable<Request, Replies> = {
   },
   'debug/hang': (req) => {
     if (!debug) throw new TypeError('debug requests are disabled');
+    scope.postMessage({ type: 'debug/hang-started', id: req.id } satisfies DebugHangStarted);
     const end = Date.now() + req.ms;
     while (Date.now() < end) {
       // busy: only termination releases this worker

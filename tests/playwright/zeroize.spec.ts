@@ -11,6 +11,41 @@ declare global {
 
 const SCENARIOS = ['ed25519', 'x25519', 'mlkem', 'pq', 'bip39', 'symmetric'] as const;
 
+/**
+ * What each scenario must search for: the secrets it recomputes and the 16-byte windows of
+ * them (the halves of a 32-byte secret, a stride over longer ones; fixtures/zeroize-page.ts
+ * `windows`). Fixed by the scenarios' code, not by the random keys: a scenario that silently
+ * stops collecting a secret (and so searches for less) fails here.
+ */
+const SEARCHED: Record<(typeof SCENARIOS)[number] | 'messaging' | 'container' | 'CONTAINER_WRAPS_SCENARIO' | 'CONTAINER_HYBRID_SIGNER_SCENARIO', { secrets: number; windows: number }> = {
+  ed25519: { secrets: 16, windows: 32 },
+  x25519: { secrets: 7, windows: 14 },
+  mlkem: { secrets: 6, windows: 46 },
+  pq: { secrets: 5, windows: 10 },
+  // bip39: 4 secrets (entropy, phrase, seed, fresh phrase); its windows depend on the phrases' lengths.
+  bip39: { secrets: 4, windows: -1 },
+  symmetric: { secrets: 10, windows: 23 },
+  messaging: { secrets: 16, windows: 60 },
+  container: { secrets: 13, windows: 43 },
+  CONTAINER_WRAPS_SCENARIO: { secrets: 27, windows: 57 },
+  CONTAINER_HYBRID_SIGNER_SCENARIO: { secrets: 16, windows: 92 },
+};
+/**
+ * The windows of a secret of `n` bytes, as fixtures/zeroize-page.ts `windows` picks them (every
+ * 16 bytes up to 64 bytes, then a 64-byte stride, plus the last 16): for the bip39 scenario,
+ * whose phrases (random words) have no fixed length.
+ */
+function windowsOf(n: number): number {
+  if (n < 16) return 0;
+  const starts = new Set<number>();
+  for (let at = 0; at + 16 <= n; at += n <= 64 ? 16 : 64) starts.add(at);
+  starts.add(n - 16);
+  return starts.size;
+}
+
+/** Memory snapshots the container scenarios take right after individual calls (each scanned too). */
+const SNAPSHOTS = { container: 5, CONTAINER_WRAPS_SCENARIO: 9, CONTAINER_HYBRID_SIGNER_SCENARIO: 5 } as const;
+
 test.beforeEach(async ({ page }) => {
   await page.goto('/tests/playwright/fixtures/zeroize.html');
   await expect(page).toHaveTitle('ready');
@@ -21,7 +56,10 @@ for (const name of SCENARIOS) {
     const r = await page.evaluate((n) => window.zeroizeTests.SCENARIOS[n]!(), name);
     console.log(`${r.name}: ${r.secrets} secrets, ${r.windows} windows, ${r.memoryBytes} bytes of memory, stack depth ${r.stackDepth}, ${r.hits.length} hits`);
     for (const h of r.hits) console.log(`  ${h.secret} [+${h.at}] at ${h.offset} (${h.region})`);
-    expect(r.windows).toBeGreaterThan(0);
+    const lengths = r.secretLengths ?? {};
+    const windows = name === 'bip39' ? Object.values(lengths).reduce((n, len) => n + windowsOf(len), 0) : SEARCHED[name].windows;
+    if (name === 'bip39') expect(Object.entries(lengths).filter(([k]) => !k.includes('phrase'))).toEqual([['entropy', 32], ['seed', 64]]);
+    expect({ secrets: r.secrets, windows: r.windows }).toEqual({ secrets: SEARCHED[name].secrets, windows });
     expect(r.hits).toEqual([]);
   });
 }
@@ -36,6 +74,7 @@ test('no secret bytes left in wasm memory: messaging', async ({ page }) => {
   const r = await page.evaluate(() => window.zeroizeTests.MESSAGING_SCENARIO());
   console.log(`${r.name}: ${r.secrets} secrets, ${r.windows} windows, stack depth ${r.stackDepth}, ${r.hits.length} hits`);
   for (const h of r.hits) console.log(`  ${h.secret} [+${h.at}] at ${h.offset} (${h.region})`);
+  expect({ secrets: r.secrets, windows: r.windows }).toEqual(SEARCHED.messaging);
   expect(r.hits).toEqual([]);
 });
 
@@ -47,7 +86,8 @@ test('no secret bytes left in wasm memory: container (password + X-Wing recipien
   expect(r.dekHitsWhileHeld).toBeGreaterThan(0);
   // Every recomputed secret was confirmed against the container, so the scan looks for the right bytes.
   expect(r.confirmed).toEqual(['argon2id KEK', 'x-wing shared secret', 'x-wing KEK', 'x-wing expansion']);
-  expect(r.snapshots).toBeGreaterThan(0);
+  expect({ secrets: r.secrets, windows: r.windows }).toEqual(SEARCHED.container);
+  expect(r.snapshots).toBe(SNAPSHOTS.container);
   expect(r.hits).toEqual([]);
 });
 
@@ -78,8 +118,8 @@ for (const s of EXTENDED) {
     for (const k of s.held) expect(r.heldHits?.[k], k).toBeGreaterThan(0);
     // Every recomputed secret was confirmed against the container, so the scan looks for the right bytes.
     expect(r.confirmed).toEqual([...s.confirmed]);
-    expect(r.windows).toBeGreaterThan(0);
-    expect(r.snapshots).toBeGreaterThan(0);
+    expect({ secrets: r.secrets, windows: r.windows }).toEqual(SEARCHED[s.run]);
+    expect(r.snapshots).toBe(SNAPSHOTS[s.run]);
     expect(r.hits).toEqual([]);
   });
 }

@@ -72,8 +72,7 @@ function expectLength(what: string, a: unknown, n: number): void {
 const bytes = (n: number, fill = 7): Uint8Array => new Uint8Array(n).fill(fill);
 const text = (s: string): Uint8Array => new TextEncoder().encode(s);
 
-// The deliberately ill-typed arguments go through `any`.
-type Loose = any;
+// The deliberately ill-typed arguments are cast to `never` (assignable to any parameter).
 
 export const API_CHECKS: ApiCheck[] = [
   {
@@ -91,15 +90,15 @@ export const API_CHECKS: ApiCheck[] = [
     name: 'wrong argument type → TypeError',
     run: (api) => {
       const key = bytes(32);
-      expectTypeError('sha256("abc")', () => api.sha256('abc' as Loose));
-      expectTypeError('sha256(number[])', () => api.sha256([1, 2, 3] as Loose));
-      expectTypeError('encryptAesGcm(ArrayBuffer key)', () => api.encryptAesGcm(new ArrayBuffer(32) as Loose, bytes(4)));
-      expectTypeError('encryptAesGcm(plaintext = string)', () => api.encryptAesGcm(key, 'hello' as Loose));
-      expectTypeError('decryptAesGcm(key = null)', () => api.decryptAesGcm(null as Loose, bytes(40)));
-      expectTypeError('ecdhSharedSecret(undefined, pk)', () => api.ecdhSharedSecret(undefined as Loose, bytes(32, 9)));
-      expectTypeError('signMessage(sk, {})', () => api.signMessage(bytes(64), {} as Loose));
-      expectTypeError('deriveHkdf(ikm, salt, info, "32")', () => api.deriveHkdf(bytes(32), null, null, '32' as Loose));
-      expectTypeError('mlKemDecapsulate(number, ct)', () => api.mlKemDecapsulate(42 as Loose, bytes(1088)));
+      expectTypeError('sha256("abc")', () => api.sha256('abc' as never));
+      expectTypeError('sha256(number[])', () => api.sha256([1, 2, 3] as never));
+      expectTypeError('encryptAesGcm(ArrayBuffer key)', () => api.encryptAesGcm(new ArrayBuffer(32) as never, bytes(4)));
+      expectTypeError('encryptAesGcm(plaintext = string)', () => api.encryptAesGcm(key, 'hello' as never));
+      expectTypeError('decryptAesGcm(key = null)', () => api.decryptAesGcm(null as never, bytes(40)));
+      expectTypeError('ecdhSharedSecret(undefined, pk)', () => api.ecdhSharedSecret(undefined as never, bytes(32, 9)));
+      expectTypeError('signMessage(sk, {})', () => api.signMessage(bytes(64), {} as never));
+      expectTypeError('deriveHkdf(ikm, salt, info, "32")', () => api.deriveHkdf(bytes(32), null, null, '32' as never));
+      expectTypeError('mlKemDecapsulate(number, ct)', () => api.mlKemDecapsulate(42 as never, bytes(1088)));
     },
   },
   {
@@ -160,7 +159,10 @@ export const API_CHECKS: ApiCheck[] = [
       const e = thrown('decryptAesGcm', () => api.decryptAesGcm(bytes(32), bytes(40)));
       if (!(e instanceof api.VeilError)) fail(`expected VeilError, got ${describe(e)}`);
       if (!(e instanceof Error)) fail('VeilError should extend Error');
-      if (typeof e.code !== 'string') fail('VeilError.code should be a string');
+      // ts/aead.ts: "Any tampering, wrong key or wrong AAD throws VeilError('AUTHENTICATION_FAILED')".
+      if (e.code !== 'AUTHENTICATION_FAILED') fail(`VeilError.code: expected AUTHENTICATION_FAILED, got ${String(e.code)}`);
+      if (e.name !== 'VeilError') fail(`VeilError.name: expected "VeilError", got "${e.name}"`);
+      if (!api.VEIL_ERROR_CODES.includes(e.code)) fail(`VeilError.code ${e.code} is not in VEIL_ERROR_CODES`);
       if (typeof e.message !== 'string' || e.message.length === 0) fail('VeilError should have a message');
     },
   },

@@ -20,13 +20,20 @@ export async function encryptFileTo(input: FileInput, writable: FileSystemWritab
   let prefixLength = 0;
   const chunkSize = options?.chunkSize ?? CONTAINER.defaultChunkSize;
   const sink: EnvelopeSink = {
-    output: 'blob',
+    // The envelopes come back from the workers as transferred buffers and go straight to the file:
+    // no Blob in between, so a multi-GiB run never leans on the browser's blob storage (whose
+    // overflow is paged to disk and can fail to read back).
+    output: 'bytes',
     begin: async (h) => {
       prefixLength = h;
       await writable.write({ type: 'write', position: 0, data: new Uint8Array(h) });
     },
     put: async (first, data) => {
-      await writable.write({ type: 'write', position: prefixLength + envelopeOffset(chunkSize, first), data: data instanceof Blob ? data : new Blob(data as Uint8Array<ArrayBuffer>[]) });
+      let position = prefixLength + envelopeOffset(chunkSize, first);
+      for (const part of data instanceof Blob ? [data] : data) {
+        await writable.write({ type: 'write', position, data: part as Uint8Array<ArrayBuffer> | Blob });
+        position += part instanceof Blob ? part.size : part.length;
+      }
     },
     finish: async (prefix) => {
       await writable.write({ type: 'write', position: 0, data: prefix as Uint8Array<ArrayBuffer> });
