@@ -50,7 +50,8 @@ skip_step() {
 
 run_step "setup" bash scripts/setup.sh
 run_step "dependency hygiene" bash scripts/check-deps.sh
-run_step "cargo test (native vectors)" cargo test -p veilkit
+# --show-output: the vector counts and skip reasons the tests print appear in the log.
+run_step "cargo test (native vectors)" cargo test -p veilkit -- --show-output
 run_step "fuzz smoke (every target, 10 s)" bash fuzz/smoke.sh 10
 run_step "clippy (native, all targets)" cargo clippy -p veilkit --all-targets -- -D warnings
 run_step "clippy (wasm32, --features wasm)" \

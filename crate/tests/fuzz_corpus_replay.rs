@@ -27,6 +27,7 @@ fn replay(target: &str, entry: Entry, accepts: fn(&[u8]) -> bool) {
     files.sort();
     assert!(files.len() >= 4, "{target}: corpus too small");
     let (mut valid, mut invalid) = (0, 0);
+    let mut unlabelled = Vec::new();
     for f in &files {
         let data = std::fs::read(f).unwrap();
         if let Err(broken) = entry(&data) {
@@ -40,8 +41,17 @@ fn replay(target: &str, entry: Entry, accepts: fn(&[u8]) -> bool) {
         } else if name.starts_with("invalid_") {
             assert!(!ok, "{name} should be rejected");
             invalid += 1;
+        } else {
+            unlabelled.push(name);
         }
     }
+    println!(
+        "{target} corpus: {} seeds, {valid} valid_ (must parse), {invalid} invalid_ (must be rejected), \
+         {} without a prefix (replayed for totality only, no verdict asserted): {unlabelled:?}",
+        files.len(),
+        unlabelled.len()
+    );
+    assert_eq!(valid + invalid + unlabelled.len(), files.len());
     assert!(
         valid > 0 && invalid > 0,
         "{target}: {valid} valid, {invalid} invalid"
