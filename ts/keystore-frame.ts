@@ -17,6 +17,7 @@
  */
 import { Keystore, keystoreOnTransport, keystoreRun, type KeystoreOptions } from './keystore.js';
 import { resolveKdfBudget } from './keystore-format.js';
+import { checkName } from '../worker/keystore/args.js';
 import { VeilError } from './errors.js';
 import {
   DEFAULT_FRAME_TIMEOUT_MS, ISOLATED_PROTOCOL_VERSION, awaitReady, checkOrigin, isConnectMessage, isPortRequest, managerOnly,
@@ -129,8 +130,7 @@ export interface KeystoreManagerOptions {
 export async function connectKeystoreManager(options: KeystoreManagerOptions = {}): Promise<Keystore> {
   if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
   if (window.top !== window) throw new VeilError('TOP_LEVEL_REQUIRED', 'the keystore manager runs only in a top-level window');
-  const name = options.name ?? new URLSearchParams(location.hash.slice(1)).get('name') ?? '';
-  if (!/^[A-Za-z0-9._-]{1,64}$/.test(name)) throw new RangeError('name must be 1 to 64 characters from A-Z a-z 0-9 . _ -');
+  const name = checkName(options.name ?? new URLSearchParams(location.hash.slice(1)).get('name') ?? '');
   const kdfBudget = resolveKdfBudget(options.kdfBudget);
   const timeoutMs = options.timeoutMs ?? DEFAULT_FRAME_TIMEOUT_MS;
   if (!Number.isSafeInteger(timeoutMs) || timeoutMs < 1) throw new RangeError('timeoutMs must be a positive integer');

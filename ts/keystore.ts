@@ -16,6 +16,7 @@
  */
 import { WorkerPool, type PoolOptions, type RequestBody } from './pool.js';
 import { resolveKdfBudget, type PublicBundle } from './keystore-format.js';
+import { checkName } from '../worker/keystore/args.js';
 import {
   connectKeystoreFrame, resolveIsolatedOptions, type IsolatedKeystoreOptions, type KeystoreBody, type ResolvedIsolatedOptions,
 } from './keystore-isolated.js';
@@ -148,12 +149,6 @@ function requestPersistence(): void {
   const storage = (globalThis as { navigator?: { storage?: { persist?: () => Promise<boolean> } } }).navigator?.storage;
   if (typeof (globalThis as { window?: unknown }).window === 'undefined' || typeof storage?.persist !== 'function') return;
   storage.persist().catch(() => {});
-}
-
-function checkName(name: unknown): string {
-  if (typeof name !== 'string') throw new TypeError('name must be a string');
-  if (!/^[A-Za-z0-9._-]{1,64}$/.test(name)) throw new RangeError('name must be 1 to 64 characters from A-Z a-z 0-9 . _ -');
-  return name;
 }
 
 export class Keystore {

@@ -1,5 +1,6 @@
 /** Checks of the arguments of `keystore/*` requests. */
 
+/** A store name (also checked on the page, ts/keystore.ts and ts/keystore-frame.ts): 1–64 of `A-Z a-z 0-9 . _ -`. */
 export function checkName(name: unknown): string {
   if (typeof name !== 'string') throw new TypeError('name must be a string');
   if (!/^[A-Za-z0-9._-]{1,64}$/.test(name)) throw new RangeError('name must be 1 to 64 characters from A-Z a-z 0-9 . _ -');
