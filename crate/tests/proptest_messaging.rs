@@ -11,6 +11,8 @@
     clippy::panic
 )]
 
+mod messaging_util;
+use messaging_util::chunked_failure;
 use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::sample::Index;
@@ -33,27 +35,6 @@ fn code<T>(r: Result<T, MessagingError>) -> Option<&'static str> {
     r.err().map(|e| e.code())
 }
 
-/// The code PROTOCOL.md §4 gives a chunked ciphertext that is not an
-/// encryption under (key, aad): `INVALID_LENGTH` below the 8-byte header,
-/// `MALFORMED_INPUT` when the header's geometry does not fit the length, else
-/// `AUTHENTICATION_FAILED` (as in `messaging_adversarial.rs`).
-fn chunked_failure(ct: &[u8]) -> &'static str {
-    if ct.len() < 8 {
-        return "INVALID_LENGTH";
-    }
-    let size = u128::from(u32::from_be_bytes(ct[..4].try_into().unwrap()));
-    let n = u128::from(u32::from_be_bytes(ct[4..8].try_into().unwrap()));
-    let body = (ct.len() - 8) as u128;
-    let fits = size > 0 && n > 0 && body >= 28 * n && {
-        let (pt, full) = (body - 28 * n, (n - 1) * size);
-        pt >= full && pt - full <= size && (pt > full || n == 1)
-    };
-    if fits {
-        "AUTHENTICATION_FAILED"
-    } else {
-        "MALFORMED_INPUT"
-    }
-}
 
 proptest! {
     #![proptest_config(cases(256))]
