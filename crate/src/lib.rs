@@ -21,6 +21,7 @@ pub mod messaging;
 pub mod mldsa;
 pub mod mlkem;
 pub mod rng;
+pub mod session;
 pub mod shamir;
 pub mod x25519;
 pub mod xwing;
