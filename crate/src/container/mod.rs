@@ -78,10 +78,13 @@ pub fn encrypt(plaintext: &[u8], mut options: EncryptOptions) -> Result<Encrypte
     let chunk_size = usize::try_from(options.chunk_size)
         .map_err(|_| ContainerError::InvalidChunkSize(options.chunk_size))?;
     let mut enc = ContainerEncryptor::new(options)?;
+    // At most `plaintext.len()` chunks, so the count fits in a `usize`; it only sizes the
+    // allocation, so 0 on the impossible failed conversion is harmless.
+    let chunks = usize::try_from(enc.chunk_count()).unwrap_or(0);
     let mut body = Vec::with_capacity(
         plaintext
             .len()
-            .saturating_add((enc.chunk_count() as usize).saturating_mul(chunk::ENVELOPE_OVERHEAD)),
+            .saturating_add(chunks.saturating_mul(chunk::ENVELOPE_OVERHEAD)),
     );
     for piece in plaintext.chunks(chunk_size.max(1)) {
         body.extend_from_slice(&enc.push_chunk(piece)?);

@@ -42,6 +42,10 @@ type CResult<T> = Result<T, ContainerError>;
 /// Largest integer a JS number holds exactly.
 const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
 
+#[allow(
+    clippy::cast_possible_truncation,
+    reason = "`v as u64` only runs on a whole number in 0 ..= 2^53 - 1 (checked first): exact"
+)]
 fn safe_u64(what: &'static str, v: f64) -> CResult<u64> {
     if v.is_finite() && v.fract() == 0.0 && v >= 0.0 && v <= MAX_SAFE_INTEGER as f64 {
         Ok(v as u64)
