@@ -22,8 +22,8 @@
  * This module re-exports what the rest of veilkit and its tests use; the code
  * lives in worker/keystore/, one file a concern: idb (IndexedDB promise
  * helpers), db (schema, migrations, storage errors, Web Lock, commit),
- * records (record types, sealing), native (WebCrypto keys, capability
- * self-test), store (per-worker stores and sessions), identities, keys (sign,
+ * records (record types, sealing), capabilities (routes for new keys;
+ * WebCrypto itself is in ts/webcrypto/), store (per-worker stores and sessions), identities, keys (sign,
  * derive, decapsulate), lock (passphrase, unlock, lock, status), backup, args
  * (request checks) and handlers.
  */

@@ -6,7 +6,7 @@ import type { KeystoreChange } from '../keystore.protocol.js';
 import { checkName } from './args.js';
 import { STORE_FORMAT, SCHEMA_VERSION, checkFormat, locked, openKeystoreDb, read, storageError, withLock } from './db.js';
 import { abort, done, request } from './idb.js';
-import { subtle } from './native.js';
+import { subtle } from '../../ts/webcrypto/subtle.js';
 import type { DeviceRecord, StateRecord } from './records.js';
 
 // ---------------------------------------------------------------------------
