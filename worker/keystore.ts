@@ -9,7 +9,7 @@
  *   unlocked — or, without a passphrase, a device key (a non-extractable
  *   `CryptoKey` in IndexedDB: then same-origin script is the same principal
  *   as the app).
- * - WebCrypto-route keys are imported from their unwrapped seeds as
+ * - Native-route keys are imported from their unwrapped seeds as
  *   non-extractable `CryptoKey`s into this worker's memory, and dropped on
  *   `lock` (or when another tab locks or changes the passphrase).
  * - Every operation reads the state in the transaction that reads its

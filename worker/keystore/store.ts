@@ -19,7 +19,7 @@ export interface Session {
   /** S (passphrase) or the device key: wraps every secret record. */
   readonly key: CryptoKey;
   readonly passphrase: boolean;
-  /** WebCrypto-route private keys imported from their seeds, by record id. */
+  /** Native-route (WebCrypto) private keys imported from their seeds, by record id. */
   readonly native: Map<string, CryptoKey>;
 }
 
