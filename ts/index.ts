@@ -18,6 +18,7 @@ export {
   capabilities, type Capabilities, type Routes, type Route, type RoutePreference, type WasmBuild,
   type WebCryptoSupport, type AlgorithmSupport,
 } from './native.js';
+export { KDF_BOUNDS, type KdfBounds, type CostBounds, type Argon2CostBounds } from './kdf-bounds.js';
 export { MlKemDecapsulationKey, generateMlKemKey, importMlKemSeed, type MlKemKeyOptions } from './mlkem-key.js';
 export {
   encryptFile, encryptFileTo, decryptFile, openContainer, inspectContainer, saveFile, CONTAINER,

@@ -16,6 +16,7 @@
  */
 import { WorkerPool, type PoolOptions, type RequestBody } from './pool.js';
 import { resolveKdfBudget, type PublicBundle } from './keystore-format.js';
+import { bytes } from './validate.js';
 import { checkName } from '../worker/keystore/args.js';
 import {
   connectKeystoreFrame, resolveIsolatedOptions, type IsolatedKeystoreOptions, type KeystoreBody, type ResolvedIsolatedOptions,
@@ -138,11 +139,6 @@ function identityId(identity: IdentityHandle | string): string {
   if (typeof identity === 'string') return identity;
   if (typeof identity === 'object' && identity !== null && typeof identity.id === 'string') return identity.id;
   throw new TypeError('identity must be an IdentityHandle or an identity id');
-}
-
-function checkBytes(name: string, v: unknown): Uint8Array {
-  if (!(v instanceof Uint8Array)) throw new TypeError(`${name} must be a Uint8Array`);
-  return v;
 }
 
 function requestPersistence(): void {
@@ -321,7 +317,7 @@ export class Keystore {
    */
   async importBackup(backup: Uint8Array, passphrase: string, options?: BackupOptions): Promise<ImportBackupResult> {
     const kdfBudget = this.budget(options);
-    const copy = checkBytes('backup', backup).slice();
+    const copy = bytes('backup', backup).slice();
     return this.run({ type: 'keystore/import-backup', backup: copy, passphrase, kdfBudget }, [copy.buffer]);
   }
 
@@ -329,7 +325,7 @@ export class Keystore {
   async sign(identity: IdentityHandle | string, message: Uint8Array, options: { algorithm?: 'ed25519' | 'ml-dsa-65'; context?: Uint8Array } = {}): Promise<Uint8Array> {
     return this.run({
       type: 'keystore/sign', identity: identityId(identity), algorithm: options.algorithm ?? 'ed25519',
-      message: checkBytes('message', message), ...(options.context !== undefined ? { context: checkBytes('context', options.context) } : {}),
+      message: bytes('message', message), ...(options.context !== undefined ? { context: bytes('context', options.context) } : {}),
     });
   }
 
@@ -340,8 +336,8 @@ export class Keystore {
    */
   async signHybrid(identity: IdentityHandle | string, message: Uint8Array, options: { context?: Uint8Array } = {}): Promise<HybridSignature> {
     return this.run({
-      type: 'keystore/sign-hybrid', identity: identityId(identity), message: checkBytes('message', message),
-      ...(options.context !== undefined ? { context: checkBytes('context', options.context) } : {}),
+      type: 'keystore/sign-hybrid', identity: identityId(identity), message: bytes('message', message),
+      ...(options.context !== undefined ? { context: bytes('context', options.context) } : {}),
     });
   }
 
@@ -352,7 +348,7 @@ export class Keystore {
   async deriveSharedKey(identity: IdentityHandle | string, peerPublicKey: Uint8Array, info: Uint8Array): Promise<CryptoKey> {
     return this.run({
       type: 'keystore/derive-shared-key', identity: identityId(identity),
-      peerPublicKey: checkBytes('peerPublicKey', peerPublicKey), info: checkBytes('info', info),
+      peerPublicKey: bytes('peerPublicKey', peerPublicKey), info: bytes('info', info),
     });
   }
 
@@ -363,8 +359,8 @@ export class Keystore {
     const port = options.port;
     if (port !== undefined && !(port instanceof MessagePort)) throw new TypeError('port must be a MessagePort');
     const r = await this.run({
-      type: 'keystore/decapsulate', identity: identityId(identity), kem, ciphertext: checkBytes('ciphertext', ciphertext),
-      info: options.info === undefined ? new Uint8Array(0) : checkBytes('info', options.info), output: options.output ?? 'aes-gcm',
+      type: 'keystore/decapsulate', identity: identityId(identity), kem, ciphertext: bytes('ciphertext', ciphertext),
+      info: options.info === undefined ? new Uint8Array(0) : bytes('info', options.info), output: options.output ?? 'aes-gcm',
       ...(port ? { port } : {}),
     }, port ? [port] : undefined);
     return r === true ? undefined : r;

@@ -6,9 +6,3 @@ export function checkName(name: unknown): string {
   if (!/^[A-Za-z0-9._-]{1,64}$/.test(name)) throw new RangeError('name must be 1 to 64 characters from A-Z a-z 0-9 . _ -');
   return name;
 }
-
-export function bytesArg(name: string, v: unknown, length?: number): Uint8Array {
-  if (!(v instanceof Uint8Array)) throw new TypeError(`${name} must be a Uint8Array`);
-  if (length !== undefined && v.length !== length) throw new RangeError(`${name} must be ${length} bytes, got ${v.length}`);
-  return v;
-}

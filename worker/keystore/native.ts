@@ -7,7 +7,8 @@
 import * as P from '../../ts/primitives.js';
 import { VeilError } from '../../ts/errors.js';
 import { wipe } from '../../ts/validate.js';
-import { concat, deriveKeySeed, publicKeyFromKeySeed } from '../../ts/keystore-format.js';
+import { deriveKeySeed, publicKeyFromKeySeed } from '../../ts/keystore-format.js';
+import { bs, concatBytes, equalBytes } from '../../ts/bytes.js';
 import type { KeyRoute, KeyType, KeystoreCapabilities } from '../keystore.protocol.js';
 import { SCHEMA_VERSION } from './db.js';
 
@@ -24,7 +25,6 @@ interface ModernSubtle {
   sign(alg: unknown, key: CryptoKey, data: BufferSource): Promise<ArrayBuffer>;
 }
 export const modern = (): ModernSubtle => globalThis.crypto.subtle as unknown as ModernSubtle;
-export const buf = (b: Uint8Array): Uint8Array<ArrayBuffer> => b as Uint8Array<ArrayBuffer>;
 
 // ---------------------------------------------------------------------------
 // Native (WebCrypto) keys and the capability self-test
@@ -39,19 +39,19 @@ export async function importNative(type: KeyType, keySeed: Uint8Array): Promise<
   switch (type) {
     case 'ed25519':
     case 'x25519': {
-      const pkcs8 = concat(PKCS8_PREFIX[type], keySeed);
+      const pkcs8 = concatBytes([PKCS8_PREFIX[type], keySeed]);
       try {
         return type === 'ed25519'
-          ? await subtle().importKey('pkcs8', buf(pkcs8), { name: 'Ed25519' }, false, ['sign'])
-          : await subtle().importKey('pkcs8', buf(pkcs8), { name: 'X25519' }, false, ['deriveBits']);
+          ? await subtle().importKey('pkcs8', bs(pkcs8), { name: 'Ed25519' }, false, ['sign'])
+          : await subtle().importKey('pkcs8', bs(pkcs8), { name: 'X25519' }, false, ['deriveBits']);
       } finally {
         wipe(pkcs8);
       }
     }
     case 'ml-kem-768':
-      return modern().importKey('raw-seed', buf(keySeed), { name: 'ML-KEM-768' }, false, ['decapsulateBits', 'decapsulateKey']);
+      return modern().importKey('raw-seed', bs(keySeed), { name: 'ML-KEM-768' }, false, ['decapsulateBits', 'decapsulateKey']);
     case 'ml-dsa-65':
-      return modern().importKey('raw-seed', buf(keySeed), { name: 'ML-DSA-65' }, false, ['sign']);
+      return modern().importKey('raw-seed', bs(keySeed), { name: 'ML-DSA-65' }, false, ['sign']);
     case 'x-wing':
       throw new VeilError('INTERNAL', 'X-Wing has no WebCrypto route');
   }
@@ -77,15 +77,15 @@ function detectNative(): Promise<Record<NativeAlg, boolean>> {
       'x25519': await probe(async () => {
         const s = deriveKeySeed(seed, 'x25519');
         const peerSecret = deriveKeySeed(seed, 'x-wing');
-        const peer = await subtle().importKey('raw', buf(P.x25519PublicKey(peerSecret)), { name: 'X25519' }, true, []);
+        const peer = await subtle().importKey('raw', bs(P.x25519PublicKey(peerSecret)), { name: 'X25519' }, true, []);
         const bits = new Uint8Array(await subtle().deriveBits({ name: 'X25519', public: peer }, await importNative('x25519', s), 256));
-        return equal(bits, P.ecdhSharedSecret(peerSecret, publicKeyFromKeySeed('x25519', s)));
+        return equalBytes(bits, P.ecdhSharedSecret(peerSecret, publicKeyFromKeySeed('x25519', s)));
       }),
       'ml-kem-768': await probe(async () => {
         const s = deriveKeySeed(seed, 'ml-kem-768');
         const { ciphertext, sharedSecret } = P.mlKemEncapsulate(publicKeyFromKeySeed('ml-kem-768', s));
-        const ss = new Uint8Array(await modern().decapsulateBits({ name: 'ML-KEM-768' }, await importNative('ml-kem-768', s), buf(ciphertext)));
-        return equal(ss, sharedSecret);
+        const ss = new Uint8Array(await modern().decapsulateBits({ name: 'ML-KEM-768' }, await importNative('ml-kem-768', s), bs(ciphertext)));
+        return equalBytes(ss, sharedSecret);
       }),
       'ml-dsa-65': await probe(async () => {
         const s = deriveKeySeed(seed, 'ml-dsa-65');
@@ -122,8 +122,4 @@ export async function capabilities(): Promise<KeystoreCapabilities> {
     indexedDb: typeof indexedDB === 'object' && indexedDB !== null,
     schemaVersion: SCHEMA_VERSION,
   };
-}
-
-function equal(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && a.every((v, i) => v === b[i]);
 }

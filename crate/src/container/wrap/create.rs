@@ -6,7 +6,8 @@ use zeroize::Zeroizing;
 use super::super::chunk::Dek;
 use super::super::error::{ContainerError, Result};
 use super::super::share::{ThresholdShare, check_threshold};
-use super::entry::{Argon2idCost, CT_MLKEM_LEN, PBKDF2_MAX_ITERATIONS, PBKDF2_MIN_ITERATIONS, WrapEntry};
+use super::entry::{Argon2idCost, CT_MLKEM_LEN, WrapEntry};
+use crate::kdf::KDF_BOUNDS;
 use super::kek::{argon2_kek, group_kek, hybrid_kek, pbkdf2_kek, recipient_id_for, threshold_kek, wrap_dek};
 use super::unlock::KdfBudget;
 use crate::{rng, shamir, xwing};
@@ -129,7 +130,7 @@ pub fn create_wrap(
             password,
             iterations,
         } => {
-            if !(PBKDF2_MIN_ITERATIONS..=PBKDF2_MAX_ITERATIONS).contains(iterations) {
+            if !KDF_BOUNDS.wrap_pbkdf2_iterations.contains(*iterations) {
                 return Err(ContainerError::InvalidOption(
                     "pbkdf2 iterations outside 600000..=10000000",
                 ));
