@@ -1,5 +1,11 @@
 /** Checks of the arguments of `keystore/*` requests. */
 
+/** A passphrase (lock, unlock, backups): a non-empty string, else `TypeError`. */
+export function checkPassphrase(passphrase: unknown): string {
+  if (typeof passphrase !== 'string' || passphrase.length === 0) throw new TypeError('passphrase must be a non-empty string');
+  return passphrase;
+}
+
 /** A store name (also checked on the page, ts/keystore.ts and ts/keystore-frame.ts): 1–64 of `A-Z a-z 0-9 . _ -`. */
 export function checkName(name: unknown): string {
   if (typeof name !== 'string') throw new TypeError('name must be a string');

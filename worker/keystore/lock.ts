@@ -13,14 +13,14 @@ import { subtle } from './native.js';
 import { bs } from '../../ts/bytes.js';
 import { seal, unseal, withSecret, type LockRecord, type SecretRecord, type StateRecord } from './records.js';
 import { announce, readState, sessionFor, type Store } from './store.js';
+import { checkPassphrase } from './args.js';
 
 // ---------------------------------------------------------------------------
 // Passphrases (lock and backup)
 
 /** Argon2id(UTF-8(passphrase), salt, params) → 32 bytes. The caller checked the parameters against the KDF budget. */
 export function passphraseKey(passphrase: unknown, salt: Uint8Array, params: PassphraseKdfParams): Uint8Array {
-  if (typeof passphrase !== 'string' || passphrase.length === 0) throw new TypeError('passphrase must be a non-empty string');
-  return P.argon2id(passphrase, salt, { ...params, length: 32 });
+  return P.argon2id(checkPassphrase(passphrase), salt, { ...params, length: 32 });
 }
 
 /** The storage key S = Argon2id(passphrase) as a non-extractable AES-GCM key; the derived bytes are wiped. */
@@ -84,7 +84,7 @@ function validLock(l: LockRecord): PassphraseKdfParams {
 export async function unlock(s: Store, passphrase: string, budget: KdfBudget | undefined): Promise<KeystoreStatus> {
   const state = await readState(s);
   if (!state.lock) return status(s);
-  if (typeof passphrase !== 'string' || passphrase.length === 0) throw new TypeError('passphrase must be a non-empty string');
+  checkPassphrase(passphrase);
   const params = validLock(state.lock);
   // The parameters come from storage that page script can write: bounded before any work.
   checkArgon2Budget(params, budget);
