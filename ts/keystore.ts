@@ -17,6 +17,7 @@
 import { WorkerPool, type PoolOptions, type RequestBody } from './pool.js';
 import { resolveKdfBudget, type PublicBundle } from './keystore-format.js';
 import { bytes } from './validate.js';
+import { Listeners } from './listeners.js';
 import { checkName } from '../worker/keystore/args.js';
 import {
   connectKeystoreFrame, resolveIsolatedOptions, type IsolatedKeystoreOptions, type KeystoreBody, type ResolvedIsolatedOptions,
@@ -152,7 +153,7 @@ export class Keystore {
   private readonly transport: KeystoreTransport;
   private readonly kdfBudget: KdfBudget;
   private readonly isolated: ResolvedIsolatedOptions | undefined;
-  private readonly listeners = new Set<(change: KeystoreChange) => void>();
+  private readonly listeners = new Listeners<KeystoreChange>();
   private channel: BroadcastChannel | undefined;
   private unsubscribe: (() => void) | undefined;
   private closed = false;
@@ -373,21 +374,15 @@ export class Keystore {
   onChange(listener: (change: KeystoreChange) => void): () => void {
     if (typeof listener !== 'function') throw new TypeError('listener must be a function');
     if (this.transport.subscribe) {
-      this.unsubscribe ??= this.transport.subscribe((change) => {
-        for (const l of [...this.listeners]) l(change);
-      });
+      this.unsubscribe ??= this.transport.subscribe((change) => this.listeners.emit(change));
     } else if (!this.channel && typeof BroadcastChannel === 'function') {
       this.channel = new BroadcastChannel(`veilkit-keystore:${this.name}`);
       this.channel.onmessage = (e: MessageEvent) => {
         const change = e.data as KeystoreChange;
-        if (change?.name !== this.name) return;
-        for (const l of [...this.listeners]) l(change);
+        if (change?.name === this.name) this.listeners.emit(change);
       };
     }
-    this.listeners.add(listener);
-    return () => {
-      this.listeners.delete(listener);
-    };
+    return this.listeners.add(listener);
   }
 
   /**
