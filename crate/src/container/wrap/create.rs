@@ -7,9 +7,11 @@ use super::super::chunk::Dek;
 use super::super::error::{ContainerError, Result};
 use super::super::share::{ThresholdShare, check_threshold};
 use super::entry::{Argon2idCost, CT_MLKEM_LEN, WrapEntry};
-use crate::kdf::KDF_BOUNDS;
-use super::kek::{argon2_kek, group_kek, hybrid_kek, pbkdf2_kek, recipient_id_for, threshold_kek, wrap_dek};
+use super::kek::{
+    argon2_kek, group_kek, hybrid_kek, pbkdf2_kek, recipient_id_for, threshold_kek, wrap_dek,
+};
 use super::unlock::KdfBudget;
+use crate::kdf::KDF_BOUNDS;
 use crate::{rng, shamir, xwing};
 
 /// How to protect the DEK of a new container (one wrap entry each).
@@ -96,7 +98,11 @@ impl WrapSpec {
 ///
 /// # Errors
 /// [`ContainerError::KdfBudgetExceeded`].
-pub fn check_writer_budget(specs: &[WrapSpec], kept_passwords: usize, budget: &KdfBudget) -> Result<()> {
+pub fn check_writer_budget(
+    specs: &[WrapSpec],
+    kept_passwords: usize,
+    budget: &KdfBudget,
+) -> Result<()> {
     let mut passwords = u32::try_from(kept_passwords).unwrap_or(u32::MAX);
     for spec in specs {
         let fits = match spec {
