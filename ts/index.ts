@@ -16,6 +16,7 @@ export {
 } from './keystore.js';
 export { capabilities, type Capabilities, type Routes, type Route, type RoutePreference, type WasmBuild } from './webcrypto/routes.js';
 export type { WebCryptoSupport, AlgorithmSupport } from './webcrypto/probe.js';
+export { KDF_BOUNDS, type KdfBounds, type CostBounds, type Argon2CostBounds } from './kdf-bounds.js';
 export { MlKemDecapsulationKey, generateMlKemKey, importMlKemSeed, type MlKemKeyOptions } from './mlkem-key.js';
 export {
   encryptFile, encryptFileTo, decryptFile, openContainer, inspectContainer, saveFile, CONTAINER,

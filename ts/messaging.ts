@@ -9,7 +9,7 @@
 import * as wasm from './wasm/veilkit.js';
 import { VeilError } from './errors.js';
 import { call } from './init.js';
-import { bytes, exact, integer, oneOf, optionalBytes, string, wipe } from './validate.js';
+import { bytes, exact, integer, oneOf, optionalBytes, string, utf8, wipe } from './validate.js';
 import { base64urlDecode, base64urlEncode } from './bytes.js';
 import { keypair, splitOwned, type Keypair } from './split.js';
 
@@ -56,13 +56,6 @@ function safeInteger(name: string, value: unknown, min = 0): number {
 function boolean(name: string, value: unknown): boolean {
   if (typeof value !== 'boolean') throw new TypeError(`${name} must be a boolean, got ${typeof value}`);
   return value;
-}
-
-function utf8Length(name: string, value: unknown, min: number, max: number): string {
-  const s = string(name, value);
-  const n = new TextEncoder().encode(s).length;
-  if (n < min || n > max) throw new RangeError(`${name} must be ${min} to ${max} UTF-8 bytes, got ${n}`);
-  return s;
 }
 
 function malformed(what: string): VeilError {
@@ -771,8 +764,8 @@ export function registryAddDevice(
   accountSigningKey: Uint8Array,
 ): string {
   const r = string('registryJson', registryJson);
-  const id = utf8Length('deviceId', deviceId, 1, MESSAGING.maxDeviceIdLength);
-  const n = utf8Length('name', name, 0, MESSAGING.maxDeviceNameLength);
+  const id = utf8('deviceId', deviceId, 1, MESSAGING.maxDeviceIdLength);
+  const n = utf8('name', name, 0, MESSAGING.maxDeviceNameLength);
   const t = safeInteger('addedAt', addedAt);
   const pk = nonEmpty('devicePublicKey', devicePublicKey, MESSAGING.maxDevicePublicKeyLength);
   const sk = oneOf('accountSigningKey', accountSigningKey, ED25519_SECRET_LENGTHS);
@@ -782,7 +775,7 @@ export function registryAddDevice(
 /** Revokes a device, signed by the account identity key; returns the new JSON. */
 export function registryRevokeDevice(registryJson: string, deviceId: string, revokedAt: number, accountSigningKey: Uint8Array): string {
   const r = string('registryJson', registryJson);
-  const id = utf8Length('deviceId', deviceId, 1, MESSAGING.maxDeviceIdLength);
+  const id = utf8('deviceId', deviceId, 1, MESSAGING.maxDeviceIdLength);
   const t = safeInteger('revokedAt', revokedAt);
   const sk = oneOf('accountSigningKey', accountSigningKey, ED25519_SECRET_LENGTHS);
   return call(() => wasm.registryRevokeDevice(r, id, t, sk));

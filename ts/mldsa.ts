@@ -2,7 +2,7 @@
 import * as wasm from './wasm/veilkit.js';
 import { VeilError } from './errors.js';
 import { call } from './init.js';
-import { bytes, exact, optionalBytes } from './validate.js';
+import { atMost, bytes, exact, optionalBytes } from './validate.js';
 import { keypair, type Keypair } from './split.js';
 
 export const ML_DSA_65 = Object.freeze({
@@ -20,9 +20,7 @@ export interface MlDsaSignOptions {
 }
 
 function context(value: Uint8Array | undefined): Uint8Array {
-  const c = optionalBytes('context', value);
-  if (c.length > ML_DSA_65.maxContextLength) throw new RangeError(`context must be at most 255 bytes, got ${c.length}`);
-  return c;
+  return atMost('context', optionalBytes('context', value), ML_DSA_65.maxContextLength);
 }
 
 /** A fresh `[secretKey(32-byte seed ξ), publicKey(1952)]`, or the one of a given seed. */
