@@ -106,7 +106,7 @@ export const API_CHECKS: ApiCheck[] = [
     run: (api) => {
       expectRangeError('encryptAesGcm(31-byte key)', /key/i, () => api.encryptAesGcm(bytes(31), bytes(4)));
       expectRangeError('encryptAesGcmWithIv(11-byte iv)', /\biv\b|nonce/i, () =>
-        api.encryptAesGcmWithIv(bytes(32), bytes(11), bytes(4)),
+        api.hazmat.encryptAesGcmWithIv(bytes(32), bytes(11), bytes(4)),
       );
       expectRangeError('decryptAesGcm(27-byte ciphertext)', /ciphertext|sealed/i, () =>
         api.decryptAesGcm(bytes(32), bytes(27)),
