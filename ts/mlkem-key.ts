@@ -66,10 +66,9 @@ export class MlKemDecapsulationKey {
 
   /**
    * The non-extractable WebCrypto key on the native route (usable with `decapsulateKey` directly);
-   * `undefined` on wasm. Throws `VeilError('INVALID_STATE')` once the key is disposed.
+   * `undefined` on wasm and once the key is disposed (a property, not a use of the key: it does not throw).
    */
   get webCryptoKey(): CryptoKey | undefined {
-    this.#live();
     return this.#webCryptoKey;
   }
 
@@ -79,8 +78,8 @@ export class MlKemDecapsulationKey {
 
   /**
    * Forgets the key (wipes the wasm route's bytes, drops the WebCrypto key). Idempotent; `decapsulate`
-   * and `webCryptoKey` afterwards throw `VeilError('INVALID_STATE')` (the public `encapsulationKey`
-   * and `route` stay readable).
+   * afterwards rejects with `VeilError('INVALID_STATE')`; `webCryptoKey` is `undefined`, the public
+   * `encapsulationKey` and `route` stay readable.
    */
   dispose(): void {
     if (this.#expanded) wipe(this.#expanded);

@@ -131,7 +131,7 @@ test('SasVerification and ReplayStore: every method after dispose is INVALID_STA
   }
 });
 
-test('MlKemDecapsulationKey: decapsulate and webCryptoKey after dispose are INVALID_STATE; the public key stays readable', async () => {
+test('MlKemDecapsulationKey: decapsulate after dispose is INVALID_STATE; the public key stays readable', async () => {
   await api.init();
   for (const release of ['dispose', 'destroy', Symbol.dispose] as const) {
     const key = await api.generateMlKemKey();
@@ -140,7 +140,7 @@ test('MlKemDecapsulationKey: decapsulate and webCryptoKey after dispose are INVA
     key[release]();
     await assert.rejects(key.decapsulate(ciphertext), invalidState, String(release));
     await assert.rejects(key.decapsulate(new Uint8Array(1)), invalidState, 'the state is checked before the arguments');
-    assert.throws(() => key.webCryptoKey, invalidState);
+    assert.equal(key.webCryptoKey, undefined, 'the WebCrypto key is dropped (a property: it does not throw)');
     assert.equal(key.encapsulationKey.length, 1184);
     key.dispose();
   }
