@@ -24,4 +24,5 @@ export {
   type IdentitySigner, type SigningSeeds, type FileJobOptions, type EncryptFileOptions, type FileUnlock, type SignaturePolicyOptions,
   type DecryptFileOptions, type WrapInfo, type ContainerHeader, type SignatureStatus, type ContainerInspection, type VerifyPolicy,
   type VerificationReport, type OpenedContainer, type EncryptToResult, type SaveFileOptions, type SignatureInfo, type UnlockOptions,
+  type FileJobStatus, type FileJobSnapshot, type FileOperation,
 } from './files.js';

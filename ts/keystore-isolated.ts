@@ -12,6 +12,7 @@
 import { VeilError } from './errors.js';
 import { Listeners } from './listeners.js';
 import { deserializeError } from './pool.js';
+import { disposedError } from './dispose.js';
 import type { SerializedError } from '../worker/protocol.js';
 import type { KeystoreChange, KeystoreReplies, KeystoreRequest } from '../worker/keystore.protocol.js';
 
@@ -129,7 +130,7 @@ export class PortTransport {
 
   /** Resolves with the frame's `KeystoreReplies[type]` (its keystore runs the worker's typed handlers). */
   run<B extends KeystoreBody>(body: B, transfer?: Transferable[]): Promise<KeystoreReplies[B['type']]> {
-    if (this.closed) return Promise.reject(new TypeError('this Keystore has been closed'));
+    if (this.closed) return Promise.reject(disposedError('this Keystore'));
     const id = this.nextId++;
     return new Promise<KeystoreReplies[B['type']]>((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });

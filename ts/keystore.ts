@@ -14,6 +14,7 @@
  * const key = await ks.deriveSharedKey(me, peerX25519, info); // non-extractable AES-GCM
  * ```
  */
+import { disposeSymbol, disposedError } from './dispose.js';
 import { WorkerPool, type PoolOptions, type RequestBody } from './pool.js';
 import { resolveKdfBudget, type PublicBundle } from './keystore-format.js';
 import { bytes } from './validate.js';
@@ -42,10 +43,10 @@ export interface KeystoreOptions {
   name: string;
   /**
    * Pool to run in (calls use affinity `keystore:<name>`). Default: a private
-   * one-worker pool without idle termination, closed by `close()`. A shared
+   * one-worker pool without idle termination, terminated by `dispose()`. A shared
    * pool whose workers idle out or crash relocks a passphrase-protected store.
    * (The keystore does not use the default pool the file calls share: a file job
-   * crashing its worker would relock the store, and `close()` could not forget the
+   * crashing its worker would relock the store, and `dispose()` could not forget the
    * unlocked key by terminating a worker others still use.)
    */
   pool?: WorkerPool;
@@ -192,14 +193,14 @@ export class Keystore {
     try {
       await ks.run({ type: 'keystore/open' });
     } catch (e) {
-      ks.close();
+      ks.dispose();
       throw e;
     }
     return ks;
   }
 
   private run<B extends Body>(body: B, transfer?: Transferable[]): Promise<KeystoreReplies[B['type']]> {
-    if (this.closed) return Promise.reject(new TypeError('this Keystore has been closed'));
+    if (this.closed) return Promise.reject(disposedError('this Keystore'));
     return this.transport.run(body, transfer);
   }
 
@@ -212,7 +213,7 @@ export class Keystore {
    * does; `same-origin-allow-popups` does not). Returns the window, or `null` if it was blocked.
    */
   openManager(): Window | null {
-    if (this.closed) throw new TypeError('this Keystore has been closed');
+    if (this.closed) throw disposedError('this Keystore');
     if (this.isolated === undefined) throw new TypeError('openManager is for an isolated-origin keystore (options.isolated)');
     if (this.isolated.managerUrl === undefined) throw new TypeError('isolated.managerUrl is not set');
     const url = new URL(this.isolated.managerUrl.href);
@@ -372,6 +373,7 @@ export class Keystore {
    * isolated-origin mode, of the keystore origin as embedded by this site; returns the unsubscribe function.
    */
   onChange(listener: (change: KeystoreChange) => void): () => void {
+    if (this.closed) throw disposedError('this Keystore');
     if (typeof listener !== 'function') throw new TypeError('listener must be a function');
     if (this.transport.subscribe) {
       this.unsubscribe ??= this.transport.subscribe((change) => this.listeners.emit(change));
@@ -388,8 +390,9 @@ export class Keystore {
   /**
    * Stops listening and, when the keystore owns its pool, terminates its worker (which forgets any
    * unlocked key); in isolated-origin mode, closes the channel and removes the keystore frame.
+   * Idempotent; every other method afterwards throws or rejects with `VeilError('INVALID_STATE')`.
    */
-  close(): void {
+  dispose(): void {
     if (this.closed) return;
     this.closed = true;
     this.listeners.clear();
@@ -397,5 +400,15 @@ export class Keystore {
     this.channel = undefined;
     this.unsubscribe?.();
     this.transport.close();
+  }
+
+  /** Same as {@link Keystore.dispose} (`using ks = await Keystore.open(…)`). */
+  [disposeSymbol](): void {
+    this.dispose();
+  }
+
+  /** @deprecated Use {@link Keystore.dispose} (or `using`); the same call. */
+  close(): void {
+    this.dispose();
   }
 }
