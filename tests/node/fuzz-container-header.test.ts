@@ -1,7 +1,7 @@
 // Seeded mutation fuzzing of the container header path the browser file layer
 // takes (issue 8). Header parsing itself is Rust (cargo-fuzz `container_header`);
 // this drives it the way worker/files.ts `openHeader` and ts/files.ts `readHeader`
-// do — containerHeaderLength, ContainerReaderHandle, info() JSON, checkSignature,
+// do — containerHeaderLength, ContainerReaderHandle, info() (the core's typed HeaderInfo), checkSignature,
 // through the facade's `call` error mapping — and checks the TypeScript geometry
 // (ts/files-format.ts) against what the reader reports. Every input yields a header
 // or a VeilError with a container / primitive code; the prefix-growing loop ends.
@@ -14,8 +14,8 @@ import * as wasm from '../../ts/wasm/veilkit.js';
 import { call } from '../../ts/init.js';
 import { VEIL_ERROR_CODES, VeilError } from '../../ts/errors.js';
 import { CONTAINER, chunkCount, chunkLength, containerLength, envelopeOffset } from '../../ts/files-format.js';
-import { bytesToHex, hexToBytes } from '../../ts/bytes.js';
-import type { RawHeaderInfo } from '../../worker/files.protocol.js';
+import { bytesToHex } from '../../ts/bytes.js';
+import type { HeaderInfo } from '../../worker/files.protocol.js';
 import { Rng, Tally, mutations, placed, sameBytes, type MutationPlan } from '../shared/mutate.js';
 
 const VECTOR_DIRS = ['vectors/container', 'vectors/container/browser'];
@@ -28,7 +28,7 @@ const ROUND_TRIPS = 150;
 const ROUND_TRIP_SPLIT = { n: 126, refused: 24 };
 
 type Outcome =
-  | { readonly kind: 'header'; readonly info: RawHeaderInfo; readonly infoJson: string; readonly signature: string; readonly headerHash: Uint8Array; readonly containerLength: number; readonly rounds: number }
+  | { readonly kind: 'header'; readonly info: HeaderInfo; readonly infoJson: string; readonly signature: string; readonly headerHash: Uint8Array; readonly containerLength: number; readonly rounds: number }
   | { readonly kind: 'error'; readonly code: string };
 
 /** worker/files.ts `openHeader`, minus the session bookkeeping. */
@@ -37,8 +37,9 @@ function openHeader(prefix: Uint8Array): { needed: number } | Extract<Outcome, {
   if (len < 0 || len > prefix.length) return { needed: Math.abs(len) };
   const reader = call(() => new wasm.ContainerReaderHandle(prefix));
   try {
-    const infoJson = reader.info();
-    const info = JSON.parse(infoJson) as RawHeaderInfo;
+    const info = reader.info();
+    // A canonical text of the whole object (byte fields in hex), to compare two parses.
+    const infoJson = JSON.stringify(info, (_k, v: unknown) => (v instanceof Uint8Array ? bytesToHex(v) : v));
     let signature: string;
     try {
       signature = call(() => reader.checkSignature(false, undefined, undefined));
@@ -73,12 +74,12 @@ function readHeader(source: Uint8Array): Outcome {
 }
 
 /** FORMAT.md §6.2 from the public fields, independently of ts/files-format.ts (here with node:crypto). */
-function headerHashFromInfo(r: RawHeaderInfo): Uint8Array {
+function headerHashFromInfo(r: HeaderInfo): Uint8Array {
   const m = Buffer.alloc(62);
   m.write('vollcrypt-file-header-v1', 0, 'latin1');
   m.write(CONTAINER.magic, 24, 'latin1');
   m[32] = 0;
-  Buffer.from(hexToBytes(r.fileId)).copy(m, 33);
+  Buffer.from(r.fileId).copy(m, 33);
   m.writeUInt32BE(r.chunkSize, 49);
   m.writeBigUInt64BE(BigInt(r.plaintextSize), 53);
   m[61] = r.hashAlgorithm === 'blake3' ? 1 : 0;
@@ -102,9 +103,10 @@ function checkHeader(o: Extract<Outcome, { kind: 'header' }>, source: Uint8Array
     assert.equal(info.leafTableLength, CONTAINER.leafLength * info.chunkCount, `${kind}: leafTableLength`);
     assert.equal(envelopeOffset(info.chunkSize, last) + chunkLength(info, last) + CONTAINER.envelopeOverhead, info.containerLength - info.headerLength - info.leafTableLength, kind);
   }
-  // The header hash the page computes from the JSON fields is the reader's.
+  // The header hash computed from the public fields is the reader's, and the one info() carries (which the page uses).
   assert.ok(sameBytes(headerHashFromInfo(info), o.headerHash), `${kind}: header hash from info differs`);
-  assert.equal(bytesToHex(hexToBytes(info.fileId)), info.fileId);
+  assert.ok(sameBytes(info.headerHash, o.headerHash), `${kind}: info().headerHash differs`);
+  assert.ok(info.fileId instanceof Uint8Array && info.fileId.length === 16, `${kind}: fileId`);
   assert.ok(['unsigned', 'ed25519', 'hybrid', 'invalid'].includes(o.signature), kind);
   assert.equal(o.signature === 'unsigned', info.signer === null, `${kind}: signature status vs signer`);
   // The header alone (no trailing bytes) parses to the same thing.
@@ -225,10 +227,10 @@ test('container header round trip: encryptor header → reader info, DEK and hea
     assert.equal(o.info.plaintextSize, plaintextSize);
     assert.equal(o.info.chunkSize, chunkSize);
     assert.equal(o.info.hashAlgorithm, hashAlg === 1 ? 'blake3' : 'sha256');
-    assert.equal(o.info.fileId, bytesToHex(fileId));
+    assert.equal(bytesToHex(o.info.fileId), bytesToHex(fileId));
     assert.equal(o.info.version, 4);
     assert.equal(o.signature, 'unsigned');
-    assert.deepEqual(o.info.wraps.map((w) => (w.type === 'group' ? [w.groupId, w.keyVersion] : [])), groups.map((g) => [bytesToHex(g.id), g.version]));
+    assert.deepEqual(o.info.wraps.map((w) => (w.type === 'group' ? [bytesToHex(w.groupId), w.keyVersion] : [])), groups.map((g) => [bytesToHex(g.id), g.version]));
     assert.ok(sameBytes(o.headerHash, hash));
     const g = rng.pick(groups);
     const reader = call(() => new wasm.ContainerReaderHandle(header));
