@@ -86,9 +86,48 @@ function headerHashFromInfo(r: HeaderInfo): Uint8Array {
   return new Uint8Array(createHash('sha256').update(m).digest());
 }
 
+/**
+ * The properties `info()` carries, held by the compiler to the shape the glue declares
+ * (crate/src/wasm/header_info.rs): a key missing here or not declared there fails to compile,
+ * and {@link checkShape} fails when the object the bindings build differs from these.
+ */
+const INFO_KEYS = {
+  version: true, mode: true, fileId: true, chunkSize: true, plaintextSize: true, merkleRoot: true, hashAlgorithm: true,
+  dekCommitment: true, headerHash: true, headerLength: true, leafTableLength: true, containerLength: true, chunkCount: true,
+  wraps: true, signer: true, sealed: true,
+} satisfies Record<keyof wasm.HeaderInfo, true>;
+const WRAP_KEYS = {
+  pbkdf2: { type: true, iterations: true, salt: true, wrapped: true },
+  argon2id: { type: true, memoryKib: true, iterations: true, parallelism: true, salt: true, wrapped: true },
+  group: { type: true, groupId: true, keyVersion: true, wrapped: true },
+  recipient: { type: true, recipientId: true, keyVersion: true, ciphertext: true, wrapped: true },
+  threshold: { type: true, t: true, n: true, shareSetId: true, wrapped: true },
+} satisfies { [T in wasm.HeaderWrapInfo['type']]: Record<keyof Extract<wasm.HeaderWrapInfo, { type: T }>, true> };
+const SIGNER_KEYS = { ed25519: true, mlDsa65: true, keyLogId: true, timestamp: true } satisfies Record<keyof wasm.HeaderSignerInfo, true>;
+const SEALED_KEYS = { mode: true, reason: true, timestamp: true, sealer: true } satisfies Record<keyof wasm.HeaderSealedInfo, true>;
+
+function sameKeys(o: object, keys: object, what: string): void {
+  assert.deepEqual(Object.keys(o).sort(), Object.keys(keys).sort(), `${what}: properties differ from the declared shape`);
+}
+
+/** `info()` is exactly the declared object: its properties, and byte strings as Uint8Arrays of their length. */
+function checkShape(info: wasm.HeaderInfo, kind: string): void {
+  sameKeys(info, INFO_KEYS, kind);
+  for (const [name, len] of [['fileId', 16], ['merkleRoot', 32], ['dekCommitment', 32], ['headerHash', 32]] as const) {
+    assert.ok(info[name] instanceof Uint8Array && info[name].length === len, `${kind}: ${name}`);
+  }
+  for (const w of info.wraps) {
+    sameKeys(w, WRAP_KEYS[w.type], `${kind}: ${w.type} wrap`);
+    assert.ok(w.wrapped instanceof Uint8Array && w.wrapped.length === 40, `${kind}: ${w.type} wrap: wrapped`);
+  }
+  if (info.signer !== null) sameKeys(info.signer, SIGNER_KEYS, `${kind}: signer`);
+  if (info.sealed !== null) sameKeys(info.sealed, SEALED_KEYS, `${kind}: sealed`);
+}
+
 /** What an accepted header must satisfy, whatever bytes it came from. */
 function checkHeader(o: Extract<Outcome, { kind: 'header' }>, source: Uint8Array, kind: string): void {
   const { info } = o;
+  checkShape(info, kind);
   for (const [name, v] of Object.entries({ chunkSize: info.chunkSize, plaintextSize: info.plaintextSize, headerLength: info.headerLength, containerLength: info.containerLength, chunkCount: info.chunkCount })) {
     assert.ok(Number.isSafeInteger(v) && v >= 0, `${kind}: ${name} ${v} is not a safe integer`);
   }
