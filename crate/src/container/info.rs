@@ -373,7 +373,10 @@ mod tests {
             info.header_hash_preimage,
             header_hash_preimage(&[0xf1; 16], 4096, 3 * 4096 + 5, HashAlg::Blake3)
         );
-        assert_eq!(crate::hash::sha256(&info.header_hash_preimage), info.header_hash);
+        assert_eq!(
+            crate::hash::sha256(&info.header_hash_preimage),
+            info.header_hash
+        );
         assert_eq!(info.chunk_count, 4);
         assert_eq!(info.header_len, len as u64);
         assert_eq!(info.leaf_table_len, 4 * 32);

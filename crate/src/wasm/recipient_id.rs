@@ -11,6 +11,10 @@ use wasm_bindgen::prelude::*;
 /// default.
 #[wasm_bindgen(js_name = "containerRecipientId")]
 pub fn container_recipient_id(x_wing_public_key: &[u8]) -> JsResult<Vec<u8>> {
-    let pk = crate::error::exact::<{ xwing::PK_LEN }>("xWingPublicKey", "1216 bytes", x_wing_public_key)?;
+    let pk = crate::error::exact::<{ xwing::PK_LEN }>(
+        "xWingPublicKey",
+        "1216 bytes",
+        x_wing_public_key,
+    )?;
     Ok(wrap::recipient_id_for(pk).to_vec())
 }
