@@ -14,6 +14,13 @@
 //! drives it through thin bindings.
 
 pub mod error;
+// ---- handshake modules ----
+pub mod bundle;
+pub mod handshake;
+pub mod identity;
+pub mod prekey;
+pub mod versions;
+// ---- end handshake modules ----
 
 pub use error::{Result, SessionError};
 
