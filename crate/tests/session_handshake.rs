@@ -461,6 +461,13 @@ fn initial_message_parser_is_total() {
     huge[at..at + 4].copy_from_slice(&u32::MAX.to_be_bytes());
     assert!(InitialMessage::parse(&huge).is_err());
     assert_eq!(m.first_message, b"abc");
+    // The initiator refuses to encode a first message beyond the limit.
+    let (init, _) = start(&alice, &bob, b"");
+    let limit = veilkit::session::handshake::MAX_FIRST_MESSAGE_LEN;
+    assert_eq!(init.initial_message(&vec![0; limit + 1]).map(|_| ()).unwrap_err().code(), "INVALID_LENGTH");
+    let at_limit = init.initial_message(&vec![7; limit]).unwrap();
+    let r = respond(&bob.local(), &at_limit, None, &bob.store).unwrap();
+    assert_eq!(r.first_message.len(), limit);
 }
 
 #[test]
