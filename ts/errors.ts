@@ -48,8 +48,8 @@ export const VEIL_ERROR_CODES = [
   'SAS_COMMITMENT_MISMATCH',
   'SAS_NONCE_REUSED',
   'SAS_ATTEMPTS_EXHAUSTED',
-  // From the file container (ContainerError::code, crate/src/container/error.rs; AUTHENTICATION_FAILED
-  // and INVALID_SIGNATURE above) and the file layer (ts/files/encrypt.ts: SIZE_MISMATCH).
+  // From the file container (ContainerError::code, crate/src/container/error.rs; AUTHENTICATION_FAILED,
+  // INVALID_SIGNATURE and KDF_BUDGET_EXCEEDED above) and the file layer (ts/files/encrypt.ts: SIZE_MISMATCH).
   'TRUNCATED',
   'TRAILING_BYTES',
   'BAD_MAGIC',
@@ -67,7 +67,6 @@ export const VEIL_ERROR_CODES = [
   'SIGNATURE_MISSING',
   'SIGNER_MISMATCH',
   'HYBRID_REQUIRED',
-  'KDF_BUDGET_EXCEEDED',
   'SEALED',
   'INVALID_SHARE',
   'INSUFFICIENT_SHARES',
@@ -79,6 +78,15 @@ export const VEIL_ERROR_CODES = [
   'FOUNDER_MISMATCH',
   'MANIFEST_REQUIRED',
   'SIZE_MISMATCH',
+  // From the session handshake (SessionError::code, crate/src/session/error.rs; MALFORMED_INPUT,
+  // AUTHENTICATION_FAILED and REPLAY_DETECTED above).
+  'PQ_IDENTITY_REQUIRED',
+  'BUNDLE_INVALID',
+  'PREKEY_EXPIRED',
+  'NO_COMMON_VERSION',
+  'VERSION_DOWNGRADE',
+  'IDENTITY_MISMATCH',
+  'PREKEY_NOT_FOUND',
 ] as const;
 
 export type VeilErrorCode = (typeof VEIL_ERROR_CODES)[number];

@@ -6,7 +6,16 @@
 //!
 //! Layout mirrors the TypeScript facade: `aead` ↔ `ts/aead.ts`, and so on.
 #![forbid(unsafe_code)]
-#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic))]
+#![cfg_attr(
+    test,
+    allow(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::indexing_slicing,
+        clippy::panic,
+        clippy::cast_possible_truncation
+    )
+)]
 
 pub mod aead;
 pub mod bip39;

@@ -7,7 +7,13 @@
 //! leaf table, Merkle root and DEK commitment, to what the Rust engine writes
 //! for the same DEK and file id.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    clippy::cast_possible_truncation
+)]
 
 use serde_json::Value;
 use veilkit::container::*;

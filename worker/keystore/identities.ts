@@ -6,19 +6,22 @@
 import * as P from '../../ts/primitives.js';
 import { VeilError } from '../../ts/errors.js';
 import { wipe } from '../../ts/validate.js';
+import { concatBytes } from '../../ts/bytes.js';
 import {
-  BUNDLE_DST, bundleEd25519Message, concat, decodePublicBundle, deriveKeySeed, encodeBundleBody, identityId, publicKeyFromKeySeed,
+  BUNDLE_DST, bundleEd25519Message, decodePublicBundle, deriveKeySeed, encodeBundleBody, identityId, publicKeyFromKeySeed,
   type PublicBundle,
 } from '../../ts/keystore-format.js';
 import { KEY_TYPES, type IdentityHandle, type KeyRoute, type KeyType } from '../keystore.protocol.js';
 import { checkFormat, commit, notFound, read, storageError, withLock } from './db.js';
 import { eachCursor, request } from './idb.js';
-import { capabilities, enc } from './native.js';
+import { capabilities } from './capabilities.js';
 import { seal, withSecret, type IdentityRecord, type SecretRecord, type SecretType, type StateRecord } from './records.js';
 import { announce, readState, sessionFor, type Session, type Store } from './store.js';
 
 // ---------------------------------------------------------------------------
 // Identities
+
+const enc = new TextEncoder();
 
 export function handleOf(r: IdentityRecord): IdentityHandle {
   return { kind: 'identity', id: r.id, label: r.label, createdAt: r.createdAt, mlDsa: r.mlDsa, routes: { ...r.routes } };
@@ -28,7 +31,7 @@ export function handleOf(r: IdentityRecord): IdentityHandle {
 function recoveryPlaintext(entropy: Uint8Array, seed: Uint8Array, bip39Passphrase: string): Uint8Array {
   const pass = enc.encode(bip39Passphrase);
   try {
-    return concat(entropy, seed, pass);
+    return concatBytes([entropy, seed, pass]);
   } finally {
     wipe(pass);
   }
@@ -75,7 +78,7 @@ export async function buildIdentity(
     } finally {
       wipe(recovery);
     }
-    return { identity: { id, label, createdAt, mlDsa, routes, publicKeys, bundle: concat(...parts) }, secrets, siblingId };
+    return { identity: { id, label, createdAt, mlDsa, routes, publicKeys, bundle: concatBytes(parts) }, secrets, siblingId };
   } finally {
     for (const v of seeds.values()) wipe(v);
   }

@@ -28,6 +28,7 @@ pub mod external;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod header;
+pub mod info;
 pub mod manifest;
 pub mod merkle;
 pub mod policy;
@@ -46,6 +47,7 @@ pub use chunk::{
 pub use error::{ContainerError, Result};
 pub use external::{ExternalEncryptor, Finished};
 pub use header::{HashAlg, Header, HeaderPrefix, MetadataKind, Mode, SealMode};
+pub use info::{HeaderInfo, SealedInfo, SignerInfo, WrapInfo};
 pub use manifest::{GroupManifest, GroupState, ManifestOp, RevocationMode, revoke_member};
 pub use merkle::{inclusion_proof, merkle_root, verify_merkle_proof};
 pub use policy::{
@@ -78,10 +80,13 @@ pub fn encrypt(plaintext: &[u8], mut options: EncryptOptions) -> Result<Encrypte
     let chunk_size = usize::try_from(options.chunk_size)
         .map_err(|_| ContainerError::InvalidChunkSize(options.chunk_size))?;
     let mut enc = ContainerEncryptor::new(options)?;
+    // At most `plaintext.len()` chunks, so the count fits in a `usize`; it only sizes the
+    // allocation, so 0 on the impossible failed conversion is harmless.
+    let chunks = usize::try_from(enc.chunk_count()).unwrap_or(0);
     let mut body = Vec::with_capacity(
         plaintext
             .len()
-            .saturating_add((enc.chunk_count() as usize).saturating_mul(chunk::ENVELOPE_OVERHEAD)),
+            .saturating_add(chunks.saturating_mul(chunk::ENVELOPE_OVERHEAD)),
     );
     for piece in plaintext.chunks(chunk_size.max(1)) {
         body.extend_from_slice(&enc.push_chunk(piece)?);

@@ -27,8 +27,9 @@ use crate::{ed25519, mlkem, rng, x25519};
 pub const LABEL: &[u8] = b"veilkit-akem-v1";
 /// Length of an authenticated-KEM ciphertext.
 pub const CIPHERTEXT_LEN: usize = 2 + mlkem::CT_LEN + ed25519::SIGNATURE_LEN;
-/// The `u16(1088)` prefix (1088 fits in a `u16`).
-const CT_PREFIX: [u8; 2] = (mlkem::CT_LEN as u16).to_be_bytes();
+/// The `u16(1088)` prefix: [`mlkem::CT_LEN`] big-endian (checked below).
+const CT_PREFIX: [u8; 2] = [0x04, 0x40];
+const _: () = assert!(u16::from_be_bytes(CT_PREFIX) as usize == mlkem::CT_LEN);
 
 /// The signed message `label ‖ sender_pub ‖ recipient_pub ‖ ct`.
 fn signed_message(sender_pub: &[u8; 32], recipient_pub: &[u8; 32], ct: &[u8]) -> Vec<u8> {

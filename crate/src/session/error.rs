@@ -42,26 +42,20 @@ pub enum SessionError {
     // ---- end handshake ----
 }
 
-impl SessionError {
-    /// Stable code, identical to the TypeScript `VeilError.code`.
-    #[must_use]
-    pub const fn code(&self) -> &'static str {
-        match self {
-            Self::Crypto(inner) => inner.code(),
-            Self::AuthenticationFailed => "AUTHENTICATION_FAILED",
-            Self::Malformed(_) => "MALFORMED_INPUT",
-            // ---- handshake ----
-            Self::PqIdentityRequired => "PQ_IDENTITY_REQUIRED",
-            Self::BundleInvalid(_) => "BUNDLE_INVALID",
-            Self::PrekeyExpired => "PREKEY_EXPIRED",
-            Self::NoCommonVersion => "NO_COMMON_VERSION",
-            Self::VersionDowngrade => "VERSION_DOWNGRADE",
-            Self::ReplayDetected => "REPLAY_DETECTED",
-            Self::IdentityMismatch(_) => "IDENTITY_MISMATCH",
-            Self::PrekeyNotFound => "PREKEY_NOT_FOUND",
-            // ---- end handshake ----
-        }
-    }
+crate::error::error_codes! {
+    SessionError, wraps Self::Crypto(inner) => inner.code();
+    Self::AuthenticationFailed => "AUTHENTICATION_FAILED",
+    Self::Malformed(_) => "MALFORMED_INPUT",
+    // ---- handshake ----
+    Self::PqIdentityRequired => "PQ_IDENTITY_REQUIRED",
+    Self::BundleInvalid(_) => "BUNDLE_INVALID",
+    Self::PrekeyExpired => "PREKEY_EXPIRED",
+    Self::NoCommonVersion => "NO_COMMON_VERSION",
+    Self::VersionDowngrade => "VERSION_DOWNGRADE",
+    Self::ReplayDetected => "REPLAY_DETECTED",
+    Self::IdentityMismatch(_) => "IDENTITY_MISMATCH",
+    Self::PrekeyNotFound => "PREKEY_NOT_FOUND",
+    // ---- end handshake ----
 }
 
 impl From<CryptoError> for SessionError {

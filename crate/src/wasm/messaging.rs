@@ -4,6 +4,8 @@
 //! `ts/messaging.ts`; structured results (verification codes, key-log entries,
 //! registries, reports) cross as JSON text in the forms of `docs/PROTOCOL.md`.
 //! Integers arrive as JS numbers and must be safe integers (0 … 2^53 − 1).
+//!
+//! Size: one thin binding (validate → call → convert) per messaging function, a few lines each, read as a list.
 use super::{concat_out, scrubbed, secret_in, secret_out, JsResult, StackUse};
 use crate::error::CryptoError;
 use crate::messaging::keylog::{self, KeyLogAction};
@@ -17,6 +19,10 @@ use js_sys::Uint8Array;
 use wasm_bindgen::prelude::*;
 
 /// A JS number that must be a safe non-negative integer.
+#[allow(
+    clippy::cast_possible_truncation,
+    reason = "`v as u64` only runs on a whole number in 0 ..= 2^53 - 1 (checked first): exact"
+)]
 fn safe_u64(what: &'static str, v: f64) -> JsResult<u64> {
     if v.is_finite() && v.fract() == 0.0 && v >= 0.0 && v <= MAX_SAFE_INTEGER as f64 {
         Ok(v as u64)
