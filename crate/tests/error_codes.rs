@@ -153,7 +153,19 @@ fn every_crypto_messaging_and_session_variant_has_a_listed_code() {
     ];
     let got: BTreeSet<String> = crypto.iter().map(|e| e.code().to_owned()).collect();
     assert_eq!(got, set(CryptoError::CODES));
-    let sessions = [SessionError::AuthenticationFailed, SessionError::Malformed("x")];
+    let sessions = [
+        SessionError::AuthenticationFailed,
+        SessionError::Malformed("x"),
+        // handshake
+        SessionError::PqIdentityRequired,
+        SessionError::BundleInvalid("x"),
+        SessionError::PrekeyExpired,
+        SessionError::NoCommonVersion,
+        SessionError::VersionDowngrade,
+        SessionError::ReplayDetected,
+        SessionError::IdentityMismatch("x"),
+        SessionError::PrekeyNotFound,
+    ];
     let got: BTreeSet<String> = sessions.iter().map(|e| e.code().to_owned()).collect();
     assert_eq!(got, set(SessionError::CODES));
     assert_eq!(SessionError::Crypto(CryptoError::WeakKey).code(), "WEAK_KEY");

@@ -295,3 +295,62 @@ fn messaging_mutations_hold_the_invariants() {
     }
     assert!(runs > 300, "{runs}");
 }
+
+// ---------------------------------------------------------------- session handshake targets
+// Entry points in fuzz/session_handshake_entries.rs (shared with fuzz/fuzz_targets/session_*.rs).
+
+#[path = "../../fuzz/session_handshake_entries.rs"]
+mod session_handshake_entries;
+
+#[test]
+fn session_bundle_corpus() {
+    replay("session_bundle", session_handshake_entries::bundle, |d| session_handshake_entries::accepts("session_bundle", d));
+}
+
+#[test]
+fn session_initial_message_corpus() {
+    replay("session_initial_message", session_handshake_entries::initial_message, |d| {
+        session_handshake_entries::accepts("session_initial_message", d)
+    });
+}
+
+/// The session-handshake seed corpora are generated: `session_handshake_entries::seed_corpus()`
+/// must match the files (regenerate with
+/// `VEILKIT_WRITE_CORPUS=1 cargo test -p veilkit --test fuzz_corpus_replay session_seed_corpus`).
+#[test]
+fn session_seed_corpus_is_current() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus");
+    let write = std::env::var_os("VEILKIT_WRITE_CORPUS").is_some();
+    let corpus = session_handshake_entries::seed_corpus();
+    assert!(corpus.len() >= 9, "{}", corpus.len());
+    for (target, name, bytes) in corpus {
+        let path = root.join(target).join(&name);
+        if write {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, &bytes).unwrap();
+        } else {
+            let on_disk = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            assert_eq!(on_disk, bytes, "{} is stale", path.display());
+        }
+    }
+}
+
+/// Deterministic mutations (bit flips, truncations) of the session-handshake corpora.
+#[test]
+fn session_mutations_hold_the_invariants() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus");
+    let mut runs = 0usize;
+    for (target, entry) in session_handshake_entries::TARGETS {
+        for f in std::fs::read_dir(root.join(target)).unwrap() {
+            let data = std::fs::read(f.unwrap().path()).unwrap();
+            for at in (0..data.len()).step_by(97) {
+                let mut m = data.clone();
+                m[at] ^= 0x21;
+                entry(&m).unwrap_or_else(|b| panic!("{target}: {b}"));
+                entry(&data[..at]).unwrap_or_else(|b| panic!("{target}: {b}"));
+                runs += 2;
+            }
+        }
+    }
+    assert!(runs > 300, "{runs}");
+}
