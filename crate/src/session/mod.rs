@@ -14,6 +14,7 @@
 //! drives it through thin bindings.
 
 pub mod error;
+pub mod ratchet;
 
 pub use error::{Result, SessionError};
 
