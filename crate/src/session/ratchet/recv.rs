@@ -81,9 +81,11 @@ impl RatchetState {
     /// # Errors
     /// - [`SessionError::Malformed`]: not a version-1 message;
     /// - [`SessionError::TooFarAhead`]: the jump exceeds `max_jump` (checked first);
-    /// - [`SessionError::DuplicateMessage`]: replay, or the key was evicted or expired;
+    /// - [`SessionError::DuplicateMessage`]: replay on a chain still held, or
+    ///   the key was evicted or expired;
     /// - [`SessionError::AuthenticationFailed`]: wrong key, any modified
-    ///   byte, wrong `aad`, bad padding, an unknown epoch or ratchet key;
+    ///   byte, wrong `aad`, bad padding, an unknown epoch, or a
+    ///   ratchet key not held (a chain already evicted);
     /// - `INVALID_KEY`: an authenticated `ek` fails the FIPS 203 check.
     pub fn decrypt(
         &self,

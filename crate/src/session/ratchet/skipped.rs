@@ -8,7 +8,8 @@
 //! `max_skipped_keys` skipped keys (the oldest evicted), at most
 //! `max_receiving_chains` chains (the oldest evicted with its keys), skipped
 //! keys at most `max_skipped_age_secs` old, and only chains of the two
-//! newest peer epochs.
+//! newest peer epochs. A closed chain whose keys are all used stays as a
+//! record (ratchet key, epoch) until evicted, so replays on it are detected.
 
 use super::kdf::{ChainKeys, Key};
 use super::limits::Limits;
@@ -128,13 +129,12 @@ impl Receiving {
         }
     }
 
-    /// Applies the bounds after a change: closed chains without keys go,
+    /// Applies the bounds after a change (a closed chain without keys stays
+    /// as a record until evicted, so a replay on it is `DUPLICATE_MESSAGE`):
     /// only chains of the two newest epochs stay, at most
     /// `max_receiving_chains` chains (oldest evicted), at most
     /// `max_skipped_keys` skipped keys (oldest evicted).
     pub(crate) fn enforce(&mut self, limits: &Limits) {
-        self.chains
-            .retain(|c| c.keys.is_some() || !c.skipped.is_empty());
         let mut epochs: Vec<u64> = self.chains.iter().map(|c| c.epoch).collect();
         epochs.sort_unstable();
         epochs.dedup();
@@ -166,7 +166,5 @@ impl Receiving {
                 }
             }
         }
-        self.chains
-            .retain(|c| c.keys.is_some() || !c.skipped.is_empty());
     }
 }
