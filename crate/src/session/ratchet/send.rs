@@ -1,8 +1,6 @@
 //! Sending: starting a sending chain (DH step, PQ encapsulation) and
 //! `encrypt` (docs/SESSIONS.md §5.4).
 
-use zeroize::Zeroizing;
-
 use super::header::{self, Header, NONCE_LEN};
 use super::kdf::{self, Key};
 use super::pq::{self, PqState};
@@ -116,12 +114,8 @@ impl RatchetState {
                 plaintext.len(),
             ))
         })?;
-        let sealed = Zeroizing::new(aead::aes_gcm_encrypt_with_iv(
-            &mk[..],
-            &nonce,
-            &padded,
-            &ad,
-        )?);
+        // Ciphertext: not secret, no need to wipe.
+        let sealed = aead::aes_gcm_encrypt_with_iv(&mk[..], &nonce, &padded, &ad)?;
         out.extend_from_slice(&nonce);
         out.extend_from_slice(&sealed);
         if let Some(p) = prepared {
