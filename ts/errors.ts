@@ -87,6 +87,10 @@ export const VEIL_ERROR_CODES = [
   'VERSION_DOWNGRADE',
   'IDENTITY_MISMATCH',
   'PREKEY_NOT_FOUND',
+  // From the triple ratchet (same enum; INVALID_STATE above).
+  'TOO_FAR_AHEAD',
+  'DUPLICATE_MESSAGE',
+  'STATE_ROLLBACK',
 ] as const;
 
 export type VeilErrorCode = (typeof VEIL_ERROR_CODES)[number];

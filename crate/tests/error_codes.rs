@@ -165,6 +165,11 @@ fn every_crypto_messaging_and_session_variant_has_a_listed_code() {
         SessionError::ReplayDetected,
         SessionError::IdentityMismatch("x"),
         SessionError::PrekeyNotFound,
+        // triple ratchet
+        SessionError::TooFarAhead { jump: 2001, limit: 2000 },
+        SessionError::DuplicateMessage,
+        SessionError::InvalidState("x"),
+        SessionError::StateRollback { counter: 1, highest_seen: 2 },
     ];
     let got: BTreeSet<String> = sessions.iter().map(|e| e.code().to_owned()).collect();
     assert_eq!(got, set(SessionError::CODES));

@@ -40,6 +40,28 @@ pub enum SessionError {
     /// a consumed one-time prekey, or a deleted signed / last-resort prekey.
     PrekeyNotFound,
     // ---- end handshake ----
+    // --- triple ratchet (crate::session::ratchet) ---
+    /// A message number lies further ahead of its chain than the configured
+    /// limit allows (checked before any key derivation; the state is unchanged).
+    TooFarAhead {
+        /// How many message keys would have to be skipped.
+        jump: u64,
+        /// The configured limit (`Limits::max_jump`).
+        limit: u32,
+    },
+    /// The message key was already used (a replay) or is no longer held
+    /// (evicted or expired skipped key); the two cannot be told apart.
+    DuplicateMessage,
+    /// The operation is not possible in the session's current state, or a
+    /// serialized state violates an invariant.
+    InvalidState(&'static str),
+    /// A stored state is older than the newest one seen (rollback refused).
+    StateRollback {
+        /// The state counter of the state offered.
+        counter: u64,
+        /// The highest state counter seen before.
+        highest_seen: u64,
+    },
 }
 
 crate::error::error_codes! {
@@ -56,6 +78,11 @@ crate::error::error_codes! {
     Self::IdentityMismatch(_) => "IDENTITY_MISMATCH",
     Self::PrekeyNotFound => "PREKEY_NOT_FOUND",
     // ---- end handshake ----
+    // ---- triple ratchet ----
+    Self::TooFarAhead { .. } => "TOO_FAR_AHEAD",
+    Self::DuplicateMessage => "DUPLICATE_MESSAGE",
+    Self::InvalidState(_) => "INVALID_STATE",
+    Self::StateRollback { .. } => "STATE_ROLLBACK",
 }
 
 impl From<CryptoError> for SessionError {
@@ -85,6 +112,17 @@ impl fmt::Display for SessionError {
             Self::IdentityMismatch(what) => write!(f, "identity mismatch: {what}"),
             Self::PrekeyNotFound => f.write_str("prekey not found (consumed or deleted)"),
             // ---- end handshake ----
+            Self::TooFarAhead { jump, limit } => {
+                write!(f, "message too far ahead: {jump} keys to skip, limit {limit}")
+            }
+            Self::DuplicateMessage => {
+                f.write_str("duplicate message (key already used, evicted or expired)")
+            }
+            Self::InvalidState(what) => write!(f, "invalid session state: {what}"),
+            Self::StateRollback { counter, highest_seen } => write!(
+                f,
+                "session state rollback: counter {counter} is older than {highest_seen}"
+            ),
         }
     }
 }

@@ -22,6 +22,7 @@ pub mod identity;
 pub mod prekey;
 pub mod versions;
 // ---- end handshake modules ----
+pub mod ratchet;
 
 pub use error::{Result, SessionError};
 
