@@ -57,10 +57,17 @@ fn pair(rng: &mut FixedRng) -> Option<(RatchetState, RatchetState)> {
         chain_key: Zeroizing::new([2; 32]),
         pq_root_0: Zeroizing::new([3; 32]),
     };
-    let binding = SessionBinding { version: VERSION_1, initiator_identity: vec![0xa1; 64], responder_identity: vec![0xb2; 64] };
+    let binding = SessionBinding {
+        version: VERSION_1,
+        initiator_identity: vec![0xa1; 64],
+        responder_identity: vec![0xb2; 64],
+    };
     let spk_public = x25519::x25519_public(&SPK).ok()?;
-    let a = RatchetState::new_initiator(keys(), binding.clone(), spk_public, Limits::default(), rng).ok()?;
-    let b = RatchetState::new_responder(keys(), binding, Zeroizing::new(SPK), Limits::default()).ok()?;
+    let a =
+        RatchetState::new_initiator(keys(), binding.clone(), spk_public, Limits::default(), rng)
+            .ok()?;
+    let b = RatchetState::new_responder(keys(), binding, Zeroizing::new(SPK), Limits::default())
+        .ok()?;
     Some((a, b))
 }
 
@@ -126,7 +133,9 @@ pub fn run_state_machine(data: &[u8]) -> Result<usize, &'static str> {
             2 if !q.is_empty() => {
                 let f = q.remove(arg % q.len());
                 if let Ok((next, pt)) = parties[who].decrypt(&f.bytes, b"", NOW) {
-                    let seen = delivered.get_mut(usize::try_from(f.id).map_err(|_| "id")?).ok_or("id")?;
+                    let seen = delivered
+                        .get_mut(usize::try_from(f.id).map_err(|_| "id")?)
+                        .ok_or("id")?;
                     if *seen || pt.as_slice() != f.id.to_be_bytes() {
                         return Err("decrypted twice or to the wrong plaintext");
                     }
@@ -156,11 +165,19 @@ pub fn run_state_machine(data: &[u8]) -> Result<usize, &'static str> {
     }
     // Both sides still agree: a fresh round trip.
     let [a, b] = &mut parties;
-    let m = a.encrypt(b"end", b"", &mut rng).map_err(|_| "final encrypt")?;
-    let (nb, pt) = b.decrypt(&m, b"", NOW).map_err(|_| "final message to the responder failed")?;
+    let m = a
+        .encrypt(b"end", b"", &mut rng)
+        .map_err(|_| "final encrypt")?;
+    let (nb, pt) = b
+        .decrypt(&m, b"", NOW)
+        .map_err(|_| "final message to the responder failed")?;
     *b = nb;
-    let r = b.encrypt(b"end2", b"", &mut rng).map_err(|_| "final reply")?;
-    let (_, pt2) = a.decrypt(&r, b"", NOW).map_err(|_| "final reply to the initiator failed")?;
+    let r = b
+        .encrypt(b"end2", b"", &mut rng)
+        .map_err(|_| "final reply")?;
+    let (_, pt2) = a
+        .decrypt(&r, b"", NOW)
+        .map_err(|_| "final reply to the initiator failed")?;
     if pt.as_slice() != b"end" || pt2.as_slice() != b"end2" {
         return Err("final plaintexts differ");
     }
@@ -190,12 +207,24 @@ pub fn seed_corpus() -> Vec<(&'static str, String, Vec<u8>)> {
     if let Some((mut a, mut b)) = pair(&mut rng) {
         let m_ek = a.encrypt(b"fuzz", b"", &mut rng).unwrap_or_default();
         add("session_message", "valid_first_ek.bin", m_ek.clone());
-        add("session_state", "valid_initiator.bin", a.to_bytes().to_vec());
-        add("session_state", "valid_responder_idle.bin", b.to_bytes().to_vec());
+        add(
+            "session_state",
+            "valid_initiator.bin",
+            a.to_bytes().to_vec(),
+        );
+        add(
+            "session_state",
+            "valid_responder_idle.bin",
+            b.to_bytes().to_vec(),
+        );
         if let Ok((nb, _)) = b.decrypt(&m_ek, b"", NOW) {
             b = nb;
         }
-        add("session_state", "valid_responder_peer_ek.bin", b.to_bytes().to_vec());
+        add(
+            "session_state",
+            "valid_responder_peer_ek.bin",
+            b.to_bytes().to_vec(),
+        );
         let r = b.encrypt(b"reply", b"", &mut rng).unwrap_or_default();
         add("session_message", "valid_ct_ek.bin", r.clone());
         if let Ok((na, _)) = a.decrypt(&r, b"", NOW) {
@@ -208,8 +237,16 @@ pub fn seed_corpus() -> Vec<(&'static str, String, Vec<u8>)> {
             bytes.extend_from_slice(&[0u8; 12 + 80]);
             add("session_message", "valid_no_pq.bin", bytes);
         }
-        add("session_state", "valid_after_round_trip.bin", a.to_bytes().to_vec());
-        add("session_message", "invalid_short.bin", m_ek.get(..40).unwrap_or_default().to_vec());
+        add(
+            "session_state",
+            "valid_after_round_trip.bin",
+            a.to_bytes().to_vec(),
+        );
+        add(
+            "session_message",
+            "invalid_short.bin",
+            m_ek.get(..40).unwrap_or_default().to_vec(),
+        );
         let mut bad_kind = m_ek.clone();
         if let Some(k) = bad_kind.get_mut(49) {
             *k = 9;
@@ -221,16 +258,36 @@ pub fn seed_corpus() -> Vec<(&'static str, String, Vec<u8>)> {
         }
         add("session_message", "invalid_version.bin", bad_version);
         let st = a.to_bytes().to_vec();
-        add("session_state", "invalid_truncated.bin", st.get(..st.len() / 2).unwrap_or_default().to_vec());
+        add(
+            "session_state",
+            "invalid_truncated.bin",
+            st.get(..st.len() / 2).unwrap_or_default().to_vec(),
+        );
         let mut trailing = st;
         trailing.push(0);
         add("session_state", "invalid_trailing.bin", trailing);
     }
     // Scripts: op = (kind << 1) | party, then an argument byte.
-    add("session_state_machine", "valid_ping_pong.bin", vec![0, 0, 5, 0, 1, 0, 4, 0, 0, 0, 5, 0]);
-    add("session_state_machine", "valid_reorder_tamper.bin", vec![0, 0, 0, 0, 0, 0, 7, 1, 3, 5, 2, 5, 1, 0, 4, 1, 5, 0, 0, 0]);
-    add("session_state_machine", "valid_drops.bin", vec![0, 0, 0, 0, 9, 0, 5, 1, 1, 0, 4, 0, 9, 0, 0, 0, 5, 0]);
+    add(
+        "session_state_machine",
+        "valid_ping_pong.bin",
+        vec![0, 0, 5, 0, 1, 0, 4, 0, 0, 0, 5, 0],
+    );
+    add(
+        "session_state_machine",
+        "valid_reorder_tamper.bin",
+        vec![0, 0, 0, 0, 0, 0, 7, 1, 3, 5, 2, 5, 1, 0, 4, 1, 5, 0, 0, 0],
+    );
+    add(
+        "session_state_machine",
+        "valid_drops.bin",
+        vec![0, 0, 0, 0, 9, 0, 5, 1, 1, 0, 4, 0, 9, 0, 0, 0, 5, 0],
+    );
     add("session_state_machine", "invalid_empty.bin", Vec::new());
-    add("session_state_machine", "invalid_only_responder_sends.bin", vec![1, 0, 3, 0, 5, 0]);
+    add(
+        "session_state_machine",
+        "invalid_only_responder_sends.bin",
+        vec![1, 0, 3, 0, 5, 0],
+    );
     out
 }

@@ -13,7 +13,9 @@
 use std::sync::OnceLock;
 
 use veilkit::session::bundle::Bundle;
-use veilkit::session::handshake::{InitialMessage, LocalDevice, MemoryPrekeyStore, initiate_derand, respond};
+use veilkit::session::handshake::{
+    InitialMessage, LocalDevice, MemoryPrekeyStore, initiate_derand, respond,
+};
 use veilkit::session::identity::IdentityKeyPair;
 use veilkit::session::prekey::{PrekeyKind, SignedPrekey};
 use veilkit::session::versions::SUPPORTED_VERSIONS;
@@ -23,7 +25,10 @@ use veilkit::{mlkem, x25519};
 pub type Entry = fn(&[u8]) -> Result<(), &'static str>;
 
 /// Every session-handshake target, by name.
-pub const TARGETS: [(&str, Entry); 2] = [("session_bundle", bundle), ("session_initial_message", initial_message)];
+pub const TARGETS: [(&str, Entry); 2] = [
+    ("session_bundle", bundle),
+    ("session_initial_message", initial_message),
+];
 
 /// The time at which the corpus bundles are verified.
 pub const NOW: u64 = 1_700_086_400;
@@ -46,13 +51,40 @@ fn responder() -> Option<&'static Responder> {
         let mut store = MemoryPrekeyStore::default();
         let rnd = [0u8; 32];
         let spk_secret = [0x34u8; 32];
-        let spk = SignedPrekey::sign_derand(&identity, PrekeyKind::X25519Signed, 7, CREATED, EXPIRES, &x25519::x25519_public(&spk_secret).ok()?, &rnd).ok()?;
+        let spk = SignedPrekey::sign_derand(
+            &identity,
+            PrekeyKind::X25519Signed,
+            7,
+            CREATED,
+            EXPIRES,
+            &x25519::x25519_public(&spk_secret).ok()?,
+            &rnd,
+        )
+        .ok()?;
         store.add_signed(7, spk_secret.into());
         let opk_secret = [0x35u8; 32];
-        let opk = SignedPrekey::sign_derand(&identity, PrekeyKind::X25519OneTime, 100, CREATED, EXPIRES, &x25519::x25519_public(&opk_secret).ok()?, &rnd).ok()?;
+        let opk = SignedPrekey::sign_derand(
+            &identity,
+            PrekeyKind::X25519OneTime,
+            100,
+            CREATED,
+            EXPIRES,
+            &x25519::x25519_public(&opk_secret).ok()?,
+            &rnd,
+        )
+        .ok()?;
         store.add_one_time(100, opk_secret.into());
         let kem = mlkem::mlkem_from_seed(&[0x36; 64]).ok()?;
-        let pq = SignedPrekey::sign_derand(&identity, PrekeyKind::MlKemLastResort, 8, CREATED, EXPIRES, &kem.encapsulation_key, &rnd).ok()?;
+        let pq = SignedPrekey::sign_derand(
+            &identity,
+            PrekeyKind::MlKemLastResort,
+            8,
+            CREATED,
+            EXPIRES,
+            &kem.encapsulation_key,
+            &rnd,
+        )
+        .ok()?;
         store.add_mlkem(PrekeyKind::MlKemLastResort, 8, kem.decapsulation_key);
         let mut bundle = Bundle {
             identity: identity.public().clone(),
@@ -66,13 +98,22 @@ fn responder() -> Option<&'static Responder> {
         let bundle_plain = bundle.to_bytes().ok()?;
         bundle.one_time = Some(opk);
         let bundle_one_time = bundle.to_bytes().ok()?;
-        Some(Responder { identity, store, bundle_plain, bundle_one_time })
+        Some(Responder {
+            identity,
+            store,
+            bundle_plain,
+            bundle_one_time,
+        })
     })
     .as_ref()
 }
 
 fn local(r: &Responder) -> LocalDevice<'_> {
-    LocalDevice { identity: &r.identity, device_id: RESPONDER_DEVICE, versions: SUPPORTED_VERSIONS }
+    LocalDevice {
+        identity: &r.identity,
+        device_id: RESPONDER_DEVICE,
+        versions: SUPPORTED_VERSIONS,
+    }
 }
 
 /// Bundle bytes: parse, re-encode, verify.
@@ -118,11 +159,25 @@ pub fn seed_corpus() -> Vec<(&'static str, String, Vec<u8>)> {
     let Some(r) = responder() else {
         return out;
     };
-    let mut add = |target: &'static str, name: &str, bytes: Vec<u8>| out.push((target, name.to_owned(), bytes));
+    let mut add = |target: &'static str, name: &str, bytes: Vec<u8>| {
+        out.push((target, name.to_owned(), bytes))
+    };
     add("session_bundle", "valid_plain.bin", r.bundle_plain.clone());
-    add("session_bundle", "valid_one_time.bin", r.bundle_one_time.clone());
-    let cut = |b: &[u8], n: usize| b.get(..b.len().saturating_sub(n)).unwrap_or_default().to_vec();
-    add("session_bundle", "invalid_truncated.bin", cut(&r.bundle_plain, 1));
+    add(
+        "session_bundle",
+        "valid_one_time.bin",
+        r.bundle_one_time.clone(),
+    );
+    let cut = |b: &[u8], n: usize| {
+        b.get(..b.len().saturating_sub(n))
+            .unwrap_or_default()
+            .to_vec()
+    };
+    add(
+        "session_bundle",
+        "invalid_truncated.bin",
+        cut(&r.bundle_plain, 1),
+    );
     let mut trailing = r.bundle_plain.clone();
     trailing.push(0);
     add("session_bundle", "invalid_trailing.bin", trailing);
@@ -135,10 +190,18 @@ pub fn seed_corpus() -> Vec<(&'static str, String, Vec<u8>)> {
     let Ok(initiator) = IdentityKeyPair::from_seeds(&[0x41; 32], &[0x42; 32], &[0x43; 32]) else {
         return out;
     };
-    let a = LocalDevice { identity: &initiator, device_id: INITIATOR_DEVICE, versions: SUPPORTED_VERSIONS };
+    let a = LocalDevice {
+        identity: &initiator,
+        device_id: INITIATOR_DEVICE,
+        versions: SUPPORTED_VERSIONS,
+    };
     for (name, bundle, first) in [
         ("plain", &r.bundle_plain, b"".as_slice()),
-        ("one_time", &r.bundle_one_time, b"first message slot".as_slice()),
+        (
+            "one_time",
+            &r.bundle_one_time,
+            b"first message slot".as_slice(),
+        ),
     ] {
         let Ok(init) = initiate_derand(&a, bundle, None, NOW, &[0x44; 32], &[0x45; 32]) else {
             continue;
@@ -146,9 +209,17 @@ pub fn seed_corpus() -> Vec<(&'static str, String, Vec<u8>)> {
         let Ok(msg) = init.initial_message(first) else {
             continue;
         };
-        add("session_initial_message", &format!("valid_{name}.bin"), msg.clone());
+        add(
+            "session_initial_message",
+            &format!("valid_{name}.bin"),
+            msg.clone(),
+        );
         if name == "plain" {
-            add("session_initial_message", "invalid_truncated.bin", cut(&msg, 1));
+            add(
+                "session_initial_message",
+                "invalid_truncated.bin",
+                cut(&msg, 1),
+            );
             let mut tag = msg.clone();
             if let Some(b) = tag.last_mut() {
                 *b ^= 1;
@@ -169,8 +240,12 @@ pub fn seed_corpus() -> Vec<(&'static str, String, Vec<u8>)> {
 #[must_use]
 pub fn accepts(target: &str, data: &[u8]) -> bool {
     match target {
-        "session_bundle" => Bundle::parse(data).and_then(|b| b.verify(None, NOW)).is_ok(),
-        "session_initial_message" => responder().is_some_and(|r| respond(&local(r), data, None, &r.store).is_ok()),
+        "session_bundle" => Bundle::parse(data)
+            .and_then(|b| b.verify(None, NOW))
+            .is_ok(),
+        "session_initial_message" => {
+            responder().is_some_and(|r| respond(&local(r), data, None, &r.store).is_ok())
+        }
         _ => false,
     }
 }

@@ -30,6 +30,14 @@ else
   rustup target add wasm32-unknown-unknown >/dev/null
   step "wasm32-unknown-unknown" "done (rustup target add)"
 fi
+for component in clippy rustfmt; do
+  if rustup component list --installed 2>/dev/null | grep -q "^$component"; then
+    step "$component" "already present"
+  else
+    rustup component add "$component" >/dev/null
+    step "$component" "done (rustup component add)"
+  fi
+done
 
 # 1b. Nightly toolchain + rust-src for the threads build (scripts/build.sh). The
 # toolchain is named by VEILKIT_NIGHTLY (default "nightly"); components are

@@ -50,6 +50,8 @@ skip_step() {
 
 run_step "setup" bash scripts/setup.sh
 run_step "dependency hygiene" bash scripts/check-deps.sh
+# One formatting for the whole workspace (default rustfmt settings, edition 2024).
+run_step "rustfmt (cargo fmt --check)" cargo fmt --all --check
 # --show-output: the vector counts and skip reasons the tests print appear in the log.
 run_step "cargo test (native vectors)" cargo test -p veilkit -- --show-output
 run_step "fuzz smoke (every target, 10 s)" bash fuzz/smoke.sh 10

@@ -30,9 +30,16 @@ fn pair() -> (RatchetState, RatchetState) {
     };
     let spk = [0x5a; 32];
     let mut rng = veilkit::rng::fill;
-    let a = RatchetState::new_initiator(keys(), binding.clone(), x25519::x25519_public(&spk).unwrap(), Limits::default(), &mut rng)
+    let a = RatchetState::new_initiator(
+        keys(),
+        binding.clone(),
+        x25519::x25519_public(&spk).unwrap(),
+        Limits::default(),
+        &mut rng,
+    )
+    .unwrap();
+    let b = RatchetState::new_responder(keys(), binding, Zeroizing::new(spk), Limits::default())
         .unwrap();
-    let b = RatchetState::new_responder(keys(), binding, Zeroizing::new(spk), Limits::default()).unwrap();
     (a, b)
 }
 
@@ -77,7 +84,9 @@ fn session(c: &mut Criterion) {
     let (a, _) = warm_pair();
     let bytes = a.to_bytes();
     g.bench_function("state to_bytes", |bn| bn.iter(|| black_box(&a).to_bytes()));
-    g.bench_function("state from_bytes", |bn| bn.iter(|| RatchetState::from_bytes(black_box(&bytes)).unwrap()));
+    g.bench_function("state from_bytes", |bn| {
+        bn.iter(|| RatchetState::from_bytes(black_box(&bytes)).unwrap())
+    });
     g.finish();
 
     let (mut a, mut b) = pair();

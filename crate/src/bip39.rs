@@ -32,7 +32,9 @@ const MAX_WORD_LEN: usize = 8;
 /// public is harmless).
 fn record(word: &str) -> Option<Zeroizing<[u8; MAX_WORD_LEN + 1]>> {
     let bytes = word.as_bytes();
-    let len = u8::try_from(bytes.len()).ok().filter(|&n| usize::from(n) <= MAX_WORD_LEN)?;
+    let len = u8::try_from(bytes.len())
+        .ok()
+        .filter(|&n| usize::from(n) <= MAX_WORD_LEN)?;
     let mut r = Zeroizing::new([0u8; MAX_WORD_LEN + 1]);
     let (head, tail) = r.split_at_mut(1);
     head.copy_from_slice(&[len]);
@@ -86,7 +88,11 @@ fn index_of(word: &str) -> Option<u16> {
 /// [`CryptoError::InvalidLength`] for any other entropy length.
 pub fn entropy_to_mnemonic(entropy: &[u8]) -> Result<Zeroizing<String>> {
     if !matches!(entropy.len(), 16 | 20 | 24 | 28 | 32) {
-        return Err(CryptoError::length("entropy", "16, 20, 24, 28 or 32 bytes", entropy.len()));
+        return Err(CryptoError::length(
+            "entropy",
+            "16, 20, 24, 28 or 32 bytes",
+            entropy.len(),
+        ));
     }
     let checksum_bits = entropy.len() / 4;
     let hash = Sha256::digest(entropy);
@@ -157,7 +163,9 @@ pub fn mnemonic_to_entropy_nfkd(phrase_nfkd: &str) -> Result<Zeroizing<Vec<u8>>>
 /// The entropy of a phrase's words, checking the count, every word and the checksum.
 fn entropy_of_words(words: &[String]) -> Result<Zeroizing<Vec<u8>>> {
     if !matches!(words.len(), 12 | 15 | 18 | 21 | 24) {
-        return Err(CryptoError::InvalidMnemonic("word count must be 12, 15, 18, 21 or 24"));
+        return Err(CryptoError::InvalidMnemonic(
+            "word count must be 12, 15, 18, 21 or 24",
+        ));
     }
     let total_bits = words.len() * 11;
     let checksum_bits = total_bits / 33;
@@ -175,7 +183,9 @@ fn entropy_of_words(words: &[String]) -> Result<Zeroizing<Vec<u8>>> {
             }
         }
     }
-    let entropy = bits.get(..entropy_bytes).ok_or(CryptoError::InvalidMnemonic("length"))?;
+    let entropy = bits
+        .get(..entropy_bytes)
+        .ok_or(CryptoError::InvalidMnemonic("length"))?;
     let hash = Sha256::digest(entropy);
     // Checksum: first `checksum_bits` (≤ 8) bits of the hash, stored right after the entropy.
     let mask = 0xffu8 << (8 - checksum_bits);
@@ -207,14 +217,22 @@ pub fn mnemonic_to_seed(phrase: &str, passphrase: &str) -> Result<Zeroizing<[u8;
 ///
 /// # Errors
 /// [`CryptoError::InvalidMnemonic`] if the phrase is not a valid mnemonic.
-pub fn mnemonic_to_seed_nfkd(phrase_nfkd: &str, passphrase_nfkd: &str) -> Result<Zeroizing<[u8; SEED_LEN]>> {
+pub fn mnemonic_to_seed_nfkd(
+    phrase_nfkd: &str,
+    passphrase_nfkd: &str,
+) -> Result<Zeroizing<[u8; SEED_LEN]>> {
     let words = words_of(phrase_nfkd);
     entropy_of_words(&words)?;
     let canonical = Zeroizing::new(words.join(" "));
     let mut salt: Zeroizing<String> = Zeroizing::new(String::from("mnemonic"));
     salt.push_str(passphrase_nfkd);
     let mut seed = Zeroizing::new([0u8; SEED_LEN]);
-    pbkdf2::pbkdf2_hmac::<Sha512>(canonical.as_bytes(), salt.as_bytes(), PBKDF2_ROUNDS, seed.as_mut_slice());
+    pbkdf2::pbkdf2_hmac::<Sha512>(
+        canonical.as_bytes(),
+        salt.as_bytes(),
+        PBKDF2_ROUNDS,
+        seed.as_mut_slice(),
+    );
     Ok(seed)
 }
 
@@ -238,7 +256,21 @@ mod tests {
         }
         assert_eq!(word_at(2048), None);
         assert_eq!(word_at(u16::MAX), None);
-        for not_a_word in ["", "abando", "abandonx", "Abandon", "abandon\0", "zoo\0", "zoo ", "zo", "aaaaaaaa", "abandonab", "zzzzzzzzz", "\u{e9}", "abc\0\0\0\0\0"] {
+        for not_a_word in [
+            "",
+            "abando",
+            "abandonx",
+            "Abandon",
+            "abandon\0",
+            "zoo\0",
+            "zoo ",
+            "zo",
+            "aaaaaaaa",
+            "abandonab",
+            "zzzzzzzzz",
+            "\u{e9}",
+            "abc\0\0\0\0\0",
+        ] {
             assert_eq!(index_of(not_a_word), None, "{not_a_word:?}");
         }
         assert_eq!(index_of("zoo"), Some(2047));
@@ -259,18 +291,27 @@ mod tests {
         let good = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about";
         assert!(validate_mnemonic(good));
         let bad_sum = good.replace("about", "abandon");
-        assert_eq!(mnemonic_to_entropy(&bad_sum).unwrap_err().code(), "INVALID_MNEMONIC");
+        assert_eq!(
+            mnemonic_to_entropy(&bad_sum).unwrap_err().code(),
+            "INVALID_MNEMONIC"
+        );
         assert!(!validate_mnemonic(&good.replace("about", "aboutx")));
         assert!(!validate_mnemonic("abandon abandon"));
         assert!(!validate_mnemonic(""));
         assert!(mnemonic_to_seed(&bad_sum, "").is_err());
-        assert_eq!(entropy_to_mnemonic(&[0u8; 15]).unwrap_err().code(), "INVALID_LENGTH");
+        assert_eq!(
+            entropy_to_mnemonic(&[0u8; 15]).unwrap_err().code(),
+            "INVALID_LENGTH"
+        );
     }
 
     #[test]
     fn whitespace_is_canonicalised() {
         let good = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about";
         let messy = format!("  {}\n", good.replace(' ', "  \t"));
-        assert_eq!(*mnemonic_to_seed(good, "x").unwrap(), *mnemonic_to_seed(&messy, "x").unwrap());
+        assert_eq!(
+            *mnemonic_to_seed(good, "x").unwrap(),
+            *mnemonic_to_seed(&messy, "x").unwrap()
+        );
     }
 }

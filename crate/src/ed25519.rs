@@ -174,7 +174,11 @@ mod tests {
         for b in &cases {
             if let Ok(key) = VerifyingKey::from_bytes(b) {
                 decodable += 1;
-                assert_eq!(canonical_point_encoding(b), key.to_edwards().compress().as_bytes() == b, "{b:02x?}");
+                assert_eq!(
+                    canonical_point_encoding(b),
+                    key.to_edwards().compress().as_bytes() == b,
+                    "{b:02x?}"
+                );
             }
         }
         assert!(decodable > 10, "{decodable}");

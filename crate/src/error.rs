@@ -88,14 +88,22 @@ impl CryptoError {
     /// Shorthand for an [`CryptoError::InvalidLength`].
     #[must_use]
     pub const fn length(what: &'static str, expected: &'static str, got: usize) -> Self {
-        Self::InvalidLength { what, expected, got }
+        Self::InvalidLength {
+            what,
+            expected,
+            got,
+        }
     }
 }
 
 impl fmt::Display for CryptoError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::InvalidLength { what, expected, got } => {
+            Self::InvalidLength {
+                what,
+                expected,
+                got,
+            } => {
                 write!(f, "{what}: expected {expected}, got {got} bytes")
             }
             Self::InvalidParameter(m) => write!(f, "invalid parameter: {m}"),

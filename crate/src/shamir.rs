@@ -51,7 +51,11 @@ impl Share {
                 }
                 Ok(Self { x, y: y.to_vec() })
             }
-            _ => Err(CryptoError::length("share", "at least 2 bytes (x ‖ y)", bytes.len())),
+            _ => Err(CryptoError::length(
+                "share",
+                "at least 2 bytes (x ‖ y)",
+                bytes.len(),
+            )),
         }
     }
 }
@@ -90,14 +94,23 @@ fn gf_inv(a: u8) -> u8 {
 /// [`MAX_SECRET_LEN`]; [`CryptoError::RandomnessUnavailable`].
 pub fn split(secret: &[u8], threshold: u8, count: u8) -> Result<Vec<Share>> {
     if threshold < 2 || threshold > count {
-        return Err(CryptoError::InvalidParameter("need 2 <= threshold <= shares <= 255"));
+        return Err(CryptoError::InvalidParameter(
+            "need 2 <= threshold <= shares <= 255",
+        ));
     }
     if secret.is_empty() || secret.len() > MAX_SECRET_LEN {
-        return Err(CryptoError::length("secret", "1 to 1024 bytes", secret.len()));
+        return Err(CryptoError::length(
+            "secret",
+            "1 to 1024 bytes",
+            secret.len(),
+        ));
     }
     let degree = usize::from(threshold) - 1;
     let mut shares: Vec<Share> = (1..=count)
-        .map(|x| Share { x, y: Vec::with_capacity(secret.len()) })
+        .map(|x| Share {
+            x,
+            y: Vec::with_capacity(secret.len()),
+        })
         .collect();
     let mut coeffs = Zeroizing::new(vec![0u8; degree]);
     for &s in secret {
@@ -137,7 +150,9 @@ pub fn combine(shares: &[Share]) -> Result<Zeroizing<Vec<u8>>> {
         if s.y.len() != len {
             return Err(CryptoError::InvalidShares("shares have different lengths"));
         }
-        let slot = seen.get_mut(usize::from(s.x)).ok_or(CryptoError::InvalidShares("x"))?;
+        let slot = seen
+            .get_mut(usize::from(s.x))
+            .ok_or(CryptoError::InvalidShares("x"))?;
         if *slot {
             return Err(CryptoError::InvalidShares("duplicate share x"));
         }
@@ -210,7 +225,10 @@ mod tests {
         let shares = split(&s, 2, 3).unwrap();
         assert!(combine(&shares[..1]).is_err());
         let dup = [shares[0].clone(), shares[0].clone()];
-        assert_eq!(combine(&dup).unwrap_err(), CryptoError::InvalidShares("duplicate share x"));
+        assert_eq!(
+            combine(&dup).unwrap_err(),
+            CryptoError::InvalidShares("duplicate share x")
+        );
         let mut zero = shares[1].clone();
         zero.x = 0;
         assert!(combine(&[shares[0].clone(), zero]).is_err());

@@ -14,9 +14,17 @@ fn trezor_english_vectors() {
         let entropy = hex::decode(case[0].as_str().unwrap()).unwrap();
         let phrase = case[1].as_str().unwrap();
         let seed = hex::decode(case[2].as_str().unwrap()).unwrap();
-        assert_eq!(bip39::entropy_to_mnemonic(&entropy).unwrap().as_str(), phrase);
+        assert_eq!(
+            bip39::entropy_to_mnemonic(&entropy).unwrap().as_str(),
+            phrase
+        );
         assert_eq!(*bip39::mnemonic_to_entropy(phrase).unwrap(), entropy);
-        assert_eq!(bip39::mnemonic_to_seed(phrase, "TREZOR").unwrap().as_slice(), seed.as_slice());
+        assert_eq!(
+            bip39::mnemonic_to_seed(phrase, "TREZOR")
+                .unwrap()
+                .as_slice(),
+            seed.as_slice()
+        );
         checked += 1;
     }
     println!("bip39 trezor english: {checked} cases");
@@ -33,10 +41,25 @@ fn nfkd_entry_points_agree() {
     let composed = "p\u{e4}ssw\u{f6}rd \u{fb01} \u{2460}"; // ä, ö, the "fi" ligature, circled 1
     let decomposed = "pa\u{308}sswo\u{308}rd fi 1"; // their NFKD
     let seed = bip39::mnemonic_to_seed(phrase, composed).unwrap();
-    assert_eq!(seed.as_slice(), bip39::mnemonic_to_seed(phrase, decomposed).unwrap().as_slice());
-    assert_eq!(seed.as_slice(), bip39::mnemonic_to_seed_nfkd(phrase, decomposed).unwrap().as_slice());
+    assert_eq!(
+        seed.as_slice(),
+        bip39::mnemonic_to_seed(phrase, decomposed)
+            .unwrap()
+            .as_slice()
+    );
+    assert_eq!(
+        seed.as_slice(),
+        bip39::mnemonic_to_seed_nfkd(phrase, decomposed)
+            .unwrap()
+            .as_slice()
+    );
     // Not normalised by the `_nfkd` entry point: a different seed (the facade must normalise).
-    assert_ne!(seed.as_slice(), bip39::mnemonic_to_seed_nfkd(phrase, composed).unwrap().as_slice());
+    assert_ne!(
+        seed.as_slice(),
+        bip39::mnemonic_to_seed_nfkd(phrase, composed)
+            .unwrap()
+            .as_slice()
+    );
     // The seed is PBKDF2-HMAC-SHA512(phrase, "mnemonic" ‖ NFKD(passphrase), 2048).
     let mut expected = [0u8; 64];
     let salt = format!("mnemonic{decomposed}");
@@ -44,8 +67,26 @@ fn nfkd_entry_points_agree() {
     assert_eq!(seed.as_slice(), expected.as_slice());
 
     // Fullwidth letters are NFKD-equivalent to ASCII ones.
-    let fullwidth: String = phrase.chars().map(|c| if c.is_ascii_lowercase() { char::from_u32(c as u32 - 0x61 + 0xff41).unwrap() } else { c }).collect();
-    assert_eq!(*bip39::mnemonic_to_entropy(&fullwidth).unwrap(), vec![0u8; 16]);
-    assert!(matches!(bip39::mnemonic_to_entropy_nfkd(&fullwidth), Err(veilkit::CryptoError::InvalidMnemonic(_))));
-    assert_eq!(*bip39::mnemonic_to_entropy_nfkd(phrase).unwrap(), vec![0u8; 16]);
+    let fullwidth: String = phrase
+        .chars()
+        .map(|c| {
+            if c.is_ascii_lowercase() {
+                char::from_u32(c as u32 - 0x61 + 0xff41).unwrap()
+            } else {
+                c
+            }
+        })
+        .collect();
+    assert_eq!(
+        *bip39::mnemonic_to_entropy(&fullwidth).unwrap(),
+        vec![0u8; 16]
+    );
+    assert!(matches!(
+        bip39::mnemonic_to_entropy_nfkd(&fullwidth),
+        Err(veilkit::CryptoError::InvalidMnemonic(_))
+    ));
+    assert_eq!(
+        *bip39::mnemonic_to_entropy_nfkd(phrase).unwrap(),
+        vec![0u8; 16]
+    );
 }

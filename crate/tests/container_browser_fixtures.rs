@@ -28,7 +28,9 @@ fn index() -> Value {
 
 /// Fixture plaintext: `p[i] = (i · 31 ⊕ (i >> 8)) mod 256`.
 fn plaintext(len: usize) -> Vec<u8> {
-    (0..len).map(|i| (i.wrapping_mul(31) ^ (i >> 8)) as u8).collect()
+    (0..len)
+        .map(|i| (i.wrapping_mul(31) ^ (i >> 8)) as u8)
+        .collect()
 }
 
 fn entry(name: &str) -> Value {
@@ -42,18 +44,28 @@ fn entry(name: &str) -> Value {
 }
 
 fn hex16(v: &Value) -> [u8; 16] {
-    hex::decode(v.as_str().unwrap()).unwrap().try_into().unwrap()
+    hex::decode(v.as_str().unwrap())
+        .unwrap()
+        .try_into()
+        .unwrap()
 }
 
 fn hex32(v: &Value) -> [u8; 32] {
-    hex::decode(v.as_str().unwrap()).unwrap().try_into().unwrap()
+    hex::decode(v.as_str().unwrap())
+        .unwrap()
+        .try_into()
+        .unwrap()
 }
 
 /// Decrypts fixture `name` with the unlock its manifest entry names and checks every hash.
 fn open(name: &str, policy: &VerificationPolicy) -> (Vec<u8>, VerificationReport) {
     let e = entry(name);
     let bytes = std::fs::read(dir().join(name)).unwrap();
-    assert_eq!(hex::encode(veilkit::hash::sha256(&bytes)), e["container_sha256"].as_str().unwrap(), "{name}");
+    assert_eq!(
+        hex::encode(veilkit::hash::sha256(&bytes)),
+        e["container_sha256"].as_str().unwrap(),
+        "{name}"
+    );
     let u = &e["unlock"];
     let password;
     let secret;
@@ -64,7 +76,10 @@ fn open(name: &str, policy: &VerificationPolicy) -> (Vec<u8>, VerificationReport
         Unlock::Password(&password)
     } else if let Some(sk) = u["xwing_secret_key"].as_str() {
         secret = hex::decode(sk).unwrap();
-        Unlock::Recipient { secret_key: &secret, recipient_id: None }
+        Unlock::Recipient {
+            secret_key: &secret,
+            recipient_id: None,
+        }
     } else if let Some(k) = u["group_key"].as_str() {
         group_key = hex::decode(k).unwrap();
         Unlock::Group(GroupUnlock {
@@ -75,7 +90,12 @@ fn open(name: &str, policy: &VerificationPolicy) -> (Vec<u8>, VerificationReport
         })
     } else if let Some(f) = u["shares_file"].as_str() {
         let text = std::fs::read_to_string(dir().join(f)).unwrap();
-        shares = text.lines().filter(|l| !l.is_empty()).take(2).map(|l| ThresholdShare::parse(l).unwrap()).collect();
+        shares = text
+            .lines()
+            .filter(|l| !l.is_empty())
+            .take(2)
+            .map(|l| ThresholdShare::parse(l).unwrap())
+            .collect();
         Unlock::Shares(&shares)
     } else {
         panic!("{name}: unknown unlock {u}");
@@ -84,7 +104,11 @@ fn open(name: &str, policy: &VerificationPolicy) -> (Vec<u8>, VerificationReport
     let pt = d.plaintext.expect("intact").to_vec();
     let len = usize::try_from(e["plaintext_len"].as_u64().unwrap()).unwrap();
     assert_eq!(pt, plaintext(len), "{name}");
-    assert_eq!(hex::encode(veilkit::hash::sha256(&pt)), e["plaintext_sha256"].as_str().unwrap(), "{name}");
+    assert_eq!(
+        hex::encode(veilkit::hash::sha256(&pt)),
+        e["plaintext_sha256"].as_str().unwrap(),
+        "{name}"
+    );
     (bytes, d.report)
 }
 
@@ -119,25 +143,46 @@ fn browser_signed_headers_verify() {
     let (_, r) = open("group_signed_v6.vvlt", &pin);
     assert_eq!((r.version, r.signature), (6, SignatureStatus::Hybrid));
     assert_eq!(r.signer_mldsa65.as_deref(), seeds.mldsa_public());
-    assert_eq!(r.signer, Some(veilkit::ed25519::ed25519_from_seed(&[0x11; 32]).unwrap().public));
+    assert_eq!(
+        r.signer,
+        Some(
+            veilkit::ed25519::ed25519_from_seed(&[0x11; 32])
+                .unwrap()
+                .public
+        )
+    );
     assert_eq!(r.key_log_id, Some([0x22; 32]));
     assert_eq!(r.timestamp, Some(1_767_225_600));
     // Signed by a keystore identity (Ed25519 + ML-DSA-65 in the keystore's worker).
     let e = entry("identity_signed_v6.vvlt");
     let signer = hex32(&e["signer_ed25519_public"]);
     // The ML-DSA-65 half of the pin when the manifest records it.
-    let mldsa65 = e["signer_mldsa65_public"].as_str().map(|h| hex::decode(h).unwrap());
+    let mldsa65 = e["signer_mldsa65_public"]
+        .as_str()
+        .map(|h| hex::decode(h).unwrap());
     let policy = VerificationPolicy {
-        expected_signer: Some(ExpectedSigner { ed25519: signer, mldsa65 }),
+        expected_signer: Some(ExpectedSigner {
+            ed25519: signer,
+            mldsa65,
+        }),
         ..VerificationPolicy::strict()
     };
     let (_, r) = open("identity_signed_v6.vvlt", &policy);
     assert_eq!((r.version, r.signature), (6, SignatureStatus::Hybrid));
     // Unsigned browser containers fail a signature-requiring policy.
     let bytes = std::fs::read(dir().join("password_argon2id.vvlt")).unwrap();
-    let pw = entry("password_argon2id.vvlt")["unlock"]["password"].as_str().unwrap().as_bytes().to_vec();
+    let pw = entry("password_argon2id.vvlt")["unlock"]["password"]
+        .as_str()
+        .unwrap()
+        .as_bytes()
+        .to_vec();
     assert!(matches!(
-        decrypt(&bytes, &Unlock::Password(&pw), &VerificationPolicy::strict()).map(|_| ()),
+        decrypt(
+            &bytes,
+            &Unlock::Password(&pw),
+            &VerificationPolicy::strict()
+        )
+        .map(|_| ()),
         Err(ContainerError::SignatureMissing)
     ));
 }
@@ -182,19 +227,46 @@ fn browser_fixtures_carry_the_requested_parameters() {
         f(&Header::parse(&bytes).unwrap().0);
     };
     check("password_argon2id.vvlt", &|h| {
-        assert!(matches!(h.wraps[..], [WrapEntry::Argon2id { cost: Argon2idCost { memory_kib: 19_456, iterations: 2, parallelism: 1 }, .. }]));
+        assert!(matches!(
+            h.wraps[..],
+            [WrapEntry::Argon2id {
+                cost: Argon2idCost {
+                    memory_kib: 19_456,
+                    iterations: 2,
+                    parallelism: 1
+                },
+                ..
+            }]
+        ));
         assert_eq!((h.chunk_size, h.hash_alg), (4096, HashAlg::Sha256));
     });
     check("password_pbkdf2_blake3.vvlt", &|h| {
-        assert!(matches!(h.wraps[..], [WrapEntry::Pbkdf2 { iterations: 600_000, .. }]));
+        assert!(matches!(
+            h.wraps[..],
+            [WrapEntry::Pbkdf2 {
+                iterations: 600_000,
+                ..
+            }]
+        ));
         assert_eq!(h.hash_alg, HashAlg::Blake3);
     });
     check("xwing_recipient.vvlt", &|h| {
-        let pk = veilkit::xwing::xwing_from_seed(&core::array::from_fn::<u8, 32, _>(|i| i as u8)).unwrap().public;
-        assert!(matches!(&h.wraps[..], [WrapEntry::HybridKem { recipient_id, key_version: 1, .. }] if *recipient_id == wrap::recipient_id_for(&pk)));
+        let pk = veilkit::xwing::xwing_from_seed(&core::array::from_fn::<u8, 32, _>(|i| i as u8))
+            .unwrap()
+            .public;
+        assert!(
+            matches!(&h.wraps[..], [WrapEntry::HybridKem { recipient_id, key_version: 1, .. }] if *recipient_id == wrap::recipient_id_for(&pk))
+        );
     });
     check("threshold_2of3.vvlt", &|h| {
-        assert!(matches!(h.wraps[..], [WrapEntry::Threshold { threshold: 2, shares: 3, .. }]));
+        assert!(matches!(
+            h.wraps[..],
+            [WrapEntry::Threshold {
+                threshold: 2,
+                shares: 3,
+                ..
+            }]
+        ));
     });
     check("empty.vvlt", &|h| assert_eq!(h.plaintext_size, 0));
 }

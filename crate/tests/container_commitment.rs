@@ -91,7 +91,11 @@ fn assert_refused(container: &[u8], unlock: &Unlock<'_>, policy: &VerificationPo
 /// [`assert_refused`] under the full pin in every release mode and tamper action.
 fn assert_refused_in_every_mode(container: &[u8], unlock: &Unlock<'_>, code: &str) {
     for release in [ReleaseMode::Verified, ReleaseMode::Streaming] {
-        for on_tamper in [TamperAction::Abort, TamperAction::Report, TamperAction::Recover] {
+        for on_tamper in [
+            TamperAction::Abort,
+            TamperAction::Report,
+            TamperAction::Recover,
+        ] {
             assert_refused(container, unlock, &pinned(release, on_tamper), code);
         }
     }
@@ -1337,12 +1341,24 @@ fn sealing_a_tampered_container_is_refused() {
     let body = flip(&c, envelope_at(&c, 1) + 40);
     let table = flip(&c, header_len(&c) + 33);
     let sig = flip(&c, header_len(&c) - 1);
-    for (bad, want) in [(&body, "AUTHENTICATION_FAILED"), (&table, "AUTHENTICATION_FAILED"), (&sig, "INVALID_SIGNATURE")] {
+    for (bad, want) in [
+        (&body, "AUTHENTICATION_FAILED"),
+        (&table, "AUTHENTICATION_FAILED"),
+        (&sig, "INVALID_SIGNATURE"),
+    ] {
         for mode in [SealMode::Seal, SealMode::Purge] {
-            assert_eq!(seal(bad, mode, "retention", &sealer).unwrap_err().code(), want);
+            assert_eq!(
+                seal(bad, mode, "retention", &sealer).unwrap_err().code(),
+                want
+            );
         }
     }
     // The intact container seals.
     let sealed = seal(&c, SealMode::Seal, "retention", &sealer).unwrap();
-    assert!(verify_container(&sealed, &VerificationPolicy::default(), None).unwrap().sealed.is_some());
+    assert!(
+        verify_container(&sealed, &VerificationPolicy::default(), None)
+            .unwrap()
+            .sealed
+            .is_some()
+    );
 }

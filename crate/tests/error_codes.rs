@@ -4,22 +4,39 @@
 //! only the TypeScript layer raises, listed below with their reason; the
 //! key-log and registry fault codes are exactly the TypeScript failure-reason
 //! unions (ts/messaging/key-log.ts, ts/messaging/registry.ts).
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 
 use std::collections::BTreeSet;
 use std::path::Path;
 
+use veilkit::CryptoError;
 use veilkit::container::ContainerError;
 use veilkit::messaging::{KeyLogFault, MessagingError, RegistryFault};
 use veilkit::session::SessionError;
-use veilkit::CryptoError;
 
 /// Codes no Rust enum produces, each with the TypeScript code that raises it.
 const TS_ONLY: &[(&str, &str)] = &[
-    ("NOT_INITIALIZED", "facade: a call before init() (ts/init.ts)"),
-    ("UNSUPPORTED_PLATFORM", "facade: no WebAssembly / WebCrypto / worker support"),
-    ("WASM_PANIC", "facade: a WebAssembly trap, turned into an error by toVeilError"),
-    ("INTERNAL", "facade and workers: an unexpected non-VeilError failure"),
+    (
+        "NOT_INITIALIZED",
+        "facade: a call before init() (ts/init.ts)",
+    ),
+    (
+        "UNSUPPORTED_PLATFORM",
+        "facade: no WebAssembly / WebCrypto / worker support",
+    ),
+    (
+        "WASM_PANIC",
+        "facade: a WebAssembly trap, turned into an error by toVeilError",
+    ),
+    (
+        "INTERNAL",
+        "facade and workers: an unexpected non-VeilError failure",
+    ),
     ("KEYSTORE_LOCKED", "keystore worker (IndexedDB, TS only)"),
     ("KEY_NOT_FOUND", "keystore worker"),
     ("KEY_EXISTS", "keystore worker"),
@@ -28,9 +45,18 @@ const TS_ONLY: &[(&str, &str)] = &[
     ("STORAGE_QUOTA_EXCEEDED", "keystore: IndexedDB quota error"),
     ("STORAGE_UNSUPPORTED", "keystore: no IndexedDB"),
     ("STORAGE_FAILED", "keystore: any other IndexedDB failure"),
-    ("TOP_LEVEL_REQUIRED", "isolated-origin keystore: export asked for by the embedding page"),
-    ("KEYSTORE_UNAVAILABLE", "isolated-origin keystore: the frame did not answer the handshake"),
-    ("SIZE_MISMATCH", "ts/files/encrypt.ts: a stream shorter or longer than its declared size"),
+    (
+        "TOP_LEVEL_REQUIRED",
+        "isolated-origin keystore: export asked for by the embedding page",
+    ),
+    (
+        "KEYSTORE_UNAVAILABLE",
+        "isolated-origin keystore: the frame did not answer the handshake",
+    ),
+    (
+        "SIZE_MISMATCH",
+        "ts/files/encrypt.ts: a stream shorter or longer than its declared size",
+    ),
 ];
 
 fn repo_file(path: &str) -> String {
@@ -40,13 +66,27 @@ fn repo_file(path: &str) -> String {
 
 /// The single-quoted string literals of `text` between `start` and the first `end` after it.
 fn literals(text: &str, start: &str, end: &str) -> Vec<String> {
-    let from = text.find(start).unwrap_or_else(|| panic!("{start:?} not found")) + start.len();
+    let from = text
+        .find(start)
+        .unwrap_or_else(|| panic!("{start:?} not found"))
+        + start.len();
     let body = &text[from..];
-    let body = &body[..body.find(end).unwrap_or_else(|| panic!("{end:?} not found after {start:?}"))];
-    let code_only: String = body.lines().map(|l| l.split("//").next().unwrap_or("")).collect::<Vec<_>>().join("\n");
+    let body = &body[..body
+        .find(end)
+        .unwrap_or_else(|| panic!("{end:?} not found after {start:?}"))];
+    let code_only: String = body
+        .lines()
+        .map(|l| l.split("//").next().unwrap_or(""))
+        .collect::<Vec<_>>()
+        .join("\n");
     let parts: Vec<&str> = code_only.split('\'').collect();
     assert!(parts.len() % 2 == 1, "unbalanced quotes after {start:?}");
-    parts.iter().skip(1).step_by(2).map(|s| (*s).to_owned()).collect()
+    parts
+        .iter()
+        .skip(1)
+        .step_by(2)
+        .map(|s| (*s).to_owned())
+        .collect()
 }
 
 fn set(codes: &[&str]) -> BTreeSet<String> {
@@ -62,23 +102,53 @@ fn distinct(what: &str, codes: &[String]) -> BTreeSet<String> {
 #[test]
 fn rust_codes_and_ts_codes_are_the_same_list() {
     let mut rust = BTreeSet::new();
-    for codes in [CryptoError::CODES, ContainerError::CODES, MessagingError::CODES, SessionError::CODES] {
+    for codes in [
+        CryptoError::CODES,
+        ContainerError::CODES,
+        MessagingError::CODES,
+        SessionError::CODES,
+    ] {
         rust.extend(set(codes));
     }
-    let ts = distinct("VEIL_ERROR_CODES", &literals(&repo_file("ts/errors.ts"), "export const VEIL_ERROR_CODES = [", "] as const;"));
+    let ts = distinct(
+        "VEIL_ERROR_CODES",
+        &literals(
+            &repo_file("ts/errors.ts"),
+            "export const VEIL_ERROR_CODES = [",
+            "] as const;",
+        ),
+    );
     let ts_only: BTreeSet<String> = TS_ONLY.iter().map(|(c, _)| (*c).to_owned()).collect();
     assert_eq!(ts_only.len(), TS_ONLY.len(), "TS_ONLY lists a code twice");
 
     let missing_in_ts: Vec<_> = rust.difference(&ts).collect();
-    assert!(missing_in_ts.is_empty(), "Rust codes missing from VEIL_ERROR_CODES: {missing_in_ts:?}");
+    assert!(
+        missing_in_ts.is_empty(),
+        "Rust codes missing from VEIL_ERROR_CODES: {missing_in_ts:?}"
+    );
     let stale_ts_only: Vec<_> = ts_only.intersection(&rust).collect();
-    assert!(stale_ts_only.is_empty(), "listed as TS-only but a Rust enum produces them: {stale_ts_only:?}");
-    let unexplained: Vec<_> = ts.iter().filter(|c| !rust.contains(*c) && !ts_only.contains(*c)).collect();
-    assert!(unexplained.is_empty(), "VEIL_ERROR_CODES without a Rust enum or a TS_ONLY reason: {unexplained:?}");
+    assert!(
+        stale_ts_only.is_empty(),
+        "listed as TS-only but a Rust enum produces them: {stale_ts_only:?}"
+    );
+    let unexplained: Vec<_> = ts
+        .iter()
+        .filter(|c| !rust.contains(*c) && !ts_only.contains(*c))
+        .collect();
+    assert!(
+        unexplained.is_empty(),
+        "VEIL_ERROR_CODES without a Rust enum or a TS_ONLY reason: {unexplained:?}"
+    );
     let gone: Vec<_> = ts_only.difference(&ts).collect();
-    assert!(gone.is_empty(), "TS_ONLY codes no longer in VEIL_ERROR_CODES: {gone:?}");
+    assert!(
+        gone.is_empty(),
+        "TS_ONLY codes no longer in VEIL_ERROR_CODES: {gone:?}"
+    );
     for c in &ts {
-        assert!(c.chars().all(|ch| ch.is_ascii_uppercase() || ch == '_'), "{c}");
+        assert!(
+            c.chars().all(|ch| ch.is_ascii_uppercase() || ch == '_'),
+            "{c}"
+        );
     }
 }
 
@@ -86,9 +156,15 @@ fn rust_codes_and_ts_codes_are_the_same_list() {
 fn fault_codes_are_the_ts_failure_reasons() {
     let key_log_ts = repo_file("ts/messaging/key-log.ts");
     let registry_ts = repo_file("ts/messaging/registry.ts");
-    let key_log = distinct("KeyLogFailureReason", &literals(&key_log_ts, "export type KeyLogFailureReason =", ";"));
+    let key_log = distinct(
+        "KeyLogFailureReason",
+        &literals(&key_log_ts, "export type KeyLogFailureReason =", ";"),
+    );
     assert_eq!(key_log, set(KeyLogFault::CODES));
-    let registry = distinct("RegistryFailureReason", &literals(&registry_ts, "export type RegistryFailureReason =", ";"));
+    let registry = distinct(
+        "RegistryFailureReason",
+        &literals(&registry_ts, "export type RegistryFailureReason =", ";"),
+    );
     assert_eq!(registry, set(RegistryFault::CODES));
 }
 
@@ -98,7 +174,10 @@ fn fault_codes_are_the_ts_failure_reasons() {
 #[test]
 fn every_container_variant_has_a_listed_code() {
     let samples = [
-        ContainerError::Truncated { needed: 100, got: 10 },
+        ContainerError::Truncated {
+            needed: 100,
+            got: 10,
+        },
         ContainerError::TrailingBytes,
         ContainerError::BadMagic,
         ContainerError::UnsupportedVersion(9),
@@ -166,14 +245,23 @@ fn every_crypto_messaging_and_session_variant_has_a_listed_code() {
         SessionError::IdentityMismatch("x"),
         SessionError::PrekeyNotFound,
         // triple ratchet
-        SessionError::TooFarAhead { jump: 2001, limit: 2000 },
+        SessionError::TooFarAhead {
+            jump: 2001,
+            limit: 2000,
+        },
         SessionError::DuplicateMessage,
         SessionError::InvalidState("x"),
-        SessionError::StateRollback { counter: 1, highest_seen: 2 },
+        SessionError::StateRollback {
+            counter: 1,
+            highest_seen: 2,
+        },
     ];
     let got: BTreeSet<String> = sessions.iter().map(|e| e.code().to_owned()).collect();
     assert_eq!(got, set(SessionError::CODES));
-    assert_eq!(SessionError::Crypto(CryptoError::WeakKey).code(), "WEAK_KEY");
+    assert_eq!(
+        SessionError::Crypto(CryptoError::WeakKey).code(),
+        "WEAK_KEY"
+    );
     // MessagingError: crate/src/messaging/error.rs `codes_are_stable` lists every variant.
     assert_eq!(MessagingError::CODES.len(), 11);
 }

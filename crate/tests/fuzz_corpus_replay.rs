@@ -228,32 +228,52 @@ mod messaging_entries;
 
 #[test]
 fn messaging_keylog_json_corpus() {
-    replay("messaging_keylog_json", messaging_entries::keylog_json, |d| messaging_entries::accepts("messaging_keylog_json", d));
+    replay(
+        "messaging_keylog_json",
+        messaging_entries::keylog_json,
+        |d| messaging_entries::accepts("messaging_keylog_json", d),
+    );
 }
 
 #[test]
 fn messaging_registry_json_corpus() {
-    replay("messaging_registry_json", messaging_entries::registry_json, |d| messaging_entries::accepts("messaging_registry_json", d));
+    replay(
+        "messaging_registry_json",
+        messaging_entries::registry_json,
+        |d| messaging_entries::accepts("messaging_registry_json", d),
+    );
 }
 
 #[test]
 fn messaging_sealed_corpus() {
-    replay("messaging_sealed", messaging_entries::sealed_packet, |d| messaging_entries::accepts("messaging_sealed", d));
+    replay("messaging_sealed", messaging_entries::sealed_packet, |d| {
+        messaging_entries::accepts("messaging_sealed", d)
+    });
 }
 
 #[test]
 fn messaging_akem_corpus() {
-    replay("messaging_akem", messaging_entries::akem_ciphertext, |d| messaging_entries::accepts("messaging_akem", d));
+    replay("messaging_akem", messaging_entries::akem_ciphertext, |d| {
+        messaging_entries::accepts("messaging_akem", d)
+    });
 }
 
 #[test]
 fn messaging_chunked_corpus() {
-    replay("messaging_chunked", messaging_entries::chunked_message, |d| messaging_entries::accepts("messaging_chunked", d));
+    replay(
+        "messaging_chunked",
+        messaging_entries::chunked_message,
+        |d| messaging_entries::accepts("messaging_chunked", d),
+    );
 }
 
 #[test]
 fn messaging_replay_json_corpus() {
-    replay("messaging_replay_json", messaging_entries::replay_json, |d| messaging_entries::accepts("messaging_replay_json", d));
+    replay(
+        "messaging_replay_json",
+        messaging_entries::replay_json,
+        |d| messaging_entries::accepts("messaging_replay_json", d),
+    );
 }
 
 /// The messaging seed corpora are generated: `messaging_entries::seed_corpus()`
@@ -269,7 +289,8 @@ fn messaging_seed_corpus_is_current() {
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             std::fs::write(&path, &bytes).unwrap();
         } else {
-            let on_disk = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let on_disk =
+                std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
             assert_eq!(on_disk, bytes, "{} is stale", path.display());
         }
     }
@@ -304,14 +325,18 @@ mod session_handshake_entries;
 
 #[test]
 fn session_bundle_corpus() {
-    replay("session_bundle", session_handshake_entries::bundle, |d| session_handshake_entries::accepts("session_bundle", d));
+    replay("session_bundle", session_handshake_entries::bundle, |d| {
+        session_handshake_entries::accepts("session_bundle", d)
+    });
 }
 
 #[test]
 fn session_initial_message_corpus() {
-    replay("session_initial_message", session_handshake_entries::initial_message, |d| {
-        session_handshake_entries::accepts("session_initial_message", d)
-    });
+    replay(
+        "session_initial_message",
+        session_handshake_entries::initial_message,
+        |d| session_handshake_entries::accepts("session_initial_message", d),
+    );
 }
 
 /// The session-handshake seed corpora are generated: `session_handshake_entries::seed_corpus()`
@@ -329,7 +354,8 @@ fn session_seed_corpus_is_current() {
             std::fs::create_dir_all(path.parent().unwrap()).unwrap();
             std::fs::write(&path, &bytes).unwrap();
         } else {
-            let on_disk = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let on_disk =
+                std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
             assert_eq!(on_disk, bytes, "{} is stale", path.display());
         }
     }
@@ -362,19 +388,25 @@ mod session_entries;
 
 #[test]
 fn session_message_corpus() {
-    replay("session_message", session_entries::message, |d| session_entries::accepts("session_message", d));
+    replay("session_message", session_entries::message, |d| {
+        session_entries::accepts("session_message", d)
+    });
 }
 
 #[test]
 fn session_state_corpus() {
-    replay("session_state", session_entries::state, |d| session_entries::accepts("session_state", d));
+    replay("session_state", session_entries::state, |d| {
+        session_entries::accepts("session_state", d)
+    });
 }
 
 #[test]
 fn session_state_machine_corpus() {
-    replay("session_state_machine", session_entries::state_machine, |d| {
-        session_entries::accepts("session_state_machine", d)
-    });
+    replay(
+        "session_state_machine",
+        session_entries::state_machine,
+        |d| session_entries::accepts("session_state_machine", d),
+    );
 }
 
 /// The session seed corpora are generated (fixed keys and randomness):
@@ -390,7 +422,12 @@ fn session_ratchet_seed_corpus_is_current() {
             std::fs::create_dir_all(root.join(target)).unwrap();
             std::fs::write(&path, &bytes).unwrap();
         } else {
-            assert_eq!(std::fs::read(&path).unwrap(), bytes, "{} is stale", path.display());
+            assert_eq!(
+                std::fs::read(&path).unwrap(),
+                bytes,
+                "{} is stale",
+                path.display()
+            );
         }
     }
 }

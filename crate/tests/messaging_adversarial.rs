@@ -54,8 +54,19 @@ struct SealedFixture {
 fn sealed_fixture(content: &[u8]) -> SealedFixture {
     let (bob_sk, bob_pk) = x25519_kp("bob-x25519");
     let alice = ed_kp("alice-identity");
-    let packet = sealed::seal_message(&bob_pk, b"alice@example.com", content, alice.secret.as_slice()).unwrap();
-    SealedFixture { packet, bob_sk, bob_pk, alice }
+    let packet = sealed::seal_message(
+        &bob_pk,
+        b"alice@example.com",
+        content,
+        alice.secret.as_slice(),
+    )
+    .unwrap();
+    SealedFixture {
+        packet,
+        bob_sk,
+        bob_pk,
+        alice,
+    }
 }
 
 #[test]
@@ -69,20 +80,31 @@ fn sealed_every_single_bit_flip_fails() {
             let mut p = f.packet.clone();
             p[byte] ^= 1 << bit;
             let r = sealed::unseal_message(&p, &f.bob_sk, &f.alice.public);
-            assert_eq!(r.err(), Some(AUTH), "flip of byte {byte} bit {bit} must fail opaquely");
+            assert_eq!(
+                r.err(),
+                Some(AUTH),
+                "flip of byte {byte} bit {bit} must fail opaquely"
+            );
             assert_eq!(sealed::unseal_sender_id(&p, &f.bob_sk).err(), Some(AUTH));
             flips += 1;
         }
     }
     assert_eq!(flips, f.packet.len() * 8);
-    assert_eq!(f.packet.len(), sealed::MIN_PACKET_LEN, "short content fits the smallest possible packet");
+    assert_eq!(
+        f.packet.len(),
+        sealed::MIN_PACKET_LEN,
+        "short content fits the smallest possible packet"
+    );
 }
 
 #[test]
 fn sealed_packet_forwarded_to_another_recipient_fails() {
     let f = sealed_fixture(b"for bob only");
     let (carol_sk, _) = x25519_kp("carol-x25519");
-    assert_eq!(sealed::unseal_message(&f.packet, &carol_sk, &f.alice.public).err(), Some(AUTH));
+    assert_eq!(
+        sealed::unseal_message(&f.packet, &carol_sk, &f.alice.public).err(),
+        Some(AUTH)
+    );
 }
 
 #[test]
@@ -106,16 +128,25 @@ fn sealed_packet_retargeted_by_recipient_fails_signature() {
     let forged = [eph2_pk.as_slice(), &ct].concat();
 
     // Decryption works for Carol, but Alice's signature names Bob: refused.
-    assert_eq!(sealed::unseal_message(&forged, &carol_sk, &f.alice.public).err(), Some(AUTH));
+    assert_eq!(
+        sealed::unseal_message(&forged, &carol_sk, &f.alice.public).err(),
+        Some(AUTH)
+    );
     // The claimed sender id is visible only unverified.
-    assert_eq!(sealed::unseal_sender_id(&forged, &carol_sk).unwrap(), b"alice@example.com");
+    assert_eq!(
+        sealed::unseal_sender_id(&forged, &carol_sk).unwrap(),
+        b"alice@example.com"
+    );
 }
 
 #[test]
 fn sealed_wrong_sender_key_and_resolver_failures() {
     let f = sealed_fixture(b"x");
     let mallory = ed_kp("mallory-identity");
-    assert_eq!(sealed::unseal_message(&f.packet, &f.bob_sk, &mallory.public).err(), Some(AUTH));
+    assert_eq!(
+        sealed::unseal_message(&f.packet, &f.bob_sk, &mallory.public).err(),
+        Some(AUTH)
+    );
     // A resolver that does not know the sender id: its error comes back as is.
     let unknown = MessagingError::Malformed("unknown sender");
     assert_eq!(
@@ -143,15 +174,24 @@ fn sealed_truncated_extended_and_low_order_ephemeral_fail() {
         ));
     }
     for cut in [sealed::MIN_PACKET_LEN, f.packet.len() - 1] {
-        assert_eq!(sealed::unseal_message(&f.packet[..cut], &f.bob_sk, &f.alice.public).err(), Some(AUTH));
+        assert_eq!(
+            sealed::unseal_message(&f.packet[..cut], &f.bob_sk, &f.alice.public).err(),
+            Some(AUTH)
+        );
     }
     let mut longer = f.packet.clone();
     longer.push(0);
-    assert_eq!(sealed::unseal_message(&longer, &f.bob_sk, &f.alice.public).err(), Some(AUTH));
+    assert_eq!(
+        sealed::unseal_message(&longer, &f.bob_sk, &f.alice.public).err(),
+        Some(AUTH)
+    );
     // Ephemeral key replaced by a low-order point (all-zero DH): still opaque.
     let mut low = f.packet.clone();
     low[..32].copy_from_slice(&[0u8; 32]);
-    assert_eq!(sealed::unseal_message(&low, &f.bob_sk, &f.alice.public).err(), Some(AUTH));
+    assert_eq!(
+        sealed::unseal_message(&low, &f.bob_sk, &f.alice.public).err(),
+        Some(AUTH)
+    );
 }
 
 // ================================================================ authenticated KEM
@@ -170,21 +210,47 @@ fn akem_fixture() -> AkemFixture {
     let bob_mlkem = mlkem_kp("bob-mlkem");
     let (eph_sk, alice_eph_pk) = x25519_kp("alice-ephemeral");
     let alice = ed_kp("alice-identity");
-    let (ct, ss) =
-        akem::authenticated_kem_encapsulate(&eph_sk, &bob_pk, &bob_mlkem.encapsulation_key, alice.secret.as_slice())
-            .unwrap();
-    AkemFixture { ct, ss: *ss, bob_sk, bob_mlkem, alice_eph_pk, alice }
+    let (ct, ss) = akem::authenticated_kem_encapsulate(
+        &eph_sk,
+        &bob_pk,
+        &bob_mlkem.encapsulation_key,
+        alice.secret.as_slice(),
+    )
+    .unwrap();
+    AkemFixture {
+        ct,
+        ss: *ss,
+        bob_sk,
+        bob_mlkem,
+        alice_eph_pk,
+        alice,
+    }
 }
 
-fn akem_decap(f: &AkemFixture, ct: &[u8], sender_x: &[u8], identity: &[u8]) -> Result<[u8; 32], MessagingError> {
-    akem::authenticated_kem_decapsulate(&f.bob_sk, sender_x, &f.bob_mlkem.decapsulation_key, ct, identity).map(|k| *k)
+fn akem_decap(
+    f: &AkemFixture,
+    ct: &[u8],
+    sender_x: &[u8],
+    identity: &[u8],
+) -> Result<[u8; 32], MessagingError> {
+    akem::authenticated_kem_decapsulate(
+        &f.bob_sk,
+        sender_x,
+        &f.bob_mlkem.decapsulation_key,
+        ct,
+        identity,
+    )
+    .map(|k| *k)
 }
 
 #[test]
 fn akem_round_trip_and_length() {
     let f = akem_fixture();
     assert_eq!(f.ct.len(), 1154);
-    assert_eq!(akem_decap(&f, &f.ct, &f.alice_eph_pk, &f.alice.public).unwrap(), f.ss);
+    assert_eq!(
+        akem_decap(&f, &f.ct, &f.alice_eph_pk, &f.alice.public).unwrap(),
+        f.ss
+    );
 }
 
 #[test]
@@ -198,7 +264,10 @@ fn akem_signature_stripped_fails() {
     // Zeroed in place.
     let mut zeroed = f.ct.clone();
     zeroed[1090..].fill(0);
-    assert_eq!(akem_decap(&f, &zeroed, &f.alice_eph_pk, &f.alice.public).err(), Some(AUTH));
+    assert_eq!(
+        akem_decap(&f, &zeroed, &f.alice_eph_pk, &f.alice.public).err(),
+        Some(AUTH)
+    );
 }
 
 #[test]
@@ -206,12 +275,21 @@ fn akem_signature_replaced_by_another_identity_fails() {
     let f = akem_fixture();
     let eve = ed_kp("eve-identity");
     let (_, bob_pk) = x25519_kp("bob-x25519");
-    let signed = [akem::LABEL, f.alice_eph_pk.as_slice(), bob_pk.as_slice(), &f.ct[2..1090]].concat();
+    let signed = [
+        akem::LABEL,
+        f.alice_eph_pk.as_slice(),
+        bob_pk.as_slice(),
+        &f.ct[2..1090],
+    ]
+    .concat();
     let eve_sig = ed25519::ed25519_sign(eve.secret.as_slice(), &signed).unwrap();
     let mut resigned = f.ct.clone();
     resigned[1090..].copy_from_slice(&eve_sig);
     // Checked against Alice's identity: refused.
-    assert_eq!(akem_decap(&f, &resigned, &f.alice_eph_pk, &f.alice.public).err(), Some(AUTH));
+    assert_eq!(
+        akem_decap(&f, &resigned, &f.alice_eph_pk, &f.alice.public).err(),
+        Some(AUTH)
+    );
     // Checked against Eve's identity (unknown-key share attempt): accepted,
     // but the key binds the identity, so it is not Alice's session key.
     let eve_key = akem_decap(&f, &resigned, &f.alice_eph_pk, &eve.public).unwrap();
@@ -222,7 +300,10 @@ fn akem_signature_replaced_by_another_identity_fails() {
 fn akem_x25519_key_swapped_fails() {
     let f = akem_fixture();
     let (_, other) = x25519_kp("someone-else-ephemeral");
-    assert_eq!(akem_decap(&f, &f.ct, &other, &f.alice.public).err(), Some(AUTH));
+    assert_eq!(
+        akem_decap(&f, &f.ct, &other, &f.alice.public).err(),
+        Some(AUTH)
+    );
     // Recipient side swapped: Carol's X25519 key with Bob's ML-KEM key.
     let (carol_sk, _) = x25519_kp("carol-x25519");
     let r = akem::authenticated_kem_decapsulate(
@@ -244,7 +325,10 @@ fn akem_every_single_bit_flip_fails() {
             c[byte] ^= 1 << bit;
             let r = akem_decap(&f, &c, &f.alice_eph_pk, &f.alice.public);
             if byte < 2 {
-                assert!(matches!(r, Err(MessagingError::Malformed(_))), "prefix byte {byte}");
+                assert!(
+                    matches!(r, Err(MessagingError::Malformed(_))),
+                    "prefix byte {byte}"
+                );
             } else {
                 assert_eq!(r.err(), Some(AUTH), "byte {byte} bit {bit}");
             }
@@ -257,19 +341,42 @@ fn hybrid_kem_tampering_changes_the_key() {
     let (bob_sk, bob_pk) = x25519_kp("bob-x25519");
     let bob_mlkem = mlkem_kp("bob-mlkem");
     let (eph_sk, eph_pk) = x25519_kp("alice-ephemeral");
-    let r = hybrid_kem::hybrid_kem_encapsulate(&eph_sk, &bob_pk, &bob_mlkem.encapsulation_key).unwrap();
-    let ok = hybrid_kem::hybrid_kem_decapsulate(&bob_sk, &eph_pk, &bob_mlkem.decapsulation_key, &r.mlkem_ciphertext).unwrap();
+    let r =
+        hybrid_kem::hybrid_kem_encapsulate(&eph_sk, &bob_pk, &bob_mlkem.encapsulation_key).unwrap();
+    let ok = hybrid_kem::hybrid_kem_decapsulate(
+        &bob_sk,
+        &eph_pk,
+        &bob_mlkem.decapsulation_key,
+        &r.mlkem_ciphertext,
+    )
+    .unwrap();
     assert_eq!(*ok, *r.shared_key);
     let mut ct = r.mlkem_ciphertext.clone();
     ct[17] ^= 4;
-    let bad = hybrid_kem::hybrid_kem_decapsulate(&bob_sk, &eph_pk, &bob_mlkem.decapsulation_key, &ct).unwrap();
-    assert_ne!(*bad, *r.shared_key, "implicit rejection + ciphertext binding");
+    let bad =
+        hybrid_kem::hybrid_kem_decapsulate(&bob_sk, &eph_pk, &bob_mlkem.decapsulation_key, &ct)
+            .unwrap();
+    assert_ne!(
+        *bad, *r.shared_key,
+        "implicit rejection + ciphertext binding"
+    );
     let (_, other) = x25519_kp("other");
-    let swapped = hybrid_kem::hybrid_kem_decapsulate(&bob_sk, &other, &bob_mlkem.decapsulation_key, &r.mlkem_ciphertext).unwrap();
+    let swapped = hybrid_kem::hybrid_kem_decapsulate(
+        &bob_sk,
+        &other,
+        &bob_mlkem.decapsulation_key,
+        &r.mlkem_ciphertext,
+    )
+    .unwrap();
     assert_ne!(*swapped, *r.shared_key);
     // Low-order X25519 key: typed error.
     assert!(matches!(
-        hybrid_kem::hybrid_kem_decapsulate(&bob_sk, &[0u8; 32], &bob_mlkem.decapsulation_key, &r.mlkem_ciphertext),
+        hybrid_kem::hybrid_kem_decapsulate(
+            &bob_sk,
+            &[0u8; 32],
+            &bob_mlkem.decapsulation_key,
+            &r.mlkem_ciphertext
+        ),
         Err(MessagingError::Crypto(CryptoError::WeakKey))
     ));
 }
@@ -317,7 +424,6 @@ fn decrypt(ct: &[u8]) -> Result<Vec<u8>, MessagingError> {
     chunked::decrypt_aes_gcm_chunked(&KEY, ct, AAD).map(|p| p.to_vec())
 }
 
-
 /// `ct` fails to decrypt with exactly [`chunked_failure`]'s code.
 fn assert_chunked_failure(ct: &[u8], what: &str) {
     assert_eq!(
@@ -354,7 +460,10 @@ fn chunked_dropped_chunk_fails() {
     let (h, mut chunks) = split(&ct);
     chunks.remove(1);
     // Header unchanged: lengths no longer match.
-    assert!(matches!(decrypt(&join(h, &chunks)), Err(MessagingError::Malformed(_))));
+    assert!(matches!(
+        decrypt(&join(h, &chunks)),
+        Err(MessagingError::Malformed(_))
+    ));
     // Header count fixed up: the AAD of every chunk names the old count.
     assert_eq!(decrypt(&join(with_count(h, 3), &chunks)).err(), Some(AUTH));
 }
@@ -382,8 +491,14 @@ fn chunked_truncated_fails() {
     let (_, ct) = chunked_fixture();
     let (h, chunks) = split(&ct);
     // Last chunk dropped, with and without fixing the header.
-    assert!(matches!(decrypt(&join(h, &chunks[..3])), Err(MessagingError::Malformed(_))));
-    assert_eq!(decrypt(&join(with_count(h, 3), &chunks[..3])).err(), Some(AUTH));
+    assert!(matches!(
+        decrypt(&join(h, &chunks[..3])),
+        Err(MessagingError::Malformed(_))
+    ));
+    assert_eq!(
+        decrypt(&join(with_count(h, 3), &chunks[..3])).err(),
+        Some(AUTH)
+    );
     // Every byte-level truncation.
     for cut in 0..ct.len() {
         assert_chunked_failure(&ct[..cut], &format!("cut at {cut}"));
@@ -398,7 +513,10 @@ fn chunked_header_tampering_and_bit_flips_fail() {
     other_size[..4].copy_from_slice(&17u32.to_be_bytes());
     assert_chunked_failure(&join(other_size, &chunks), "chunk size 17");
     for zero in [[0, 0, 0, 0, 0, 0, 0, 4], [0, 0, 0, 16, 0, 0, 0, 0]] {
-        assert!(matches!(decrypt(&join(zero, &chunks)), Err(MessagingError::Malformed(_))));
+        assert!(matches!(
+            decrypt(&join(zero, &chunks)),
+            Err(MessagingError::Malformed(_))
+        ));
     }
     // Huge header values: no allocation, typed failure.
     assert_chunked_failure(&join([0xff; 8], &chunks), "header all 0xff");
@@ -431,7 +549,10 @@ fn chunked_spliced_from_another_message_or_wrong_aad_fails() {
     let (h, mut chunks) = split(&ct);
     chunks[2] = split(&other).1[2].clone();
     assert_eq!(decrypt(&join(h, &chunks)).err(), Some(AUTH));
-    assert_eq!(chunked::decrypt_aes_gcm_chunked(&KEY, &ct, b"file-43").err(), Some(AUTH));
+    assert_eq!(
+        chunked::decrypt_aes_gcm_chunked(&KEY, &ct, b"file-43").err(),
+        Some(AUTH)
+    );
     // Another message of a different length (other chunk count) under the same AAD.
     let longer = chunked::encrypt_aes_gcm_chunked(&KEY, &[9u8; 70], AAD, CS).unwrap();
     let mut chunks = split(&ct).1;
@@ -447,26 +568,47 @@ fn padding_rejects_noncanonical_forms() {
     // Length field beyond P.
     let mut beyond = p.to_vec();
     beyond[..4].copy_from_slice(&61u32.to_be_bytes());
-    assert_eq!(padding::unpad_message(&beyond).err(), Some(MessagingError::InvalidPadding));
+    assert_eq!(
+        padding::unpad_message(&beyond).err(),
+        Some(MessagingError::InvalidPadding)
+    );
     let mut huge = p.to_vec();
     huge[..4].copy_from_slice(&u32::MAX.to_be_bytes());
-    assert_eq!(padding::unpad_message(&huge).err(), Some(MessagingError::InvalidPadding));
+    assert_eq!(
+        padding::unpad_message(&huge).err(),
+        Some(MessagingError::InvalidPadding)
+    );
     // Non-zero fill.
     let mut fill = p.to_vec();
     fill[63] = 1;
-    assert_eq!(padding::unpad_message(&fill).err(), Some(MessagingError::InvalidPadding));
+    assert_eq!(
+        padding::unpad_message(&fill).err(),
+        Some(MessagingError::InvalidPadding)
+    );
     // Wrong bucket size (truncated or extended).
-    assert_eq!(padding::unpad_message(&p[..63]).err(), Some(MessagingError::InvalidPadding));
-    assert_eq!(padding::unpad_message(&[p.as_slice(), &[0u8; 64]].concat()).err(), Some(MessagingError::InvalidPadding));
+    assert_eq!(
+        padding::unpad_message(&p[..63]).err(),
+        Some(MessagingError::InvalidPadding)
+    );
+    assert_eq!(
+        padding::unpad_message(&[p.as_slice(), &[0u8; 64]].concat()).err(),
+        Some(MessagingError::InvalidPadding)
+    );
     for short in 0..4 {
-        assert_eq!(padding::unpad_message(&p[..short]).err(), Some(MessagingError::InvalidPadding));
+        assert_eq!(
+            padding::unpad_message(&p[..short]).err(),
+            Some(MessagingError::InvalidPadding)
+        );
     }
     // Padded AEAD: a bit flip fails authentication.
     let ct = padding::encrypt_aes_gcm_padded(&KEY, b"hello", b"").unwrap();
     assert_eq!(ct.len(), 12 + 64 + 16);
     let mut bad = ct.clone();
     bad[20] ^= 1;
-    assert_eq!(padding::decrypt_aes_gcm_padded(&KEY, &bad, b"").err(), Some(AUTH));
+    assert_eq!(
+        padding::decrypt_aes_gcm_padded(&KEY, &bad, b"").err(),
+        Some(AUTH)
+    );
 }
 
 // ================================================================ key-transparency log
@@ -491,33 +633,82 @@ fn append_with(
 ) {
     let prev = entries.last().map_or([0u8; 32], |e| e.hash().unwrap());
     let pop = new_key.map(|k| k.secret.as_slice());
-    entries.push(keylog::key_log_create_entry(user, key, ts, &prev, action, signer.secret.as_slice(), pop).unwrap());
+    entries.push(
+        keylog::key_log_create_entry(user, key, ts, &prev, action, signer.secret.as_slice(), pop)
+            .unwrap(),
+    );
 }
 
 /// [`append_with`] for add / revoke, and for an update whose new key is `key`'s pair in `pairs`.
-fn append(entries: &mut Vec<KeyLogEntry>, user: &[u8], key: &[u8; 32], ts: u64, action: KeyLogAction, signer: &ed25519::Ed25519Keypair) {
+fn append(
+    entries: &mut Vec<KeyLogEntry>,
+    user: &[u8],
+    key: &[u8; 32],
+    ts: u64,
+    action: KeyLogAction,
+    signer: &ed25519::Ed25519Keypair,
+) {
     let new_key = (action == KeyLogAction::Update).then(|| key_pair_of(key));
     append_with(entries, user, key, ts, action, signer, new_key.as_ref());
 }
 
 /// The test key pair (from `ed_kp`) whose public key is `key`.
 fn key_pair_of(key: &[u8; 32]) -> ed25519::Ed25519Keypair {
-    ["kl-alice-1", "kl-alice-2", "kl-bob", "mallory", "kl-alice-3"]
-        .into_iter()
-        .map(ed_kp)
-        .find(|k| k.public == *key)
-        .unwrap_or_else(|| panic!("no test key pair for {}", hex::encode(key)))
+    [
+        "kl-alice-1",
+        "kl-alice-2",
+        "kl-bob",
+        "mallory",
+        "kl-alice-3",
+    ]
+    .into_iter()
+    .map(ed_kp)
+    .find(|k| k.public == *key)
+    .unwrap_or_else(|| panic!("no test key pair for {}", hex::encode(key)))
 }
 
 /// alice add (k1) → bob add → alice update (k2, signed k1) → bob revoke.
 fn key_log() -> Log {
     let (alice1, alice2, bob) = (ed_kp("kl-alice-1"), ed_kp("kl-alice-2"), ed_kp("kl-bob"));
     let mut entries = Vec::new();
-    append(&mut entries, b"alice", &alice1.public, 10, KeyLogAction::Add, &alice1);
-    append(&mut entries, b"bob", &bob.public, 20, KeyLogAction::Add, &bob);
-    append(&mut entries, b"alice", &alice2.public, 30, KeyLogAction::Update, &alice1);
-    append(&mut entries, b"bob", &bob.public, 40, KeyLogAction::Revoke, &bob);
-    Log { entries, alice1, alice2, bob }
+    append(
+        &mut entries,
+        b"alice",
+        &alice1.public,
+        10,
+        KeyLogAction::Add,
+        &alice1,
+    );
+    append(
+        &mut entries,
+        b"bob",
+        &bob.public,
+        20,
+        KeyLogAction::Add,
+        &bob,
+    );
+    append(
+        &mut entries,
+        b"alice",
+        &alice2.public,
+        30,
+        KeyLogAction::Update,
+        &alice1,
+    );
+    append(
+        &mut entries,
+        b"bob",
+        &bob.public,
+        40,
+        KeyLogAction::Revoke,
+        &bob,
+    );
+    Log {
+        entries,
+        alice1,
+        alice2,
+        bob,
+    }
 }
 
 fn fault(r: Result<(), MessagingError>) -> (usize, KeyLogFault) {
@@ -531,11 +722,26 @@ fn fault(r: Result<(), MessagingError>) -> (usize, KeyLogFault) {
 fn key_log_valid_and_current_key() {
     let l = key_log();
     keylog::key_log_verify_chain(&l.entries).unwrap();
-    assert_eq!(keylog::key_log_current_key(&l.entries, b"alice", None).unwrap(), Some(l.alice2.public));
-    assert_eq!(keylog::key_log_current_key(&l.entries, b"alice", Some(29)).unwrap(), Some(l.alice1.public));
-    assert_eq!(keylog::key_log_current_key(&l.entries, b"alice", Some(9)).unwrap(), None);
-    assert_eq!(keylog::key_log_current_key(&l.entries, b"bob", Some(39)).unwrap(), Some(l.bob.public));
-    assert_eq!(keylog::key_log_current_key(&l.entries, b"bob", None).unwrap(), None);
+    assert_eq!(
+        keylog::key_log_current_key(&l.entries, b"alice", None).unwrap(),
+        Some(l.alice2.public)
+    );
+    assert_eq!(
+        keylog::key_log_current_key(&l.entries, b"alice", Some(29)).unwrap(),
+        Some(l.alice1.public)
+    );
+    assert_eq!(
+        keylog::key_log_current_key(&l.entries, b"alice", Some(9)).unwrap(),
+        None
+    );
+    assert_eq!(
+        keylog::key_log_current_key(&l.entries, b"bob", Some(39)).unwrap(),
+        Some(l.bob.public)
+    );
+    assert_eq!(
+        keylog::key_log_current_key(&l.entries, b"bob", None).unwrap(),
+        None
+    );
 }
 
 #[test]
@@ -543,10 +749,16 @@ fn key_log_reordered_entries_fail() {
     let l = key_log();
     let mut e = l.entries.clone();
     e.swap(1, 2);
-    assert_eq!(fault(keylog::key_log_verify_chain(&e)), (1, KeyLogFault::BadPrevHash));
+    assert_eq!(
+        fault(keylog::key_log_verify_chain(&e)),
+        (1, KeyLogFault::BadPrevHash)
+    );
     let mut e = l.entries.clone();
     e.remove(0);
-    assert_eq!(fault(keylog::key_log_verify_chain(&e)), (0, KeyLogFault::BadPrevHash));
+    assert_eq!(
+        fault(keylog::key_log_verify_chain(&e)),
+        (0, KeyLogFault::BadPrevHash)
+    );
     // A current-key query refuses an invalid log.
     assert!(matches!(
         keylog::key_log_current_key(&e, b"alice", None),
@@ -559,38 +771,89 @@ fn key_log_resigned_by_wrong_key_fails() {
     let l = key_log();
     // Update signed by the *new* key instead of the current one.
     let mut e = l.entries[..2].to_vec();
-    append(&mut e, b"alice", &l.alice2.public, 30, KeyLogAction::Update, &l.alice2);
-    assert_eq!(fault(keylog::key_log_verify_chain(&e)), (2, KeyLogFault::BadSignature));
+    append(
+        &mut e,
+        b"alice",
+        &l.alice2.public,
+        30,
+        KeyLogAction::Update,
+        &l.alice2,
+    );
+    assert_eq!(
+        fault(keylog::key_log_verify_chain(&e)),
+        (2, KeyLogFault::BadSignature)
+    );
     // An attacker "updates" Alice to its own key, signing with its own key.
     let mallory = ed_kp("mallory");
     let mut e = l.entries[..2].to_vec();
-    append(&mut e, b"alice", &mallory.public, 30, KeyLogAction::Update, &mallory);
-    assert_eq!(fault(keylog::key_log_verify_chain(&e)), (2, KeyLogFault::BadSignature));
+    append(
+        &mut e,
+        b"alice",
+        &mallory.public,
+        30,
+        KeyLogAction::Update,
+        &mallory,
+    );
+    assert_eq!(
+        fault(keylog::key_log_verify_chain(&e)),
+        (2, KeyLogFault::BadSignature)
+    );
     // A stored entry's key swapped after signing.
     let mut e = l.entries.clone();
     e[0].public_key = mallory.public;
-    assert_eq!(fault(keylog::key_log_verify_chain(&e)), (0, KeyLogFault::BadSignature));
+    assert_eq!(
+        fault(keylog::key_log_verify_chain(&e)),
+        (0, KeyLogFault::BadSignature)
+    );
     // An add not self-signed cannot even be created…
     assert!(matches!(
-        keylog::key_log_create_entry(b"carol", &mallory.public, 50, &[0u8; 32], KeyLogAction::Add, l.bob.secret.as_slice(), None),
+        keylog::key_log_create_entry(
+            b"carol",
+            &mallory.public,
+            50,
+            &[0u8; 32],
+            KeyLogAction::Add,
+            l.bob.secret.as_slice(),
+            None
+        ),
         Err(MessagingError::Crypto(CryptoError::InvalidKey(_)))
     ));
     // …and a forged one is refused.
     let mut e = l.entries.clone();
     let prev = e.last().unwrap().hash().unwrap();
-    let mut forged = keylog::key_log_create_entry(b"carol", &l.bob.public, 50, &prev, KeyLogAction::Add, l.bob.secret.as_slice(), None).unwrap();
+    let mut forged = keylog::key_log_create_entry(
+        b"carol",
+        &l.bob.public,
+        50,
+        &prev,
+        KeyLogAction::Add,
+        l.bob.secret.as_slice(),
+        None,
+    )
+    .unwrap();
     forged.public_key = mallory.public;
     e.push(forged);
-    assert_eq!(fault(keylog::key_log_verify_chain(&e)), (4, KeyLogFault::BadSignature));
+    assert_eq!(
+        fault(keylog::key_log_verify_chain(&e)),
+        (4, KeyLogFault::BadSignature)
+    );
 }
 
 #[test]
 fn key_log_appended_after_revoke_fails() {
     let l = key_log();
-    for action in [KeyLogAction::Update, KeyLogAction::Revoke, KeyLogAction::Add] {
+    for action in [
+        KeyLogAction::Update,
+        KeyLogAction::Revoke,
+        KeyLogAction::Add,
+    ] {
         let mut e = l.entries.clone();
         append(&mut e, b"bob", &l.bob.public, 50, action, &l.bob);
-        assert_eq!(fault(keylog::key_log_verify_chain(&e)), (4, KeyLogFault::AfterRevoke), "{action:?}");
+        assert_eq!(
+            fault(keylog::key_log_verify_chain(&e)),
+            (4, KeyLogFault::AfterRevoke),
+            "{action:?}"
+        );
     }
 }
 
@@ -599,20 +862,60 @@ fn key_log_other_rule_violations() {
     let l = key_log();
     // Timestamps decreasing.
     let mut e = l.entries[..3].to_vec();
-    append(&mut e, b"bob", &l.bob.public, 25, KeyLogAction::Revoke, &l.bob);
-    assert_eq!(fault(keylog::key_log_verify_chain(&e)), (3, KeyLogFault::TimestampDecreased));
+    append(
+        &mut e,
+        b"bob",
+        &l.bob.public,
+        25,
+        KeyLogAction::Revoke,
+        &l.bob,
+    );
+    assert_eq!(
+        fault(keylog::key_log_verify_chain(&e)),
+        (3, KeyLogFault::TimestampDecreased)
+    );
     // Second add.
     let mut e = l.entries[..3].to_vec();
-    append(&mut e, b"alice", &l.alice2.public, 35, KeyLogAction::Add, &l.alice2);
-    assert_eq!(fault(keylog::key_log_verify_chain(&e)), (3, KeyLogFault::DuplicateAdd));
+    append(
+        &mut e,
+        b"alice",
+        &l.alice2.public,
+        35,
+        KeyLogAction::Add,
+        &l.alice2,
+    );
+    assert_eq!(
+        fault(keylog::key_log_verify_chain(&e)),
+        (3, KeyLogFault::DuplicateAdd)
+    );
     // First entry for a user is not an add.
     let mut e = Vec::new();
-    append(&mut e, b"dave", &l.bob.public, 1, KeyLogAction::Update, &l.bob);
-    assert_eq!(fault(keylog::key_log_verify_chain(&e)), (0, KeyLogFault::FirstNotAdd));
+    append(
+        &mut e,
+        b"dave",
+        &l.bob.public,
+        1,
+        KeyLogAction::Update,
+        &l.bob,
+    );
+    assert_eq!(
+        fault(keylog::key_log_verify_chain(&e)),
+        (0, KeyLogFault::FirstNotAdd)
+    );
     // Revoke naming another key.
     let mut e = l.entries[..3].to_vec();
-    append(&mut e, b"alice", &l.alice1.public, 40, KeyLogAction::Revoke, &l.alice2);
-    assert_eq!(fault(keylog::key_log_verify_chain(&e)), (3, KeyLogFault::RevokeKeyMismatch));
+    append(
+        &mut e,
+        b"alice",
+        &l.alice1.public,
+        40,
+        KeyLogAction::Revoke,
+        &l.alice2,
+    );
+    assert_eq!(
+        fault(keylog::key_log_verify_chain(&e)),
+        (3, KeyLogFault::RevokeKeyMismatch)
+    );
 }
 
 #[test]
@@ -623,22 +926,37 @@ fn key_log_json_tampering_is_located() {
     v[2]["publicKey"] = serde_json::Value::from("not base64!");
     assert!(matches!(
         keylog::key_log_from_json(&v.to_string()),
-        Err(MessagingError::KeyLog { index: 2, fault: KeyLogFault::Malformed })
+        Err(MessagingError::KeyLog {
+            index: 2,
+            fault: KeyLogFault::Malformed
+        })
     ));
     let mut v: serde_json::Value = serde_json::from_str(&json).unwrap();
     v[1]["extra"] = serde_json::Value::from(1);
     assert!(matches!(
         keylog::key_log_from_json(&v.to_string()),
-        Err(MessagingError::KeyLog { index: 1, fault: KeyLogFault::Malformed })
+        Err(MessagingError::KeyLog {
+            index: 1,
+            fault: KeyLogFault::Malformed
+        })
     ));
     let mut v: serde_json::Value = serde_json::from_str(&json).unwrap();
     v[3]["timestamp"] = serde_json::Value::from(1u64 << 53);
-    assert!(matches!(keylog::key_log_from_json(&v.to_string()), Err(MessagingError::KeyLog { index: 3, .. })));
+    assert!(matches!(
+        keylog::key_log_from_json(&v.to_string()),
+        Err(MessagingError::KeyLog { index: 3, .. })
+    ));
     let mut v: serde_json::Value = serde_json::from_str(&json).unwrap();
     v[0]["timestamp"] = serde_json::Value::from(11);
     let tampered = keylog::key_log_from_json(&v.to_string()).unwrap();
-    assert_eq!(fault(keylog::key_log_verify_chain(&tampered)), (0, KeyLogFault::BadSignature));
-    assert!(matches!(keylog::key_log_from_json("{}"), Err(MessagingError::Malformed(_))));
+    assert_eq!(
+        fault(keylog::key_log_verify_chain(&tampered)),
+        (0, KeyLogFault::BadSignature)
+    );
+    assert!(matches!(
+        keylog::key_log_from_json("{}"),
+        Err(MessagingError::Malformed(_))
+    ));
 }
 
 /// Issue 13 item 7: Mallory updates her own entry to Alice's public key. v1
@@ -648,34 +966,75 @@ fn key_log_json_tampering_is_located() {
 fn key_log_update_to_another_users_key_is_refused() {
     let (alice, mallory) = (ed_kp("kl-alice-1"), ed_kp("mallory"));
     let mut e = Vec::new();
-    append(&mut e, b"alice", &alice.public, 10, KeyLogAction::Add, &alice);
-    append(&mut e, b"mallory", &mallory.public, 20, KeyLogAction::Add, &mallory);
+    append(
+        &mut e,
+        b"alice",
+        &alice.public,
+        10,
+        KeyLogAction::Add,
+        &alice,
+    );
+    append(
+        &mut e,
+        b"mallory",
+        &mallory.public,
+        20,
+        KeyLogAction::Add,
+        &mallory,
+    );
     // Mallory cannot make the proof of possession for Alice's key.
     assert!(matches!(
-        keylog::key_log_create_entry(b"mallory", &alice.public, 30, &e[1].hash().unwrap(), KeyLogAction::Update, mallory.secret.as_slice(), Some(mallory.secret.as_slice())),
+        keylog::key_log_create_entry(
+            b"mallory",
+            &alice.public,
+            30,
+            &e[1].hash().unwrap(),
+            KeyLogAction::Update,
+            mallory.secret.as_slice(),
+            Some(mallory.secret.as_slice())
+        ),
         Err(MessagingError::Crypto(CryptoError::InvalidKey(_)))
     ));
     // Forged by hand, her own signature and each candidate proof: Alice's
     // proof from her add (replayed), Mallory's own, zeros, none.
     let body_of = |key: &[u8; 32]| {
-        let mut f = keylog::key_log_create_entry(b"mallory", &mallory.public, 30, &e[1].hash().unwrap(), KeyLogAction::Revoke, mallory.secret.as_slice(), None).unwrap();
+        let mut f = keylog::key_log_create_entry(
+            b"mallory",
+            &mallory.public,
+            30,
+            &e[1].hash().unwrap(),
+            KeyLogAction::Revoke,
+            mallory.secret.as_slice(),
+            None,
+        )
+        .unwrap();
         f.action = KeyLogAction::Update;
         f.public_key = *key;
         f.signature = ed25519::ed25519_sign(mallory.secret.as_slice(), &f.body().unwrap()).unwrap();
         f
     };
     let replayed_pop = e[0].key_signature.unwrap();
-    let own_pop = ed25519::ed25519_sign(mallory.secret.as_slice(), &[keylog::KEY_LABEL, &body_of(&alice.public).body().unwrap()].concat()).unwrap();
+    let own_pop = ed25519::ed25519_sign(
+        mallory.secret.as_slice(),
+        &[keylog::KEY_LABEL, &body_of(&alice.public).body().unwrap()].concat(),
+    )
+    .unwrap();
     for pop in [replayed_pop, own_pop, [0u8; 64]] {
         let mut forged = e.clone();
         let mut f = body_of(&alice.public);
         f.key_signature = Some(pop);
         forged.push(f);
         // Alice's key is Alice's: refused before any signature is looked at.
-        assert_eq!(fault(keylog::key_log_verify_chain(&forged)), (2, KeyLogFault::KeyOfAnotherUser));
+        assert_eq!(
+            fault(keylog::key_log_verify_chain(&forged)),
+            (2, KeyLogFault::KeyOfAnotherUser)
+        );
         assert!(matches!(
             keylog::key_log_current_key(&forged, b"mallory", None),
-            Err(MessagingError::KeyLog { index: 2, fault: KeyLogFault::KeyOfAnotherUser })
+            Err(MessagingError::KeyLog {
+                index: 2,
+                fault: KeyLogFault::KeyOfAnotherUser
+            })
         ));
         // A key nobody registered yet (Alice's next one): the proof fails.
         let next = ed_kp("kl-alice-3");
@@ -683,21 +1042,39 @@ fn key_log_update_to_another_users_key_is_refused() {
         let mut f = body_of(&next.public);
         f.key_signature = Some(pop);
         forged.push(f);
-        assert_eq!(fault(keylog::key_log_verify_chain(&forged)), (2, KeyLogFault::BadKeySignature));
+        assert_eq!(
+            fault(keylog::key_log_verify_chain(&forged)),
+            (2, KeyLogFault::BadKeySignature)
+        );
         assert!(matches!(
             keylog::key_log_current_key(&forged, b"mallory", None),
-            Err(MessagingError::KeyLog { index: 2, fault: KeyLogFault::BadKeySignature })
+            Err(MessagingError::KeyLog {
+                index: 2,
+                fault: KeyLogFault::BadKeySignature
+            })
         ));
     }
     // The v1 shape (an update without any proof) is malformed.
     let mut forged = e.clone();
     forged.push(body_of(&ed_kp("kl-alice-3").public));
-    assert_eq!(fault(keylog::key_log_verify_chain(&forged)), (2, KeyLogFault::Malformed));
+    assert_eq!(
+        fault(keylog::key_log_verify_chain(&forged)),
+        (2, KeyLogFault::Malformed)
+    );
     // And its JSON form too.
     let json = keylog::key_log_to_json(&forged).unwrap();
-    assert!(matches!(keylog::key_log_from_json(&json), Err(MessagingError::KeyLog { index: 2, fault: KeyLogFault::Malformed })));
+    assert!(matches!(
+        keylog::key_log_from_json(&json),
+        Err(MessagingError::KeyLog {
+            index: 2,
+            fault: KeyLogFault::Malformed
+        })
+    ));
     // The honest log still says what it said.
-    assert_eq!(keylog::key_log_current_key(&e, b"mallory", None).unwrap(), Some(mallory.public));
+    assert_eq!(
+        keylog::key_log_current_key(&e, b"mallory", None).unwrap(),
+        Some(mallory.public)
+    );
 }
 
 /// A key bound to one user is never added or updated into another user,
@@ -707,24 +1084,71 @@ fn key_log_key_of_another_user_cannot_be_added_or_updated_in() {
     let l = key_log();
     // Alice's current key added for a second user, self-signed and proven.
     let mut e = l.entries.clone();
-    append(&mut e, b"alice-again", &l.alice2.public, 50, KeyLogAction::Add, &l.alice2);
-    assert_eq!(fault(keylog::key_log_verify_chain(&e)), (4, KeyLogFault::KeyOfAnotherUser));
+    append(
+        &mut e,
+        b"alice-again",
+        &l.alice2.public,
+        50,
+        KeyLogAction::Add,
+        &l.alice2,
+    );
+    assert_eq!(
+        fault(keylog::key_log_verify_chain(&e)),
+        (4, KeyLogFault::KeyOfAnotherUser)
+    );
     // Mallory updates to Alice's current key with Alice's secret (a stolen or colluding key).
     let mallory = ed_kp("mallory");
     let mut e = l.entries.clone();
-    append(&mut e, b"mallory", &mallory.public, 50, KeyLogAction::Add, &mallory);
+    append(
+        &mut e,
+        b"mallory",
+        &mallory.public,
+        50,
+        KeyLogAction::Add,
+        &mallory,
+    );
     let mut taken = e.clone();
-    append_with(&mut taken, b"mallory", &l.alice2.public, 60, KeyLogAction::Update, &mallory, Some(&l.alice2));
-    assert_eq!(fault(keylog::key_log_verify_chain(&taken)), (5, KeyLogFault::KeyOfAnotherUser));
+    append_with(
+        &mut taken,
+        b"mallory",
+        &l.alice2.public,
+        60,
+        KeyLogAction::Update,
+        &mallory,
+        Some(&l.alice2),
+    );
+    assert_eq!(
+        fault(keylog::key_log_verify_chain(&taken)),
+        (5, KeyLogFault::KeyOfAnotherUser)
+    );
     // Alice's replaced key and Bob's revoked key stay theirs.
     for old in [&l.alice1, &l.bob] {
         let mut taken = e.clone();
-        append_with(&mut taken, b"mallory", &old.public, 60, KeyLogAction::Update, &mallory, Some(old));
-        assert_eq!(fault(keylog::key_log_verify_chain(&taken)), (5, KeyLogFault::KeyOfAnotherUser));
+        append_with(
+            &mut taken,
+            b"mallory",
+            &old.public,
+            60,
+            KeyLogAction::Update,
+            &mallory,
+            Some(old),
+        );
+        assert_eq!(
+            fault(keylog::key_log_verify_chain(&taken)),
+            (5, KeyLogFault::KeyOfAnotherUser)
+        );
     }
     // The same user going back to its own earlier key is not this rule's business.
     let mut back = l.entries[..3].to_vec();
-    append_with(&mut back, b"alice", &l.alice1.public, 50, KeyLogAction::Update, &l.alice2, Some(&l.alice1));
+    append_with(
+        &mut back,
+        b"alice",
+        &l.alice1.public,
+        50,
+        KeyLogAction::Update,
+        &l.alice2,
+        Some(&l.alice1),
+    );
     keylog::key_log_verify_chain(&back).unwrap();
 }
 
@@ -737,43 +1161,76 @@ fn key_log_old_entries_are_refused() {
     v[1].as_object_mut().unwrap().remove("version");
     assert!(matches!(
         keylog::key_log_from_json(&v.to_string()),
-        Err(MessagingError::KeyLog { index: 1, fault: KeyLogFault::UnsupportedVersion })
+        Err(MessagingError::KeyLog {
+            index: 1,
+            fault: KeyLogFault::UnsupportedVersion
+        })
     ));
     for version in [0, 1, 3] {
         let mut v: serde_json::Value = serde_json::from_str(&json).unwrap();
         v[0]["version"] = serde_json::Value::from(version);
         assert!(matches!(
             keylog::key_log_from_json(&v.to_string()),
-            Err(MessagingError::KeyLog { index: 0, fault: KeyLogFault::UnsupportedVersion })
+            Err(MessagingError::KeyLog {
+                index: 0,
+                fault: KeyLogFault::UnsupportedVersion
+            })
         ));
         assert!(matches!(
             keylog::key_log_entry_from_json(&v[0].to_string()),
-            Err(MessagingError::KeyLog { index: 0, fault: KeyLogFault::UnsupportedVersion })
+            Err(MessagingError::KeyLog {
+                index: 0,
+                fault: KeyLogFault::UnsupportedVersion
+            })
         ));
     }
     // A literal v1 entry, as v1 wrote it.
     let v1 = r#"[{"userId":"YWxpY2U","publicKey":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA","timestamp":1,"prevHash":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA","action":"add","signature":"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}]"#;
     assert!(matches!(
         keylog::key_log_from_json(v1),
-        Err(MessagingError::KeyLog { index: 0, fault: KeyLogFault::UnsupportedVersion })
+        Err(MessagingError::KeyLog {
+            index: 0,
+            fault: KeyLogFault::UnsupportedVersion
+        })
     ));
     // A proof on a revoke is malformed.
     let mut v: serde_json::Value = serde_json::from_str(&json).unwrap();
     v[3]["keySignature"] = v[0]["keySignature"].clone();
     assert!(matches!(
         keylog::key_log_from_json(&v.to_string()),
-        Err(MessagingError::KeyLog { index: 3, fault: KeyLogFault::Malformed })
+        Err(MessagingError::KeyLog {
+            index: 3,
+            fault: KeyLogFault::Malformed
+        })
     ));
 }
 
 // ================================================================ device registry
 
-fn device_registry() -> (DeviceRegistry, ed25519::Ed25519Keypair, ed25519::Ed25519Keypair) {
+fn device_registry() -> (
+    DeviceRegistry,
+    ed25519::Ed25519Keypair,
+    ed25519::Ed25519Keypair,
+) {
     let account = ed_kp("account");
     let laptop = ed_kp("laptop");
     let mut r = DeviceRegistry::new(&account.public).unwrap();
-    r.add_device("laptop", "Laptop", 10, &laptop.public, account.secret.as_slice()).unwrap();
-    r.add_device("phone", "Phone", 20, &ed_kp("phone").public, account.secret.as_slice()).unwrap();
+    r.add_device(
+        "laptop",
+        "Laptop",
+        10,
+        &laptop.public,
+        account.secret.as_slice(),
+    )
+    .unwrap();
+    r.add_device(
+        "phone",
+        "Phone",
+        20,
+        &ed_kp("phone").public,
+        account.secret.as_slice(),
+    )
+    .unwrap();
     (r, account, laptop)
 }
 
@@ -790,19 +1247,43 @@ fn registry_change_signed_by_device_key_fails() {
     // Through the API: the device key is not the account key.
     let mut r2 = r.clone();
     assert_eq!(
-        reg_fault(r2.add_device("rogue", "Rogue", 30, &ed_kp("rogue").public, laptop.secret.as_slice())),
+        reg_fault(r2.add_device(
+            "rogue",
+            "Rogue",
+            30,
+            &ed_kp("rogue").public,
+            laptop.secret.as_slice()
+        )),
         (None, RegistryFault::AccountKeyMismatch)
     );
     // Forged by hand: a well-formed change whose signature is the laptop's.
     let mut forged = r.clone();
-    forged.add_device("rogue", "Rogue", 30, &ed_kp("rogue").public, account.secret.as_slice()).unwrap();
+    forged
+        .add_device(
+            "rogue",
+            "Rogue",
+            30,
+            &ed_kp("rogue").public,
+            account.secret.as_slice(),
+        )
+        .unwrap();
     let last = forged.changes.last_mut().unwrap();
-    last.signature = ed25519::ed25519_sign(laptop.secret.as_slice(), &last.body(&account.public).unwrap()).unwrap();
-    assert_eq!(reg_fault(forged.verify(&account.public)), (Some(2), RegistryFault::BadSignature));
+    last.signature = ed25519::ed25519_sign(
+        laptop.secret.as_slice(),
+        &last.body(&account.public).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        reg_fault(forged.verify(&account.public)),
+        (Some(2), RegistryFault::BadSignature)
+    );
     let json = forged.to_json().unwrap();
     assert!(matches!(
         registry::registry_list_active(&json, &account.public),
-        Err(MessagingError::Registry { index: Some(2), fault: RegistryFault::BadSignature })
+        Err(MessagingError::Registry {
+            index: Some(2),
+            fault: RegistryFault::BadSignature
+        })
     ));
 }
 
@@ -812,36 +1293,89 @@ fn registry_server_cannot_swap_account_key_reorder_or_resurrect() {
     // The server re-signs everything with its own "account" key.
     let server = ed_kp("server");
     let mut swapped = DeviceRegistry::new(&server.public).unwrap();
-    swapped.add_device("laptop", "Laptop", 10, &ed_kp("laptop").public, server.secret.as_slice()).unwrap();
-    swapped.add_device("evil", "Evil", 20, &ed_kp("evil").public, server.secret.as_slice()).unwrap();
-    assert_eq!(reg_fault(swapped.verify(&account.public)), (None, RegistryFault::AccountKeyMismatch));
+    swapped
+        .add_device(
+            "laptop",
+            "Laptop",
+            10,
+            &ed_kp("laptop").public,
+            server.secret.as_slice(),
+        )
+        .unwrap();
+    swapped
+        .add_device(
+            "evil",
+            "Evil",
+            20,
+            &ed_kp("evil").public,
+            server.secret.as_slice(),
+        )
+        .unwrap();
+    assert_eq!(
+        reg_fault(swapped.verify(&account.public)),
+        (None, RegistryFault::AccountKeyMismatch)
+    );
     // Reordered changes.
     let mut reordered = r.clone();
     reordered.changes.swap(0, 1);
-    assert_eq!(reg_fault(reordered.verify(&account.public)), (Some(0), RegistryFault::BadPrevHash));
+    assert_eq!(
+        reg_fault(reordered.verify(&account.public)),
+        (Some(0), RegistryFault::BadPrevHash)
+    );
     // Revoke, then re-add the same id: refused at creation and in verification.
     let mut revoked = r.clone();
-    revoked.revoke_device("laptop", 30, account.secret.as_slice()).unwrap();
+    revoked
+        .revoke_device("laptop", 30, account.secret.as_slice())
+        .unwrap();
     assert_eq!(
-        reg_fault(revoked.clone().add_device("laptop", "Laptop", 40, &ed_kp("laptop").public, account.secret.as_slice())),
+        reg_fault(revoked.clone().add_device(
+            "laptop",
+            "Laptop",
+            40,
+            &ed_kp("laptop").public,
+            account.secret.as_slice()
+        )),
         (Some(3), RegistryFault::DuplicateDevice)
     );
     assert_eq!(
-        reg_fault(revoked.clone().revoke_device("laptop", 40, account.secret.as_slice())),
+        reg_fault(
+            revoked
+                .clone()
+                .revoke_device("laptop", 40, account.secret.as_slice())
+        ),
         (Some(3), RegistryFault::AlreadyRevoked)
     );
     assert_eq!(
-        reg_fault(revoked.clone().revoke_device("tablet", 40, account.secret.as_slice())),
+        reg_fault(
+            revoked
+                .clone()
+                .revoke_device("tablet", 40, account.secret.as_slice())
+        ),
         (Some(3), RegistryFault::UnknownDevice)
     );
     // Dropping the revoke in the middle of the log breaks the chain.
     let mut later = revoked.clone();
-    later.add_device("tablet", "Tablet", 50, &ed_kp("tablet").public, account.secret.as_slice()).unwrap();
+    later
+        .add_device(
+            "tablet",
+            "Tablet",
+            50,
+            &ed_kp("tablet").public,
+            account.secret.as_slice(),
+        )
+        .unwrap();
     let mut dropped = later.clone();
     dropped.changes.remove(2);
-    assert_eq!(reg_fault(dropped.verify(&account.public)), (Some(2), RegistryFault::BadPrevHash));
-    let active: Vec<String> =
-        later.active_devices(&account.public).unwrap().into_iter().map(|d| d.device_id).collect();
+    assert_eq!(
+        reg_fault(dropped.verify(&account.public)),
+        (Some(2), RegistryFault::BadPrevHash)
+    );
+    let active: Vec<String> = later
+        .active_devices(&account.public)
+        .unwrap()
+        .into_iter()
+        .map(|d| d.device_id)
+        .collect();
     assert_eq!(active, ["phone", "tablet"]);
 }
 
@@ -863,8 +1397,14 @@ fn registry_json_tampering_fails() {
     );
     let mut v: serde_json::Value = serde_json::from_str(&json).unwrap();
     v["version"] = serde_json::Value::from(2);
-    assert_eq!(reg_fault(registry::registry_verify(&v.to_string(), &account.public)), (None, RegistryFault::Malformed));
-    assert_eq!(reg_fault(registry::registry_verify("[]", &account.public)), (None, RegistryFault::Malformed));
+    assert_eq!(
+        reg_fault(registry::registry_verify(&v.to_string(), &account.public)),
+        (None, RegistryFault::Malformed)
+    );
+    assert_eq!(
+        reg_fault(registry::registry_verify("[]", &account.public)),
+        (None, RegistryFault::Malformed)
+    );
 }
 
 // ================================================================ replay store
@@ -876,10 +1416,17 @@ fn replay_of_a_stored_hash_fails() {
     s.insert(&h, 1000, 1000).unwrap();
     assert!(s.has(&h).unwrap());
     assert_eq!(s.insert(&h, 1000, 1001).err(), Some(MessagingError::Replay));
-    assert_eq!(s.insert(&h, 2000, 2000).err(), Some(MessagingError::Replay), "a new timestamp does not help");
+    assert_eq!(
+        s.insert(&h, 2000, 2000).err(),
+        Some(MessagingError::Replay),
+        "a new timestamp does not help"
+    );
     // Survives serialisation.
     let mut loaded = ReplayStore::from_json(&s.to_json().unwrap()).unwrap();
-    assert_eq!(loaded.insert(&h, 1000, 1002).err(), Some(MessagingError::Replay));
+    assert_eq!(
+        loaded.insert(&h, 1000, 1002).err(),
+        Some(MessagingError::Replay)
+    );
 }
 
 #[test]
@@ -890,12 +1437,27 @@ fn replay_after_eviction_or_prune_is_still_refused() {
     s.insert(&h(2), 101, 101).unwrap();
     s.insert(&h(3), 102, 102).unwrap(); // evicts h(1): floor = 101
     assert!(!s.has(&h(1)).unwrap());
-    assert_eq!(s.insert(&h(1), 100, 103).err(), Some(MessagingError::ReplayOutOfWindow));
+    assert_eq!(
+        s.insert(&h(1), 100, 103).err(),
+        Some(MessagingError::ReplayOutOfWindow)
+    );
     assert_eq!(s.prune(200), 2);
     assert!(s.is_empty());
-    assert_eq!(s.insert(&h(3), 102, 130).err(), Some(MessagingError::ReplayOutOfWindow), "pruned hash");
-    assert_eq!(s.insert(&h(9), 10, 200).err(), Some(MessagingError::ReplayOutOfWindow), "too old");
-    assert_eq!(s.insert(&h(9), 300, 200).err(), Some(MessagingError::ReplayOutOfWindow), "too far ahead");
+    assert_eq!(
+        s.insert(&h(3), 102, 130).err(),
+        Some(MessagingError::ReplayOutOfWindow),
+        "pruned hash"
+    );
+    assert_eq!(
+        s.insert(&h(9), 10, 200).err(),
+        Some(MessagingError::ReplayOutOfWindow),
+        "too old"
+    );
+    assert_eq!(
+        s.insert(&h(9), 300, 200).err(),
+        Some(MessagingError::ReplayOutOfWindow),
+        "too far ahead"
+    );
     s.insert(&h(9), 200, 200).unwrap();
 }
 
@@ -905,11 +1467,20 @@ fn replay_store_json_is_checked() {
     let json = s.to_json().unwrap();
     assert!(ReplayStore::from_json(&json).is_ok());
     let dup = r#"{"version":1,"windowSeconds":60,"maxEntries":2,"floor":0,"entries":[["AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",1],["AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",2]]}"#;
-    assert!(matches!(ReplayStore::from_json(dup), Err(MessagingError::Malformed(_))));
+    assert!(matches!(
+        ReplayStore::from_json(dup),
+        Err(MessagingError::Malformed(_))
+    ));
     let over = r#"{"version":1,"windowSeconds":60,"maxEntries":1,"floor":0,"entries":[["AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",1],["AQAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",2]]}"#;
-    assert!(matches!(ReplayStore::from_json(over), Err(MessagingError::Malformed(_))));
+    assert!(matches!(
+        ReplayStore::from_json(over),
+        Err(MessagingError::Malformed(_))
+    ));
     let huge = r#"{"version":1,"windowSeconds":60,"maxEntries":18446744073709551615,"floor":0,"entries":[]}"#;
-    assert!(matches!(ReplayStore::from_json(huge), Err(MessagingError::Malformed(_))));
+    assert!(matches!(
+        ReplayStore::from_json(huge),
+        Err(MessagingError::Malformed(_))
+    ));
 }
 
 // ================================================================ session keys and transcript
@@ -922,24 +1493,42 @@ fn ratchet_is_symmetric_and_binds_every_input() {
     let alice = session::ratchet_srk(&srk, &a_sk, &b_pk, b"chat", 7, true).unwrap();
     let bob = session::ratchet_srk(&srk, &b_sk, &a_pk, b"chat", 7, false).unwrap();
     assert_eq!(*alice, *bob);
-    assert_ne!(*alice, *session::ratchet_srk(&srk, &a_sk, &b_pk, b"chat", 8, true).unwrap());
-    assert_ne!(*alice, *session::ratchet_srk(&srk, &a_sk, &b_pk, b"chat2", 7, true).unwrap());
-    assert_ne!(*alice, *session::ratchet_srk(&[4u8; 32], &a_sk, &b_pk, b"chat", 7, true).unwrap());
+    assert_ne!(
+        *alice,
+        *session::ratchet_srk(&srk, &a_sk, &b_pk, b"chat", 8, true).unwrap()
+    );
+    assert_ne!(
+        *alice,
+        *session::ratchet_srk(&srk, &a_sk, &b_pk, b"chat2", 7, true).unwrap()
+    );
+    assert_ne!(
+        *alice,
+        *session::ratchet_srk(&[4u8; 32], &a_sk, &b_pk, b"chat", 7, true).unwrap()
+    );
     assert!(matches!(
         session::ratchet_srk(&srk, &a_sk, &[0u8; 32], b"chat", 7, true),
         Err(MessagingError::Crypto(CryptoError::WeakKey))
     ));
-    assert!(matches!(session::derive_srk(&[1u8; 32], b""), Err(MessagingError::Crypto(CryptoError::InvalidParameter(_)))));
+    assert!(matches!(
+        session::derive_srk(&[1u8; 32], b""),
+        Err(MessagingError::Crypto(CryptoError::InvalidParameter(_)))
+    ));
 }
 
 #[test]
 fn transcript_detects_drop_reorder_and_field_shifts() {
-    let h = |id: &[u8], s: &[u8], t: u64, c: &[u8]| transcript::transcript_compute_message_hash(id, s, t, c).unwrap();
+    let h = |id: &[u8], s: &[u8], t: u64, c: &[u8]| {
+        transcript::transcript_compute_message_hash(id, s, t, c).unwrap()
+    };
     let m1 = h(b"1", b"alice", 1, b"a");
     let m2 = h(b"2", b"bob", 2, b"b");
     let base = transcript::transcript_new(b"session").unwrap();
-    let ab = transcript::transcript_update(&transcript::transcript_update(&base, &m1).unwrap(), &m2).unwrap();
-    let ba = transcript::transcript_update(&transcript::transcript_update(&base, &m2).unwrap(), &m1).unwrap();
+    let ab =
+        transcript::transcript_update(&transcript::transcript_update(&base, &m1).unwrap(), &m2)
+            .unwrap();
+    let ba =
+        transcript::transcript_update(&transcript::transcript_update(&base, &m2).unwrap(), &m1)
+            .unwrap();
     let b_only = transcript::transcript_update(&base, &m2).unwrap();
     assert!(transcript::transcript_verify_sync(&ab, &ab).unwrap());
     assert!(!transcript::transcript_verify_sync(&ab, &ba).unwrap());
@@ -959,13 +1548,19 @@ fn transcript_new_cannot_stand_for_an_update() {
     let h = transcript::transcript_compute_message_hash(b"1", b"alice", 1, b"ct").unwrap();
     let joined = [chain.as_slice(), &h].concat();
     // The v1 definitions collided (SHA-256(sessionId) vs SHA-256(chain ‖ h)).
-    assert_eq!(sha2::Sha256::digest(&joined), sha2::Sha256::digest([chain.as_slice(), &h].concat()));
+    assert_eq!(
+        sha2::Sha256::digest(&joined),
+        sha2::Sha256::digest([chain.as_slice(), &h].concat())
+    );
     let new = transcript::transcript_new(&joined).unwrap();
     let update = transcript::transcript_update(&chain, &h).unwrap();
     assert_ne!(new, update);
     assert!(!transcript::transcript_verify_sync(&new, &update).unwrap());
     // Nor can a message hash stand for either.
-    assert_ne!(transcript::transcript_compute_message_hash(b"", b"", 0, b"").unwrap(), transcript::transcript_new(b"").unwrap());
+    assert_ne!(
+        transcript::transcript_compute_message_hash(b"", b"", 0, b"").unwrap(),
+        transcript::transcript_new(b"").unwrap()
+    );
 }
 
 // ================================================================ verification codes
@@ -973,7 +1568,13 @@ fn transcript_new_cannot_stand_for_an_update() {
 fn identity(label: &str, ml_dsa: bool) -> (Vec<u8>, Vec<u8>, Vec<u8>) {
     let ed = seed(&format!("{label}/ed")).to_vec();
     let x = seed(&format!("{label}/x")).to_vec();
-    let ml: Vec<u8> = if ml_dsa { (0..1952).map(|i| seed(&format!("{label}/ml/{}", i / 32))[i % 32]).collect() } else { Vec::new() };
+    let ml: Vec<u8> = if ml_dsa {
+        (0..1952)
+            .map(|i| seed(&format!("{label}/ml/{}", i / 32))[i % 32])
+            .collect()
+    } else {
+        Vec::new()
+    };
     (ed, ml, x)
 }
 
@@ -997,19 +1598,32 @@ fn verification_code_changes_with_every_component_key() {
                 1 => a.1[byte * 60] ^= 0x80,
                 _ => a.2[byte] ^= 1,
             }
-            variants.push(verification::generate_verification_code(&enc(&a), &enc(&bob), b"conv").unwrap());
+            variants.push(
+                verification::generate_verification_code(&enc(&a), &enc(&bob), b"conv").unwrap(),
+            );
             let mut b = bob.clone();
             match part {
                 0 => b.0[byte] ^= 1,
                 1 => b.1 = identity("vc-bob", true).1,
                 _ => b.2[byte] ^= 1,
             }
-            variants.push(verification::generate_verification_code(&enc(&alice), &enc(&b), b"conv").unwrap());
+            variants.push(
+                verification::generate_verification_code(&enc(&alice), &enc(&b), b"conv").unwrap(),
+            );
         }
     }
     // Dropping Alice's ML-DSA key (a downgrade) changes it too.
-    variants.push(verification::generate_verification_code(&enc(&(alice.0.clone(), Vec::new(), alice.2.clone())), &enc(&bob), b"conv").unwrap());
-    variants.push(verification::generate_verification_code(&enc(&alice), &enc(&bob), b"conv2").unwrap());
+    variants.push(
+        verification::generate_verification_code(
+            &enc(&(alice.0.clone(), Vec::new(), alice.2.clone())),
+            &enc(&bob),
+            b"conv",
+        )
+        .unwrap(),
+    );
+    variants.push(
+        verification::generate_verification_code(&enc(&alice), &enc(&bob), b"conv2").unwrap(),
+    );
     for v in &variants {
         assert_ne!(v.numeric, base.numeric);
         assert_ne!(v.fingerprint, base.fingerprint);
@@ -1017,7 +1631,10 @@ fn verification_code_changes_with_every_component_key() {
     // Identity encodings are canonical and length-checked.
     let mut bad_flags = enc(&bob);
     bad_flags[0] = 0x02;
-    assert!(matches!(verification::generate_verification_code(&bad_flags, &enc(&alice), b""), Err(MessagingError::Malformed(_))));
+    assert!(matches!(
+        verification::generate_verification_code(&bad_flags, &enc(&alice), b""),
+        Err(MessagingError::Malformed(_))
+    ));
     let mut flag_without_key = enc(&bob);
     flag_without_key[0] = 0x01;
     assert!(matches!(
@@ -1029,7 +1646,10 @@ fn verification_code_changes_with_every_component_key() {
         verification::generate_verification_code(truncated, &enc(&bob), b""),
         Err(MessagingError::Crypto(CryptoError::InvalidLength { .. }))
     ));
-    assert!(matches!(verification::generate_verification_code(&[], &enc(&bob), b""), Err(MessagingError::Malformed(_))));
+    assert!(matches!(
+        verification::generate_verification_code(&[], &enc(&bob), b""),
+        Err(MessagingError::Malformed(_))
+    ));
     assert!(matches!(
         verification::encode_identity(&[1; 32], Some(&[0; 1951]), &[2; 32]),
         Err(MessagingError::Crypto(CryptoError::InvalidLength { .. }))
@@ -1041,16 +1661,28 @@ fn verification_code_changes_with_every_component_key() {
 /// digits, 60·log2(10) ≈ 199.3 bits), and a 256-bit fingerprint. No short form.
 #[test]
 fn verification_code_displays_at_least_199_bits() {
-    let (a, b) = (enc(&identity("vc-alice", false)), enc(&identity("vc-bob", false)));
-    let mut distinct: Vec<std::collections::BTreeSet<String>> = vec![Default::default(); verification::NUMERIC_GROUPS];
+    let (a, b) = (
+        enc(&identity("vc-alice", false)),
+        enc(&identity("vc-bob", false)),
+    );
+    let mut distinct: Vec<std::collections::BTreeSet<String>> =
+        vec![Default::default(); verification::NUMERIC_GROUPS];
     for conv in 0u32..300 {
         let c = verification::generate_verification_code(&a, &b, &conv.to_be_bytes()).unwrap();
         let groups: Vec<&str> = c.numeric.split(' ').collect();
         assert_eq!(groups.len(), 12);
-        assert!(groups.iter().all(|g| g.len() == 5 && g.bytes().all(|d| d.is_ascii_digit())));
+        assert!(
+            groups
+                .iter()
+                .all(|g| g.len() == 5 && g.bytes().all(|d| d.is_ascii_digit()))
+        );
         assert_eq!(c.numeric.len(), 71);
         assert_eq!(c.fingerprint.len(), 64);
-        assert!(c.fingerprint.bytes().all(|d| d.is_ascii_hexdigit() && !d.is_ascii_uppercase()));
+        assert!(
+            c.fingerprint
+                .bytes()
+                .all(|d| d.is_ascii_hexdigit() && !d.is_ascii_uppercase())
+        );
         for (set, g) in distinct.iter_mut().zip(&groups) {
             set.insert((*g).to_owned());
         }
@@ -1064,14 +1696,21 @@ fn verification_code_displays_at_least_199_bits() {
 }
 
 fn sas_pair(max: u32) -> (SasVerification, SasVerification, Vec<u8>, Vec<u8>) {
-    let (alice, bob) = (enc(&identity("sas-alice", true)), enc(&identity("sas-bob", false)));
+    let (alice, bob) = (
+        enc(&identity("sas-alice", true)),
+        enc(&identity("sas-bob", false)),
+    );
     let init = SasVerification::new(SasRole::Initiator, &alice, &bob, max).unwrap();
     let resp = SasVerification::new(SasRole::Responder, &bob, &alice, max).unwrap();
     (init, resp, alice, bob)
 }
 
 /// Runs one honest exchange; returns both emoji.
-fn sas_run(init: &mut SasVerification, resp: &mut SasVerification, tx: &[u8]) -> ([&'static str; 7], [&'static str; 7]) {
+fn sas_run(
+    init: &mut SasVerification,
+    resp: &mut SasVerification,
+    tx: &[u8],
+) -> ([&'static str; 7], [&'static str; 7]) {
     assert_eq!(init.start(tx).unwrap(), None);
     let c = resp.start(tx).unwrap().unwrap();
     let ni = init.receive_commitment(&c).unwrap();
@@ -1092,9 +1731,21 @@ fn sas_honest_exchange_agrees_and_matches_the_spec() {
     // Independently: the commitment and the SAS from sha2 directly.
     use sha2::Digest;
     let lp = |x: &[u8]| [&(x.len() as u32).to_be_bytes()[..], x].concat();
-    let commit = sha2::Sha256::digest([&b"veilkit-sas-commit-v1"[..], &lp(b"tx-1"), &lp(&bob), &nr].concat());
+    let commit = sha2::Sha256::digest(
+        [&b"veilkit-sas-commit-v1"[..], &lp(b"tx-1"), &lp(&bob), &nr].concat(),
+    );
     assert_eq!(commit.as_slice(), c.as_slice());
-    let sas = sha2::Sha256::digest([&b"veilkit-sas-v1"[..], &lp(b"tx-1"), &lp(&alice), &lp(&bob), &ni, &nr].concat());
+    let sas = sha2::Sha256::digest(
+        [
+            &b"veilkit-sas-v1"[..],
+            &lp(b"tx-1"),
+            &lp(&alice),
+            &lp(&bob),
+            &ni,
+            &nr,
+        ]
+        .concat(),
+    );
     assert_eq!(verification::sas_emoji(&sas.into()), init.emoji().unwrap());
     assert_ne!(ni, nr);
     init.confirm().unwrap();
@@ -1102,7 +1753,10 @@ fn sas_honest_exchange_agrees_and_matches_the_spec() {
     assert!(init.is_verified() && resp.is_verified());
     assert_eq!(init.state(), "verified");
     // Verified is final.
-    assert_eq!(init.start(b"tx-2").err(), Some(MessagingError::InvalidState));
+    assert_eq!(
+        init.start(b"tx-2").err(),
+        Some(MessagingError::InvalidState)
+    );
     assert_eq!(init.emoji().err(), Some(MessagingError::InvalidState));
 }
 
@@ -1118,13 +1772,19 @@ fn sas_responder_changing_nonce_after_commitment_is_detected() {
     let (_, mut other, _, _) = sas_pair(3);
     other.start(b"tx").unwrap();
     let other_nonce = other.receive_nonce(&ni).unwrap().unwrap();
-    assert_eq!(init.receive_nonce(&other_nonce).err(), Some(MessagingError::SasCommitmentMismatch));
+    assert_eq!(
+        init.receive_nonce(&other_nonce).err(),
+        Some(MessagingError::SasCommitmentMismatch)
+    );
     assert_eq!(init.failures(), 1);
     assert_eq!(init.state(), "idle");
     assert_eq!(init.emoji().err(), Some(MessagingError::InvalidState));
     // The honest nonce cannot be delivered afterwards either: the attempt is over.
     let honest = resp.receive_nonce(&ni).unwrap().unwrap();
-    assert_eq!(init.receive_nonce(&honest).err(), Some(MessagingError::InvalidState));
+    assert_eq!(
+        init.receive_nonce(&honest).err(),
+        Some(MessagingError::InvalidState)
+    );
     let _ = bob;
 }
 
@@ -1141,7 +1801,10 @@ fn sas_responder_changing_identity_after_commitment_is_detected() {
     let ni = init.receive_commitment(&c).unwrap();
     let nm = mitm.receive_nonce(&ni).unwrap().unwrap();
     // …but Alice believes she talks to Bob: the opening under Bob's identity fails.
-    assert_eq!(init.receive_nonce(&nm).err(), Some(MessagingError::SasCommitmentMismatch));
+    assert_eq!(
+        init.receive_nonce(&nm).err(),
+        Some(MessagingError::SasCommitmentMismatch)
+    );
     // And one changed component key (Bob's X25519 key) is enough.
     let mut init2 = SasVerification::new(SasRole::Initiator, &alice, &bob, 3).unwrap();
     let mut bob_x = identity("sas-bob", false);
@@ -1151,11 +1814,20 @@ fn sas_responder_changing_identity_after_commitment_is_detected() {
     let c = subst.start(b"tx").unwrap().unwrap();
     let ni = init2.receive_commitment(&c).unwrap();
     let ns = subst.receive_nonce(&ni).unwrap().unwrap();
-    assert_eq!(init2.receive_nonce(&ns).err(), Some(MessagingError::SasCommitmentMismatch));
+    assert_eq!(
+        init2.receive_nonce(&ns).err(),
+        Some(MessagingError::SasCommitmentMismatch)
+    );
     // Recomputing by hand: the commitment opens only under the identity committed to.
     let ns: [u8; 32] = ns;
-    assert_eq!(verification::sas_commitment(b"tx", &enc(&bob_x), &ns).unwrap(), <[u8; 32]>::try_from(c.as_slice()).unwrap());
-    assert_ne!(verification::sas_commitment(b"tx", &bob, &ns).unwrap(), <[u8; 32]>::try_from(c.as_slice()).unwrap());
+    assert_eq!(
+        verification::sas_commitment(b"tx", &enc(&bob_x), &ns).unwrap(),
+        <[u8; 32]>::try_from(c.as_slice()).unwrap()
+    );
+    assert_ne!(
+        verification::sas_commitment(b"tx", &bob, &ns).unwrap(),
+        <[u8; 32]>::try_from(c.as_slice()).unwrap()
+    );
 }
 
 /// Issue 13 item 3 (c): replayed and reflected nonces and commitments are refused.
@@ -1172,27 +1844,42 @@ fn sas_replayed_or_reflected_nonce_is_refused() {
     resp.reject().unwrap();
     // Attempt 2: the old commitment replayed.
     init.start(b"tx-2").unwrap();
-    assert_eq!(init.receive_commitment(&c1).err(), Some(MessagingError::SasNonceReused));
+    assert_eq!(
+        init.receive_commitment(&c1).err(),
+        Some(MessagingError::SasNonceReused)
+    );
     assert_eq!(init.failures(), 2);
     // Attempt 3: a fresh commitment, then the old responder nonce replayed.
     init.start(b"tx-3").unwrap();
     let c3 = resp.start(b"tx-3").unwrap().unwrap();
     let ni3 = init.receive_commitment(&c3).unwrap();
     assert_ne!(ni3, ni1, "fresh nonce per attempt");
-    assert_eq!(init.receive_nonce(&nr1).err(), Some(MessagingError::SasNonceReused));
+    assert_eq!(
+        init.receive_nonce(&nr1).err(),
+        Some(MessagingError::SasNonceReused)
+    );
     assert_eq!(init.failures(), 3);
     // The responder refuses an old initiator nonce too.
-    assert_eq!(resp.receive_nonce(&ni1).err(), Some(MessagingError::SasNonceReused));
+    assert_eq!(
+        resp.receive_nonce(&ni1).err(),
+        Some(MessagingError::SasNonceReused)
+    );
     assert_eq!(resp.failures(), 2);
     // Reflection: the initiator's own nonce sent back as the responder's.
     init.start(b"tx-4").unwrap();
     let c4 = resp.start(b"tx-4").unwrap().unwrap();
     let ni4 = init.receive_commitment(&c4).unwrap();
-    assert_eq!(init.receive_nonce(&ni4).err(), Some(MessagingError::SasNonceReused));
+    assert_eq!(
+        init.receive_nonce(&ni4).err(),
+        Some(MessagingError::SasNonceReused)
+    );
     // …and the responder's own commitment or nonce reflected to it.
     let (_, mut r, _, _) = sas_pair(3);
     let c = r.start(b"tx").unwrap().unwrap();
-    assert_eq!(r.receive_nonce(&c).err(), Some(MessagingError::SasNonceReused));
+    assert_eq!(
+        r.receive_nonce(&c).err(),
+        Some(MessagingError::SasNonceReused)
+    );
     // Own nonces are never reused across attempts.
     let mut nonces = std::collections::BTreeSet::new();
     let (mut i2, mut r2, _, _) = sas_pair(10);
@@ -1222,16 +1909,41 @@ fn sas_attempts_are_counted_and_capped() {
     init.start(b"tx-3").unwrap();
     let c = resp.start(b"tx-3").unwrap().unwrap();
     init.receive_commitment(&c).unwrap();
-    assert_eq!(init.receive_nonce(&[7u8; 32]).err(), Some(MessagingError::SasCommitmentMismatch));
+    assert_eq!(
+        init.receive_nonce(&[7u8; 32]).err(),
+        Some(MessagingError::SasCommitmentMismatch)
+    );
     assert_eq!((init.failures(), init.attempts_left()), (3, 0));
     assert_eq!(init.state(), "exhausted");
-    assert_eq!(init.start(b"tx-4").err(), Some(MessagingError::SasAttemptsExhausted));
-    assert_eq!(init.start(b"tx-5").err(), Some(MessagingError::SasAttemptsExhausted));
+    assert_eq!(
+        init.start(b"tx-4").err(),
+        Some(MessagingError::SasAttemptsExhausted)
+    );
+    assert_eq!(
+        init.start(b"tx-5").err(),
+        Some(MessagingError::SasAttemptsExhausted)
+    );
     // The responder counted its own: one reject so far, one abort now.
     resp.abort();
     assert_eq!(resp.failures(), 2);
-    assert!(matches!(SasVerification::new(SasRole::Initiator, &enc(&identity("a", false)), &enc(&identity("b", false)), 0), Err(MessagingError::Crypto(CryptoError::InvalidParameter(_)))));
-    assert!(matches!(SasVerification::new(SasRole::Initiator, &enc(&identity("a", false)), &enc(&identity("b", false)), 11), Err(MessagingError::Crypto(CryptoError::InvalidParameter(_)))));
+    assert!(matches!(
+        SasVerification::new(
+            SasRole::Initiator,
+            &enc(&identity("a", false)),
+            &enc(&identity("b", false)),
+            0
+        ),
+        Err(MessagingError::Crypto(CryptoError::InvalidParameter(_)))
+    ));
+    assert!(matches!(
+        SasVerification::new(
+            SasRole::Initiator,
+            &enc(&identity("a", false)),
+            &enc(&identity("b", false)),
+            11
+        ),
+        Err(MessagingError::Crypto(CryptoError::InvalidParameter(_)))
+    ));
 }
 
 /// Calls out of order are `INVALID_STATE` and change nothing; the initiator's
@@ -1244,21 +1956,34 @@ fn sas_out_of_order_calls_are_invalid_state() {
     assert_eq!(init.receive_nonce(&[1; 32]).err(), s, "before start");
     assert_eq!(resp.receive_nonce(&[1; 32]).err(), s, "before start");
     init.start(b"tx").unwrap();
-    assert_eq!(init.receive_nonce(&[1; 32]).err(), s, "reveal before commit");
+    assert_eq!(
+        init.receive_nonce(&[1; 32]).err(),
+        s,
+        "reveal before commit"
+    );
     assert_eq!(init.start(b"tx").err(), s, "start while running");
     assert_eq!(init.emoji().err(), s);
     assert_eq!(init.confirm().err(), s);
     assert_eq!(init.reject().err(), s);
     let c = resp.start(b"tx").unwrap().unwrap();
     assert_eq!(resp.receive_commitment(&c).err(), s, "wrong role");
-    assert!(matches!(init.receive_commitment(&c[..31]), Err(MessagingError::Crypto(CryptoError::InvalidLength { .. }))));
+    assert!(matches!(
+        init.receive_commitment(&c[..31]),
+        Err(MessagingError::Crypto(CryptoError::InvalidLength { .. }))
+    ));
     assert!(matches!(init.start(&[]), Err(MessagingError::InvalidState)));
     init.receive_commitment(&c).unwrap();
     assert_eq!(init.receive_commitment(&c).err(), s, "second commitment");
     assert_eq!(init.failures(), 0, "misuse is not a failed attempt");
     let (_, mut fresh, _, _) = sas_pair(3);
-    assert!(matches!(fresh.start(&[]), Err(MessagingError::Crypto(CryptoError::InvalidLength { .. }))));
-    assert!(matches!(fresh.start(&[0; 256]), Err(MessagingError::Crypto(CryptoError::InvalidLength { .. }))));
+    assert!(matches!(
+        fresh.start(&[]),
+        Err(MessagingError::Crypto(CryptoError::InvalidLength { .. }))
+    ));
+    assert!(matches!(
+        fresh.start(&[0; 256]),
+        Err(MessagingError::Crypto(CryptoError::InvalidLength { .. }))
+    ));
 }
 
 // ================================================================ totality on garbage
@@ -1278,7 +2003,9 @@ fn parsers_are_total_on_garbage() {
     let (bob_sk, _) = x25519_kp("bob-x25519");
     let bob_mlkem = mlkem_kp("bob-mlkem");
     let alice = ed_kp("alice-identity");
-    for len in [0usize, 1, 3, 4, 7, 8, 9, 35, 64, 123, 124, 125, 300, 1154, 2000] {
+    for len in [
+        0usize, 1, 3, 4, 7, 8, 9, 35, 64, 123, 124, 125, 300, 1154, 2000,
+    ] {
         let g = next(len);
         assert_eq!(
             padding::unpad_message(&g).err(),
@@ -1299,16 +2026,38 @@ fn parsers_are_total_on_garbage() {
         assert!(padding::decrypt_aes_gcm_padded(&KEY, &g, b"").is_err());
         assert!(sealed::unseal_message(&g, &bob_sk, &alice.public).is_err());
         assert!(sealed::unseal_sender_id(&g, &bob_sk).is_err());
-        assert!(akem::authenticated_kem_decapsulate(&bob_sk, &[9u8; 32], &bob_mlkem.decapsulation_key, &g, &alice.public).is_err());
+        assert!(
+            akem::authenticated_kem_decapsulate(
+                &bob_sk,
+                &[9u8; 32],
+                &bob_mlkem.decapsulation_key,
+                &g,
+                &alice.public
+            )
+            .is_err()
+        );
         let text = String::from_utf8_lossy(&g);
         assert!(keylog::key_log_from_json(&text).is_err());
         assert!(keylog::key_log_entry_from_json(&text).is_err());
         assert!(DeviceRegistry::from_json_unverified(&text).is_err());
         assert!(ReplayStore::from_json(&text).is_err());
     }
-    for json in ["", "null", "[", "[null]", "[[]]", "[{}]", r#"{"version":1}"#, "1e999", "\"\\u0000\""] {
+    for json in [
+        "",
+        "null",
+        "[",
+        "[null]",
+        "[[]]",
+        "[{}]",
+        r#"{"version":1}"#,
+        "1e999",
+        "\"\\u0000\"",
+    ] {
         assert!(keylog::key_log_from_json(json).is_err(), "{json}");
-        assert!(DeviceRegistry::from_json_unverified(json).is_err(), "{json}");
+        assert!(
+            DeviceRegistry::from_json_unverified(json).is_err(),
+            "{json}"
+        );
         assert!(ReplayStore::from_json(json).is_err(), "{json}");
     }
 }

@@ -64,15 +64,24 @@ fn get<'a>(o: &'a Map<String, Value>, k: &str) -> &'a Value {
 }
 
 fn b(o: &Map<String, Value>, k: &str) -> Vec<u8> {
-    hex::decode(get(o, k).as_str().unwrap_or_else(|| panic!("{k} not a string"))).unwrap()
+    hex::decode(
+        get(o, k)
+            .as_str()
+            .unwrap_or_else(|| panic!("{k} not a string")),
+    )
+    .unwrap()
 }
 
 fn n(o: &Map<String, Value>, k: &str) -> u64 {
-    get(o, k).as_u64().unwrap_or_else(|| panic!("{k} not an integer"))
+    get(o, k)
+        .as_u64()
+        .unwrap_or_else(|| panic!("{k} not an integer"))
 }
 
 fn s<'a>(o: &'a Map<String, Value>, k: &str) -> &'a str {
-    get(o, k).as_str().unwrap_or_else(|| panic!("{k} not a string"))
+    get(o, k)
+        .as_str()
+        .unwrap_or_else(|| panic!("{k} not a string"))
 }
 
 fn obj(v: Value) -> Map<String, Value> {
@@ -83,13 +92,18 @@ fn obj(v: Value) -> Map<String, Value> {
 }
 
 fn b32(o: &Map<String, Value>, k: &str) -> [u8; 32] {
-    b(o, k).try_into().unwrap_or_else(|_| panic!("{k} not 32 bytes"))
+    b(o, k)
+        .try_into()
+        .unwrap_or_else(|_| panic!("{k} not 32 bytes"))
 }
 
 /// `Enc(I)` of the identity in field `k` (`{ed25519, mlDsa65 | null, x25519}`), by the API.
 fn identity(o: &Map<String, Value>, k: &str) -> Vec<u8> {
     let id = get(o, k).as_object().unwrap();
-    let ml = id.get("mlDsa65").and_then(Value::as_str).map(|h| hex::decode(h).unwrap());
+    let ml = id
+        .get("mlDsa65")
+        .and_then(Value::as_str)
+        .map(|h| hex::decode(h).unwrap());
     verification::encode_identity(&b(id, "ed25519"), ml.as_deref(), &b(id, "x25519")).unwrap()
 }
 
@@ -97,7 +111,12 @@ fn identity(o: &Map<String, Value>, k: &str) -> Vec<u8> {
 fn spec_identity(o: &Map<String, Value>, k: &str) -> Vec<u8> {
     let id = get(o, k).as_object().unwrap();
     match id.get("mlDsa65").and_then(Value::as_str) {
-        Some(ml) => cat(&[&[1u8], &b(id, "ed25519"), &hex::decode(ml).unwrap(), &b(id, "x25519")]),
+        Some(ml) => cat(&[
+            &[1u8],
+            &b(id, "ed25519"),
+            &hex::decode(ml).unwrap(),
+            &b(id, "x25519"),
+        ]),
         None => cat(&[&[0u8], &b(id, "ed25519"), &b(id, "x25519")]),
     }
 }
@@ -247,12 +266,17 @@ fn compute(family: &str, i: &Map<String, Value>) -> Value {
         }
         "verificationCode" => {
             let (a, bb) = (identity(i, "a"), identity(i, "b"));
-            let c = verification::generate_verification_code(&a, &bb, &b(i, "conversationId")).unwrap();
+            let c =
+                verification::generate_verification_code(&a, &bb, &b(i, "conversationId")).unwrap();
             json!({ "identityA": hx(&a), "identityB": hx(&bb), "numeric": c.numeric, "fingerprint": c.fingerprint })
         }
         "sas" => {
             let (init, resp) = (identity(i, "initiator"), identity(i, "responder"));
-            let (tx, ni, nr) = (b(i, "txId"), b32(i, "initiatorNonce"), b32(i, "responderNonce"));
+            let (tx, ni, nr) = (
+                b(i, "txId"),
+                b32(i, "initiatorNonce"),
+                b32(i, "responderNonce"),
+            );
             let c = verification::sas_commitment(&tx, &resp, &nr).unwrap();
             let sas = verification::sas_hash(&tx, &init, &resp, &ni, &nr).unwrap();
             json!({
@@ -267,7 +291,9 @@ fn compute(family: &str, i: &Map<String, Value>) -> Value {
             let mut entries: Vec<KeyLogEntry> = Vec::new();
             for op in get(i, "ops").as_array().unwrap() {
                 let op = op.as_object().unwrap();
-                let public = ed25519::ed25519_from_seed(&b(op, "publicKeySeed")).unwrap().public;
+                let public = ed25519::ed25519_from_seed(&b(op, "publicKeySeed"))
+                    .unwrap()
+                    .public;
                 let signer = ed25519::ed25519_from_seed(&b(op, "signingSeed")).unwrap();
                 let prev = entries.last().map_or([0u8; 32], |e| e.hash().unwrap());
                 let action = match s(op, "action") {
@@ -389,17 +415,25 @@ fn inverse(family: &str, i: &Map<String, Value>, e: &Map<String, Value>) {
         "padding" => {
             let len = n(i, "contentLength") as usize;
             let p = padding::pad_message(&pattern(len)).unwrap();
-            assert_eq!(padding::unpad_message(&p).unwrap().as_slice(), pattern(len).as_slice());
-            assert_eq!(padding::padded_len(len).unwrap() as u64, n(e, "paddedLength"));
+            assert_eq!(
+                padding::unpad_message(&p).unwrap().as_slice(),
+                pattern(len).as_slice()
+            );
+            assert_eq!(
+                padding::padded_len(len).unwrap() as u64,
+                n(e, "paddedLength")
+            );
         }
         "paddedAead" => {
-            let pt = padding::decrypt_aes_gcm_padded(&b(i, "key"), &b(e, "ciphertext"), &b(i, "aad"))
-                .unwrap();
+            let pt =
+                padding::decrypt_aes_gcm_padded(&b(i, "key"), &b(e, "ciphertext"), &b(i, "aad"))
+                    .unwrap();
             assert_eq!(pt.as_slice(), b(i, "plaintext").as_slice());
         }
         "chunked" => {
-            let pt = chunked::decrypt_aes_gcm_chunked(&b(i, "key"), &b(e, "ciphertext"), &b(i, "aad"))
-                .unwrap();
+            let pt =
+                chunked::decrypt_aes_gcm_chunked(&b(i, "key"), &b(e, "ciphertext"), &b(i, "aad"))
+                    .unwrap();
             assert_eq!(pt.as_slice(), b(i, "plaintext").as_slice());
         }
         "ratchet" => {
@@ -436,7 +470,11 @@ fn inverse(family: &str, i: &Map<String, Value>, e: &Map<String, Value>) {
         "keyLog" => {
             let entries = keylog::key_log_from_json(s(e, "json")).unwrap();
             keylog::key_log_verify_chain(&entries).unwrap();
-            assert_eq!(keylog::key_log_to_json(&entries).unwrap(), s(e, "json"), "JSON round trip");
+            assert_eq!(
+                keylog::key_log_to_json(&entries).unwrap(),
+                s(e, "json"),
+                "JSON round trip"
+            );
         }
         "registry" => {
             let r = registry::registry_load(s(e, "json"), &b(e, "accountPublicKey")).unwrap();
@@ -515,17 +553,22 @@ fn spec(family: &str, i: &Map<String, Value>, e: &Map<String, Value>) {
     match family {
         "hybridKem" => {
             let kp = mlkem_keys(&b(i, "recipientMlKemSeed"));
-            let (ct, ss) = mlkem::mlkem_encapsulate_derand(&kp.encapsulation_key, &b(i, "m")).unwrap();
+            let (ct, ss) =
+                mlkem::mlkem_encapsulate_derand(&kp.encapsulation_key, &b(i, "m")).unwrap();
             let spk = b(e, "senderX25519Public");
             let rpk = b(e, "recipientX25519Public");
             let dh = x25519::x25519_dh(&b(i, "senderX25519Secret"), &rpk).unwrap();
             let info = cat(&[b"veilkit-hybrid-kem-v1", &spk, &rpk, &ct]);
-            assert_eq!(hkdf32(&cat(&[dh.as_slice(), ss.as_slice()]), &[], &info), b(e, "sharedKey"));
+            assert_eq!(
+                hkdf32(&cat(&[dh.as_slice(), ss.as_slice()]), &[], &info),
+                b(e, "sharedKey")
+            );
             assert_eq!(ct, b(e, "mlKemCiphertext"));
         }
         "authenticatedKem" => {
             let kp = mlkem_keys(&b(i, "recipientMlKemSeed"));
-            let (ct, ss) = mlkem::mlkem_encapsulate_derand(&kp.encapsulation_key, &b(i, "m")).unwrap();
+            let (ct, ss) =
+                mlkem::mlkem_encapsulate_derand(&kp.encapsulation_key, &b(i, "m")).unwrap();
             let spk = b(e, "senderX25519Public");
             let rpk = x25519::x25519_public(&b(i, "recipientX25519Secret")).unwrap();
             let idpk = b(e, "senderIdentityPublic");
@@ -537,7 +580,10 @@ fn spec(family: &str, i: &Map<String, Value>, e: &Map<String, Value>) {
             ed25519::ed25519_verify(&idpk, &signed, &full[1090..]).unwrap();
             let dh = x25519::x25519_dh(&b(i, "senderX25519Secret"), &rpk).unwrap();
             let info = cat(&[b"veilkit-akem-v1", &idpk, &spk, &rpk, &ct]);
-            assert_eq!(hkdf32(&cat(&[dh.as_slice(), ss.as_slice()]), &[], &info), b(e, "sharedSecret"));
+            assert_eq!(
+                hkdf32(&cat(&[dh.as_slice(), ss.as_slice()]), &[], &info),
+                b(e, "sharedSecret")
+            );
         }
         "padding" => {
             // Every length, the Padmé ones above 64 KiB included: bucket and
@@ -680,28 +726,51 @@ fn spec(family: &str, i: &Map<String, Value>, e: &Map<String, Value>) {
             let mut pt = Vec::new();
             let total = b(i, "plaintext").len();
             for idx in 0..count {
-                let len = if idx + 1 == count { total - size * idx as usize } else { size };
+                let len = if idx + 1 == count {
+                    total - size * idx as usize
+                } else {
+                    size
+                };
                 let iv = &ct[off..off + 12];
                 assert_eq!(iv, &ivs[12 * idx as usize..12 * idx as usize + 12]);
-                let a = cat(&[&aad, &idx.to_be_bytes(), &count.to_be_bytes(), &(size as u32).to_be_bytes()]);
-                pt.extend(aead::aes_gcm_decrypt_with_iv(&key, iv, &ct[off + 12..off + 28 + len], &a).unwrap());
+                let a = cat(&[
+                    &aad,
+                    &idx.to_be_bytes(),
+                    &count.to_be_bytes(),
+                    &(size as u32).to_be_bytes(),
+                ]);
+                pt.extend(
+                    aead::aes_gcm_decrypt_with_iv(&key, iv, &ct[off + 12..off + 28 + len], &a)
+                        .unwrap(),
+                );
                 off += 28 + len;
             }
             assert_eq!(off, ct.len());
             assert_eq!(pt, b(i, "plaintext"));
         }
-        "srk" => assert_eq!(hkdf32(&b(i, "dek"), &b(i, "chatId"), b"veilkit-srk-v1"), b(e, "srk")),
+        "srk" => assert_eq!(
+            hkdf32(&b(i, "dek"), &b(i, "chatId"), b"veilkit-srk-v1"),
+            b(e, "srk")
+        ),
         "windowKey" => assert_eq!(
-            hkdf32(&b(i, "srk"), &n(i, "windowIndex").to_be_bytes(), b"veilkit-window-key-v1"),
+            hkdf32(
+                &b(i, "srk"),
+                &n(i, "windowIndex").to_be_bytes(),
+                b"veilkit-window-key-v1"
+            ),
             b(e, "windowKey")
         ),
         "ratchet" => {
             let (a, bb) = (b(e, "aliceRatchetPublic"), b(e, "bobRatchetPublic"));
             let (lo, hi) = if a <= bb { (a, bb) } else { (bb.clone(), a) };
-            let dh = x25519::x25519_dh(&b(i, "aliceRatchetSecret"), &b(e, "bobRatchetPublic")).unwrap();
+            let dh =
+                x25519::x25519_dh(&b(i, "aliceRatchetSecret"), &b(e, "bobRatchetPublic")).unwrap();
             let salt = cat(&[&n(i, "ratchetStep").to_be_bytes(), &b(i, "chatId")]);
             let info = cat(&[b"veilkit-pcs-ratchet-v1", &lo, &hi]);
-            assert_eq!(hkdf32(&cat(&[&b(i, "currentSrk"), dh.as_slice()]), &salt, &info), b(e, "newSrk"));
+            assert_eq!(
+                hkdf32(&cat(&[&b(i, "currentSrk"), dh.as_slice()]), &salt, &info),
+                b(e, "newSrk")
+            );
         }
         "transcript" => {
             // Straight from sha2 (not veilkit's hash module).
@@ -735,9 +804,18 @@ fn spec(family: &str, i: &Map<String, Value>, e: &Map<String, Value>) {
             let rsk = b(i, "recipientX25519Secret");
             let rpk = b(e, "recipientX25519Public");
             let eph = &packet[..32];
-            assert_eq!(eph, x25519::x25519_public(&b(i, "ephemeralSecret")).unwrap().as_slice());
+            assert_eq!(
+                eph,
+                x25519::x25519_public(&b(i, "ephemeralSecret"))
+                    .unwrap()
+                    .as_slice()
+            );
             let dh = x25519::x25519_dh(&rsk, eph).unwrap();
-            let key = hkdf32(dh.as_slice(), &cat(&[eph, &rpk]), b"veilkit-sealed-sender-v1");
+            let key = hkdf32(
+                dh.as_slice(),
+                &cat(&[eph, &rpk]),
+                b"veilkit-sealed-sender-v1",
+            );
             let p = aead::aes_gcm_decrypt(&key, &packet[32..], &cat(&[eph, &rpk])).unwrap();
             let inner_len = u32::from_be_bytes(p[..4].try_into().unwrap()) as usize;
             let inner = &p[4..4 + inner_len];
@@ -747,11 +825,21 @@ fn spec(family: &str, i: &Map<String, Value>, e: &Map<String, Value>) {
             let content = &inner[2 + id_len + 64..];
             assert_eq!(sender_id, b(i, "senderId").as_slice());
             assert_eq!(content, b(i, "content").as_slice());
-            let signed = cat(&[b"veilkit-sealed-v1", &rpk, &(id_len as u16).to_be_bytes(), sender_id, content]);
+            let signed = cat(&[
+                b"veilkit-sealed-v1",
+                &rpk,
+                &(id_len as u16).to_be_bytes(),
+                sender_id,
+                content,
+            ]);
             ed25519::ed25519_verify(&b(e, "senderIdentityPublic"), &signed, sig).unwrap();
         }
         "verificationCode" => {
-            let (ka, kb, conv) = (spec_identity(i, "a"), spec_identity(i, "b"), b(i, "conversationId"));
+            let (ka, kb, conv) = (
+                spec_identity(i, "a"),
+                spec_identity(i, "b"),
+                b(i, "conversationId"),
+            );
             assert_eq!(ka, b(e, "identityA"));
             assert_eq!(kb, b(e, "identityB"));
             let (lo, hi) = if ka <= kb { (ka, kb) } else { (kb, ka) };
@@ -761,7 +849,9 @@ fn spec(family: &str, i: &Map<String, Value>, e: &Map<String, Value>) {
             let d = cat(&[&h(0), &h(1)]);
             let groups: Vec<String> = (0..12)
                 .map(|j| {
-                    let v = d[5 * j..5 * j + 5].iter().fold(0u64, |a, &x| (a << 8) | u64::from(x));
+                    let v = d[5 * j..5 * j + 5]
+                        .iter()
+                        .fold(0u64, |a, &x| (a << 8) | u64::from(x));
                     format!("{:05}", v % 100_000)
                 })
                 .collect();
@@ -774,7 +864,12 @@ fn spec(family: &str, i: &Map<String, Value>, e: &Map<String, Value>) {
             assert_eq!(resp, b(e, "responderIdentity"));
             let lp = |x: &[u8]| cat(&[&(x.len() as u32).to_be_bytes(), x]);
             let tx = b(i, "txId");
-            let c = hash::sha256(&cat(&[b"veilkit-sas-commit-v1", &lp(&tx), &lp(&resp), &b(i, "responderNonce")]));
+            let c = hash::sha256(&cat(&[
+                b"veilkit-sas-commit-v1",
+                &lp(&tx),
+                &lp(&resp),
+                &b(i, "responderNonce"),
+            ]));
             assert_eq!(hex::encode(c), s(e, "commitment"));
             let sas = hash::sha256(&cat(&[
                 b"veilkit-sas-v1",
@@ -806,10 +901,19 @@ fn spec(family: &str, i: &Map<String, Value>, e: &Map<String, Value>) {
                 ]);
                 assert_eq!(en.body().unwrap(), body);
                 let introduces = en.action != KeyLogAction::Revoke;
-                assert_eq!(en.key_signature.is_some(), introduces, "keySignature exactly for add and update");
+                assert_eq!(
+                    en.key_signature.is_some(),
+                    introduces,
+                    "keySignature exactly for add and update"
+                );
                 let mut hashed = cat(&[&body, &en.signature]);
                 if let Some(pop) = &en.key_signature {
-                    ed25519::ed25519_verify(&en.public_key, &cat(&[b"veilkit-keylog-pop-v2", &body]), pop).unwrap();
+                    ed25519::ed25519_verify(
+                        &en.public_key,
+                        &cat(&[b"veilkit-keylog-pop-v2", &body]),
+                        pop,
+                    )
+                    .unwrap();
                     hashed.extend_from_slice(pop);
                 }
                 prev = hash::sha256(&hashed);
@@ -941,20 +1045,24 @@ fn inputs() -> Vec<(&'static str, Vec<Value>)> {
     ));
     fams.push((
         "sealed",
-        [(b"alice@example.com".to_vec(), 9usize), (b"a".to_vec(), 0), (b"device:7f3a".to_vec(), 200)]
-            .iter()
-            .enumerate()
-            .map(|(k, (id, cl))| {
-                json!({
-                    "recipientX25519Secret": x(&format!("sealed-{k}-recipient")),
-                    "senderSigningSeed": x(&format!("sealed-{k}-sender")),
-                    "senderId": hx(id),
-                    "content": hx(&fixed(&format!("sealed-{k}-content"), *cl)),
-                    "ephemeralSecret": x(&format!("sealed-{k}-eph")),
-                    "iv": hx(&fixed(&format!("sealed-{k}-iv"), 12)),
-                })
+        [
+            (b"alice@example.com".to_vec(), 9usize),
+            (b"a".to_vec(), 0),
+            (b"device:7f3a".to_vec(), 200),
+        ]
+        .iter()
+        .enumerate()
+        .map(|(k, (id, cl))| {
+            json!({
+                "recipientX25519Secret": x(&format!("sealed-{k}-recipient")),
+                "senderSigningSeed": x(&format!("sealed-{k}-sender")),
+                "senderId": hx(id),
+                "content": hx(&fixed(&format!("sealed-{k}-content"), *cl)),
+                "ephemeralSecret": x(&format!("sealed-{k}-eph")),
+                "iv": hx(&fixed(&format!("sealed-{k}-iv"), 12)),
             })
-            .collect(),
+        })
+        .collect(),
     ));
     fams.push((
         "verificationCode",
@@ -1060,7 +1168,9 @@ fn generate_kat() {
         "version": 1,
         "families": families,
     });
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(KAT_PATH);
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join(KAT_PATH);
     std::fs::write(&path, serde_json::to_string_pretty(&doc).unwrap() + "\n").unwrap();
 }
 
@@ -1069,10 +1179,19 @@ fn messaging_kat() {
     let doc: Value = serde_json::from_str(KAT).unwrap();
     let families = doc["families"].as_object().unwrap();
     let expected_families: Vec<&str> = inputs().iter().map(|(f, _)| *f).collect();
-    assert_eq!(families.keys().map(String::as_str).collect::<Vec<_>>().len(), expected_families.len());
+    assert_eq!(
+        families
+            .keys()
+            .map(String::as_str)
+            .collect::<Vec<_>>()
+            .len(),
+        expected_families.len()
+    );
     let mut checked = 0usize;
     for family in &expected_families {
-        let cases = families[*family].as_array().unwrap_or_else(|| panic!("family {family}"));
+        let cases = families[*family]
+            .as_array()
+            .unwrap_or_else(|| panic!("family {family}"));
         assert!(!cases.is_empty(), "{family}: no cases");
         for (k, case) in cases.iter().enumerate() {
             let input = case["input"].as_object().unwrap();

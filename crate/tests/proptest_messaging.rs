@@ -16,12 +16,19 @@ use messaging_util::chunked_failure;
 use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::sample::Index;
-use veilkit::messaging::{akem, chunked, hybrid_kem, keylog, padding, sealed, MessagingError};
+use veilkit::messaging::{MessagingError, akem, chunked, hybrid_kem, keylog, padding, sealed};
 use veilkit::{ed25519, mlkem, x25519};
 
 fn cases(n: u32) -> ProptestConfig {
-    let n = std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(n);
-    ProptestConfig { cases: n, failure_persistence: None, ..ProptestConfig::default() }
+    let n = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(n);
+    ProptestConfig {
+        cases: n,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
 }
 
 fn flip(data: &[u8], bit: &Index) -> Vec<u8> {
@@ -34,7 +41,6 @@ fn flip(data: &[u8], bit: &Index) -> Vec<u8> {
 fn code<T>(r: Result<T, MessagingError>) -> Option<&'static str> {
     r.err().map(|e| e.code())
 }
-
 
 proptest! {
     #![proptest_config(cases(256))]

@@ -6,7 +6,13 @@
 //! round trip in both directions decrypts).
 //!
 //! Few cases (each is 10,000 messages); `PROPTEST_CASES=N` overrides.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    clippy::cast_possible_truncation
+)]
 
 mod session_util;
 
@@ -16,14 +22,24 @@ use veilkit::session::SessionError;
 use veilkit::session::ratchet::RatchetState;
 
 fn cases(n: u32) -> ProptestConfig {
-    let n = std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(n);
-    ProptestConfig { cases: n, failure_persistence: None, ..ProptestConfig::default() }
+    let n = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(n);
+    ProptestConfig {
+        cases: n,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
 }
 
 struct Prng(u64);
 impl Prng {
     fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         self.0 >> 17
     }
     fn below(&mut self, n: usize) -> usize {
@@ -36,9 +52,17 @@ struct InFlight {
     bytes: Vec<u8>,
 }
 
-fn deliver(to: &mut RatchetState, m: &InFlight, delivered: &mut [bool]) -> Result<(), SessionError> {
+fn deliver(
+    to: &mut RatchetState,
+    m: &InFlight,
+    delivered: &mut [bool],
+) -> Result<(), SessionError> {
     let (next, pt) = to.decrypt(&m.bytes, b"", NOW)?;
-    assert!(!delivered[m.id as usize], "message {} decrypted twice", m.id);
+    assert!(
+        !delivered[m.id as usize],
+        "message {} decrypted twice",
+        m.id
+    );
     assert_eq!(pt.to_vec(), m.id.to_be_bytes().to_vec());
     delivered[m.id as usize] = true;
     *to = next;
@@ -61,7 +85,9 @@ fn simulate(seed: u64, total: u64) {
         let action = prng.below(100);
         if sent < total && action < 45 {
             let from = if b_heard { prng.below(2) } else { 0 };
-            let bytes = parties[from].encrypt(&sent.to_be_bytes(), b"", &mut rng).unwrap();
+            let bytes = parties[from]
+                .encrypt(&sent.to_be_bytes(), b"", &mut rng)
+                .unwrap();
             queues[1 - from].push(InFlight { id: sent, bytes });
             last_sent[1 - from] = Some(sent);
             sent += 1;
@@ -71,7 +97,11 @@ fn simulate(seed: u64, total: u64) {
         if queues[to].is_empty() {
             continue;
         }
-        if action < 55 && queues[to].last().is_some_and(|m| Some(m.id) == last_sent[to]) {
+        if action < 55
+            && queues[to]
+                .last()
+                .is_some_and(|m| Some(m.id) == last_sent[to])
+        {
             // The message sent last to this party always decrypts.
             let m = queues[to].pop().unwrap();
             deliver(&mut parties[to], &m, &mut delivered).unwrap();
@@ -94,7 +124,11 @@ fn simulate(seed: u64, total: u64) {
             let i = prng.below(done[to].len());
             let m = &done[to][i];
             let before = parties[to].to_bytes();
-            assert!(parties[to].decrypt(&m.bytes, b"", NOW).is_err(), "duplicate {} accepted", m.id);
+            assert!(
+                parties[to].decrypt(&m.bytes, b"", NOW).is_err(),
+                "duplicate {} accepted",
+                m.id
+            );
             assert_eq!(*parties[to].to_bytes(), *before);
         } else {
             let i = prng.below(queues[to].len());

@@ -3,15 +3,20 @@
 //! after the property it checks. The known-answer vectors in
 //! `vectors/sessions/handshake.json` are checked (and, with
 //! `VEILKIT_WRITE_VECTORS=1`, regenerated) by `known_answer_vectors_match`.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 
 use std::path::Path;
 
 use serde_json::{Map, Value, json};
 use veilkit::session::bundle::Bundle;
 use veilkit::session::handshake::{
-    FLAG_DH4, FLAG_PQ_ONE_TIME, InitialMessage, Initiation, LocalDevice, MemoryPrekeyStore, PQXDH_LABEL, Response,
-    initiate, initiate_derand, respond,
+    FLAG_DH4, FLAG_PQ_ONE_TIME, InitialMessage, Initiation, LocalDevice, MemoryPrekeyStore,
+    PQXDH_LABEL, Response, initiate, initiate_derand, respond,
 };
 use veilkit::session::identity::IdentityKeyPair;
 use veilkit::session::prekey::{PrekeyKind, SignedPrekey};
@@ -35,7 +40,11 @@ struct Device {
 
 impl Device {
     fn local(&self) -> LocalDevice<'_> {
-        LocalDevice { identity: &self.identity, device_id: self.device_id, versions: &self.versions }
+        LocalDevice {
+            identity: &self.identity,
+            device_id: self.device_id,
+            versions: &self.versions,
+        }
     }
 
     fn bundle_bytes(&self) -> Vec<u8> {
@@ -57,13 +66,15 @@ fn seed64(tag: u8, i: u8) -> [u8; 64] {
 /// A deterministic device (`tag` separates devices), with or without
 /// one-time prekeys in its bundle.
 fn device(tag: u8, device_id: u32, one_time: bool, pq_one_time: bool, versions: &[u8]) -> Device {
-    let identity = IdentityKeyPair::from_seeds(&seed(tag, 1), &seed(tag, 2), &seed(tag, 3)).unwrap();
+    let identity =
+        IdentityKeyPair::from_seeds(&seed(tag, 1), &seed(tag, 2), &seed(tag, 3)).unwrap();
     let mut store = MemoryPrekeyStore::default();
     let rnd = [0u8; 32];
     let x = |i: u8, kind: PrekeyKind, id: u32, store: &mut MemoryPrekeyStore| {
         let secret = seed(tag, i);
         let public = x25519::x25519_public(&secret).unwrap();
-        let p = SignedPrekey::sign_derand(&identity, kind, id, CREATED, EXPIRES, &public, &rnd).unwrap();
+        let p = SignedPrekey::sign_derand(&identity, kind, id, CREATED, EXPIRES, &public, &rnd)
+            .unwrap();
         if kind == PrekeyKind::X25519Signed {
             store.add_signed(id, Zeroizing::new(secret));
         } else {
@@ -73,7 +84,16 @@ fn device(tag: u8, device_id: u32, one_time: bool, pq_one_time: bool, versions: 
     };
     let k = |i: u8, kind: PrekeyKind, id: u32, store: &mut MemoryPrekeyStore| {
         let kp = mlkem::mlkem_from_seed(&seed64(tag, i)).unwrap();
-        let p = SignedPrekey::sign_derand(&identity, kind, id, CREATED, EXPIRES, &kp.encapsulation_key, &rnd).unwrap();
+        let p = SignedPrekey::sign_derand(
+            &identity,
+            kind,
+            id,
+            CREATED,
+            EXPIRES,
+            &kp.encapsulation_key,
+            &rnd,
+        )
+        .unwrap();
         store.add_mlkem(kind, id, kp.decapsulation_key);
         p
     };
@@ -90,15 +110,30 @@ fn device(tag: u8, device_id: u32, one_time: bool, pq_one_time: bool, versions: 
         one_time,
         pq_one_time,
     };
-    Device { identity, device_id, versions: versions.to_vec(), bundle, store }
+    Device {
+        identity,
+        device_id,
+        versions: versions.to_vec(),
+        bundle,
+        store,
+    }
 }
 
 fn pair(one_time: bool, pq_one_time: bool) -> (Device, Device) {
-    (device(0xA1, 1, false, false, SUPPORTED_VERSIONS), device(0xB2, 2, one_time, pq_one_time, SUPPORTED_VERSIONS))
+    (
+        device(0xA1, 1, false, false, SUPPORTED_VERSIONS),
+        device(0xB2, 2, one_time, pq_one_time, SUPPORTED_VERSIONS),
+    )
 }
 
 fn start(alice: &Device, bob: &Device, first: &[u8]) -> (Initiation, Vec<u8>) {
-    let init = initiate(&alice.local(), &bob.bundle_bytes(), Some(bob.identity.public().encoding()), NOW).unwrap();
+    let init = initiate(
+        &alice.local(),
+        &bob.bundle_bytes(),
+        Some(bob.identity.public().encoding()),
+        NOW,
+    )
+    .unwrap();
     let msg = init.initial_message(first).unwrap();
     (init, msg)
 }
@@ -119,13 +154,28 @@ fn both_sides_derive_identical_handshake_keys() {
     for (opk, pqopk) in [(false, false), (true, false), (false, true), (true, true)] {
         let (alice, bob) = pair(opk, pqopk);
         let (init, msg) = start(&alice, &bob, b"first ratchet message");
-        let resp = respond(&bob.local(), &msg, Some(alice.identity.public().encoding()), &bob.store).unwrap();
+        let resp = respond(
+            &bob.local(),
+            &msg,
+            Some(alice.identity.public().encoding()),
+            &bob.store,
+        )
+        .unwrap();
         assert!(same_keys(&init.keys, &resp.keys), "opk {opk} pqopk {pqopk}");
         assert_eq!(init.binding, resp.binding);
-        assert_eq!(init.binding.initiator_identity, alice.identity.public().encoding());
-        assert_eq!(init.binding.responder_identity, bob.identity.public().encoding());
+        assert_eq!(
+            init.binding.initiator_identity,
+            alice.identity.public().encoding()
+        );
+        assert_eq!(
+            init.binding.responder_identity,
+            bob.identity.public().encoding()
+        );
         assert_eq!(resp.first_message, b"first ratchet message");
-        assert_eq!(x25519::x25519_public(&*resp.signed_prekey_secret).unwrap(), init.peer_signed_prekey);
+        assert_eq!(
+            x25519::x25519_public(&*resp.signed_prekey_secret).unwrap(),
+            init.peer_signed_prekey
+        );
         assert_eq!(resp.initiator_device_id, 1);
         assert_eq!(init.peer_device_id, 2);
         assert_eq!(resp.consumed.one_time_x25519, opk.then_some(100));
@@ -153,7 +203,9 @@ fn bundle_round_trips_canonically() {
         let parsed = Bundle::parse(&bytes).unwrap();
         assert_eq!(parsed, bob.bundle);
         assert_eq!(parsed.to_bytes().unwrap(), bytes);
-        parsed.verify(Some(bob.identity.public().encoding()), NOW).unwrap();
+        parsed
+            .verify(Some(bob.identity.public().encoding()), NOW)
+            .unwrap();
     }
 }
 
@@ -162,12 +214,23 @@ fn bundle_with_bad_ed25519_signature_is_refused() {
     let (alice, mut bob) = pair(true, true);
     for slot in 0..4 {
         let mut b = bob.bundle.clone();
-        let p = [&mut b.signed_prekey, &mut b.pq_last_resort, b.one_time.as_mut().unwrap(), b.pq_one_time.as_mut().unwrap()];
+        let p = [
+            &mut b.signed_prekey,
+            &mut b.pq_last_resort,
+            b.one_time.as_mut().unwrap(),
+            b.pq_one_time.as_mut().unwrap(),
+        ];
         let p = p.into_iter().nth(slot).unwrap();
         p.ed25519_signature[5] ^= 1;
-        assert_eq!(b.verify(None, NOW), Err(SessionError::BundleInvalid("prekey Ed25519 signature")));
+        assert_eq!(
+            b.verify(None, NOW),
+            Err(SessionError::BundleInvalid("prekey Ed25519 signature"))
+        );
         std::mem::swap(&mut bob.bundle, &mut b);
-        assert_eq!(code(initiate(&alice.local(), &bob.bundle_bytes(), None, NOW)), "BUNDLE_INVALID");
+        assert_eq!(
+            code(initiate(&alice.local(), &bob.bundle_bytes(), None, NOW)),
+            "BUNDLE_INVALID"
+        );
         std::mem::swap(&mut bob.bundle, &mut b);
     }
 }
@@ -177,12 +240,23 @@ fn bundle_with_bad_ml_dsa_signature_is_refused() {
     let (alice, mut bob) = pair(true, true);
     for slot in 0..4 {
         let mut b = bob.bundle.clone();
-        let p = [&mut b.signed_prekey, &mut b.pq_last_resort, b.one_time.as_mut().unwrap(), b.pq_one_time.as_mut().unwrap()];
+        let p = [
+            &mut b.signed_prekey,
+            &mut b.pq_last_resort,
+            b.one_time.as_mut().unwrap(),
+            b.pq_one_time.as_mut().unwrap(),
+        ];
         let p = p.into_iter().nth(slot).unwrap();
         p.ml_dsa_signature[100] ^= 1;
-        assert_eq!(b.verify(None, NOW), Err(SessionError::BundleInvalid("prekey ML-DSA-65 signature")));
+        assert_eq!(
+            b.verify(None, NOW),
+            Err(SessionError::BundleInvalid("prekey ML-DSA-65 signature"))
+        );
         std::mem::swap(&mut bob.bundle, &mut b);
-        assert_eq!(code(initiate(&alice.local(), &bob.bundle_bytes(), None, NOW)), "BUNDLE_INVALID");
+        assert_eq!(
+            code(initiate(&alice.local(), &bob.bundle_bytes(), None, NOW)),
+            "BUNDLE_INVALID"
+        );
         std::mem::swap(&mut bob.bundle, &mut b);
     }
 }
@@ -194,7 +268,10 @@ fn bundle_signed_by_another_identity_is_refused() {
     // Bob's identity id, so they fail under Alice's keys.
     let mut b = bob.bundle.clone();
     b.identity = alice.identity.public().clone();
-    assert!(matches!(b.verify(None, NOW), Err(SessionError::BundleInvalid(_))));
+    assert!(matches!(
+        b.verify(None, NOW),
+        Err(SessionError::BundleInvalid(_))
+    ));
 }
 
 #[test]
@@ -207,16 +284,27 @@ fn bundle_without_pq_prekey_is_refused() {
     let end = bytes.len() - 1;
     let start = end - pq_len;
     let without: Vec<u8> = [&bytes[..start], &bytes[end..]].concat();
-    assert!(matches!(Bundle::parse(&without), Err(SessionError::Malformed(_))));
-    assert_eq!(code(initiate(&alice.local(), &without, None, NOW)), "MALFORMED_INPUT");
+    assert!(matches!(
+        Bundle::parse(&without),
+        Err(SessionError::Malformed(_))
+    ));
+    assert_eq!(
+        code(initiate(&alice.local(), &without, None, NOW)),
+        "MALFORMED_INPUT"
+    );
     // A second signed X25519 prekey in place of the PQ prekey: refused (kind).
     let mut b = bob.bundle.clone();
     b.pq_last_resort = b.signed_prekey.clone();
     assert_eq!(
         b.verify(None, NOW),
-        Err(SessionError::BundleInvalid("last-resort ML-KEM prekey slot holds another kind"))
+        Err(SessionError::BundleInvalid(
+            "last-resort ML-KEM prekey slot holds another kind"
+        ))
     );
-    assert_eq!(code(initiate(&alice.local(), &b.to_bytes().unwrap(), None, NOW)), "BUNDLE_INVALID");
+    assert_eq!(
+        code(initiate(&alice.local(), &b.to_bytes().unwrap(), None, NOW)),
+        "BUNDLE_INVALID"
+    );
 }
 
 #[test]
@@ -225,11 +313,21 @@ fn bundle_with_unsigned_pq_prekey_is_refused() {
     // Signatures zeroed (an "unsigned" key).
     for one_time in [false, true] {
         let mut b = bob.bundle.clone();
-        let p = if one_time { b.pq_one_time.as_mut().unwrap() } else { &mut b.pq_last_resort };
+        let p = if one_time {
+            b.pq_one_time.as_mut().unwrap()
+        } else {
+            &mut b.pq_last_resort
+        };
         p.ed25519_signature = [0; 64];
         p.ml_dsa_signature = vec![0; p.ml_dsa_signature.len()];
-        assert!(matches!(b.verify(None, NOW), Err(SessionError::BundleInvalid(_))));
-        assert_eq!(code(initiate(&alice.local(), &b.to_bytes().unwrap(), None, NOW)), "BUNDLE_INVALID");
+        assert!(matches!(
+            b.verify(None, NOW),
+            Err(SessionError::BundleInvalid(_))
+        ));
+        assert_eq!(
+            code(initiate(&alice.local(), &b.to_bytes().unwrap(), None, NOW)),
+            "BUNDLE_INVALID"
+        );
     }
     // A key signed as another kind: a one-time ML-KEM prekey in the
     // last-resort slot, and the last-resort one relabelled as one-time.
@@ -237,29 +335,49 @@ fn bundle_with_unsigned_pq_prekey_is_refused() {
     std::mem::swap(&mut b.pq_last_resort, b.pq_one_time.as_mut().unwrap());
     assert_eq!(
         b.verify(None, NOW),
-        Err(SessionError::BundleInvalid("last-resort ML-KEM prekey slot holds another kind"))
+        Err(SessionError::BundleInvalid(
+            "last-resort ML-KEM prekey slot holds another kind"
+        ))
     );
     let mut b = bob.bundle.clone();
     b.pq_last_resort.kind = PrekeyKind::MlKemOneTime;
     b.pq_one_time.as_mut().unwrap().kind = PrekeyKind::MlKemLastResort;
     std::mem::swap(&mut b.pq_last_resort, b.pq_one_time.as_mut().unwrap());
     // Kinds now match their slots but the signed bytes had the other kind.
-    assert_eq!(b.verify(None, NOW), Err(SessionError::BundleInvalid("prekey Ed25519 signature")));
+    assert_eq!(
+        b.verify(None, NOW),
+        Err(SessionError::BundleInvalid("prekey Ed25519 signature"))
+    );
 }
 
 #[test]
 fn bundle_with_expired_prekey_is_refused() {
     let (alice, bob) = pair(true, true);
-    assert_eq!(bob.bundle.verify(None, EXPIRES), Err(SessionError::PrekeyExpired));
+    assert_eq!(
+        bob.bundle.verify(None, EXPIRES),
+        Err(SessionError::PrekeyExpired)
+    );
     assert_eq!(bob.bundle.verify(None, EXPIRES - 1), Ok(()));
-    assert_eq!(code(initiate(&alice.local(), &bob.bundle_bytes(), None, EXPIRES)), "PREKEY_EXPIRED");
+    assert_eq!(
+        code(initiate(&alice.local(), &bob.bundle_bytes(), None, EXPIRES)),
+        "PREKEY_EXPIRED"
+    );
     // Each slot on its own: re-sign one prekey with an earlier expiry.
     for slot in 0..4 {
         let mut b = bob.bundle.clone();
-        let p = [&mut b.signed_prekey, &mut b.pq_last_resort, b.one_time.as_mut().unwrap(), b.pq_one_time.as_mut().unwrap()];
+        let p = [
+            &mut b.signed_prekey,
+            &mut b.pq_last_resort,
+            b.one_time.as_mut().unwrap(),
+            b.pq_one_time.as_mut().unwrap(),
+        ];
         let p = p.into_iter().nth(slot).unwrap();
         *p = SignedPrekey::sign(&bob.identity, p.kind, p.key_id, CREATED, NOW, &p.key).unwrap();
-        assert_eq!(b.verify(None, NOW), Err(SessionError::PrekeyExpired), "slot {slot}");
+        assert_eq!(
+            b.verify(None, NOW),
+            Err(SessionError::PrekeyExpired),
+            "slot {slot}"
+        );
         assert_eq!(b.verify(None, NOW - 1), Ok(()), "slot {slot}");
     }
 }
@@ -274,13 +392,22 @@ fn reused_one_time_prekey_is_refused() {
         // Nothing consumed until the caller commits.
         assert_eq!(bob.store.one_time_counts(), before);
         bob.store.commit(&r);
-        assert_eq!(bob.store.one_time_counts(), (before.0 - usize::from(opk), before.1 - usize::from(pqopk)));
+        assert_eq!(
+            bob.store.one_time_counts(),
+            (before.0 - usize::from(opk), before.1 - usize::from(pqopk))
+        );
         // A second initiator fetched the same (stale) bundle: its one-time
         // prekeys are gone, so the message is refused.
         let (_, m2) = start(&alice, &bob, b"");
-        assert_eq!(code(respond(&bob.local(), &m2, None, &bob.store)), "PREKEY_NOT_FOUND");
+        assert_eq!(
+            code(respond(&bob.local(), &m2, None, &bob.store)),
+            "PREKEY_NOT_FOUND"
+        );
         // The same message again: refused as well.
-        assert_eq!(code(respond(&bob.local(), &m1, None, &bob.store)), "PREKEY_NOT_FOUND");
+        assert_eq!(
+            code(respond(&bob.local(), &m1, None, &bob.store)),
+            "PREKEY_NOT_FOUND"
+        );
     }
 }
 
@@ -294,7 +421,10 @@ fn repeated_initial_message_without_one_time_prekeys_is_refused() {
     assert!(respond(&bob.local(), &m1, None, &bob.store).is_ok());
     bob.store.commit(&r);
     assert_eq!(bob.store.replay.len(), 1);
-    assert_eq!(code(respond(&bob.local(), &m1, None, &bob.store)), "REPLAY_DETECTED");
+    assert_eq!(
+        code(respond(&bob.local(), &m1, None, &bob.store)),
+        "REPLAY_DETECTED"
+    );
     // Another message over the same prekeys is fine.
     let (_, m2) = start(&alice, &bob, b"hello");
     let r2 = respond(&bob.local(), &m2, None, &bob.store).unwrap();
@@ -304,7 +434,10 @@ fn repeated_initial_message_without_one_time_prekeys_is_refused() {
     // message is then refused because the prekey is gone.
     bob.store.delete_signed(7);
     assert!(bob.store.replay.is_empty());
-    assert_eq!(code(respond(&bob.local(), &m1, None, &bob.store)), "PREKEY_NOT_FOUND");
+    assert_eq!(
+        code(respond(&bob.local(), &m1, None, &bob.store)),
+        "PREKEY_NOT_FOUND"
+    );
 }
 
 #[test]
@@ -318,24 +451,44 @@ fn version_downgrade_is_refused() {
     let init = initiate(&alice.local(), &b.to_bytes().unwrap(), None, NOW).unwrap();
     assert_eq!(init.binding.version, 1);
     let msg = init.initial_message(b"").unwrap();
-    assert_eq!(code(respond(&bob.local(), &msg, None, &bob.store)), "VERSION_DOWNGRADE");
+    assert_eq!(
+        code(respond(&bob.local(), &msg, None, &bob.store)),
+        "VERSION_DOWNGRADE"
+    );
     // Without the attacker, version 2 is the choice, which this build does
     // not implement: refused before any key is derived.
-    assert_eq!(code(initiate(&alice.local(), &bob.bundle_bytes(), None, NOW)), "NO_COMMON_VERSION");
+    assert_eq!(
+        code(initiate(&alice.local(), &bob.bundle_bytes(), None, NOW)),
+        "NO_COMMON_VERSION"
+    );
     // The attacker also removes 2 from the initiator's list in the message
     // (so no higher common version shows): the lists are bound into the key
     // derivation, so the confirmation tag fails.
     let mut m = InitialMessage::parse(&msg).unwrap();
     m.initiator_versions = vec![1];
     let forged = m.to_bytes().unwrap();
-    assert_eq!(code(respond(&bob.local(), &forged, None, &bob.store)), "AUTHENTICATION_FAILED");
+    assert_eq!(
+        code(respond(&bob.local(), &forged, None, &bob.store)),
+        "AUTHENTICATION_FAILED"
+    );
     // A version that is not the highest of the two lists the message carries.
     let mut m = InitialMessage::parse(&msg).unwrap();
     m.responder_versions = vec![1, 2];
-    assert_eq!(code(respond(&bob.local(), &m.to_bytes().unwrap(), None, &bob.store)), "VERSION_DOWNGRADE");
+    assert_eq!(
+        code(respond(
+            &bob.local(),
+            &m.to_bytes().unwrap(),
+            None,
+            &bob.store
+        )),
+        "VERSION_DOWNGRADE"
+    );
     // No common version at all.
     let carol = device(0xC3, 3, false, false, &[3]);
-    assert_eq!(code(initiate(&carol.local(), &bob.bundle_bytes(), None, NOW)), "NO_COMMON_VERSION");
+    assert_eq!(
+        code(initiate(&carol.local(), &bob.bundle_bytes(), None, NOW)),
+        "NO_COMMON_VERSION"
+    );
 }
 
 #[test]
@@ -347,7 +500,12 @@ fn x25519_identity_mismatch_is_refused() {
     let n = pinned.len();
     pinned[n - 32..].copy_from_slice(&x25519::x25519_public(&[0x77; 32]).unwrap());
     assert_eq!(
-        code(initiate(&alice.local(), &bob.bundle_bytes(), Some(&pinned), NOW)),
+        code(initiate(
+            &alice.local(),
+            &bob.bundle_bytes(),
+            Some(&pinned),
+            NOW
+        )),
         "IDENTITY_MISMATCH"
     );
     // A bundle whose Enc(ID) carries another X25519 key than the verified
@@ -355,9 +513,17 @@ fn x25519_identity_mismatch_is_refused() {
     // prekey signatures fail, and it does not match the pin either.
     let mut b = bob.bundle.clone();
     b.identity = veilkit::session::identity::SessionIdentity::from_encoding(&pinned).unwrap();
-    assert!(matches!(b.verify(None, NOW), Err(SessionError::BundleInvalid(_))));
+    assert!(matches!(
+        b.verify(None, NOW),
+        Err(SessionError::BundleInvalid(_))
+    ));
     assert_eq!(
-        code(initiate(&alice.local(), &b.to_bytes().unwrap(), Some(bob.identity.public().encoding()), NOW)),
+        code(initiate(
+            &alice.local(),
+            &b.to_bytes().unwrap(),
+            Some(bob.identity.public().encoding()),
+            NOW
+        )),
         "IDENTITY_MISMATCH"
     );
     // The responder side: the initiator is not the pinned identity.
@@ -365,25 +531,51 @@ fn x25519_identity_mismatch_is_refused() {
     let mut other = alice.identity.public().encoding().to_vec();
     let n = other.len();
     other[n - 1] ^= 1;
-    assert_eq!(code(respond(&bob.local(), &msg, Some(&other), &bob.store)), "IDENTITY_MISMATCH");
+    assert_eq!(
+        code(respond(&bob.local(), &msg, Some(&other), &bob.store)),
+        "IDENTITY_MISMATCH"
+    );
     // An initiator who swaps the X25519 key in its Enc(ID) (keeping its
     // signing keys): DH1 no longer matches, the tag fails.
     let mut m = InitialMessage::parse(&msg).unwrap();
     let mut enc = m.initiator_identity.encoding().to_vec();
     let n = enc.len();
     enc[n - 32..].copy_from_slice(&x25519::x25519_public(&[0x78; 32]).unwrap());
-    m.initiator_identity = veilkit::session::identity::SessionIdentity::from_encoding(&enc).unwrap();
-    assert_eq!(code(respond(&bob.local(), &m.to_bytes().unwrap(), None, &bob.store)), "AUTHENTICATION_FAILED");
+    m.initiator_identity =
+        veilkit::session::identity::SessionIdentity::from_encoding(&enc).unwrap();
+    assert_eq!(
+        code(respond(
+            &bob.local(),
+            &m.to_bytes().unwrap(),
+            None,
+            &bob.store
+        )),
+        "AUTHENTICATION_FAILED"
+    );
 }
 
 #[test]
 fn initial_message_for_another_identity_or_device_is_refused() {
     let (alice, bob) = pair(false, false);
     let (_, msg) = start(&alice, &bob, b"");
-    let other_device = Device { device_id: 9, ..device(0xB2, 2, false, false, SUPPORTED_VERSIONS) };
-    assert_eq!(code(respond(&other_device.local(), &msg, None, &other_device.store)), "IDENTITY_MISMATCH");
+    let other_device = Device {
+        device_id: 9,
+        ..device(0xB2, 2, false, false, SUPPORTED_VERSIONS)
+    };
+    assert_eq!(
+        code(respond(
+            &other_device.local(),
+            &msg,
+            None,
+            &other_device.store
+        )),
+        "IDENTITY_MISMATCH"
+    );
     let carol = device(0xC3, 2, false, false, SUPPORTED_VERSIONS);
-    assert_eq!(code(respond(&carol.local(), &msg, None, &carol.store)), "IDENTITY_MISMATCH");
+    assert_eq!(
+        code(respond(&carol.local(), &msg, None, &carol.store)),
+        "IDENTITY_MISMATCH"
+    );
 }
 
 #[test]
@@ -421,15 +613,30 @@ fn tampering_each_field_of_the_initial_message_fails() {
     let edits: Vec<(&str, Edit)> = vec![
         ("version", Box::new(|m| m.version = 2)),
         ("initiator device", Box::new(|m| m.initiator_device_id ^= 1)),
-        ("initiator versions", Box::new(|m| m.initiator_versions = vec![1, 3])),
-        ("responder id", Box::new(|m| m.responder_identity_id[0] ^= 1)),
+        (
+            "initiator versions",
+            Box::new(|m| m.initiator_versions = vec![1, 3]),
+        ),
+        (
+            "responder id",
+            Box::new(|m| m.responder_identity_id[0] ^= 1),
+        ),
         ("responder device", Box::new(|m| m.responder_device_id ^= 1)),
-        ("responder versions", Box::new(|m| m.responder_versions = vec![1, 4])),
+        (
+            "responder versions",
+            Box::new(|m| m.responder_versions = vec![1, 4]),
+        ),
         ("ephemeral", Box::new(|m| m.ephemeral[3] ^= 1)),
         ("spk id", Box::new(|m| m.signed_prekey_id ^= 1)),
-        ("pq kind", Box::new(|m| m.pq_prekey_kind = PrekeyKind::MlKemLastResort)),
+        (
+            "pq kind",
+            Box::new(|m| m.pq_prekey_kind = PrekeyKind::MlKemLastResort),
+        ),
         ("pq id", Box::new(|m| m.pq_prekey_id ^= 1)),
-        ("opk id", Box::new(|m| m.one_time_prekey_id = m.one_time_prekey_id.map(|i| i ^ 1))),
+        (
+            "opk id",
+            Box::new(|m| m.one_time_prekey_id = m.one_time_prekey_id.map(|i| i ^ 1)),
+        ),
         ("opk dropped", Box::new(|m| m.one_time_prekey_id = None)),
         ("ciphertext", Box::new(|m| m.ciphertext[7] ^= 1)),
         ("first message", Box::new(|m| m.first_message.push(0))),
@@ -453,7 +660,10 @@ fn initial_message_parser_is_total() {
     }
     let mut long = msg.clone();
     long.push(0);
-    assert_eq!(InitialMessage::parse(&long), Err(SessionError::Malformed("initial message: trailing bytes")));
+    assert_eq!(
+        InitialMessage::parse(&long),
+        Err(SessionError::Malformed("initial message: trailing bytes"))
+    );
     // A first-message length beyond the limit is refused before allocating.
     let m = InitialMessage::parse(&msg).unwrap();
     let at = msg.len() - 32 - 3 - 4;
@@ -464,7 +674,13 @@ fn initial_message_parser_is_total() {
     // The initiator refuses to encode a first message beyond the limit.
     let (init, _) = start(&alice, &bob, b"");
     let limit = veilkit::session::handshake::MAX_FIRST_MESSAGE_LEN;
-    assert_eq!(init.initial_message(&vec![0; limit + 1]).map(|_| ()).unwrap_err().code(), "INVALID_LENGTH");
+    assert_eq!(
+        init.initial_message(&vec![0; limit + 1])
+            .map(|_| ())
+            .unwrap_err()
+            .code(),
+        "INVALID_LENGTH"
+    );
     let at_limit = init.initial_message(&vec![7; limit]).unwrap();
     let r = respond(&bob.local(), &at_limit, None, &bob.store).unwrap();
     assert_eq!(r.first_message.len(), limit);
@@ -479,7 +695,10 @@ fn bundle_parser_is_total() {
     }
     let mut long = bytes.clone();
     long.push(0);
-    assert_eq!(Bundle::parse(&long), Err(SessionError::Malformed("bundle: trailing bytes")));
+    assert_eq!(
+        Bundle::parse(&long),
+        Err(SessionError::Malformed("bundle: trailing bytes"))
+    );
     // Unknown optional bits, unknown kinds, bad magic.
     let (_, plain) = pair(false, false);
     let mut p = plain.bundle_bytes();
@@ -494,7 +713,8 @@ fn bundle_parser_is_total() {
 fn identity_without_ml_dsa_is_refused() {
     let (_, bob) = pair(false, false);
     let id = bob.identity.public();
-    let classical = veilkit::messaging::verification::encode_identity(id.ed25519(), None, id.x25519()).unwrap();
+    let classical =
+        veilkit::messaging::verification::encode_identity(id.ed25519(), None, id.x25519()).unwrap();
     assert_eq!(
         veilkit::session::identity::SessionIdentity::from_encoding(&classical),
         Err(SessionError::PqIdentityRequired)
@@ -561,7 +781,12 @@ fn bytes_of(o: &Map<String, Value>, k: &str) -> Vec<u8> {
 
 /// Re-derives the keys of a KAT case from the spec text with the primitive
 /// modules only (not through `session::handshake`).
-fn spec_keys(opk: bool, pqopk: bool, out: &Map<String, Value>, input: &Map<String, Value>) -> Vec<u8> {
+fn spec_keys(
+    opk: bool,
+    pqopk: bool,
+    out: &Map<String, Value>,
+    input: &Map<String, Value>,
+) -> Vec<u8> {
     let (alice, bob) = pair(opk, pqopk);
     let ek = bytes_of(input, "ephemeralSecret");
     let msg = bytes_of(out, "initialMessage");
@@ -569,15 +794,23 @@ fn spec_keys(opk: bool, pqopk: bool, out: &Map<String, Value>, input: &Map<Strin
     let ct_at = msg.len() - 32 - 4 - 25 - 1088;
     let ct = &msg[ct_at..ct_at + 1088];
     let spk = &bob.bundle.signed_prekey.key;
-    let pq = bob.bundle.pq_one_time.as_ref().unwrap_or(&bob.bundle.pq_last_resort);
-    let dk = mlkem::mlkem_from_seed(&seed64(0xB2, if pqopk { 13 } else { 11 })).unwrap().decapsulation_key;
+    let pq = bob
+        .bundle
+        .pq_one_time
+        .as_ref()
+        .unwrap_or(&bob.bundle.pq_last_resort);
+    let dk = mlkem::mlkem_from_seed(&seed64(0xB2, if pqopk { 13 } else { 11 }))
+        .unwrap()
+        .decapsulation_key;
     let ss = mlkem::mlkem_decapsulate(&dk, ct).unwrap();
     let mut ikm = vec![0xFF; 32];
     ikm.extend_from_slice(&*x25519::x25519_dh(&seed(0xA1, 3), spk).unwrap());
     ikm.extend_from_slice(&*x25519::x25519_dh(&ek, bob.identity.public().x25519()).unwrap());
     ikm.extend_from_slice(&*x25519::x25519_dh(&ek, spk).unwrap());
     if opk {
-        ikm.extend_from_slice(&*x25519::x25519_dh(&ek, &bob.bundle.one_time.as_ref().unwrap().key).unwrap());
+        ikm.extend_from_slice(
+            &*x25519::x25519_dh(&ek, &bob.bundle.one_time.as_ref().unwrap().key).unwrap(),
+        );
     }
     ikm.extend_from_slice(&*ss);
     let mut t = Vec::new();
@@ -594,7 +827,9 @@ fn spec_keys(opk: bool, pqopk: bool, out: &Map<String, Value>, input: &Map<Strin
     t.extend_from_slice(&2u32.to_be_bytes());
     let flags = if opk { FLAG_DH4 } else { 0 } | if pqopk { FLAG_PQ_ONE_TIME } else { 0 };
     let info = [PQXDH_LABEL, &[1, flags, 1, 1, 1, 1], &hash::sha256(&t)].concat();
-    kdf::hkdf_sha256(&ikm, &[0; 32], &info, 128).unwrap().to_vec()
+    kdf::hkdf_sha256(&ikm, &[0; 32], &info, 128)
+        .unwrap()
+        .to_vec()
 }
 
 #[test]
@@ -606,7 +841,10 @@ fn known_answer_vectors_match() {
         std::fs::write(&path, serde_json::to_string_pretty(&fresh).unwrap() + "\n").unwrap();
     }
     let stored: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    assert_eq!(stored, fresh, "vectors/sessions/handshake.json is stale (regenerate: VEILKIT_WRITE_VECTORS=1)");
+    assert_eq!(
+        stored, fresh,
+        "vectors/sessions/handshake.json is stale (regenerate: VEILKIT_WRITE_VECTORS=1)"
+    );
     let cases = stored["cases"].as_array().unwrap();
     assert_eq!(cases.len(), 4);
     for (i, case) in cases.iter().enumerate() {
@@ -615,19 +853,53 @@ fn known_answer_vectors_match() {
         let out = obj(&case["output"]);
         let input = obj(&case["input"]);
         // The responder reaches the stored keys from the stored message.
-        let r = respond(&bob.local(), &bytes_of(out, "initialMessage"), None, &bob.store).unwrap();
-        assert_eq!(r.keys.root_key.to_vec(), bytes_of(out, "rootKey"), "case {i}");
-        assert_eq!(r.keys.chain_key.to_vec(), bytes_of(out, "chainKey"), "case {i}");
-        assert_eq!(r.keys.pq_root_0.to_vec(), bytes_of(out, "pqRoot0"), "case {i}");
+        let r = respond(
+            &bob.local(),
+            &bytes_of(out, "initialMessage"),
+            None,
+            &bob.store,
+        )
+        .unwrap();
+        assert_eq!(
+            r.keys.root_key.to_vec(),
+            bytes_of(out, "rootKey"),
+            "case {i}"
+        );
+        assert_eq!(
+            r.keys.chain_key.to_vec(),
+            bytes_of(out, "chainKey"),
+            "case {i}"
+        );
+        assert_eq!(
+            r.keys.pq_root_0.to_vec(),
+            bytes_of(out, "pqRoot0"),
+            "case {i}"
+        );
         assert_eq!(r.first_message, bytes_of(input, "firstMessage"));
         // Independent re-derivation from the spec formula.
         let okm = spec_keys(opk, pqopk, out, input);
-        assert_eq!(okm[..32].to_vec(), bytes_of(out, "rootKey"), "case {i} spec");
-        assert_eq!(okm[32..64].to_vec(), bytes_of(out, "chainKey"), "case {i} spec");
-        assert_eq!(okm[64..96].to_vec(), bytes_of(out, "pqRoot0"), "case {i} spec");
+        assert_eq!(
+            okm[..32].to_vec(),
+            bytes_of(out, "rootKey"),
+            "case {i} spec"
+        );
+        assert_eq!(
+            okm[32..64].to_vec(),
+            bytes_of(out, "chainKey"),
+            "case {i} spec"
+        );
+        assert_eq!(
+            okm[64..96].to_vec(),
+            bytes_of(out, "pqRoot0"),
+            "case {i} spec"
+        );
         // The tag is HMAC(confirmation key = OKM[96..128], preceding bytes).
         let msg = bytes_of(out, "initialMessage");
         let (body, tag) = msg.split_at(msg.len() - 32);
-        assert_eq!(hash::hmac_sha256(&okm[96..], body).to_vec(), tag.to_vec(), "case {i} tag");
+        assert_eq!(
+            hash::hmac_sha256(&okm[96..], body).to_vec(),
+            tag.to_vec(),
+            "case {i} tag"
+        );
     }
 }

@@ -3,7 +3,12 @@
 //! from a shared test `HandshakeKeys` and a signed-prekey key pair (the
 //! handshake has its own tests); randomness is injected and deterministic
 //! unless a test needs the platform generator.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 
 mod session_util;
 
@@ -57,8 +62,14 @@ fn wrong_aad_fails_and_leaves_state_usable() {
     let mut rng = TestRng::new(3);
     let (mut a, b) = pair(&mut rng);
     let m = a.encrypt(b"hi", b"aad-1", &mut rng).unwrap();
-    assert_eq!(err(b.decrypt(&m, b"aad-2", NOW)), SessionError::AuthenticationFailed);
-    assert_eq!(b.decrypt(&m, b"aad-1", NOW).unwrap().1.to_vec(), b"hi".to_vec());
+    assert_eq!(
+        err(b.decrypt(&m, b"aad-2", NOW)),
+        SessionError::AuthenticationFailed
+    );
+    assert_eq!(
+        b.decrypt(&m, b"aad-1", NOW).unwrap().1.to_vec(),
+        b"hi".to_vec()
+    );
 }
 
 #[test]
@@ -75,11 +86,20 @@ fn forward_secrecy_old_state_cannot_decrypt_new_traffic() {
     assert!(b_old.decrypt(&m1, b"", NOW).is_err());
     assert_eq!(recv(&mut b, &m1), b"m1".to_vec());
     // A used message key cannot be recomputed from the later state (live or restored).
-    assert_eq!(err(b.decrypt(&m1, b"", NOW)), SessionError::DuplicateMessage);
+    assert_eq!(
+        err(b.decrypt(&m1, b"", NOW)),
+        SessionError::DuplicateMessage
+    );
     let restored = RatchetState::from_bytes(&b.to_bytes()).unwrap();
-    assert_eq!(err(restored.decrypt(&m1, b"", NOW)), SessionError::DuplicateMessage);
+    assert_eq!(
+        err(restored.decrypt(&m1, b"", NOW)),
+        SessionError::DuplicateMessage
+    );
     // m0's chain is closed with no keys left; it stays as a record, so this is a known replay.
-    assert_eq!(err(restored.decrypt(&m0, b"", NOW)), SessionError::DuplicateMessage);
+    assert_eq!(
+        err(restored.decrypt(&m0, b"", NOW)),
+        SessionError::DuplicateMessage
+    );
 }
 
 /// Follows `real`'s operations on a clone from a snapshot with its own
@@ -132,7 +152,9 @@ fn out_of_order_within_limits_decrypts_each_exactly_once() {
     let (mut a, mut b) = pair(&mut rng);
     // Two chains of A (epochs 0 and 2, the two newest peer epochs B keeps),
     // with a direction change in between.
-    let mut msgs: Vec<(u32, Vec<u8>)> = (0..20u32).map(|i| (i, send(&mut a, &mut rng, &i.to_be_bytes()))).collect();
+    let mut msgs: Vec<(u32, Vec<u8>)> = (0..20u32)
+        .map(|i| (i, send(&mut a, &mut rng, &i.to_be_bytes())))
+        .collect();
     recv(&mut b, &msgs.remove(7).1);
     let r = send(&mut b, &mut rng, b"r");
     recv(&mut a, &r);
@@ -140,7 +162,9 @@ fn out_of_order_within_limits_decrypts_each_exactly_once() {
     // Deterministic shuffle.
     let mut x = 7u64;
     for i in (1..msgs.len()).rev() {
-        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         msgs.swap(i, (x >> 33) as usize % (i + 1));
     }
     for (i, m) in &msgs {
@@ -173,10 +197,18 @@ fn beyond_the_jump_limit_fails_with_state_unchanged() {
     let mut rng = TestRng::new(21);
     let (mut a, mut b) = pair(&mut rng);
     let limit = Limits::default().max_jump;
-    let msgs: Vec<Vec<u8>> = (0..=limit + 1).map(|_| send(&mut a, &mut rng, b"m")).collect();
+    let msgs: Vec<Vec<u8>> = (0..=limit + 1)
+        .map(|_| send(&mut a, &mut rng, b"m"))
+        .collect();
     let before = snap(&b);
     let e = err(b.decrypt(&msgs[(limit + 1) as usize], b"", NOW));
-    assert_eq!(e, SessionError::TooFarAhead { jump: u64::from(limit) + 1, limit });
+    assert_eq!(
+        e,
+        SessionError::TooFarAhead {
+            jump: u64::from(limit) + 1,
+            limit
+        }
+    );
     assert_eq!(e.code(), "TOO_FAR_AHEAD");
     assert_eq!(snap(&b), before);
     // Exactly at the limit is accepted.
@@ -198,13 +230,22 @@ fn beyond_the_jump_limit_fails_with_state_unchanged() {
 #[test]
 fn skipped_keys_beyond_the_cap_evict_the_oldest() {
     let mut rng = TestRng::new(22);
-    let limits = Limits { max_skipped_keys: 10, ..Limits::default() };
+    let limits = Limits {
+        max_skipped_keys: 10,
+        ..Limits::default()
+    };
     let (mut a, mut b) = pair_with(&mut rng, limits);
     let msgs: Vec<Vec<u8>> = (0..30).map(|_| send(&mut a, &mut rng, b"m")).collect();
     recv(&mut b, &msgs[29]);
     assert_eq!(b.skipped_keys(), 10);
-    assert_eq!(err(b.decrypt(&msgs[5], b"", NOW)), SessionError::DuplicateMessage);
-    assert_eq!(err(b.decrypt(&msgs[18], b"", NOW)), SessionError::DuplicateMessage);
+    assert_eq!(
+        err(b.decrypt(&msgs[5], b"", NOW)),
+        SessionError::DuplicateMessage
+    );
+    assert_eq!(
+        err(b.decrypt(&msgs[18], b"", NOW)),
+        SessionError::DuplicateMessage
+    );
     recv(&mut b, &msgs[19]);
     recv(&mut b, &msgs[28]);
     assert_eq!(b.skipped_keys(), 8);
@@ -213,19 +254,28 @@ fn skipped_keys_beyond_the_cap_evict_the_oldest() {
 #[test]
 fn skipped_keys_expire_after_the_maximum_age() {
     let mut rng = TestRng::new(23);
-    let limits = Limits { max_skipped_age_secs: 100, ..Limits::default() };
+    let limits = Limits {
+        max_skipped_age_secs: 100,
+        ..Limits::default()
+    };
     let (mut a, mut b) = pair_with(&mut rng, limits);
     let msgs: Vec<Vec<u8>> = (0..4).map(|_| send(&mut a, &mut rng, b"m")).collect();
     recv(&mut b, &msgs[3]);
     let (b2, _) = b.decrypt(&msgs[0], b"", NOW + 100).unwrap();
     assert_eq!(b2.skipped_keys(), 2);
-    assert_eq!(err(b.decrypt(&msgs[1], b"", NOW + 101)), SessionError::DuplicateMessage);
+    assert_eq!(
+        err(b.decrypt(&msgs[1], b"", NOW + 101)),
+        SessionError::DuplicateMessage
+    );
 }
 
 #[test]
 fn receiving_chains_beyond_the_cap_evict_the_oldest() {
     let mut rng = TestRng::new(24);
-    let limits = Limits { max_receiving_chains: 1, ..Limits::default() };
+    let limits = Limits {
+        max_receiving_chains: 1,
+        ..Limits::default()
+    };
     let (mut a, mut b) = pair_with(&mut rng, limits);
     let m0 = send(&mut a, &mut rng, b"0");
     let m1 = send(&mut a, &mut rng, b"1");
@@ -250,7 +300,10 @@ fn replay_fails() {
     let m = send(&mut a, &mut rng, b"once");
     recv(&mut b, &m);
     let e = err(b.decrypt(&m, b"", NOW));
-    assert_eq!((e, e.code()), (SessionError::DuplicateMessage, "DUPLICATE_MESSAGE"));
+    assert_eq!(
+        (e, e.code()),
+        (SessionError::DuplicateMessage, "DUPLICATE_MESSAGE")
+    );
     let r = send(&mut b, &mut rng, b"r");
     recv(&mut a, &r);
     assert_eq!(err(a.decrypt(&r, b"", NOW)), SessionError::DuplicateMessage);
@@ -264,13 +317,26 @@ fn replay_fails() {
 fn field_offsets(m: &[u8]) -> Vec<(&'static str, usize)> {
     let parsed = Message::parse(m).unwrap();
     let pq_len = m.len() - 50 - 12 - parsed.sealed.len();
-    let mut v = vec![("version", 0), ("ratchet key", 1), ("ratchet key end", 32), ("PN", 36), ("N", 40), ("epoch", 48), ("epoch high", 41), ("pq kind", 49)];
+    let mut v = vec![
+        ("version", 0),
+        ("ratchet key", 1),
+        ("ratchet key end", 32),
+        ("PN", 36),
+        ("N", 40),
+        ("epoch", 48),
+        ("epoch high", 41),
+        ("pq kind", 49),
+    ];
     if pq_len > 0 {
         v.push(("pq data", 50));
         v.push(("pq data end", 49 + pq_len));
     }
     let nonce = 50 + pq_len;
-    v.extend([("nonce", nonce), ("ciphertext", nonce + 12), ("tag", m.len() - 1)]);
+    v.extend([
+        ("nonce", nonce),
+        ("ciphertext", nonce + 12),
+        ("tag", m.len() - 1),
+    ]);
     v
 }
 
@@ -301,12 +367,19 @@ fn tamper_in_every_field_fails_with_state_unchanged() {
             for bit in [0u8, 7] {
                 let mut t = genuine.clone();
                 t[off] ^= 1 << bit;
-                assert!(receiver.decrypt(&t, b"", NOW).is_err(), "tampered {field} (offset {off}, bit {bit}) accepted");
+                assert!(
+                    receiver.decrypt(&t, b"", NOW).is_err(),
+                    "tampered {field} (offset {off}, bit {bit}) accepted"
+                );
                 assert_eq!(snap(&receiver), before, "{field}");
             }
         }
         // Truncated and extended messages.
-        assert!(receiver.decrypt(&genuine[..genuine.len() - 1], b"", NOW).is_err());
+        assert!(
+            receiver
+                .decrypt(&genuine[..genuine.len() - 1], b"", NOW)
+                .is_err()
+        );
         let mut longer = genuine.clone();
         longer.push(0);
         assert!(receiver.decrypt(&longer, b"", NOW).is_err());
@@ -355,7 +428,12 @@ fn compromise_while_idle_heals_after_one_round_trip() {
     let rng_at = rng_b.clone();
     let a1 = send(&mut a, &mut rng_a, b"in flight");
     // The in-flight message is readable from the snapshot (no healing yet).
-    assert!(RatchetState::from_bytes(&snapshot).unwrap().decrypt(&a1, b"", NOW).is_ok());
+    assert!(
+        RatchetState::from_bytes(&snapshot)
+            .unwrap()
+            .decrypt(&a1, b"", NOW)
+            .is_ok()
+    );
     recv(&mut b, &a1);
     let b1 = send(&mut b, &mut rng_b, b"b1");
     recv(&mut a, &b1);
@@ -392,7 +470,12 @@ fn compromise_with_own_ek_pending_heals_after_one_round_trip() {
     recv(&mut b, &m);
     // B's reply answers A's pre-compromise ek_3 and ratchet key: readable from the snapshot.
     let r1 = send(&mut b, &mut rng_b, b"answer to a compromised key");
-    assert!(RatchetState::from_bytes(&snapshot).unwrap().decrypt(&r1, b"", NOW).is_ok());
+    assert!(
+        RatchetState::from_bytes(&snapshot)
+            .unwrap()
+            .decrypt(&r1, b"", NOW)
+            .is_ok()
+    );
     recv(&mut a, &r1);
     let m1 = send(&mut a, &mut rng_a, b"fresh keys");
     recv(&mut b, &m1);
@@ -459,14 +542,25 @@ fn forward_secrecy_against_a_quantum_attacker_with_two_compromises() {
     let second = snap(&a); // compromise 2, same epoch
     // The second snapshot does not hold the used key (PQ chain key advanced).
     let s2 = RatchetState::from_bytes(&second).unwrap();
-    assert_eq!(err(s2.decrypt(&secret, b"", NOW)), SessionError::DuplicateMessage);
-    assert!(s2.decrypt(&later, b"", NOW).is_ok(), "sanity: the compromise is real");
+    assert_eq!(
+        err(s2.decrypt(&secret, b"", NOW)),
+        SessionError::DuplicateMessage
+    );
+    assert!(
+        s2.decrypt(&later, b"", NOW).is_ok(),
+        "sanity: the compromise is real"
+    );
     // The first snapshot plus every DH secret (the classical root and chain keys) does not give it either.
     let mut dh_only = rng_at_first.clone();
     dh_only.kem_seed ^= 0xff;
     assert!(!attacker_reads(&first, &mut dh_only, 1, &secret));
     // Only the ML-KEM randomness A drew would.
-    assert!(attacker_reads(&first, &mut rng_at_first.clone(), 1, &secret));
+    assert!(attacker_reads(
+        &first,
+        &mut rng_at_first.clone(),
+        1,
+        &secret
+    ));
 }
 
 #[test]
@@ -489,7 +583,9 @@ fn rollback_then_encrypt_never_reuses_a_nonce() {
     assert_ne!(p1.sealed, p2.sealed);
     // The keystore detects the rollback by the state counter.
     assert!(a.counter() > highest);
-    let e = err(RatchetState::from_bytes(&stored).unwrap().check_not_rolled_back(a.counter()));
+    let e = err(RatchetState::from_bytes(&stored)
+        .unwrap()
+        .check_not_rolled_back(a.counter()));
     assert_eq!(e.code(), "STATE_ROLLBACK");
     assert!(a.check_not_rolled_back(a.counter()).is_ok());
 }
@@ -516,7 +612,10 @@ fn state_serialization_round_trips_and_counts_changes() {
         }
         let mut long = bytes.to_vec();
         long.push(0);
-        assert_eq!(err(RatchetState::from_bytes(&long)).code(), "MALFORMED_INPUT");
+        assert_eq!(
+            err(RatchetState::from_bytes(&long)).code(),
+            "MALFORMED_INPUT"
+        );
     }
     assert_eq!(a.counter(), 6); // 5 encrypts + 1 decrypt
     assert_eq!(b.counter(), 5); // 4 decrypts + 1 encrypt
@@ -546,8 +645,16 @@ fn wire_sizes_per_message_and_per_epoch() {
     let base = 50 + 12 + 64 + 16;
     assert_eq!(m_ek.len(), base + 1184, "initiator's first chain: ek_1");
     assert_eq!(r_ctek.len(), base + 1088 + 1184, "ct_k ‖ ek_(k+1)");
-    assert_eq!(r_again.len(), r_ctek.len(), "retransmitted until acknowledged");
-    assert_eq!(steady.len(), base + 2272, "every direction change is a new epoch");
+    assert_eq!(
+        r_again.len(),
+        r_ctek.len(),
+        "retransmitted until acknowledged"
+    );
+    assert_eq!(
+        steady.len(),
+        base + 2272,
+        "every direction change is a new epoch"
+    );
     println!(
         "wire bytes (short plaintext): base {base}; initiator's first chain {} (ek); every later message {} (ct+ek, retransmitted until the peer's reply); PQ data per epoch 1184 + 1088 = 2272",
         m_ek.len(),

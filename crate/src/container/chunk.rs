@@ -217,7 +217,12 @@ impl FileContext {
     /// The header-hash preimage of this file ([`header_hash_preimage`]).
     #[must_use]
     pub fn header_hash_preimage(&self) -> [u8; HEADER_HASH_PREIMAGE_LEN] {
-        header_hash_preimage(&self.file_id, self.chunk_size, self.plaintext_size, self.hash_alg)
+        header_hash_preimage(
+            &self.file_id,
+            self.chunk_size,
+            self.plaintext_size,
+            self.hash_alg,
+        )
     }
 
     /// Whether `dek` opens the commitment `commitment` of this file
@@ -281,7 +286,12 @@ pub fn header_hash(
     hash_alg: HashAlg,
 ) -> [u8; 32] {
     let mut h = Sha256::new();
-    h.update(&header_hash_preimage(file_id, chunk_size, plaintext_size, hash_alg));
+    h.update(&header_hash_preimage(
+        file_id,
+        chunk_size,
+        plaintext_size,
+        hash_alg,
+    ));
     h.finalize()
 }
 

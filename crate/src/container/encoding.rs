@@ -38,9 +38,10 @@ impl<'a> Cursor<'a> {
         let len = self.inner.len();
         match self.inner.position().checked_add(n) {
             None => ContainerError::truncated(usize::MAX, len),
-            Some(end) => {
-                ContainerError::truncated(self.base.saturating_add(end), self.base.saturating_add(len))
-            }
+            Some(end) => ContainerError::truncated(
+                self.base.saturating_add(end),
+                self.base.saturating_add(len),
+            ),
         }
     }
 
@@ -80,8 +81,14 @@ mod tests {
         assert_eq!(c.u32().unwrap_err(), ContainerError::truncated(16, 13));
         assert_eq!(c.position(), 2);
         assert_eq!(c.remaining(), 1);
-        assert_eq!(c.take(usize::MAX).unwrap_err(), ContainerError::truncated(usize::MAX, 3));
+        assert_eq!(
+            c.take(usize::MAX).unwrap_err(),
+            ContainerError::truncated(usize::MAX, 3)
+        );
         assert_eq!(c.u8().unwrap(), 2);
-        assert_eq!(c.array::<1>().unwrap_err(), ContainerError::truncated(14, 13));
+        assert_eq!(
+            c.array::<1>().unwrap_err(),
+            ContainerError::truncated(14, 13)
+        );
     }
 }

@@ -89,7 +89,9 @@ pub fn leaf_hash(
 pub fn table_root(alg: HashAlg, table: &[u8]) -> Result<[u8; 32]> {
     let (leaves, rest) = table.as_chunks::<32>();
     if !rest.is_empty() {
-        return Err(ContainerError::InvalidChunk("leaf table length is not a multiple of 32"));
+        return Err(ContainerError::InvalidChunk(
+            "leaf table length is not a multiple of 32",
+        ));
     }
     let mut acc = MerkleAccumulator::new(alg);
     for leaf in leaves {

@@ -58,9 +58,7 @@ pub use revoke::{reencrypt, rewrap, rewrap_group, rewrap_header};
 pub use seal::{purge, seal, seal_header};
 pub use signature::{SignatureStatus, SigningKeys};
 pub use stream::{ContainerEncryptor, ContainerReader, EncryptOptions, ReaderPrefix};
-pub use wrap::{
-    Argon2idCost, GroupUnlock, KdfBudget, ThresholdShare, Unlock, WrapEntry, WrapSpec,
-};
+pub use wrap::{Argon2idCost, GroupUnlock, KdfBudget, ThresholdShare, Unlock, WrapEntry, WrapSpec};
 
 /// A new container and the shares of its threshold wraps (one list per
 /// threshold wrap spec, in order). No `Debug` (shares are secret).

@@ -224,7 +224,11 @@ mod tests {
         pub fn encode(bytes: &[u8]) -> String {
             let mut out = String::new();
             for group in bytes.chunks(3) {
-                let b = [group[0], *group.get(1).unwrap_or(&0), *group.get(2).unwrap_or(&0)];
+                let b = [
+                    group[0],
+                    *group.get(1).unwrap_or(&0),
+                    *group.get(2).unwrap_or(&0),
+                ];
                 let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
                 for k in 0..=group.len() {
                     out.push(char::from(B64URL[((n >> (18 - 6 * k)) & 63) as usize]));
@@ -265,7 +269,10 @@ mod tests {
             let s = share(seed);
             let text = s.to_vcs();
             assert_eq!(text.len(), SHARE_STRING_LEN);
-            assert_eq!(*text, format!("{SHARE_PREFIX}{}", reference::encode(&s.to_payload())));
+            assert_eq!(
+                *text,
+                format!("{SHARE_PREFIX}{}", reference::encode(&s.to_payload()))
+            );
             let back = ThresholdShare::parse(&text).unwrap();
             assert_eq!(back.to_payload(), s.to_payload());
         }
@@ -310,7 +317,10 @@ mod tests {
         // 79 symbols carry 474 bits for 472: the last symbol's 2 low bits
         // are unused and must be zero; set one.
         let symbols = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-        let last = symbols.iter().position(|&s| s == body.as_bytes()[78]).unwrap();
+        let last = symbols
+            .iter()
+            .position(|&s| s == body.as_bytes()[78])
+            .unwrap();
         assert_eq!(last & 0b11, 0);
         let noncanonical = char::from(symbols[last | 1]);
         assert!(reference::decode(format!("{}{noncanonical}", &body[..78]).as_bytes()).is_none());
@@ -326,12 +336,18 @@ mod tests {
         ];
         for text in &cases {
             assert_eq!(text.len(), SHARE_STRING_LEN, "{text}");
-            assert_eq!(ThresholdShare::parse(text).map(|s| s.x()), not_b64, "{text}");
+            assert_eq!(
+                ThresholdShare::parse(text).map(|s| s.x()),
+                not_b64,
+                "{text}"
+            );
         }
         // Length and prefix errors come first, as before.
         assert_eq!(
             ThresholdShare::parse(&format!("{good}=")).map(|s| s.x()),
-            Err(ContainerError::InvalidShare("share string must be 83 characters"))
+            Err(ContainerError::InvalidShare(
+                "share string must be 83 characters"
+            ))
         );
         assert_eq!(
             ThresholdShare::parse(&good.replacen("vcs_", "vcs=", 1)).map(|s| s.x()),

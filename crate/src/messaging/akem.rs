@@ -46,7 +46,11 @@ fn identity_public(secret: &[u8]) -> Result<[u8; 32]> {
     let seed = secret
         .first_chunk::<{ ed25519::SEED_LEN }>()
         .filter(|_| secret.len() == ed25519::SEED_LEN || secret.len() == ed25519::SECRET_LEN)
-        .ok_or(CryptoError::length("senderIdentitySk", "32 or 64 bytes", secret.len()))?;
+        .ok_or(CryptoError::length(
+            "senderIdentitySk",
+            "32 or 64 bytes",
+            secret.len(),
+        ))?;
     Ok(ed25519::ed25519_from_seed(seed)?.public)
 }
 
@@ -95,7 +99,15 @@ pub fn authenticated_kem_encapsulate_derand(
         sender_identity_secret,
         &signed_message(&sender_pub, &recipient_pub, &ct),
     )?;
-    let shared = combine(LABEL, &identity_pub, &dh, &ss, &sender_pub, &recipient_pub, &ct)?;
+    let shared = combine(
+        LABEL,
+        &identity_pub,
+        &dh,
+        &ss,
+        &sender_pub,
+        &recipient_pub,
+        &ct,
+    )?;
     let mut out = Vec::with_capacity(CIPHERTEXT_LEN);
     out.extend_from_slice(&CT_PREFIX);
     out.extend_from_slice(&ct);
@@ -122,18 +134,39 @@ pub fn authenticated_kem_decapsulate(
     let sender_pub = *exact::<32>("senderX25519Pub", "32 bytes", sender_x25519_public)?;
     exact::<{ mlkem::DK_LEN }>("ourMlkemDk", "2400 bytes", our_mlkem_dk)?;
     let identity_pub = *exact::<32>("senderIdentityPk", "32 bytes", sender_identity_public)?;
-    exact::<CIPHERTEXT_LEN>("authenticatedCiphertext", "1154 bytes", authenticated_ciphertext)?;
+    exact::<CIPHERTEXT_LEN>(
+        "authenticatedCiphertext",
+        "1154 bytes",
+        authenticated_ciphertext,
+    )?;
     let mut r = Reader::new(authenticated_ciphertext);
     if r.array::<2>() != Some(CT_PREFIX) {
-        return Err(MessagingError::Malformed("authenticatedCiphertext: length prefix must be 1088"));
+        return Err(MessagingError::Malformed(
+            "authenticatedCiphertext: length prefix must be 1088",
+        ));
     }
-    let (Some(ct), Some(sig)) = (r.take(mlkem::CT_LEN), r.array::<{ ed25519::SIGNATURE_LEN }>()) else {
+    let (Some(ct), Some(sig)) = (
+        r.take(mlkem::CT_LEN),
+        r.array::<{ ed25519::SIGNATURE_LEN }>(),
+    ) else {
         return Err(MessagingError::Malformed("authenticatedCiphertext"));
     };
     let recipient_pub = x25519::x25519_public(our_x25519_secret)?;
-    ed25519::ed25519_verify(&identity_pub, &signed_message(&sender_pub, &recipient_pub, ct), &sig)
-        .map_err(|_| MessagingError::AuthenticationFailed)?;
+    ed25519::ed25519_verify(
+        &identity_pub,
+        &signed_message(&sender_pub, &recipient_pub, ct),
+        &sig,
+    )
+    .map_err(|_| MessagingError::AuthenticationFailed)?;
     let dh = x25519::x25519_dh(our_x25519_secret, &sender_pub)?;
     let ss = mlkem::mlkem_decapsulate(our_mlkem_dk, ct)?;
-    combine(LABEL, &identity_pub, &dh, &ss, &sender_pub, &recipient_pub, ct)
+    combine(
+        LABEL,
+        &identity_pub,
+        &dh,
+        &ss,
+        &sender_pub,
+        &recipient_pub,
+        ct,
+    )
 }

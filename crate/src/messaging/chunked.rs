@@ -40,7 +40,8 @@ pub fn chunk_count(plaintext_len: usize, chunk_size: u32) -> Result<u32> {
     }
     let size = u64::from(chunk_size);
     let n = (plaintext_len as u64).div_ceil(size).max(1);
-    u32::try_from(n).map_err(|_| CryptoError::InvalidParameter("chunked: more than 2^32 - 1 chunks").into())
+    u32::try_from(n)
+        .map_err(|_| CryptoError::InvalidParameter("chunked: more than 2^32 - 1 chunks").into())
 }
 
 /// Length of the chunked ciphertext of `plaintext_len` bytes.
@@ -54,7 +55,14 @@ pub fn ciphertext_len(plaintext_len: usize, chunk_size: u32) -> Result<usize> {
         .and_then(|n| n.checked_mul(CHUNK_OVERHEAD))
         .and_then(|o| o.checked_add(HEADER_LEN))
         .and_then(|o| o.checked_add(plaintext_len))
-        .ok_or_else(|| CryptoError::length("plaintext", "a chunked size that fits in memory", plaintext_len).into())
+        .ok_or_else(|| {
+            CryptoError::length(
+                "plaintext",
+                "a chunked size that fits in memory",
+                plaintext_len,
+            )
+            .into()
+        })
 }
 
 /// Encrypts in chunks of `chunk_size` bytes, each under a fresh random IV.
@@ -62,7 +70,12 @@ pub fn ciphertext_len(plaintext_len: usize, chunk_size: u32) -> Result<usize> {
 /// # Errors
 /// `INVALID_LENGTH` (key), `INVALID_PARAMETER` (chunk size), `RANDOMNESS_UNAVAILABLE`.
 #[must_use = "the ciphertext is the only output"]
-pub fn encrypt_aes_gcm_chunked(key: &[u8], plaintext: &[u8], aad: &[u8], chunk_size: u32) -> Result<Vec<u8>> {
+pub fn encrypt_aes_gcm_chunked(
+    key: &[u8],
+    plaintext: &[u8],
+    aad: &[u8],
+    chunk_size: u32,
+) -> Result<Vec<u8>> {
     encrypt_inner(key, plaintext, aad, chunk_size, |_, iv| Ok(rng::fill(iv)?))
 }
 
@@ -85,7 +98,10 @@ pub fn encrypt_aes_gcm_chunked_with_ivs(
     }
     encrypt_inner(key, plaintext, aad, chunk_size, |i, iv| {
         let start = i.checked_mul(IV_LEN).ok_or(MALFORMED)?;
-        let src = ivs.get(start..).and_then(|t| t.get(..IV_LEN)).ok_or(MALFORMED)?;
+        let src = ivs
+            .get(start..)
+            .and_then(|t| t.get(..IV_LEN))
+            .ok_or(MALFORMED)?;
         iv.copy_from_slice(src);
         Ok(())
     })
@@ -115,7 +131,8 @@ fn encrypt_inner(
     }
     let count = chunk_count(plaintext.len(), chunk_size)?;
     let total = ciphertext_len(plaintext.len(), chunk_size)?;
-    let size = usize::try_from(chunk_size).map_err(|_| CryptoError::InvalidParameter("chunkSize"))?;
+    let size =
+        usize::try_from(chunk_size).map_err(|_| CryptoError::InvalidParameter("chunkSize"))?;
     let mut out = Vec::with_capacity(total);
     out.extend_from_slice(&chunk_size.to_be_bytes());
     out.extend_from_slice(&count.to_be_bytes());
@@ -129,7 +146,12 @@ fn encrypt_inner(
     for (i, (chunk, index)) in chunks.zip(0u32..).enumerate() {
         let mut iv = [0u8; IV_LEN];
         next_iv(i, &mut iv)?;
-        let ct = aead::aes_gcm_encrypt_with_iv(key, &iv, chunk, &chunk_aad(aad, index, count, chunk_size))?;
+        let ct = aead::aes_gcm_encrypt_with_iv(
+            key,
+            &iv,
+            chunk,
+            &chunk_aad(aad, index, count, chunk_size),
+        )?;
         out.extend_from_slice(&iv);
         out.extend_from_slice(&ct);
     }
@@ -145,7 +167,11 @@ fn encrypt_inner(
 /// - `AUTHENTICATION_FAILED` if any chunk fails (modified, reordered, duplicated,
 ///   header count changed, wrong key or AAD).
 #[must_use = "the plaintext is the only output"]
-pub fn decrypt_aes_gcm_chunked(key: &[u8], ciphertext: &[u8], aad: &[u8]) -> Result<Zeroizing<Vec<u8>>> {
+pub fn decrypt_aes_gcm_chunked(
+    key: &[u8],
+    ciphertext: &[u8],
+    aad: &[u8],
+) -> Result<Zeroizing<Vec<u8>>> {
     if key.len() != aead::KEY_LEN {
         return Err(CryptoError::length("key", "32 bytes", key.len()).into());
     }
@@ -159,7 +185,9 @@ pub fn decrypt_aes_gcm_chunked(key: &[u8], ciphertext: &[u8], aad: &[u8]) -> Res
     // Bounds before allocation: the plaintext length implied by the header
     // must be consistent with the bytes actually present.
     let body = r.rest();
-    let overhead = (count as usize).checked_mul(CHUNK_OVERHEAD).ok_or(MALFORMED)?;
+    let overhead = (count as usize)
+        .checked_mul(CHUNK_OVERHEAD)
+        .ok_or(MALFORMED)?;
     let pt_len = body.len().checked_sub(overhead).ok_or(MALFORMED)?;
     let size = chunk_size as usize;
     let full = (count as usize - 1).checked_mul(size).ok_or(MALFORMED)?;
@@ -177,7 +205,12 @@ pub fn decrypt_aes_gcm_chunked(key: &[u8], ciphertext: &[u8], aad: &[u8]) -> Res
             .and_then(|l| tail.split_at_checked(l))
             .ok_or(MALFORMED)?;
         rest = tail;
-        let pt = Zeroizing::new(aead::aes_gcm_decrypt_with_iv(key, iv, ct, &chunk_aad(aad, index, count, chunk_size))?);
+        let pt = Zeroizing::new(aead::aes_gcm_decrypt_with_iv(
+            key,
+            iv,
+            ct,
+            &chunk_aad(aad, index, count, chunk_size),
+        )?);
         out.extend_from_slice(&pt);
     }
     if !rest.is_empty() {

@@ -14,11 +14,7 @@ use crate::{bytes, kdf};
 pub const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
 
 /// Appends `u16(len) ‖ data`.
-pub(crate) fn put_u16_prefixed(
-    out: &mut Vec<u8>,
-    what: &'static str,
-    data: &[u8],
-) -> Result<()> {
+pub(crate) fn put_u16_prefixed(out: &mut Vec<u8>, what: &'static str, data: &[u8]) -> Result<()> {
     let len = u16::try_from(data.len())
         .map_err(|_| CryptoError::length(what, "at most 65535 bytes", data.len()))?;
     out.extend_from_slice(&len.to_be_bytes());
@@ -27,11 +23,7 @@ pub(crate) fn put_u16_prefixed(
 }
 
 /// Appends `u32(len) ‖ data`.
-pub(crate) fn put_u32_prefixed(
-    out: &mut Vec<u8>,
-    what: &'static str,
-    data: &[u8],
-) -> Result<()> {
+pub(crate) fn put_u32_prefixed(out: &mut Vec<u8>, what: &'static str, data: &[u8]) -> Result<()> {
     let len = u32::try_from(data.len())
         .map_err(|_| CryptoError::length(what, "at most 2^32 - 1 bytes", data.len()))?;
     out.extend_from_slice(&len.to_be_bytes());
@@ -62,9 +54,11 @@ pub(crate) fn b64_decode_array<const N: usize>(what: &'static str, s: &str) -> R
 pub(crate) fn hkdf32(ikm: &[u8], salt: &[u8], info: &[u8]) -> Result<Zeroizing<[u8; 32]>> {
     let okm = kdf::hkdf_sha256(ikm, salt, info, 32)?;
     let mut out = Zeroizing::new([0u8; 32]);
-    let src = okm
-        .first_chunk::<32>()
-        .ok_or(MessagingError::Crypto(CryptoError::InvalidParameter("hkdf output")))?;
+    let src =
+        okm.first_chunk::<32>()
+            .ok_or(MessagingError::Crypto(CryptoError::InvalidParameter(
+                "hkdf output",
+            )))?;
     out.copy_from_slice(src);
     Ok(out)
 }

@@ -168,8 +168,15 @@ impl fmt::Display for MessagingError {
             Self::KeyLog { index, fault } => {
                 write!(f, "key log entry {index} rejected: {}", fault.code())
             }
-            Self::Registry { index: Some(index), fault } => {
-                write!(f, "device registry change {index} rejected: {}", fault.code())
+            Self::Registry {
+                index: Some(index),
+                fault,
+            } => {
+                write!(
+                    f,
+                    "device registry change {index} rejected: {}",
+                    fault.code()
+                )
             }
             Self::Registry { index: None, fault } => {
                 write!(f, "device registry rejected: {}", fault.code())
@@ -177,9 +184,15 @@ impl fmt::Display for MessagingError {
             Self::Replay => f.write_str("replay detected: hash already seen"),
             Self::ReplayOutOfWindow => f.write_str("timestamp outside the replay window"),
             Self::InvalidState => f.write_str("invalid state for this call"),
-            Self::SasCommitmentMismatch => f.write_str("verification aborted: the reveal does not match the commitment"),
-            Self::SasNonceReused => f.write_str("verification aborted: a nonce or commitment was reused"),
-            Self::SasAttemptsExhausted => f.write_str("verification refused: too many failed attempts"),
+            Self::SasCommitmentMismatch => {
+                f.write_str("verification aborted: the reveal does not match the commitment")
+            }
+            Self::SasNonceReused => {
+                f.write_str("verification aborted: a nonce or commitment was reused")
+            }
+            Self::SasAttemptsExhausted => {
+                f.write_str("verification refused: too many failed attempts")
+            }
         }
     }
 }
@@ -205,18 +218,42 @@ mod tests {
     fn codes_are_stable() {
         let cases = [
             (MessagingError::Crypto(CryptoError::WeakKey), "WEAK_KEY"),
-            (MessagingError::Crypto(CryptoError::InvalidParameter("x")), "INVALID_PARAMETER"),
-            (MessagingError::AuthenticationFailed, "AUTHENTICATION_FAILED"),
+            (
+                MessagingError::Crypto(CryptoError::InvalidParameter("x")),
+                "INVALID_PARAMETER",
+            ),
+            (
+                MessagingError::AuthenticationFailed,
+                "AUTHENTICATION_FAILED",
+            ),
             (MessagingError::Malformed("x"), "MALFORMED_INPUT"),
             (MessagingError::InvalidPadding, "INVALID_PADDING"),
-            (MessagingError::KeyLog { index: 3, fault: KeyLogFault::AfterRevoke }, "KEY_LOG_INVALID"),
-            (MessagingError::Registry { index: None, fault: RegistryFault::AccountKeyMismatch }, "REGISTRY_INVALID"),
+            (
+                MessagingError::KeyLog {
+                    index: 3,
+                    fault: KeyLogFault::AfterRevoke,
+                },
+                "KEY_LOG_INVALID",
+            ),
+            (
+                MessagingError::Registry {
+                    index: None,
+                    fault: RegistryFault::AccountKeyMismatch,
+                },
+                "REGISTRY_INVALID",
+            ),
             (MessagingError::Replay, "REPLAY_DETECTED"),
             (MessagingError::ReplayOutOfWindow, "REPLAY_OUT_OF_WINDOW"),
             (MessagingError::InvalidState, "INVALID_STATE"),
-            (MessagingError::SasCommitmentMismatch, "SAS_COMMITMENT_MISMATCH"),
+            (
+                MessagingError::SasCommitmentMismatch,
+                "SAS_COMMITMENT_MISMATCH",
+            ),
             (MessagingError::SasNonceReused, "SAS_NONCE_REUSED"),
-            (MessagingError::SasAttemptsExhausted, "SAS_ATTEMPTS_EXHAUSTED"),
+            (
+                MessagingError::SasAttemptsExhausted,
+                "SAS_ATTEMPTS_EXHAUSTED",
+            ),
         ];
         for (e, code) in cases {
             assert_eq!(e.code(), code, "{e}");
@@ -225,7 +262,10 @@ mod tests {
         let own: Vec<&str> = cases.iter().skip(2).map(|(_, c)| *c).collect();
         assert_eq!(own, MessagingError::CODES);
         // An AEAD failure of a primitive becomes the one opaque messaging failure.
-        assert_eq!(MessagingError::from(CryptoError::AuthenticationFailed), MessagingError::AuthenticationFailed);
+        assert_eq!(
+            MessagingError::from(CryptoError::AuthenticationFailed),
+            MessagingError::AuthenticationFailed
+        );
         let faults = [
             (KeyLogFault::Malformed, "MALFORMED"),
             (KeyLogFault::BadPrevHash, "BAD_PREV_HASH"),
@@ -244,7 +284,11 @@ mod tests {
         }
         assert_eq!(faults.map(|(_, c)| c), KeyLogFault::CODES);
         assert_eq!(
-            MessagingError::KeyLog { index: 3, fault: KeyLogFault::AfterRevoke }.to_string(),
+            MessagingError::KeyLog {
+                index: 3,
+                fault: KeyLogFault::AfterRevoke
+            }
+            .to_string(),
             "key log entry 3 rejected: AFTER_REVOKE"
         );
     }

@@ -73,7 +73,12 @@ pub fn hybrid_kem_encapsulate(
     mlkem_ek: &[u8],
 ) -> Result<HybridKemResult> {
     let m = rng::array::<{ mlkem::M_LEN }>()?;
-    hybrid_kem_encapsulate_derand(our_x25519_secret, their_x25519_public, mlkem_ek, m.as_slice())
+    hybrid_kem_encapsulate_derand(
+        our_x25519_secret,
+        their_x25519_public,
+        mlkem_ek,
+        m.as_slice(),
+    )
 }
 
 /// Hybrid encapsulation with explicit 32-byte ML-KEM randomness `m`
@@ -94,7 +99,10 @@ pub fn hybrid_kem_encapsulate_derand(
     let dh = x25519::x25519_dh(our_x25519_secret, &recipient_pub)?;
     let (ct, ss) = mlkem::mlkem_encapsulate_derand(mlkem_ek, m)?;
     let shared_key = combine(LABEL, &[], &dh, &ss, &sender_pub, &recipient_pub, &ct)?;
-    Ok(HybridKemResult { shared_key, mlkem_ciphertext: ct })
+    Ok(HybridKemResult {
+        shared_key,
+        mlkem_ciphertext: ct,
+    })
 }
 
 /// Hybrid decapsulation. A forged ML-KEM ciphertext yields an unrelated key

@@ -85,7 +85,10 @@ impl KeyLogAction {
             1 => Ok(Self::Add),
             2 => Ok(Self::Update),
             3 => Ok(Self::Revoke),
-            _ => Err(CryptoError::InvalidParameter("action must be 1 (add), 2 (update) or 3 (revoke)").into()),
+            _ => Err(CryptoError::InvalidParameter(
+                "action must be 1 (add), 2 (update) or 3 (revoke)",
+            )
+            .into()),
         }
     }
 }
@@ -115,7 +118,13 @@ const fn introduces_key(action: KeyLogAction) -> bool {
     matches!(action, KeyLogAction::Add | KeyLogAction::Update)
 }
 
-fn body(user_id: &[u8], public_key: &[u8; 32], timestamp: u64, prev_hash: &[u8; 32], action: KeyLogAction) -> Result<Vec<u8>> {
+fn body(
+    user_id: &[u8],
+    public_key: &[u8; 32],
+    timestamp: u64,
+    prev_hash: &[u8; 32],
+    action: KeyLogAction,
+) -> Result<Vec<u8>> {
     let mut b = Vec::with_capacity(LABEL.len() + 1 + 2 + user_id.len() + 32 + 8 + 32);
     b.extend_from_slice(LABEL);
     b.push(action.byte());
@@ -146,7 +155,13 @@ impl KeyLogEntry {
     /// # Errors
     /// `INVALID_LENGTH` if the user id is longer than 65535 bytes.
     pub fn body(&self) -> Result<Vec<u8>> {
-        body(&self.user_id, &self.public_key, self.timestamp, &self.prev_hash, self.action)
+        body(
+            &self.user_id,
+            &self.public_key,
+            self.timestamp,
+            &self.prev_hash,
+            self.action,
+        )
     }
 
     /// `SHA-256(body ‖ signature [‖ keySignature])`, the next entry's `prevHash`.
@@ -205,21 +220,39 @@ pub fn key_log_create_entry(
         (KeyLogAction::Update, Some(k)) => Some(k),
         (KeyLogAction::Revoke, None) => None,
         (KeyLogAction::Update, None) => {
-            return Err(CryptoError::InvalidParameter("an update needs the new key's secret (newKeySigningKey)").into());
+            return Err(CryptoError::InvalidParameter(
+                "an update needs the new key's secret (newKeySigningKey)",
+            )
+            .into());
         }
         (KeyLogAction::Add | KeyLogAction::Revoke, Some(_)) => {
-            return Err(CryptoError::InvalidParameter("newKeySigningKey is only for update").into());
+            return Err(
+                CryptoError::InvalidParameter("newKeySigningKey is only for update").into(),
+            );
         }
     };
     if let Some(k) = key_secret
         && public_of("newKeySigningKey", k)? != public_key
     {
-        return Err(CryptoError::InvalidKey("the secret of publicKey must sign an entry that introduces it").into());
+        return Err(CryptoError::InvalidKey(
+            "the secret of publicKey must sign an entry that introduces it",
+        )
+        .into());
     }
     let b = body(user_id, &public_key, timestamp, &prev_hash, action)?;
     let signature = ed25519::ed25519_sign(signing_key, &b)?;
-    let key_signature = key_secret.map(|k| ed25519::ed25519_sign(k, &pop_message(&b))).transpose()?;
-    Ok(KeyLogEntry { user_id: user_id.to_vec(), public_key, timestamp, prev_hash, action, signature, key_signature })
+    let key_signature = key_secret
+        .map(|k| ed25519::ed25519_sign(k, &pop_message(&b)))
+        .transpose()?;
+    Ok(KeyLogEntry {
+        user_id: user_id.to_vec(),
+        public_key,
+        timestamp,
+        prev_hash,
+        action,
+        signature,
+        key_signature,
+    })
 }
 
 #[derive(Clone, Copy)]
@@ -240,7 +273,9 @@ fn replay(entries: &[KeyLogEntry], until: Option<u64>) -> Result<BTreeMap<Vec<u8
     let mut last_time = 0u64;
     for (index, e) in entries.iter().enumerate() {
         let fail = |fault| MessagingError::KeyLog { index, fault };
-        if check_fields(&e.user_id, e.timestamp).is_err() || introduces_key(e.action) != e.key_signature.is_some() {
+        if check_fields(&e.user_id, e.timestamp).is_err()
+            || introduces_key(e.action) != e.key_signature.is_some()
+        {
             return Err(fail(KeyLogFault::Malformed));
         }
         if e.prev_hash != expected_prev {
@@ -255,8 +290,12 @@ fn replay(entries: &[KeyLogEntry], until: Option<u64>) -> Result<BTreeMap<Vec<u8
             (None, KeyLogAction::Add) => (e.public_key, UserState::Active(e.public_key)),
             (None, _) => return Err(fail(KeyLogFault::FirstNotAdd)),
             (Some(UserState::Revoked), _) => return Err(fail(KeyLogFault::AfterRevoke)),
-            (Some(UserState::Active(_)), KeyLogAction::Add) => return Err(fail(KeyLogFault::DuplicateAdd)),
-            (Some(UserState::Active(current)), KeyLogAction::Update) => (current, UserState::Active(e.public_key)),
+            (Some(UserState::Active(_)), KeyLogAction::Add) => {
+                return Err(fail(KeyLogFault::DuplicateAdd));
+            }
+            (Some(UserState::Active(current)), KeyLogAction::Update) => {
+                (current, UserState::Active(e.public_key))
+            }
             (Some(UserState::Active(current)), KeyLogAction::Revoke) => {
                 if current != e.public_key {
                     return Err(fail(KeyLogFault::RevokeKeyMismatch));
@@ -264,10 +303,15 @@ fn replay(entries: &[KeyLogEntry], until: Option<u64>) -> Result<BTreeMap<Vec<u8
                 (current, UserState::Revoked)
             }
         };
-        if introduces_key(e.action) && owners.get(&e.public_key).is_some_and(|owner| *owner != e.user_id) {
+        if introduces_key(e.action)
+            && owners
+                .get(&e.public_key)
+                .is_some_and(|owner| *owner != e.user_id)
+        {
             return Err(fail(KeyLogFault::KeyOfAnotherUser));
         }
-        ed25519::ed25519_verify(&signer, &body, &e.signature).map_err(|_| fail(KeyLogFault::BadSignature))?;
+        ed25519::ed25519_verify(&signer, &body, &e.signature)
+            .map_err(|_| fail(KeyLogFault::BadSignature))?;
         if let Some(pop) = &e.key_signature {
             ed25519::ed25519_verify(&e.public_key, &pop_message(&body), pop)
                 .map_err(|_| fail(KeyLogFault::BadKeySignature))?;
@@ -280,7 +324,9 @@ fn replay(entries: &[KeyLogEntry], until: Option<u64>) -> Result<BTreeMap<Vec<u8
         expected_prev = hash::sha256(&hashed);
         last_time = e.timestamp;
         if introduces_key(e.action) {
-            owners.entry(e.public_key).or_insert_with(|| e.user_id.clone());
+            owners
+                .entry(e.public_key)
+                .or_insert_with(|| e.user_id.clone());
         }
         if until.is_none_or(|t| e.timestamp <= t) {
             snapshot.insert(e.user_id.clone(), next);
@@ -304,7 +350,11 @@ pub fn key_log_verify_chain(entries: &[KeyLogEntry]) -> Result<()> {
 ///
 /// # Errors
 /// `KEY_LOG_INVALID` if the log does not verify.
-pub fn key_log_current_key(entries: &[KeyLogEntry], user_id: &[u8], at_time: Option<u64>) -> Result<Option<[u8; 32]>> {
+pub fn key_log_current_key(
+    entries: &[KeyLogEntry],
+    user_id: &[u8],
+    at_time: Option<u64>,
+) -> Result<Option<[u8; 32]>> {
     let users = replay(entries, at_time)?;
     Ok(match users.get(user_id) {
         Some(UserState::Active(k)) => Some(*k),
@@ -350,9 +400,12 @@ impl TryFrom<EntryJson> for KeyLogEntry {
             return Err(MessagingError::Malformed("userId"));
         }
         let user_id = b64_decode("userId", &j.user_id)?;
-        check_fields(&user_id, j.timestamp).map_err(|_| MessagingError::Malformed("userId / timestamp"))?;
+        check_fields(&user_id, j.timestamp)
+            .map_err(|_| MessagingError::Malformed("userId / timestamp"))?;
         if introduces_key(j.action) != j.key_signature.is_some() {
-            return Err(MessagingError::Malformed("keySignature is present exactly for add and update"));
+            return Err(MessagingError::Malformed(
+                "keySignature is present exactly for add and update",
+            ));
         }
         Ok(Self {
             user_id,
@@ -361,7 +414,10 @@ impl TryFrom<EntryJson> for KeyLogEntry {
             prev_hash: b64_decode_array("prevHash", &j.prev_hash)?,
             action: j.action,
             signature: b64_decode_array("signature", &j.signature)?,
-            key_signature: j.key_signature.map(|k| b64_decode_array("keySignature", &k)).transpose()?,
+            key_signature: j
+                .key_signature
+                .map(|k| b64_decode_array("keySignature", &k))
+                .transpose()?,
         })
     }
 }
@@ -369,7 +425,10 @@ impl TryFrom<EntryJson> for KeyLogEntry {
 /// Decodes one entry from a JSON value: `UNSUPPORTED_VERSION` unless it is an
 /// object whose `version` is [`VERSION`], else `MALFORMED` for anything wrong.
 fn entry_from_value(v: serde_json::Value) -> core::result::Result<KeyLogEntry, KeyLogFault> {
-    let version = v.as_object().and_then(|o| o.get("version")).and_then(serde_json::Value::as_u64);
+    let version = v
+        .as_object()
+        .and_then(|o| o.get("version"))
+        .and_then(serde_json::Value::as_u64);
     if v.is_object() && version != Some(u64::from(VERSION)) {
         return Err(KeyLogFault::UnsupportedVersion);
     }
@@ -383,7 +442,8 @@ fn entry_from_value(v: serde_json::Value) -> core::result::Result<KeyLogEntry, K
 /// # Errors
 /// `MALFORMED_INPUT` if serialisation fails (it does not for valid entries).
 pub fn key_log_entry_to_json(entry: &KeyLogEntry) -> Result<String> {
-    serde_json::to_string(&EntryJson::from(entry)).map_err(|_| MessagingError::Malformed("key log entry"))
+    serde_json::to_string(&EntryJson::from(entry))
+        .map_err(|_| MessagingError::Malformed("key log entry"))
 }
 
 /// Parses the JSON form of one entry.
@@ -392,9 +452,12 @@ pub fn key_log_entry_to_json(entry: &KeyLogEntry) -> Result<String> {
 /// `MALFORMED_INPUT` (not a JSON object); `KEY_LOG_INVALID` with index 0 and
 /// `UNSUPPORTED_VERSION` (not a v2 entry) or `MALFORMED`.
 pub fn key_log_entry_from_json(json: &str) -> Result<KeyLogEntry> {
-    let v: serde_json::Value = serde_json::from_str(json).map_err(|_| MessagingError::Malformed("key log entry JSON"))?;
+    let v: serde_json::Value =
+        serde_json::from_str(json).map_err(|_| MessagingError::Malformed("key log entry JSON"))?;
     if !v.is_object() {
-        return Err(MessagingError::Malformed("key log entry JSON must be an object"));
+        return Err(MessagingError::Malformed(
+            "key log entry JSON must be an object",
+        ));
     }
     entry_from_value(v).map_err(|fault| MessagingError::KeyLog { index: 0, fault })
 }
@@ -415,11 +478,13 @@ pub fn key_log_to_json(entries: &[KeyLogEntry]) -> Result<String> {
 /// naming the first entry that cannot be decoded (`UNSUPPORTED_VERSION` for
 /// an entry of another format version, else `MALFORMED`).
 pub fn key_log_from_json(json: &str) -> Result<Vec<KeyLogEntry>> {
-    let values: Vec<serde_json::Value> =
-        serde_json::from_str(json).map_err(|_| MessagingError::Malformed("key log JSON must be an array"))?;
+    let values: Vec<serde_json::Value> = serde_json::from_str(json)
+        .map_err(|_| MessagingError::Malformed("key log JSON must be an array"))?;
     values
         .into_iter()
         .enumerate()
-        .map(|(index, v)| entry_from_value(v).map_err(|fault| MessagingError::KeyLog { index, fault }))
+        .map(|(index, v)| {
+            entry_from_value(v).map_err(|fault| MessagingError::KeyLog { index, fault })
+        })
         .collect()
 }

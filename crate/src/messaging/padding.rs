@@ -16,7 +16,7 @@
 //! `padded_len(len)` and the fill must be zero; anything else is
 //! `INVALID_PADDING`.
 
-use subtle::{ConstantTimeEq, Choice};
+use subtle::{Choice, ConstantTimeEq};
 use zeroize::Zeroizing;
 
 use super::codec::Reader;
@@ -58,8 +58,9 @@ pub fn padded_len(content_len: usize) -> Result<usize> {
         return Ok(l.next_power_of_two());
     }
     let padded = padme(l as u64);
-    usize::try_from(padded)
-        .map_err(|_| CryptoError::length("content", "a padded size that fits in memory", content_len).into())
+    usize::try_from(padded).map_err(|_| {
+        CryptoError::length("content", "a padded size that fits in memory", content_len).into()
+    })
 }
 
 /// Pads `content` to `u32(len) ‖ content ‖ zeros` of [`padded_len`] bytes.
@@ -139,7 +140,11 @@ pub fn encrypt_aes_gcm_padded_with_iv(
 /// `INVALID_LENGTH` (key, ciphertext shorter than 28 bytes),
 /// `AUTHENTICATION_FAILED`, `INVALID_PADDING`.
 #[must_use = "the plaintext is the only output"]
-pub fn decrypt_aes_gcm_padded(key: &[u8], ciphertext: &[u8], aad: &[u8]) -> Result<Zeroizing<Vec<u8>>> {
+pub fn decrypt_aes_gcm_padded(
+    key: &[u8],
+    ciphertext: &[u8],
+    aad: &[u8],
+) -> Result<Zeroizing<Vec<u8>>> {
     let padded = Zeroizing::new(aead::aes_gcm_decrypt(key, ciphertext, aad)?);
     unpad_message(&padded)
 }

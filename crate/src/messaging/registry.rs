@@ -100,9 +100,17 @@ fn invalid(index: Option<usize>, fault: RegistryFault) -> MessagingError {
     MessagingError::Registry { index, fault }
 }
 
-fn check_change_fields(action: RegistryAction, device_id: &str, name: &str, public_key: &[u8], timestamp: u64) -> Result<()> {
+fn check_change_fields(
+    action: RegistryAction,
+    device_id: &str,
+    name: &str,
+    public_key: &[u8],
+    timestamp: u64,
+) -> Result<()> {
     if device_id.is_empty() || device_id.len() > MAX_DEVICE_ID_LEN {
-        return Err(CryptoError::length("deviceId", "1 to 256 UTF-8 bytes", device_id.len()).into());
+        return Err(
+            CryptoError::length("deviceId", "1 to 256 UTF-8 bytes", device_id.len()).into(),
+        );
     }
     if timestamp > MAX_SAFE_INTEGER {
         return Err(CryptoError::InvalidParameter("timestamp must be at most 2^53 - 1").into());
@@ -110,15 +118,22 @@ fn check_change_fields(action: RegistryAction, device_id: &str, name: &str, publ
     match action {
         RegistryAction::Add => {
             if name.len() > MAX_NAME_LEN {
-                return Err(CryptoError::length("name", "at most 1024 UTF-8 bytes", name.len()).into());
+                return Err(
+                    CryptoError::length("name", "at most 1024 UTF-8 bytes", name.len()).into(),
+                );
             }
             if public_key.is_empty() || public_key.len() > MAX_DEVICE_KEY_LEN {
-                return Err(CryptoError::length("publicKey", "1 to 4096 bytes", public_key.len()).into());
+                return Err(
+                    CryptoError::length("publicKey", "1 to 4096 bytes", public_key.len()).into(),
+                );
             }
         }
         RegistryAction::Revoke => {
             if !name.is_empty() || !public_key.is_empty() {
-                return Err(CryptoError::InvalidParameter("a revoke carries no name or public key").into());
+                return Err(CryptoError::InvalidParameter(
+                    "a revoke carries no name or public key",
+                )
+                .into());
             }
         }
     }
@@ -131,8 +146,23 @@ impl RegistryChange {
     /// # Errors
     /// `INVALID_LENGTH` / `INVALID_PARAMETER` if a field is out of range.
     pub fn body(&self, account_key: &[u8; 32]) -> Result<Vec<u8>> {
-        check_change_fields(self.action, &self.device_id, &self.name, &self.public_key, self.timestamp)?;
-        let mut b = Vec::with_capacity(LABEL.len() + 64 + 1 + 8 + 6 + self.device_id.len() + self.name.len() + self.public_key.len());
+        check_change_fields(
+            self.action,
+            &self.device_id,
+            &self.name,
+            &self.public_key,
+            self.timestamp,
+        )?;
+        let mut b = Vec::with_capacity(
+            LABEL.len()
+                + 64
+                + 1
+                + 8
+                + 6
+                + self.device_id.len()
+                + self.name.len()
+                + self.public_key.len(),
+        );
         b.extend_from_slice(LABEL);
         b.extend_from_slice(account_key);
         b.extend_from_slice(&self.prev_hash);
@@ -171,14 +201,24 @@ impl DeviceRegistry {
     /// # Errors
     /// `INVALID_LENGTH` unless `account_key` is 32 bytes.
     pub fn new(account_key: &[u8]) -> Result<Self> {
-        Ok(Self { account_key: *exact::<32>("accountPublicKey", "32 bytes", account_key)?, changes: Vec::new() })
+        Ok(Self {
+            account_key: *exact::<32>("accountPublicKey", "32 bytes", account_key)?,
+            changes: Vec::new(),
+        })
     }
 
     fn fold(&self) -> Result<Folded> {
-        let mut f = Folded { order: Vec::new(), states: BTreeMap::new(), next_prev: [0u8; 32], last_time: 0 };
+        let mut f = Folded {
+            order: Vec::new(),
+            states: BTreeMap::new(),
+            next_prev: [0u8; 32],
+            last_time: 0,
+        };
         for (i, c) in self.changes.iter().enumerate() {
             let at = |fault| invalid(Some(i), fault);
-            let body = c.body(&self.account_key).map_err(|_| at(RegistryFault::Malformed))?;
+            let body = c
+                .body(&self.account_key)
+                .map_err(|_| at(RegistryFault::Malformed))?;
             if c.prev_hash != f.next_prev {
                 return Err(at(RegistryFault::BadPrevHash));
             }
@@ -202,7 +242,9 @@ impl DeviceRegistry {
                     );
                 }
                 (RegistryAction::Revoke, None) => return Err(at(RegistryFault::UnknownDevice)),
-                (RegistryAction::Revoke, Some(DeviceState::Revoked)) => return Err(at(RegistryFault::AlreadyRevoked)),
+                (RegistryAction::Revoke, Some(DeviceState::Revoked)) => {
+                    return Err(at(RegistryFault::AlreadyRevoked));
+                }
                 (RegistryAction::Revoke, Some(DeviceState::Active(_))) => {
                     f.states.insert(c.device_id.clone(), DeviceState::Revoked);
                 }
@@ -254,7 +296,11 @@ impl DeviceRegistry {
         let seed = signing_key
             .first_chunk::<32>()
             .filter(|_| signing_key.len() == 32 || signing_key.len() == 64)
-            .ok_or(CryptoError::length("accountSigningKey", "32 or 64 bytes", signing_key.len()))?;
+            .ok_or(CryptoError::length(
+                "accountSigningKey",
+                "32 or 64 bytes",
+                signing_key.len(),
+            ))?;
         if ed25519::ed25519_from_seed(seed)?.public != self.account_key {
             return Err(invalid(None, RegistryFault::AccountKeyMismatch));
         }
@@ -286,10 +332,19 @@ impl DeviceRegistry {
         device_public_key: &[u8],
         account_signing_key: &[u8],
     ) -> Result<()> {
-        check_change_fields(RegistryAction::Add, device_id, name, device_public_key, added_at)?;
+        check_change_fields(
+            RegistryAction::Add,
+            device_id,
+            name,
+            device_public_key,
+            added_at,
+        )?;
         let f = self.fold_for_signer(account_signing_key)?;
         if f.states.contains_key(device_id) {
-            return Err(invalid(Some(self.changes.len()), RegistryFault::DuplicateDevice));
+            return Err(invalid(
+                Some(self.changes.len()),
+                RegistryFault::DuplicateDevice,
+            ));
         }
         let change = RegistryChange {
             action: RegistryAction::Add,
@@ -309,12 +364,27 @@ impl DeviceRegistry {
     /// `REGISTRY_INVALID` (`ACCOUNT_KEY_MISMATCH`, `UNKNOWN_DEVICE`,
     /// `ALREADY_REVOKED`, `TIMESTAMP_DECREASED`, or the existing registry is
     /// invalid), `INVALID_LENGTH` / `INVALID_PARAMETER` for fields.
-    pub fn revoke_device(&mut self, device_id: &str, revoked_at: u64, account_signing_key: &[u8]) -> Result<()> {
+    pub fn revoke_device(
+        &mut self,
+        device_id: &str,
+        revoked_at: u64,
+        account_signing_key: &[u8],
+    ) -> Result<()> {
         check_change_fields(RegistryAction::Revoke, device_id, "", &[], revoked_at)?;
         let f = self.fold_for_signer(account_signing_key)?;
         match f.states.get(device_id) {
-            None => return Err(invalid(Some(self.changes.len()), RegistryFault::UnknownDevice)),
-            Some(DeviceState::Revoked) => return Err(invalid(Some(self.changes.len()), RegistryFault::AlreadyRevoked)),
+            None => {
+                return Err(invalid(
+                    Some(self.changes.len()),
+                    RegistryFault::UnknownDevice,
+                ));
+            }
+            Some(DeviceState::Revoked) => {
+                return Err(invalid(
+                    Some(self.changes.len()),
+                    RegistryFault::AlreadyRevoked,
+                ));
+            }
             Some(DeviceState::Active(_)) => {}
         }
         let change = RegistryChange {
@@ -362,23 +432,29 @@ impl DeviceRegistry {
     /// # Errors
     /// `REGISTRY_INVALID` (`MALFORMED`, with the change index when one change is at fault).
     pub fn from_json_unverified(json: &str) -> Result<Self> {
-        let j: RegistryJson = serde_json::from_str(json).map_err(|_| invalid(None, RegistryFault::Malformed))?;
+        let j: RegistryJson =
+            serde_json::from_str(json).map_err(|_| invalid(None, RegistryFault::Malformed))?;
         if j.version != VERSION {
             return Err(invalid(None, RegistryFault::Malformed));
         }
-        let account_key = b64_decode_array::<32>("accountKey", &j.account_key).map_err(|_| invalid(None, RegistryFault::Malformed))?;
+        let account_key = b64_decode_array::<32>("accountKey", &j.account_key)
+            .map_err(|_| invalid(None, RegistryFault::Malformed))?;
         let changes = j
             .changes
             .into_iter()
             .enumerate()
             .map(|(i, v)| parse_change(v).map_err(|_| invalid(Some(i), RegistryFault::Malformed)))
             .collect::<Result<Vec<_>>>()?;
-        Ok(Self { account_key, changes })
+        Ok(Self {
+            account_key,
+            changes,
+        })
     }
 }
 
 fn parse_change(v: serde_json::Value) -> Result<RegistryChange> {
-    let c: ChangeJson = serde_json::from_value(v).map_err(|_| MessagingError::Malformed("change"))?;
+    let c: ChangeJson =
+        serde_json::from_value(v).map_err(|_| MessagingError::Malformed("change"))?;
     let (name, public_key) = match (c.action, c.name, c.public_key) {
         (RegistryAction::Add, Some(n), Some(pk)) => {
             if pk.len() > MAX_DEVICE_KEY_LEN.div_ceil(3) * 4 {
@@ -475,7 +551,13 @@ pub fn registry_add_device(
     account_signing_key: &[u8],
 ) -> Result<String> {
     let mut r = DeviceRegistry::from_json_unverified(registry_json)?;
-    r.add_device(device_id, name, added_at, device_public_key, account_signing_key)?;
+    r.add_device(
+        device_id,
+        name,
+        added_at,
+        device_public_key,
+        account_signing_key,
+    )?;
     r.to_json()
 }
 

@@ -75,7 +75,13 @@ impl ReplayStore {
     /// `INVALID_PARAMETER` (ranges).
     pub fn new(window_seconds: u64, max_entries: usize) -> Result<Self> {
         check_params(window_seconds, max_entries)?;
-        Ok(Self { window_seconds, max_entries, floor: 0, seen: BTreeMap::new(), order: VecDeque::new() })
+        Ok(Self {
+            window_seconds,
+            max_entries,
+            floor: 0,
+            seen: BTreeMap::new(),
+            order: VecDeque::new(),
+        })
     }
 
     /// Number of stored hashes.
@@ -113,7 +119,9 @@ impl ReplayStore {
     /// # Errors
     /// `INVALID_LENGTH` unless `hash` is 32 bytes.
     pub fn has(&self, hash: &[u8]) -> Result<bool> {
-        Ok(self.seen.contains_key(exact::<32>("hash", "32 bytes", hash)?))
+        Ok(self
+            .seen
+            .contains_key(exact::<32>("hash", "32 bytes", hash)?))
     }
 
     /// Records `hash` of a message whose authenticated (sender's) timestamp is
@@ -137,7 +145,9 @@ impl ReplayStore {
         }
         // Full: forget the oldest insertion (O(log n)); the floor rises above it.
         while self.seen.len() >= self.max_entries {
-            let Some(oldest) = self.order.pop_front() else { break };
+            let Some(oldest) = self.order.pop_front() else {
+                break;
+            };
             if let Some(ts) = self.seen.remove(&oldest) {
                 self.floor = self.floor.max(ts.saturating_add(1));
             }
@@ -194,8 +204,10 @@ impl ReplayStore {
     /// `MALFORMED_INPUT` (syntax, version, ranges, more entries than
     /// `maxEntries`, duplicate hashes).
     pub fn from_json(json: &str) -> Result<Self> {
-        let j: StoreJson = serde_json::from_str(json).map_err(|_| MessagingError::Malformed("replay store JSON"))?;
-        let max_entries = usize::try_from(j.max_entries).map_err(|_| MessagingError::Malformed("maxEntries"))?;
+        let j: StoreJson = serde_json::from_str(json)
+            .map_err(|_| MessagingError::Malformed("replay store JSON"))?;
+        let max_entries =
+            usize::try_from(j.max_entries).map_err(|_| MessagingError::Malformed("maxEntries"))?;
         if j.version != VERSION
             || check_params(j.window_seconds, max_entries).is_err()
             || j.floor > MAX_SAFE_INTEGER

@@ -47,7 +47,9 @@ pub struct Unsealed {
 
 impl fmt::Debug for Unsealed {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Unsealed").field("sender_id", &self.sender_id).finish_non_exhaustive()
+        f.debug_struct("Unsealed")
+            .field("sender_id", &self.sender_id)
+            .finish_non_exhaustive()
     }
 }
 
@@ -60,7 +62,11 @@ fn signed_message(recipient_pub: &[u8; 32], sender_id: &[u8], content: &[u8]) ->
     Ok(m)
 }
 
-fn sealing_key(dh: &[u8; 32], eph_pub: &[u8; 32], recipient_pub: &[u8; 32]) -> Result<Zeroizing<[u8; 32]>> {
+fn sealing_key(
+    dh: &[u8; 32],
+    eph_pub: &[u8; 32],
+    recipient_pub: &[u8; 32],
+) -> Result<Zeroizing<[u8; 32]>> {
     let mut salt = [0u8; 64];
     let (a, b) = salt.split_at_mut(32);
     a.copy_from_slice(eph_pub);
@@ -85,7 +91,14 @@ pub fn seal_message(
     let eph = rng::array::<32>()?;
     let mut iv = [0u8; IV_LEN];
     rng::fill(&mut iv)?;
-    seal_message_derand(recipient_x25519_public, sender_id, content, sender_signing_key, eph.as_slice(), &iv)
+    seal_message_derand(
+        recipient_x25519_public,
+        sender_id,
+        content,
+        sender_signing_key,
+        eph.as_slice(),
+        &iv,
+    )
 }
 
 /// [`seal_message`] with a caller-chosen ephemeral secret and IV (known-answer
@@ -107,7 +120,10 @@ pub fn seal_message_derand(
         return Err(CryptoError::length("senderId", "1 to 65535 bytes", sender_id.len()).into());
     }
     let iv = exact::<IV_LEN>("iv", "12 bytes", iv)?;
-    let sig = ed25519::ed25519_sign(sender_signing_key, &signed_message(recipient_pub, sender_id, content)?)?;
+    let sig = ed25519::ed25519_sign(
+        sender_signing_key,
+        &signed_message(recipient_pub, sender_id, content)?,
+    )?;
     let eph_pub = x25519::x25519_public(ephemeral_secret)?;
     let dh = x25519::x25519_dh(ephemeral_secret, recipient_pub)?;
     let key = sealing_key(&dh, &eph_pub, recipient_pub)?;
@@ -144,7 +160,9 @@ fn open(packet: &[u8], our_x25519_secret: &[u8]) -> Result<Opened> {
         return Err(CryptoError::length("sealedPacket", "at least 188 bytes", packet.len()).into());
     }
     let auth = |_: CryptoError| MessagingError::AuthenticationFailed;
-    let (eph_pub, sealed) = packet.split_first_chunk::<32>().ok_or(MessagingError::AuthenticationFailed)?;
+    let (eph_pub, sealed) = packet
+        .split_first_chunk::<32>()
+        .ok_or(MessagingError::AuthenticationFailed)?;
     let dh = x25519::x25519_dh(our_x25519_secret, eph_pub).map_err(auth)?;
     let key = sealing_key(&dh, eph_pub, &recipient_pub)?;
     let mut aad = [0u8; 64];
@@ -155,8 +173,12 @@ fn open(packet: &[u8], our_x25519_secret: &[u8]) -> Result<Opened> {
     let inner = unpad_message(&padded).map_err(|_| MessagingError::AuthenticationFailed)?;
     let mut r = Reader::new(&inner);
     let id_len = r.u16().ok_or(MessagingError::AuthenticationFailed)?;
-    let sender_id = r.take(usize::from(id_len)).ok_or(MessagingError::AuthenticationFailed)?;
-    let signature = r.array::<64>().ok_or(MessagingError::AuthenticationFailed)?;
+    let sender_id = r
+        .take(usize::from(id_len))
+        .ok_or(MessagingError::AuthenticationFailed)?;
+    let signature = r
+        .array::<64>()
+        .ok_or(MessagingError::AuthenticationFailed)?;
     if sender_id.is_empty() {
         return Err(MessagingError::AuthenticationFailed);
     }
@@ -207,7 +229,15 @@ pub fn unseal_message_with(
 ) -> Result<Unsealed> {
     let opened = open(sealed_packet, our_x25519_secret)?;
     let key = resolve(&opened.sender_id)?;
-    let msg = Zeroizing::new(signed_message(&opened.recipient_pub, &opened.sender_id, &opened.content)?);
-    ed25519::ed25519_verify(&key, &msg, &opened.signature).map_err(|_| MessagingError::AuthenticationFailed)?;
-    Ok(Unsealed { sender_id: opened.sender_id, content: opened.content })
+    let msg = Zeroizing::new(signed_message(
+        &opened.recipient_pub,
+        &opened.sender_id,
+        &opened.content,
+    )?);
+    ed25519::ed25519_verify(&key, &msg, &opened.signature)
+        .map_err(|_| MessagingError::AuthenticationFailed)?;
+    Ok(Unsealed {
+        sender_id: opened.sender_id,
+        content: opened.content,
+    })
 }

@@ -90,7 +90,11 @@ pub fn ratchet_srk(
     let mut salt = Vec::with_capacity(8 + chat_id.len());
     salt.extend_from_slice(&ratchet_step.to_be_bytes());
     salt.extend_from_slice(chat_id);
-    let (lo, hi) = if ours.as_slice() <= theirs.as_slice() { (&ours, theirs) } else { (theirs, &ours) };
+    let (lo, hi) = if ours.as_slice() <= theirs.as_slice() {
+        (&ours, theirs)
+    } else {
+        (theirs, &ours)
+    };
     let mut info = Vec::with_capacity(RATCHET_INFO.len() + 64);
     info.extend_from_slice(RATCHET_INFO);
     info.extend_from_slice(lo);

@@ -96,7 +96,11 @@ pub fn encode_identity(ed25519: &[u8], ml_dsa_65: Option<&[u8]>, x25519: &[u8]) 
         return Err(CryptoError::length("mlDsa65", "1952 bytes", k.len()).into());
     }
     let mut out = Vec::with_capacity(1 + 32 + ml_dsa_65.map_or(0, <[u8]>::len) + 32);
-    out.push(if ml_dsa_65.is_some() { FLAG_ML_DSA_65 } else { 0 });
+    out.push(if ml_dsa_65.is_some() {
+        FLAG_ML_DSA_65
+    } else {
+        0
+    });
     out.extend_from_slice(ed25519);
     if let Some(k) = ml_dsa_65 {
         out.extend_from_slice(k);
@@ -111,9 +115,13 @@ pub fn encode_identity(ed25519: &[u8], ml_dsa_65: Option<&[u8]>, x25519: &[u8]) 
 /// `MALFORMED_INPUT` (empty, unknown flag bits), `INVALID_LENGTH` (the
 /// length does not match the flags).
 pub fn check_identity(what: &'static str, enc: &[u8]) -> Result<()> {
-    let flags = *enc.first().ok_or(MessagingError::Malformed("identity encoding is empty"))?;
+    let flags = *enc
+        .first()
+        .ok_or(MessagingError::Malformed("identity encoding is empty"))?;
     if flags & !FLAG_ML_DSA_65 != 0 {
-        return Err(MessagingError::Malformed("identity encoding has unknown flags"));
+        return Err(MessagingError::Malformed(
+            "identity encoding has unknown flags",
+        ));
     }
     let (expected, text) = if flags & FLAG_ML_DSA_65 == 0 {
         (IDENTITY_LEN[0], "65 bytes (flags 0)")
@@ -142,10 +150,18 @@ pub struct VerificationCode {
 /// As [`check_identity`]; `INVALID_LENGTH` if the conversation id is 2^32
 /// bytes or longer.
 #[must_use = "the code is the only output"]
-pub fn generate_verification_code(identity_a: &[u8], identity_b: &[u8], conversation_id: &[u8]) -> Result<VerificationCode> {
+pub fn generate_verification_code(
+    identity_a: &[u8],
+    identity_b: &[u8],
+    conversation_id: &[u8],
+) -> Result<VerificationCode> {
     check_identity("identityA", identity_a)?;
     check_identity("identityB", identity_b)?;
-    let (lo, hi) = if identity_a <= identity_b { (identity_a, identity_b) } else { (identity_b, identity_a) };
+    let (lo, hi) = if identity_a <= identity_b {
+        (identity_a, identity_b)
+    } else {
+        (identity_b, identity_a)
+    };
     let mut enc = Vec::with_capacity(12 + conversation_id.len() + lo.len() + hi.len());
     put_u32_prefixed(&mut enc, "conversationId", conversation_id)?;
     put_u32_prefixed(&mut enc, "identityA", lo)?;
@@ -162,7 +178,10 @@ pub fn generate_verification_code(identity_a: &[u8], identity_b: &[u8], conversa
         })
         .collect();
     let fingerprint = h(2).iter().map(|b| format!("{b:02x}")).collect();
-    Ok(VerificationCode { numeric: groups.join(" "), fingerprint })
+    Ok(VerificationCode {
+        numeric: groups.join(" "),
+        fingerprint,
+    })
 }
 
 // ---------------------------------------------------------------- interactive SAS
@@ -178,10 +197,15 @@ fn check_tx_id(tx_id: &[u8]) -> Result<()> {
 ///
 /// # Errors
 /// `INVALID_LENGTH` (tx id, identity), `MALFORMED_INPUT` (identity flags).
-pub fn sas_commitment(tx_id: &[u8], responder: &[u8], responder_nonce: &[u8; NONCE_LEN]) -> Result<[u8; COMMITMENT_LEN]> {
+pub fn sas_commitment(
+    tx_id: &[u8],
+    responder: &[u8],
+    responder_nonce: &[u8; NONCE_LEN],
+) -> Result<[u8; COMMITMENT_LEN]> {
     check_tx_id(tx_id)?;
     check_identity("responder", responder)?;
-    let mut m = Vec::with_capacity(SAS_COMMIT_LABEL.len() + 8 + tx_id.len() + responder.len() + NONCE_LEN);
+    let mut m =
+        Vec::with_capacity(SAS_COMMIT_LABEL.len() + 8 + tx_id.len() + responder.len() + NONCE_LEN);
     m.extend_from_slice(SAS_COMMIT_LABEL);
     put_u32_prefixed(&mut m, "txId", tx_id)?;
     put_u32_prefixed(&mut m, "responder", responder)?;
@@ -203,7 +227,9 @@ pub fn sas_hash(
     check_tx_id(tx_id)?;
     check_identity("initiator", initiator)?;
     check_identity("responder", responder)?;
-    let mut m = Vec::with_capacity(SAS_LABEL.len() + 12 + tx_id.len() + initiator.len() + responder.len() + 2 * NONCE_LEN);
+    let mut m = Vec::with_capacity(
+        SAS_LABEL.len() + 12 + tx_id.len() + initiator.len() + responder.len() + 2 * NONCE_LEN,
+    );
     m.extend_from_slice(SAS_LABEL);
     put_u32_prefixed(&mut m, "txId", tx_id)?;
     put_u32_prefixed(&mut m, "initiator", initiator)?;
@@ -219,7 +245,12 @@ pub fn sas_emoji(sas: &[u8; 32]) -> [&'static str; EMOJI_COUNT] {
     let mut head = [0u8; 8];
     head.copy_from_slice(sas.first_chunk::<8>().unwrap_or(&[0u8; 8]));
     let bits = u64::from_be_bytes(head);
-    core::array::from_fn(|k| EMOJI.get(((bits >> (58 - 6 * k)) & 63) as usize).copied().unwrap_or(""))
+    core::array::from_fn(|k| {
+        EMOJI
+            .get(((bits >> (58 - 6 * k)) & 63) as usize)
+            .copied()
+            .unwrap_or("")
+    })
 }
 
 /// Which side of the exchange an object plays.
@@ -287,7 +318,12 @@ impl SasVerification {
     /// # Errors
     /// As [`check_identity`]; `INVALID_PARAMETER` unless
     /// `1 ≤ max_attempts ≤ MAX_ATTEMPTS_LIMIT`.
-    pub fn new(role: SasRole, own_identity: &[u8], peer_identity: &[u8], max_attempts: u32) -> Result<Self> {
+    pub fn new(
+        role: SasRole,
+        own_identity: &[u8],
+        peer_identity: &[u8],
+        max_attempts: u32,
+    ) -> Result<Self> {
         check_identity("ownIdentity", own_identity)?;
         check_identity("peerIdentity", peer_identity)?;
         if max_attempts == 0 || max_attempts > MAX_ATTEMPTS_LIMIT {
@@ -489,7 +525,10 @@ impl SasVerification {
     pub fn abort(&mut self) {
         match self.phase {
             Phase::Idle | Phase::Verified => {}
-            Phase::AwaitingCommitment | Phase::AwaitingNonce(_) | Phase::Committed | Phase::Compare(_) => {
+            Phase::AwaitingCommitment
+            | Phase::AwaitingNonce(_)
+            | Phase::Committed
+            | Phase::Compare(_) => {
                 let _ = self.fail(MessagingError::InvalidState);
             }
         }

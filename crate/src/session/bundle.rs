@@ -61,7 +61,10 @@ impl Bundle {
                 + self.pq_last_resort.encoded_len()
                 + 1
                 + self.one_time.as_ref().map_or(0, SignedPrekey::encoded_len)
-                + self.pq_one_time.as_ref().map_or(0, SignedPrekey::encoded_len),
+                + self
+                    .pq_one_time
+                    .as_ref()
+                    .map_or(0, SignedPrekey::encoded_len),
         );
         out.extend_from_slice(BUNDLE_MAGIC);
         out.push(BUNDLE_FORMAT);
@@ -109,12 +112,28 @@ impl Bundle {
         if optional & !(OPTIONAL_ONE_TIME_X25519 | OPTIONAL_ONE_TIME_MLKEM) != 0 {
             return Err(SessionError::Malformed("bundle: unknown optional bits"));
         }
-        let one_time = if optional & OPTIONAL_ONE_TIME_X25519 != 0 { Some(SignedPrekey::read(&mut r)?) } else { None };
-        let pq_one_time = if optional & OPTIONAL_ONE_TIME_MLKEM != 0 { Some(SignedPrekey::read(&mut r)?) } else { None };
+        let one_time = if optional & OPTIONAL_ONE_TIME_X25519 != 0 {
+            Some(SignedPrekey::read(&mut r)?)
+        } else {
+            None
+        };
+        let pq_one_time = if optional & OPTIONAL_ONE_TIME_MLKEM != 0 {
+            Some(SignedPrekey::read(&mut r)?)
+        } else {
+            None
+        };
         if !r.rest().is_empty() {
             return Err(SessionError::Malformed("bundle: trailing bytes"));
         }
-        Ok(Self { identity, device_id, versions, signed_prekey, pq_last_resort, one_time, pq_one_time })
+        Ok(Self {
+            identity,
+            device_id,
+            versions,
+            signed_prekey,
+            pq_last_resort,
+            one_time,
+            pq_one_time,
+        })
     }
 
     /// Verifies the bundle at time `now` (seconds since the Unix epoch):
@@ -130,11 +149,15 @@ impl Bundle {
         if let Some(p) = pinned
             && p != self.identity.encoding()
         {
-            return Err(SessionError::IdentityMismatch("bundle identity is not the pinned identity"));
+            return Err(SessionError::IdentityMismatch(
+                "bundle identity is not the pinned identity",
+            ));
         }
         super::versions::check_versions(&self.versions)?;
-        self.signed_prekey.verify(&self.identity, PrekeyKind::X25519Signed, now)?;
-        self.pq_last_resort.verify(&self.identity, PrekeyKind::MlKemLastResort, now)?;
+        self.signed_prekey
+            .verify(&self.identity, PrekeyKind::X25519Signed, now)?;
+        self.pq_last_resort
+            .verify(&self.identity, PrekeyKind::MlKemLastResort, now)?;
         if let Some(p) = &self.one_time {
             p.verify(&self.identity, PrekeyKind::X25519OneTime, now)?;
         }

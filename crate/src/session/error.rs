@@ -107,19 +107,27 @@ impl fmt::Display for SessionError {
             Self::BundleInvalid(why) => write!(f, "prekey bundle invalid: {why}"),
             Self::PrekeyExpired => f.write_str("a prekey of the bundle has expired"),
             Self::NoCommonVersion => f.write_str("no common protocol version"),
-            Self::VersionDowngrade => f.write_str("version downgrade: a higher common version exists"),
+            Self::VersionDowngrade => {
+                f.write_str("version downgrade: a higher common version exists")
+            }
             Self::ReplayDetected => f.write_str("initial message already accepted"),
             Self::IdentityMismatch(what) => write!(f, "identity mismatch: {what}"),
             Self::PrekeyNotFound => f.write_str("prekey not found (consumed or deleted)"),
             // ---- end handshake ----
             Self::TooFarAhead { jump, limit } => {
-                write!(f, "message too far ahead: {jump} keys to skip, limit {limit}")
+                write!(
+                    f,
+                    "message too far ahead: {jump} keys to skip, limit {limit}"
+                )
             }
             Self::DuplicateMessage => {
                 f.write_str("duplicate message (key already used, evicted or expired)")
             }
             Self::InvalidState(what) => write!(f, "invalid session state: {what}"),
-            Self::StateRollback { counter, highest_seen } => write!(
+            Self::StateRollback {
+                counter,
+                highest_seen,
+            } => write!(
                 f,
                 "session state rollback: counter {counter} is older than {highest_seen}"
             ),
@@ -160,6 +168,9 @@ mod handshake_code_tests {
             assert_eq!(e.code(), code, "{e}");
         }
         // Same string as the messaging replay store's code.
-        assert_eq!(SessionError::ReplayDetected.code(), crate::messaging::MessagingError::Replay.code());
+        assert_eq!(
+            SessionError::ReplayDetected.code(),
+            crate::messaging::MessagingError::Replay.code()
+        );
     }
 }

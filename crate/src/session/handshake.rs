@@ -31,7 +31,9 @@ use super::bundle::Bundle;
 use super::error::{Result, SessionError};
 use super::identity::{IDENTITY_ENCODING_LEN, IDENTITY_ID_LEN, IdentityKeyPair, SessionIdentity};
 use super::prekey::PrekeyKind;
-use super::versions::{SUPPORTED_VERSIONS, check_versions, highest_common, read_versions, write_versions};
+use super::versions::{
+    SUPPORTED_VERSIONS, check_versions, highest_common, read_versions, write_versions,
+};
 use super::{HandshakeKeys, SessionBinding};
 use crate::bytes::ByteReader;
 use crate::hash::{Sha256, hmac_sha256, hmac_sha256_verify, sha256};
@@ -106,16 +108,41 @@ impl InitialMessage {
     /// `MALFORMED_INPUT` (version lists), `INVALID_LENGTH` (ciphertext, first message).
     pub fn authenticated_bytes(&self) -> Result<Vec<u8>> {
         if self.ciphertext.len() != mlkem::CT_LEN {
-            return Err(crate::error::CryptoError::length("ciphertext", "1088 bytes", self.ciphertext.len()).into());
+            return Err(crate::error::CryptoError::length(
+                "ciphertext",
+                "1088 bytes",
+                self.ciphertext.len(),
+            )
+            .into());
         }
         if self.first_message.len() > MAX_FIRST_MESSAGE_LEN {
-            return Err(crate::error::CryptoError::length("firstMessage", "at most 1 MiB", self.first_message.len()).into());
+            return Err(crate::error::CryptoError::length(
+                "firstMessage",
+                "at most 1 MiB",
+                self.first_message.len(),
+            )
+            .into());
         }
         if !self.pq_prekey_kind.is_kem() {
             return Err(SessionError::Malformed("initial message: PQ prekey kind"));
         }
         let mut out = Vec::with_capacity(
-            5 + IDENTITY_ENCODING_LEN + 4 + 17 + 32 + 4 + 17 + 32 + 4 + 1 + 4 + 1 + 4 + mlkem::CT_LEN + 4 + self.first_message.len() + TAG_LEN,
+            5 + IDENTITY_ENCODING_LEN
+                + 4
+                + 17
+                + 32
+                + 4
+                + 17
+                + 32
+                + 4
+                + 1
+                + 4
+                + 1
+                + 4
+                + mlkem::CT_LEN
+                + 4
+                + self.first_message.len()
+                + TAG_LEN,
         );
         out.extend_from_slice(INITIAL_MAGIC);
         out.push(self.version);
@@ -137,8 +164,13 @@ impl InitialMessage {
             None => out.push(0),
         }
         out.extend_from_slice(&self.ciphertext);
-        let n = u32::try_from(self.first_message.len())
-            .map_err(|_| crate::error::CryptoError::length("firstMessage", "at most 1 MiB", self.first_message.len()))?;
+        let n = u32::try_from(self.first_message.len()).map_err(|_| {
+            crate::error::CryptoError::length(
+                "firstMessage",
+                "at most 1 MiB",
+                self.first_message.len(),
+            )
+        })?;
         out.extend_from_slice(&n.to_be_bytes());
         out.extend_from_slice(&self.first_message);
         Ok(out)
@@ -168,7 +200,8 @@ impl InitialMessage {
         if version == 0 {
             return Err(SessionError::Malformed("initial message: version 0"));
         }
-        let initiator_identity = SessionIdentity::from_encoding(r.take(IDENTITY_ENCODING_LEN).ok_or(trunc)?)?;
+        let initiator_identity =
+            SessionIdentity::from_encoding(r.take(IDENTITY_ENCODING_LEN).ok_or(trunc)?)?;
         let initiator_device_id = r.u32().ok_or(trunc)?;
         let initiator_versions = read_versions(&mut r)?;
         let responder_identity_id = r.array::<IDENTITY_ID_LEN>().ok_or(trunc)?;
@@ -183,12 +216,18 @@ impl InitialMessage {
         let one_time_prekey_id = match r.u8().ok_or(trunc)? {
             0 => None,
             1 => Some(r.u32().ok_or(trunc)?),
-            _ => return Err(SessionError::Malformed("initial message: one-time prekey flag")),
+            _ => {
+                return Err(SessionError::Malformed(
+                    "initial message: one-time prekey flag",
+                ));
+            }
         };
         let ciphertext = r.take(mlkem::CT_LEN).ok_or(trunc)?.to_vec();
         let n = usize::try_from(r.u32().ok_or(trunc)?).map_err(|_| trunc)?;
         if n > MAX_FIRST_MESSAGE_LEN {
-            return Err(SessionError::Malformed("initial message: first message longer than 1 MiB"));
+            return Err(SessionError::Malformed(
+                "initial message: first message longer than 1 MiB",
+            ));
         }
         let first_message = r.take(n).ok_or(trunc)?.to_vec();
         let tag = r.array::<TAG_LEN>().ok_or(trunc)?;
@@ -264,7 +303,11 @@ fn kdf_info(t: &Transcript<'_>) -> Result<Vec<u8>> {
 }
 
 /// `OKM = HKDF(0^32, 0xFF^32 ‖ DH1 ‖ DH2 ‖ DH3 ‖ [DH4] ‖ SS, info, 128)`, split.
-fn derive(dhs: &[&[u8; 32]], ss: &[u8; 32], t: &Transcript<'_>) -> Result<(HandshakeKeys, Zeroizing<[u8; 32]>)> {
+fn derive(
+    dhs: &[&[u8; 32]],
+    ss: &[u8; 32],
+    t: &Transcript<'_>,
+) -> Result<(HandshakeKeys, Zeroizing<[u8; 32]>)> {
     let mut ikm = Zeroizing::new(Vec::with_capacity(32 * 6));
     ikm.extend_from_slice(&[0xFF; 32]);
     for dh in dhs {
@@ -278,7 +321,14 @@ fn derive(dhs: &[&[u8; 32]], ss: &[u8; 32], t: &Transcript<'_>) -> Result<(Hands
             .map(Zeroizing::new)
             .ok_or(SessionError::Malformed("handshake key schedule"))
     };
-    Ok((HandshakeKeys { root_key: part(0)?, chain_key: part(1)?, pq_root_0: part(2)? }, part(3)?))
+    Ok((
+        HandshakeKeys {
+            root_key: part(0)?,
+            chain_key: part(1)?,
+            pq_root_0: part(2)?,
+        },
+        part(3)?,
+    ))
 }
 
 /// The initiator's result: the keys, the binding and the initial message
@@ -319,7 +369,12 @@ impl Initiation {
 ///
 /// # Errors
 /// As [`initiate_derand`]; `RANDOMNESS_UNAVAILABLE`.
-pub fn initiate(local: &LocalDevice<'_>, peer_bundle: &[u8], pinned_peer: Option<&[u8]>, now: u64) -> Result<Initiation> {
+pub fn initiate(
+    local: &LocalDevice<'_>,
+    peer_bundle: &[u8],
+    pinned_peer: Option<&[u8]>,
+    now: u64,
+) -> Result<Initiation> {
     let ephemeral = rng::array::<32>()?;
     let m = rng::array::<32>()?;
     initiate_derand(local, peer_bundle, pinned_peer, now, &ephemeral, &m)
@@ -349,7 +404,8 @@ pub fn initiate_derand(
     check_versions(local.versions)?;
     let bundle = Bundle::parse(peer_bundle)?;
     bundle.verify(pinned_peer, now)?;
-    let version = highest_common(local.versions, &bundle.versions).ok_or(SessionError::NoCommonVersion)?;
+    let version =
+        highest_common(local.versions, &bundle.versions).ok_or(SessionError::NoCommonVersion)?;
     if !SUPPORTED_VERSIONS.contains(&version) {
         return Err(SessionError::NoCommonVersion);
     }
@@ -364,7 +420,10 @@ pub fn initiate_derand(
         Some(opk) => Some(x25519::x25519_dh(ephemeral_secret, &opk.key)?),
         None => None,
     };
-    let pq = bundle.pq_one_time.as_ref().unwrap_or(&bundle.pq_last_resort);
+    let pq = bundle
+        .pq_one_time
+        .as_ref()
+        .unwrap_or(&bundle.pq_last_resort);
     let (ciphertext, ss) = mlkem::mlkem_encapsulate_derand(&pq.key, kem_randomness)?;
     let transcript = Transcript {
         version,
@@ -386,7 +445,8 @@ pub fn initiate_derand(
         dhs.push(d);
     }
     let (keys, confirmation_key) = derive(&dhs, &ss, &transcript)?;
-    let peer_signed_prekey = <[u8; 32]>::try_from(spk).map_err(|_| SessionError::BundleInvalid("signed prekey length"))?;
+    let peer_signed_prekey = <[u8; 32]>::try_from(spk)
+        .map_err(|_| SessionError::BundleInvalid("signed prekey length"))?;
     let message = InitialMessage {
         version,
         initiator_identity: ours.clone(),
@@ -494,20 +554,31 @@ pub struct Response {
 /// `MALFORMED_INPUT`, `PQ_IDENTITY_REQUIRED`, `IDENTITY_MISMATCH`,
 /// `VERSION_DOWNGRADE`, `NO_COMMON_VERSION`, `PREKEY_NOT_FOUND`,
 /// `REPLAY_DETECTED`, `WEAK_KEY`, `INVALID_KEY`, `AUTHENTICATION_FAILED`.
-pub fn respond(local: &LocalDevice<'_>, message: &[u8], pinned_peer: Option<&[u8]>, store: &dyn PrekeyStore) -> Result<Response> {
+pub fn respond(
+    local: &LocalDevice<'_>,
+    message: &[u8],
+    pinned_peer: Option<&[u8]>,
+    store: &dyn PrekeyStore,
+) -> Result<Response> {
     check_versions(local.versions)?;
     let m = InitialMessage::parse(message)?;
     let ours = local.identity.public();
     if m.responder_identity_id != *ours.id() {
-        return Err(SessionError::IdentityMismatch("initial message is for another identity"));
+        return Err(SessionError::IdentityMismatch(
+            "initial message is for another identity",
+        ));
     }
     if m.responder_device_id != local.device_id {
-        return Err(SessionError::IdentityMismatch("initial message is for another device"));
+        return Err(SessionError::IdentityMismatch(
+            "initial message is for another device",
+        ));
     }
     if let Some(p) = pinned_peer
         && p != m.initiator_identity.encoding()
     {
-        return Err(SessionError::IdentityMismatch("initiator is not the pinned identity"));
+        return Err(SessionError::IdentityMismatch(
+            "initiator is not the pinned identity",
+        ));
     }
     // Version: the initiator must have taken the highest version of the two
     // lists it sent, and no higher version may be common to its list and ours.
@@ -519,10 +590,18 @@ pub fn respond(local: &LocalDevice<'_>, message: &[u8], pinned_peer: Option<&[u8
         Some(v) if v == m.version && SUPPORTED_VERSIONS.contains(&v) => {}
         _ => return Err(SessionError::NoCommonVersion),
     }
-    let spk_secret = store.signed_prekey(m.signed_prekey_id).ok_or(SessionError::PrekeyNotFound)?;
-    let dk = store.mlkem_prekey(m.pq_prekey_kind, m.pq_prekey_id).ok_or(SessionError::PrekeyNotFound)?;
+    let spk_secret = store
+        .signed_prekey(m.signed_prekey_id)
+        .ok_or(SessionError::PrekeyNotFound)?;
+    let dk = store
+        .mlkem_prekey(m.pq_prekey_kind, m.pq_prekey_id)
+        .ok_or(SessionError::PrekeyNotFound)?;
     let opk_secret = match m.one_time_prekey_id {
-        Some(id) => Some(store.one_time_prekey(id).ok_or(SessionError::PrekeyNotFound)?),
+        Some(id) => Some(
+            store
+                .one_time_prekey(id)
+                .ok_or(SessionError::PrekeyNotFound)?,
+        ),
         None => None,
     };
     let pq_one_time = m.pq_prekey_kind == PrekeyKind::MlKemOneTime;
@@ -539,9 +618,11 @@ pub fn respond(local: &LocalDevice<'_>, message: &[u8], pinned_peer: Option<&[u8
     } else {
         None
     };
-    let pq_prekey = dk
-        .get(DK_EK_OFFSET..DK_EK_OFFSET + mlkem::EK_LEN)
-        .ok_or(SessionError::Crypto(crate::error::CryptoError::InvalidKey("ML-KEM decapsulation key length")))?;
+    let pq_prekey =
+        dk.get(DK_EK_OFFSET..DK_EK_OFFSET + mlkem::EK_LEN)
+            .ok_or(SessionError::Crypto(crate::error::CryptoError::InvalidKey(
+                "ML-KEM decapsulation key length",
+            )))?;
     let spk_public = x25519::x25519_public(spk_secret.as_slice())?;
     let opk_public = match &opk_secret {
         Some(s) => Some(x25519::x25519_public(s.as_slice())?),
@@ -578,7 +659,8 @@ pub fn respond(local: &LocalDevice<'_>, message: &[u8], pinned_peer: Option<&[u8
     let authenticated = message
         .get(..message.len().saturating_sub(TAG_LEN))
         .ok_or(SessionError::Malformed("initial message truncated"))?;
-    hmac_sha256_verify(confirmation_key.as_slice(), authenticated, &m.tag).map_err(|_| SessionError::AuthenticationFailed)?;
+    hmac_sha256_verify(confirmation_key.as_slice(), authenticated, &m.tag)
+        .map_err(|_| SessionError::AuthenticationFailed)?;
     Ok(Response {
         keys,
         binding: SessionBinding {
@@ -620,8 +702,9 @@ impl MemoryReplayCache {
 
     /// Drops the entries of a deleted signed or last-resort prekey.
     pub fn forget_prekeys(&mut self, signed_prekey_id: Option<u32>, pq_prekey_id: Option<u32>) {
-        self.seen
-            .retain(|k| Some(k.signed_prekey_id) != signed_prekey_id && Some(k.pq_prekey_id) != pq_prekey_id);
+        self.seen.retain(|k| {
+            Some(k.signed_prekey_id) != signed_prekey_id && Some(k.pq_prekey_id) != pq_prekey_id
+        });
     }
 
     /// Number of entries.
@@ -660,7 +743,12 @@ impl MemoryPrekeyStore {
     }
 
     /// Keeps an ML-KEM prekey decapsulation key.
-    pub fn add_mlkem(&mut self, kind: PrekeyKind, key_id: u32, decapsulation_key: Zeroizing<Vec<u8>>) {
+    pub fn add_mlkem(
+        &mut self,
+        kind: PrekeyKind,
+        key_id: u32,
+        decapsulation_key: Zeroizing<Vec<u8>>,
+    ) {
         self.mlkem.insert((kind, key_id), decapsulation_key);
     }
 
@@ -673,7 +761,13 @@ impl MemoryPrekeyStore {
     /// Number of one-time prekeys held (X25519, ML-KEM).
     #[must_use]
     pub fn one_time_counts(&self) -> (usize, usize) {
-        (self.one_time.len(), self.mlkem.keys().filter(|(k, _)| *k == PrekeyKind::MlKemOneTime).count())
+        (
+            self.one_time.len(),
+            self.mlkem
+                .keys()
+                .filter(|(k, _)| *k == PrekeyKind::MlKemOneTime)
+                .count(),
+        )
     }
 
     /// What the keystore does in the transaction that stores the session:

@@ -48,7 +48,10 @@ impl SessionIdentity {
         if encoding.first().copied() != Some(FLAG_ML_DSA_65) {
             return Err(SessionError::PqIdentityRequired);
         }
-        Ok(Self { encoding: encoding.to_vec(), id: identity_id(encoding) })
+        Ok(Self {
+            encoding: encoding.to_vec(),
+            id: identity_id(encoding),
+        })
     }
 
     /// `Enc(ID)` (2,017 bytes).
@@ -118,7 +121,11 @@ impl IdentityKeyPair {
     ///
     /// # Errors
     /// Only if a primitive fails to derive a key.
-    pub fn from_seeds(ed25519_seed: &[u8; 32], ml_dsa_seed: &[u8; 32], x25519_secret: &[u8; 32]) -> Result<Self> {
+    pub fn from_seeds(
+        ed25519_seed: &[u8; 32],
+        ml_dsa_seed: &[u8; 32],
+        x25519_secret: &[u8; 32],
+    ) -> Result<Self> {
         let ed = ed25519::ed25519_from_seed(ed25519_seed)?;
         let ml = mldsa::mldsa_from_seed(ml_dsa_seed)?;
         let x = x25519::x25519_public(x25519_secret)?;
@@ -166,7 +173,12 @@ impl IdentityKeyPair {
 
     /// ML-DSA-65 signature of `msg` under `ctx` with the signing randomness `rnd`.
     pub(crate) fn sign_ml_dsa(&self, msg: &[u8], ctx: &[u8], rnd: &[u8; 32]) -> Result<Vec<u8>> {
-        Ok(mldsa::mldsa_sign_with_rnd(self.ml_dsa_seed.as_slice(), msg, ctx, rnd)?)
+        Ok(mldsa::mldsa_sign_with_rnd(
+            self.ml_dsa_seed.as_slice(),
+            msg,
+            ctx,
+            rnd,
+        )?)
     }
 
     /// X25519 with the identity scalar.
@@ -193,7 +205,10 @@ mod tests {
         assert_eq!(p.id(), &sha256(&[IDENTITY_ID_LABEL, p.encoding()].concat()));
         // Without ML-DSA-65: refused.
         let classical = encode_identity(p.ed25519(), None, p.x25519()).unwrap();
-        assert_eq!(SessionIdentity::from_encoding(&classical), Err(SessionError::PqIdentityRequired));
+        assert_eq!(
+            SessionIdentity::from_encoding(&classical),
+            Err(SessionError::PqIdentityRequired)
+        );
         assert!(SessionIdentity::from_encoding(&p.encoding()[..100]).is_err());
     }
 }

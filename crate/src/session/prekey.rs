@@ -112,7 +112,8 @@ pub fn signed_bytes(
     identity_id: &[u8; IDENTITY_ID_LEN],
     key: &[u8],
 ) -> Vec<u8> {
-    let mut m = Vec::with_capacity(PREKEY_LABEL.len() + RECORD_HEAD_LEN + IDENTITY_ID_LEN + key.len());
+    let mut m =
+        Vec::with_capacity(PREKEY_LABEL.len() + RECORD_HEAD_LEN + IDENTITY_ID_LEN + key.len());
     m.extend_from_slice(PREKEY_LABEL);
     m.push(kind.byte());
     m.extend_from_slice(&key_id.to_be_bytes());
@@ -129,7 +130,14 @@ impl SignedPrekey {
     /// # Errors
     /// `INVALID_LENGTH` if the key does not have the kind's length;
     /// `INVALID_PARAMETER` unless `created < expires`; `RANDOMNESS_UNAVAILABLE`.
-    pub fn sign(identity: &IdentityKeyPair, kind: PrekeyKind, key_id: u32, created: u64, expires: u64, key: &[u8]) -> Result<Self> {
+    pub fn sign(
+        identity: &IdentityKeyPair,
+        kind: PrekeyKind,
+        key_id: u32,
+        created: u64,
+        expires: u64,
+        key: &[u8],
+    ) -> Result<Self> {
         let rnd = rng::array::<32>()?;
         Self::sign_derand(identity, kind, key_id, created, expires, key, &rnd)
     }
@@ -149,10 +157,18 @@ impl SignedPrekey {
         rnd: &[u8; 32],
     ) -> Result<Self> {
         if key.len() != kind.key_len() {
-            return Err(crate::error::CryptoError::length("prekey", "32 (X25519) or 1184 (ML-KEM-768) bytes per kind", key.len()).into());
+            return Err(crate::error::CryptoError::length(
+                "prekey",
+                "32 (X25519) or 1184 (ML-KEM-768) bytes per kind",
+                key.len(),
+            )
+            .into());
         }
         if created >= expires {
-            return Err(crate::error::CryptoError::InvalidParameter("prekey: created must be before expires").into());
+            return Err(crate::error::CryptoError::InvalidParameter(
+                "prekey: created must be before expires",
+            )
+            .into());
         }
         let m = signed_bytes(kind, key_id, created, expires, identity.public().id(), key);
         Ok(Self {
@@ -181,16 +197,32 @@ impl SignedPrekey {
             }));
         }
         if self.key.len() != self.kind.key_len() {
-            return Err(SessionError::BundleInvalid("prekey length does not match its kind"));
+            return Err(SessionError::BundleInvalid(
+                "prekey length does not match its kind",
+            ));
         }
         if self.created >= self.expires {
-            return Err(SessionError::BundleInvalid("prekey created at or after it expires"));
+            return Err(SessionError::BundleInvalid(
+                "prekey created at or after it expires",
+            ));
         }
-        let m = signed_bytes(self.kind, self.key_id, self.created, self.expires, identity.id(), &self.key);
+        let m = signed_bytes(
+            self.kind,
+            self.key_id,
+            self.created,
+            self.expires,
+            identity.id(),
+            &self.key,
+        );
         ed25519::ed25519_verify(identity.ed25519(), &m, &self.ed25519_signature)
             .map_err(|_| SessionError::BundleInvalid("prekey Ed25519 signature"))?;
-        mldsa::mldsa_verify(identity.ml_dsa_65(), &m, PREKEY_LABEL, &self.ml_dsa_signature)
-            .map_err(|_| SessionError::BundleInvalid("prekey ML-DSA-65 signature"))?;
+        mldsa::mldsa_verify(
+            identity.ml_dsa_65(),
+            &m,
+            PREKEY_LABEL,
+            &self.ml_dsa_signature,
+        )
+        .map_err(|_| SessionError::BundleInvalid("prekey ML-DSA-65 signature"))?;
         if now >= self.expires {
             return Err(SessionError::PrekeyExpired);
         }
@@ -238,14 +270,23 @@ impl SignedPrekey {
     /// Reads one record (structure only: signatures are checked by [`SignedPrekey::verify`]).
     pub(crate) fn read(r: &mut ByteReader<'_>) -> Result<Self> {
         let trunc = SessionError::Malformed("prekey record truncated");
-        let kind = PrekeyKind::from_byte(r.u8().ok_or(trunc)?).ok_or(SessionError::Malformed("prekey record: unknown kind"))?;
+        let kind = PrekeyKind::from_byte(r.u8().ok_or(trunc)?)
+            .ok_or(SessionError::Malformed("prekey record: unknown kind"))?;
         let key_id = r.u32().ok_or(trunc)?;
         let created = r.u64().ok_or(trunc)?;
         let expires = r.u64().ok_or(trunc)?;
         let key = r.take(kind.key_len()).ok_or(trunc)?.to_vec();
         let ed25519_signature = r.array::<64>().ok_or(trunc)?;
         let ml_dsa_signature = r.take(mldsa::SIG_LEN).ok_or(trunc)?.to_vec();
-        Ok(Self { kind, key_id, created, expires, key, ed25519_signature, ml_dsa_signature })
+        Ok(Self {
+            kind,
+            key_id,
+            created,
+            expires,
+            key,
+            ed25519_signature,
+            ml_dsa_signature,
+        })
     }
 }
 
@@ -270,26 +311,55 @@ pub struct MlKemPrekey {
 ///
 /// # Errors
 /// `INVALID_PARAMETER` for an ML-KEM kind or `created ≥ expires`; `RANDOMNESS_UNAVAILABLE`.
-pub fn generate_x25519_prekey(identity: &IdentityKeyPair, kind: PrekeyKind, key_id: u32, created: u64, expires: u64) -> Result<X25519Prekey> {
+pub fn generate_x25519_prekey(
+    identity: &IdentityKeyPair,
+    kind: PrekeyKind,
+    key_id: u32,
+    created: u64,
+    expires: u64,
+) -> Result<X25519Prekey> {
     if kind.is_kem() {
-        return Err(crate::error::CryptoError::InvalidParameter("X25519 prekey of an ML-KEM kind").into());
+        return Err(
+            crate::error::CryptoError::InvalidParameter("X25519 prekey of an ML-KEM kind").into(),
+        );
     }
     let kp = x25519::x25519_generate()?;
     let public = SignedPrekey::sign(identity, kind, key_id, created, expires, &kp.public)?;
-    Ok(X25519Prekey { public, secret: kp.secret })
+    Ok(X25519Prekey {
+        public,
+        secret: kp.secret,
+    })
 }
 
 /// Generates and signs an ML-KEM-768 prekey (`kind` must be an ML-KEM kind).
 ///
 /// # Errors
 /// `INVALID_PARAMETER` for an X25519 kind or `created ≥ expires`; `RANDOMNESS_UNAVAILABLE`.
-pub fn generate_mlkem_prekey(identity: &IdentityKeyPair, kind: PrekeyKind, key_id: u32, created: u64, expires: u64) -> Result<MlKemPrekey> {
+pub fn generate_mlkem_prekey(
+    identity: &IdentityKeyPair,
+    kind: PrekeyKind,
+    key_id: u32,
+    created: u64,
+    expires: u64,
+) -> Result<MlKemPrekey> {
     if !kind.is_kem() {
-        return Err(crate::error::CryptoError::InvalidParameter("ML-KEM prekey of an X25519 kind").into());
+        return Err(
+            crate::error::CryptoError::InvalidParameter("ML-KEM prekey of an X25519 kind").into(),
+        );
     }
     let kp = mlkem::mlkem_generate()?;
-    let public = SignedPrekey::sign(identity, kind, key_id, created, expires, &kp.encapsulation_key)?;
-    Ok(MlKemPrekey { public, decapsulation_key: kp.decapsulation_key })
+    let public = SignedPrekey::sign(
+        identity,
+        kind,
+        key_id,
+        created,
+        expires,
+        &kp.encapsulation_key,
+    )?;
+    Ok(MlKemPrekey {
+        public,
+        decapsulation_key: kp.decapsulation_key,
+    })
 }
 
 #[cfg(test)]
@@ -300,10 +370,19 @@ mod tests {
     fn prekey_sign_verify_round_trip() {
         let id = IdentityKeyPair::from_seeds(&[1; 32], &[2; 32], &[3; 32]).unwrap();
         let pk = x25519::x25519_public(&[9; 32]).unwrap();
-        let p = SignedPrekey::sign_derand(&id, PrekeyKind::X25519Signed, 7, 100, 200, &pk, &[0; 32]).unwrap();
-        p.verify(id.public(), PrekeyKind::X25519Signed, 150).unwrap();
-        assert_eq!(p.verify(id.public(), PrekeyKind::X25519Signed, 200), Err(SessionError::PrekeyExpired));
-        assert!(matches!(p.verify(id.public(), PrekeyKind::X25519OneTime, 150), Err(SessionError::BundleInvalid(_))));
+        let p =
+            SignedPrekey::sign_derand(&id, PrekeyKind::X25519Signed, 7, 100, 200, &pk, &[0; 32])
+                .unwrap();
+        p.verify(id.public(), PrekeyKind::X25519Signed, 150)
+            .unwrap();
+        assert_eq!(
+            p.verify(id.public(), PrekeyKind::X25519Signed, 200),
+            Err(SessionError::PrekeyExpired)
+        );
+        assert!(matches!(
+            p.verify(id.public(), PrekeyKind::X25519OneTime, 150),
+            Err(SessionError::BundleInvalid(_))
+        ));
         let bytes = p.to_bytes();
         assert_eq!(bytes.len(), p.encoded_len());
         assert_eq!(SignedPrekey::parse(&bytes).unwrap(), p);
@@ -316,8 +395,17 @@ mod tests {
         // Changing the kind byte changes what was signed.
         let mut other = p.clone();
         other.kind = PrekeyKind::X25519OneTime;
-        assert!(matches!(other.verify(id.public(), PrekeyKind::X25519OneTime, 150), Err(SessionError::BundleInvalid(_))));
-        assert!(SignedPrekey::sign_derand(&id, PrekeyKind::MlKemOneTime, 7, 100, 200, &pk, &[0; 32]).is_err());
-        assert!(SignedPrekey::sign_derand(&id, PrekeyKind::X25519Signed, 7, 200, 200, &pk, &[0; 32]).is_err());
+        assert!(matches!(
+            other.verify(id.public(), PrekeyKind::X25519OneTime, 150),
+            Err(SessionError::BundleInvalid(_))
+        ));
+        assert!(
+            SignedPrekey::sign_derand(&id, PrekeyKind::MlKemOneTime, 7, 100, 200, &pk, &[0; 32])
+                .is_err()
+        );
+        assert!(
+            SignedPrekey::sign_derand(&id, PrekeyKind::X25519Signed, 7, 200, 200, &pk, &[0; 32])
+                .is_err()
+        );
     }
 }

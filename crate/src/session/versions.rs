@@ -24,7 +24,9 @@ pub fn check_versions(list: &[u8]) -> Result<()> {
         return Err(SessionError::Malformed("version list: version 0"));
     }
     if list.windows(2).any(|w| matches!(w, [a, b] if a >= b)) {
-        return Err(SessionError::Malformed("version list: not strictly increasing"));
+        return Err(SessionError::Malformed(
+            "version list: not strictly increasing",
+        ));
     }
     Ok(())
 }
@@ -45,12 +47,16 @@ pub(crate) fn write_versions(out: &mut Vec<u8>, list: &[u8]) -> Result<()> {
 
 /// Reads a canonical version list.
 pub(crate) fn read_versions(r: &mut ByteReader<'_>) -> Result<Vec<u8>> {
-    let n = r.u8().ok_or(SessionError::Malformed("version list truncated"))?;
+    let n = r
+        .u8()
+        .ok_or(SessionError::Malformed("version list truncated"))?;
     let n = usize::from(n);
     if n == 0 || n > MAX_VERSIONS {
         return Err(SessionError::Malformed("version list: 1 to 16 entries"));
     }
-    let list = r.take(n).ok_or(SessionError::Malformed("version list truncated"))?;
+    let list = r
+        .take(n)
+        .ok_or(SessionError::Malformed("version list truncated"))?;
     check_versions(list)?;
     Ok(list.to_vec())
 }

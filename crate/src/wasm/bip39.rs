@@ -3,7 +3,7 @@
 //! Phrases are secrets: they arrive as owned `String`s (wiped on drop, like
 //! `secret_in`) and leave as JS strings decoded straight from the zeroizing
 //! buffer, so no unwiped copy stays in linear memory.
-use super::{scrubbed, secret_in, secret_out, JsResult, StackUse};
+use super::{JsResult, StackUse, scrubbed, secret_in, secret_out};
 use crate::bip39;
 use js_sys::{JsString, Uint8Array};
 use wasm_bindgen::prelude::*;
@@ -22,7 +22,9 @@ pub fn bip39_generate() -> JsResult<JsString> {
 pub fn bip39_from_entropy(entropy: Vec<u8>) -> JsResult<JsString> {
     scrubbed(StackUse::Small, || {
         let entropy = secret_in(entropy);
-        Ok(JsString::from(bip39::entropy_to_mnemonic(&entropy)?.as_str()))
+        Ok(JsString::from(
+            bip39::entropy_to_mnemonic(&entropy)?.as_str(),
+        ))
     })
 }
 

@@ -1,5 +1,5 @@
 //! Ed25519 bindings.
-use super::{concat_out, scrubbed, secret_in, JsResult, StackUse};
+use super::{JsResult, StackUse, concat_out, scrubbed, secret_in};
 use crate::ed25519;
 use js_sys::Uint8Array;
 use wasm_bindgen::prelude::*;

@@ -1,5 +1,5 @@
 //! SHA-256, HMAC-SHA256 and BLAKE3 bindings.
-use super::{scrubbed, secret_in, secret_out, JsResult, StackUse};
+use super::{JsResult, StackUse, scrubbed, secret_in, secret_out};
 use crate::hash;
 use js_sys::Uint8Array;
 use wasm_bindgen::prelude::*;

@@ -94,10 +94,23 @@ fn size(v: u64) -> JsValue {
 fn wrap(w: &WrapInfo) -> JsValue {
     let kind = ("type", text(w.type_name()));
     match w {
-        WrapInfo::Pbkdf2 { iterations, salt, wrapped } => {
-            object(&[kind, ("iterations", (*iterations).into()), ("salt", bytes(salt)), ("wrapped", bytes(wrapped))])
-        }
-        WrapInfo::Argon2id { memory_kib, iterations, parallelism, salt, wrapped } => object(&[
+        WrapInfo::Pbkdf2 {
+            iterations,
+            salt,
+            wrapped,
+        } => object(&[
+            kind,
+            ("iterations", (*iterations).into()),
+            ("salt", bytes(salt)),
+            ("wrapped", bytes(wrapped)),
+        ]),
+        WrapInfo::Argon2id {
+            memory_kib,
+            iterations,
+            parallelism,
+            salt,
+            wrapped,
+        } => object(&[
             kind,
             ("memoryKib", (*memory_kib).into()),
             ("iterations", (*iterations).into()),
@@ -105,17 +118,34 @@ fn wrap(w: &WrapInfo) -> JsValue {
             ("salt", bytes(salt)),
             ("wrapped", bytes(wrapped)),
         ]),
-        WrapInfo::Group { group_id, key_version, wrapped } => {
-            object(&[kind, ("groupId", bytes(group_id)), ("keyVersion", (*key_version).into()), ("wrapped", bytes(wrapped))])
-        }
-        WrapInfo::Recipient { recipient_id, key_version, ciphertext, wrapped } => object(&[
+        WrapInfo::Group {
+            group_id,
+            key_version,
+            wrapped,
+        } => object(&[
+            kind,
+            ("groupId", bytes(group_id)),
+            ("keyVersion", (*key_version).into()),
+            ("wrapped", bytes(wrapped)),
+        ]),
+        WrapInfo::Recipient {
+            recipient_id,
+            key_version,
+            ciphertext,
+            wrapped,
+        } => object(&[
             kind,
             ("recipientId", bytes(recipient_id)),
             ("keyVersion", (*key_version).into()),
             ("ciphertext", bytes(ciphertext)),
             ("wrapped", bytes(wrapped)),
         ]),
-        WrapInfo::Threshold { threshold, shares, share_set_id, wrapped } => object(&[
+        WrapInfo::Threshold {
+            threshold,
+            shares,
+            share_set_id,
+            wrapped,
+        } => object(&[
             kind,
             ("t", (*threshold).into()),
             ("n", (*shares).into()),

@@ -1,5 +1,5 @@
 //! HKDF, PBKDF2 and Argon2id bindings.
-use super::{scrubbed, secret_in, secret_out, JsResult, StackUse};
+use super::{JsResult, StackUse, scrubbed, secret_in, secret_out};
 use crate::kdf::{self, Argon2Params};
 use js_sys::Uint8Array;
 use wasm_bindgen::prelude::*;
@@ -16,7 +16,12 @@ pub fn hkdf_sha256(ikm: Vec<u8>, salt: &[u8], info: &[u8], length: usize) -> JsR
 
 /// PBKDF2-HMAC-SHA256.
 #[wasm_bindgen(js_name = "pbkdf2Sha256")]
-pub fn pbkdf2_sha256(password: Vec<u8>, salt: &[u8], iterations: u32, length: usize) -> JsResult<Uint8Array> {
+pub fn pbkdf2_sha256(
+    password: Vec<u8>,
+    salt: &[u8],
+    iterations: u32,
+    length: usize,
+) -> JsResult<Uint8Array> {
     scrubbed(StackUse::Small, || {
         let password = secret_in(password);
         let dk = kdf::pbkdf2_sha256(&password, salt, iterations, length)?;
@@ -39,7 +44,12 @@ pub fn argon2id(
 ) -> JsResult<Uint8Array> {
     scrubbed(StackUse::Small, || {
         let (password, secret) = (secret_in(password), secret_in(secret));
-        let params = Argon2Params { memory_kib, iterations, parallelism, output_len: length };
+        let params = Argon2Params {
+            memory_kib,
+            iterations,
+            parallelism,
+            output_len: length,
+        };
         let out = kdf::argon2id(&password, salt, &secret, associated_data, &params)?;
         Ok(secret_out(&out))
     })

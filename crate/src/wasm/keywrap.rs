@@ -1,5 +1,5 @@
 //! AES-256-KW bindings.
-use super::{scrubbed, secret_in, secret_out, JsResult, StackUse};
+use super::{JsResult, StackUse, scrubbed, secret_in, secret_out};
 use crate::keywrap;
 use js_sys::Uint8Array;
 use wasm_bindgen::prelude::*;

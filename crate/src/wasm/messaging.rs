@@ -6,14 +6,14 @@
 //! Integers arrive as JS numbers and must be safe integers (0 … 2^53 − 1).
 //!
 //! Size: one thin binding (validate → call → convert) per messaging function, a few lines each, read as a list.
-use super::{concat_out, scrubbed, secret_in, secret_out, JsResult, StackUse};
+use super::{JsResult, StackUse, concat_out, scrubbed, secret_in, secret_out};
 use crate::error::CryptoError;
 use crate::messaging::keylog::{self, KeyLogAction};
 use crate::messaging::replay::ReplayStore;
 use crate::messaging::verification::{SasRole, SasVerification};
 use crate::messaging::{
-    akem, chunked, hybrid_kem, padding, registry, sealed, session, transcript, verification,
-    MessagingError, MAX_SAFE_INTEGER,
+    MAX_SAFE_INTEGER, MessagingError, akem, chunked, hybrid_kem, padding, registry, sealed,
+    session, transcript, verification,
 };
 use js_sys::Uint8Array;
 use wasm_bindgen::prelude::*;
@@ -39,7 +39,11 @@ fn safe_f64(v: u64) -> f64 {
 
 /// Hybrid encapsulation, as `mlKemCiphertext(1088) ‖ sharedKey(32)`.
 #[wasm_bindgen(js_name = "hybridKemEncapsulate")]
-pub fn hybrid_kem_encapsulate(our_secret: Vec<u8>, their_public: &[u8], mlkem_ek: &[u8]) -> JsResult<Uint8Array> {
+pub fn hybrid_kem_encapsulate(
+    our_secret: Vec<u8>,
+    their_public: &[u8],
+    mlkem_ek: &[u8],
+) -> JsResult<Uint8Array> {
     scrubbed(StackUse::Kem, || {
         let our_secret = secret_in(our_secret);
         let r = hybrid_kem::hybrid_kem_encapsulate(&our_secret, their_public, mlkem_ek)?;
@@ -49,7 +53,12 @@ pub fn hybrid_kem_encapsulate(our_secret: Vec<u8>, their_public: &[u8], mlkem_ek
 
 /// Hybrid decapsulation: the 32-byte shared key.
 #[wasm_bindgen(js_name = "hybridKemDecapsulate")]
-pub fn hybrid_kem_decapsulate(our_secret: Vec<u8>, their_public: &[u8], mlkem_dk: Vec<u8>, mlkem_ct: &[u8]) -> JsResult<Uint8Array> {
+pub fn hybrid_kem_decapsulate(
+    our_secret: Vec<u8>,
+    their_public: &[u8],
+    mlkem_dk: Vec<u8>,
+    mlkem_ct: &[u8],
+) -> JsResult<Uint8Array> {
     scrubbed(StackUse::Kem, || {
         let (our_secret, mlkem_dk) = (secret_in(our_secret), secret_in(mlkem_dk));
         let k = hybrid_kem::hybrid_kem_decapsulate(&our_secret, their_public, &mlkem_dk, mlkem_ct)?;
@@ -67,8 +76,12 @@ pub fn authenticated_kem_encapsulate(
 ) -> JsResult<Uint8Array> {
     scrubbed(StackUse::Kem, || {
         let (our_secret, identity) = (secret_in(our_secret), secret_in(sender_identity_secret));
-        let (ct, ss) = akem::authenticated_kem_encapsulate(&our_secret, recipient_public, recipient_mlkem_ek, &identity)
-            ?;
+        let (ct, ss) = akem::authenticated_kem_encapsulate(
+            &our_secret,
+            recipient_public,
+            recipient_mlkem_ek,
+            &identity,
+        )?;
         Ok(concat_out(&[&ct, ss.as_slice()]))
     })
 }
@@ -84,8 +97,13 @@ pub fn authenticated_kem_decapsulate(
 ) -> JsResult<Uint8Array> {
     scrubbed(StackUse::Kem, || {
         let (our_secret, dk) = (secret_in(our_secret), secret_in(our_mlkem_dk));
-        let ss = akem::authenticated_kem_decapsulate(&our_secret, sender_public, &dk, authenticated_ciphertext, sender_identity_public)
-            ?;
+        let ss = akem::authenticated_kem_decapsulate(
+            &our_secret,
+            sender_public,
+            &dk,
+            authenticated_ciphertext,
+            sender_identity_public,
+        )?;
         Ok(secret_out(ss.as_slice()))
     })
 }
@@ -115,8 +133,11 @@ pub fn unpad_message(padded: Vec<u8>) -> JsResult<Uint8Array> {
 /// Padded size of a content length.
 #[wasm_bindgen(js_name = "paddedLength")]
 pub fn padded_length(content_length: f64) -> JsResult<f64> {
-    let n = usize::try_from(safe_u64("contentLength must be a safe integer", content_length)?)
-        .map_err(|_| CryptoError::InvalidParameter("contentLength too large"))?;
+    let n = usize::try_from(safe_u64(
+        "contentLength must be a safe integer",
+        content_length,
+    )?)
+    .map_err(|_| CryptoError::InvalidParameter("contentLength too large"))?;
     Ok(padding::padded_len(n)? as f64)
 }
 
@@ -141,16 +162,27 @@ pub fn decrypt_aes_gcm_padded(key: Vec<u8>, ciphertext: &[u8], aad: &[u8]) -> Js
 
 /// Chunked AES-256-GCM.
 #[wasm_bindgen(js_name = "encryptAesGcmChunked")]
-pub fn encrypt_aes_gcm_chunked(key: Vec<u8>, plaintext: Vec<u8>, aad: &[u8], chunk_size: u32) -> JsResult<Vec<u8>> {
+pub fn encrypt_aes_gcm_chunked(
+    key: Vec<u8>,
+    plaintext: Vec<u8>,
+    aad: &[u8],
+    chunk_size: u32,
+) -> JsResult<Vec<u8>> {
     scrubbed(StackUse::Small, || {
         let (key, plaintext) = (secret_in(key), secret_in(plaintext));
-        Ok(chunked::encrypt_aes_gcm_chunked(&key, &plaintext, aad, chunk_size)?)
+        Ok(chunked::encrypt_aes_gcm_chunked(
+            &key, &plaintext, aad, chunk_size,
+        )?)
     })
 }
 
 /// Decrypts a chunked ciphertext (all chunks or nothing).
 #[wasm_bindgen(js_name = "decryptAesGcmChunked")]
-pub fn decrypt_aes_gcm_chunked(key: Vec<u8>, ciphertext: &[u8], aad: &[u8]) -> JsResult<Uint8Array> {
+pub fn decrypt_aes_gcm_chunked(
+    key: Vec<u8>,
+    ciphertext: &[u8],
+    aad: &[u8],
+) -> JsResult<Uint8Array> {
     scrubbed(StackUse::Small, || {
         let key = secret_in(key);
         let pt = chunked::decrypt_aes_gcm_chunked(&key, ciphertext, aad)?;
@@ -175,7 +207,10 @@ pub fn derive_srk(dek: Vec<u8>, chat_id: &[u8]) -> JsResult<Uint8Array> {
 pub fn derive_window_key(srk: Vec<u8>, window_index: f64) -> JsResult<Uint8Array> {
     scrubbed(StackUse::Small, || {
         let srk = secret_in(srk);
-        let w = safe_u64("windowIndex must be a safe non-negative integer", window_index)?;
+        let w = safe_u64(
+            "windowIndex must be a safe non-negative integer",
+            window_index,
+        )?;
         let k = session::derive_window_key(&srk, w)?;
         Ok(secret_out(k.as_slice()))
     })
@@ -202,7 +237,10 @@ pub fn ratchet_srk(
 ) -> JsResult<Uint8Array> {
     scrubbed(StackUse::Small, || {
         let (srk, ours) = (secret_in(current_srk), secret_in(our_ratchet_secret));
-        let step = safe_u64("ratchetStep must be a safe non-negative integer", ratchet_step)?;
+        let step = safe_u64(
+            "ratchetStep must be a safe non-negative integer",
+            ratchet_step,
+        )?;
         let k = session::ratchet_srk(&srk, &ours, their_ratchet_public, chat_id, step, is_sender)?;
         Ok(secret_out(k.as_slice()))
     })
@@ -210,10 +248,26 @@ pub fn ratchet_srk(
 
 /// Whether to ratchet now.
 #[wasm_bindgen(js_name = "shouldRatchet")]
-pub fn should_ratchet(message_count: f64, window_changed: bool, messages_per_ratchet: f64, ratchet_on_new_window: bool) -> JsResult<bool> {
-    let count = safe_u64("messageCount must be a safe non-negative integer", message_count)?;
-    let per = safe_u64("messagesPerRatchet must be a safe non-negative integer", messages_per_ratchet)?;
-    Ok(session::should_ratchet(count, window_changed, per, ratchet_on_new_window))
+pub fn should_ratchet(
+    message_count: f64,
+    window_changed: bool,
+    messages_per_ratchet: f64,
+    ratchet_on_new_window: bool,
+) -> JsResult<bool> {
+    let count = safe_u64(
+        "messageCount must be a safe non-negative integer",
+        message_count,
+    )?;
+    let per = safe_u64(
+        "messagesPerRatchet must be a safe non-negative integer",
+        messages_per_ratchet,
+    )?;
+    Ok(session::should_ratchet(
+        count,
+        window_changed,
+        per,
+        ratchet_on_new_window,
+    ))
 }
 
 // ---------------------------------------------------------------- transcript
@@ -226,7 +280,12 @@ pub fn transcript_new(session_id: &[u8]) -> JsResult<Vec<u8>> {
 
 /// Hash of one message envelope.
 #[wasm_bindgen(js_name = "transcriptComputeMessageHash")]
-pub fn transcript_compute_message_hash(message_id: &[u8], sender_id: &[u8], timestamp: f64, ciphertext: &[u8]) -> JsResult<Vec<u8>> {
+pub fn transcript_compute_message_hash(
+    message_id: &[u8],
+    sender_id: &[u8],
+    timestamp: f64,
+    ciphertext: &[u8],
+) -> JsResult<Vec<u8>> {
     let t = safe_u64("timestamp must be a safe non-negative integer", timestamp)?;
     Ok(transcript::transcript_compute_message_hash(message_id, sender_id, t, ciphertext)?.to_vec())
 }
@@ -247,10 +306,20 @@ pub fn transcript_verify_sync(hash_a: &[u8], hash_b: &[u8]) -> JsResult<bool> {
 
 /// Seals `content` from `senderId` to a recipient, signed by the sender.
 #[wasm_bindgen(js_name = "sealMessage")]
-pub fn seal_message(recipient_public: &[u8], sender_id: &[u8], content: Vec<u8>, sender_signing_key: Vec<u8>) -> JsResult<Vec<u8>> {
+pub fn seal_message(
+    recipient_public: &[u8],
+    sender_id: &[u8],
+    content: Vec<u8>,
+    sender_signing_key: Vec<u8>,
+) -> JsResult<Vec<u8>> {
     scrubbed(StackUse::Small, || {
         let (content, signing) = (secret_in(content), secret_in(sender_signing_key));
-        Ok(sealed::seal_message(recipient_public, sender_id, &content, &signing)?)
+        Ok(sealed::seal_message(
+            recipient_public,
+            sender_id,
+            &content,
+            &signing,
+        )?)
     })
 }
 
@@ -265,11 +334,16 @@ pub fn unseal_sender_id(sealed_packet: &[u8], our_secret: Vec<u8>) -> JsResult<V
 
 /// Unseals and verifies, as `u16(|senderId|) ‖ senderId ‖ content`.
 #[wasm_bindgen(js_name = "unsealMessage")]
-pub fn unseal_message(sealed_packet: &[u8], our_secret: Vec<u8>, sender_identity_public: &[u8]) -> JsResult<Uint8Array> {
+pub fn unseal_message(
+    sealed_packet: &[u8],
+    our_secret: Vec<u8>,
+    sender_identity_public: &[u8],
+) -> JsResult<Uint8Array> {
     scrubbed(StackUse::Small, || {
         let our_secret = secret_in(our_secret);
         let u = sealed::unseal_message(sealed_packet, &our_secret, sender_identity_public)?;
-        let len = u16::try_from(u.sender_id.len()).map_err(|_| MessagingError::AuthenticationFailed)?;
+        let len =
+            u16::try_from(u.sender_id.len()).map_err(|_| MessagingError::AuthenticationFailed)?;
         Ok(concat_out(&[&len.to_be_bytes(), &u.sender_id, &u.content]))
     })
 }
@@ -278,16 +352,30 @@ pub fn unseal_message(sealed_packet: &[u8], our_secret: Vec<u8>, sender_identity
 
 /// `Enc(I)`: the canonical encoding of an identity's public keys.
 #[wasm_bindgen(js_name = "encodeVerificationIdentity")]
-pub fn encode_verification_identity(ed25519: &[u8], ml_dsa_65: Option<Vec<u8>>, x25519: &[u8]) -> JsResult<Vec<u8>> {
-    Ok(verification::encode_identity(ed25519, ml_dsa_65.as_deref(), x25519)?)
+pub fn encode_verification_identity(
+    ed25519: &[u8],
+    ml_dsa_65: Option<Vec<u8>>,
+    x25519: &[u8],
+) -> JsResult<Vec<u8>> {
+    Ok(verification::encode_identity(
+        ed25519,
+        ml_dsa_65.as_deref(),
+        x25519,
+    )?)
 }
 
 /// `{"numeric","fingerprint"}` of two identity encodings.
 #[wasm_bindgen(js_name = "generateVerificationCode")]
-pub fn generate_verification_code(identity_a: &[u8], identity_b: &[u8], conversation_id: &[u8]) -> JsResult<String> {
+pub fn generate_verification_code(
+    identity_a: &[u8],
+    identity_b: &[u8],
+    conversation_id: &[u8],
+) -> JsResult<String> {
     let c = verification::generate_verification_code(identity_a, identity_b, conversation_id)?;
-    Ok(serde_json::to_string(&serde_json::json!({ "numeric": c.numeric, "fingerprint": c.fingerprint }))
-        .map_err(|_| MessagingError::Malformed("verification code"))?)
+    Ok(serde_json::to_string(
+        &serde_json::json!({ "numeric": c.numeric, "fingerprint": c.fingerprint }),
+    )
+    .map_err(|_| MessagingError::Malformed("verification code"))?)
 }
 
 /// One side of an interactive commit-then-reveal SAS verification.
@@ -300,15 +388,30 @@ pub struct SasHandle {
 impl SasHandle {
     /// A verifier (`initiator` true: initiator, else responder).
     #[wasm_bindgen(constructor)]
-    pub fn new(initiator: bool, own_identity: &[u8], peer_identity: &[u8], max_attempts: u32) -> JsResult<SasHandle> {
-        let role = if initiator { SasRole::Initiator } else { SasRole::Responder };
-        Ok(Self { inner: SasVerification::new(role, own_identity, peer_identity, max_attempts)? })
+    pub fn new(
+        initiator: bool,
+        own_identity: &[u8],
+        peer_identity: &[u8],
+        max_attempts: u32,
+    ) -> JsResult<SasHandle> {
+        let role = if initiator {
+            SasRole::Initiator
+        } else {
+            SasRole::Responder
+        };
+        Ok(Self {
+            inner: SasVerification::new(role, own_identity, peer_identity, max_attempts)?,
+        })
     }
 
     /// Starts an attempt: the responder's commitment, empty for the initiator.
     pub fn start(&mut self, tx_id: &[u8]) -> JsResult<Vec<u8>> {
         scrubbed(StackUse::Small, || {
-            Ok(self.inner.start(tx_id)?.map(|c| c.to_vec()).unwrap_or_default())
+            Ok(self
+                .inner
+                .start(tx_id)?
+                .map(|c| c.to_vec())
+                .unwrap_or_default())
         })
     }
 
@@ -321,7 +424,11 @@ impl SasHandle {
     /// Takes the peer's nonce: the responder's own nonce to send back, empty for the initiator.
     #[wasm_bindgen(js_name = "receiveNonce")]
     pub fn receive_nonce(&mut self, nonce: &[u8]) -> JsResult<Vec<u8>> {
-        Ok(self.inner.receive_nonce(nonce)?.map(|n| n.to_vec()).unwrap_or_default())
+        Ok(self
+            .inner
+            .receive_nonce(nonce)?
+            .map(|n| n.to_vec())
+            .unwrap_or_default())
     }
 
     /// The 7 emoji, as a JSON array.
@@ -369,9 +476,10 @@ impl SasHandle {
 fn report(r: Result<(), MessagingError>) -> JsResult<String> {
     match r {
         Ok(()) => Ok("{\"valid\":true}".to_owned()),
-        Err(MessagingError::KeyLog { index, fault }) => {
-            Ok(format!("{{\"valid\":false,\"index\":{index},\"reason\":\"{}\"}}", fault.code()))
-        }
+        Err(MessagingError::KeyLog { index, fault }) => Ok(format!(
+            "{{\"valid\":false,\"index\":{index},\"reason\":\"{}\"}}",
+            fault.code()
+        )),
         Err(MessagingError::Registry { index, fault }) => Ok(format!(
             "{{\"valid\":false,\"index\":{},\"reason\":\"{}\"}}",
             index.map_or_else(|| "null".to_owned(), |i| i.to_string()),
@@ -398,8 +506,15 @@ pub fn key_log_create_entry(
         let new_key = new_key_signing_key.map(secret_in);
         let t = safe_u64("timestamp must be a safe non-negative integer", timestamp)?;
         let action = KeyLogAction::from_byte(action)?;
-        let e = keylog::key_log_create_entry(user_id, public_key, t, prev_entry_hash, action, &signing_key, new_key.as_deref().map(Vec::as_slice))
-            ?;
+        let e = keylog::key_log_create_entry(
+            user_id,
+            public_key,
+            t,
+            prev_entry_hash,
+            action,
+            &signing_key,
+            new_key.as_deref().map(Vec::as_slice),
+        )?;
         Ok(keylog::key_log_entry_to_json(&e)?)
     })
 }
@@ -421,8 +536,14 @@ pub fn key_log_verify_chain(entries_json: &str) -> JsResult<String> {
 /// The user's key at `atTime` (or now), `undefined` if none; throws
 /// `KEY_LOG_INVALID` if the log does not verify.
 #[wasm_bindgen(js_name = "keyLogCurrentKey")]
-pub fn key_log_current_key(entries_json: &str, user_id: &[u8], at_time: Option<f64>) -> JsResult<Option<Vec<u8>>> {
-    let at = at_time.map(|t| safe_u64("atTime must be a safe non-negative integer", t)).transpose()?;
+pub fn key_log_current_key(
+    entries_json: &str,
+    user_id: &[u8],
+    at_time: Option<f64>,
+) -> JsResult<Option<Vec<u8>>> {
+    let at = at_time
+        .map(|t| safe_u64("atTime must be a safe non-negative integer", t))
+        .transpose()?;
     let entries = keylog::key_log_from_json(entries_json)?;
     Ok(keylog::key_log_current_key(&entries, user_id, at)?.map(|k| k.to_vec()))
 }
@@ -448,17 +569,34 @@ pub fn registry_add_device(
     scrubbed(StackUse::Small, || {
         let signing = secret_in(account_signing_key);
         let t = safe_u64("addedAt must be a safe non-negative integer", added_at)?;
-        Ok(registry::registry_add_device(registry_json, device_id, name, t, device_public_key, &signing)?)
+        Ok(registry::registry_add_device(
+            registry_json,
+            device_id,
+            name,
+            t,
+            device_public_key,
+            &signing,
+        )?)
     })
 }
 
 /// Revokes a device (signed by the account key); the new JSON.
 #[wasm_bindgen(js_name = "registryRevokeDevice")]
-pub fn registry_revoke_device(registry_json: &str, device_id: &str, revoked_at: f64, account_signing_key: Vec<u8>) -> JsResult<String> {
+pub fn registry_revoke_device(
+    registry_json: &str,
+    device_id: &str,
+    revoked_at: f64,
+    account_signing_key: Vec<u8>,
+) -> JsResult<String> {
     scrubbed(StackUse::Small, || {
         let signing = secret_in(account_signing_key);
         let t = safe_u64("revokedAt must be a safe non-negative integer", revoked_at)?;
-        Ok(registry::registry_revoke_device(registry_json, device_id, t, &signing)?)
+        Ok(registry::registry_revoke_device(
+            registry_json,
+            device_id,
+            t,
+            &signing,
+        )?)
     })
 }
 
@@ -491,13 +629,17 @@ impl ReplayStoreHandle {
         let w = safe_u64("windowSeconds must be a safe integer", window_seconds)?;
         let m = usize::try_from(safe_u64("maxEntries must be a safe integer", max_entries)?)
             .map_err(|_| CryptoError::InvalidParameter("maxEntries too large"))?;
-        Ok(Self { inner: ReplayStore::new(w, m)? })
+        Ok(Self {
+            inner: ReplayStore::new(w, m)?,
+        })
     }
 
     /// A store from its JSON form.
     #[wasm_bindgen(js_name = "fromJson")]
     pub fn from_json(json: &str) -> JsResult<ReplayStoreHandle> {
-        Ok(Self { inner: ReplayStore::from_json(json)? })
+        Ok(Self {
+            inner: ReplayStore::from_json(json)?,
+        })
     }
 
     /// Whether the 32-byte hash is stored.

@@ -1,5 +1,5 @@
 //! ML-KEM-768 bindings.
-use super::{concat_out, scrubbed, secret_in, secret_out, JsResult, StackUse};
+use super::{JsResult, StackUse, concat_out, scrubbed, secret_in, secret_out};
 use crate::mlkem;
 use js_sys::Uint8Array;
 use wasm_bindgen::prelude::*;

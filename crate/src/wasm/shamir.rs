@@ -1,5 +1,5 @@
 //! Shamir bindings. Shares travel as `x ‖ y`, concatenated (all the same length).
-use super::{scrubbed, secret_in, secret_out, JsResult, StackUse};
+use super::{JsResult, StackUse, scrubbed, secret_in, secret_out};
 use crate::error::CryptoError;
 use crate::shamir::{self, Share};
 use js_sys::Uint8Array;
@@ -26,13 +26,17 @@ pub fn shamir_combine(shares: Vec<u8>, share_len: usize) -> JsResult<Uint8Array>
     scrubbed(StackUse::Small, || {
         let shares = secret_in(shares);
         if share_len < 2 || !shares.len().is_multiple_of(share_len) {
-            return Err(CryptoError::length("shares", "a whole number of equal shares", shares.len()).into());
+            return Err(CryptoError::length(
+                "shares",
+                "a whole number of equal shares",
+                shares.len(),
+            )
+            .into());
         }
         let parsed = shares
             .chunks_exact(share_len)
             .map(Share::from_bytes)
-            .collect::<Result<Vec<_>, _>>()
-            ?;
+            .collect::<Result<Vec<_>, _>>()?;
         let secret = shamir::combine(&parsed)?;
         Ok(secret_out(&secret))
     })

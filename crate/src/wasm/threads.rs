@@ -7,7 +7,7 @@
 //! independent KEM operations over the pool. Randomness for a batch is drawn
 //! on the calling thread first, so the workers only run the derandomised
 //! algorithms.
-use super::{secret_in, JsResult};
+use super::{JsResult, secret_in};
 use crate::error::CryptoError;
 use crate::{mlkem, rng, xwing};
 use js_sys::Uint8Array;
@@ -28,7 +28,11 @@ pub fn thread_count() -> usize {
 
 fn items(bytes: &[u8], len: usize, what: &'static str) -> crate::Result<usize> {
     if bytes.is_empty() || !bytes.len().is_multiple_of(len) {
-        return Err(CryptoError::InvalidLength { what, expected: "a non-empty multiple of the item length", got: bytes.len() });
+        return Err(CryptoError::InvalidLength {
+            what,
+            expected: "a non-empty multiple of the item length",
+            got: bytes.len(),
+        });
     }
     Ok(bytes.len() / len)
 }
@@ -36,27 +40,51 @@ fn items(bytes: &[u8], len: usize, what: &'static str) -> crate::Result<usize> {
 /// Encapsulates to every 1184-byte key in `eks` (concatenated); returns `(ct1088 ‖ ss32)` per key.
 #[wasm_bindgen(js_name = "mlKemEncapsulateBatch")]
 pub fn mlkem_encapsulate_batch(eks: &[u8]) -> JsResult<Uint8Array> {
-    encapsulate_each(eks, mlkem::EK_LEN, "ML-KEM-768 encapsulation keys", mlkem::M_LEN, mlkem::mlkem_encapsulate_derand)
+    encapsulate_each(
+        eks,
+        mlkem::EK_LEN,
+        "ML-KEM-768 encapsulation keys",
+        mlkem::M_LEN,
+        mlkem::mlkem_encapsulate_derand,
+    )
 }
 
 /// Decapsulates pairwise: `dks` (n × 2400) with `cts` (n × 1088); returns n × 32 shared secrets.
 #[wasm_bindgen(js_name = "mlKemDecapsulateBatch")]
 pub fn mlkem_decapsulate_batch(dks: Vec<u8>, cts: &[u8]) -> JsResult<Uint8Array> {
     let dks = secret_in(dks);
-    pairwise(&dks, mlkem::DK_LEN, cts, mlkem::CT_LEN, mlkem::mlkem_decapsulate)
+    pairwise(
+        &dks,
+        mlkem::DK_LEN,
+        cts,
+        mlkem::CT_LEN,
+        mlkem::mlkem_decapsulate,
+    )
 }
 
 /// X-Wing encapsulation to every 1216-byte key in `pks`; returns `(ct1120 ‖ ss32)` per key.
 #[wasm_bindgen(js_name = "xWingEncapsulateBatch")]
 pub fn xwing_encapsulate_batch(pks: &[u8]) -> JsResult<Uint8Array> {
-    encapsulate_each(pks, xwing::PK_LEN, "X-Wing public keys", xwing::ESEED_LEN, xwing::xwing_encapsulate_derand)
+    encapsulate_each(
+        pks,
+        xwing::PK_LEN,
+        "X-Wing public keys",
+        xwing::ESEED_LEN,
+        xwing::xwing_encapsulate_derand,
+    )
 }
 
 /// X-Wing decapsulation pairwise: `sks` (n × 32) with `cts` (n × 1120); returns n × 32.
 #[wasm_bindgen(js_name = "xWingDecapsulateBatch")]
 pub fn xwing_decapsulate_batch(sks: Vec<u8>, cts: &[u8]) -> JsResult<Uint8Array> {
     let sks = secret_in(sks);
-    pairwise(&sks, xwing::SK_LEN, cts, xwing::CT_LEN, xwing::xwing_decapsulate)
+    pairwise(
+        &sks,
+        xwing::SK_LEN,
+        cts,
+        xwing::CT_LEN,
+        xwing::xwing_decapsulate,
+    )
 }
 
 /// Runs a derandomised encapsulation `f(key, randomness)` for every `key_len`-byte key of

@@ -1,7 +1,13 @@
 //! Shared setup of the triple-ratchet tests: two states built from a fixed
 //! test `HandshakeKeys` and a signed-prekey key pair (no handshake), and a
 //! deterministic, purpose-separated random source.
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
+#![allow(
+    dead_code,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic
+)]
 
 use veilkit::error::Result as CryptoResult;
 use veilkit::hash::sha256;
@@ -30,7 +36,12 @@ impl TestRng {
         Self::with_seeds(seed, seed, seed)
     }
     pub fn with_seeds(dh_seed: u8, kem_seed: u8, nonce_seed: u8) -> Self {
-        Self { dh_seed, kem_seed, nonce_seed, counters: [0; 4] }
+        Self {
+            dh_seed,
+            kem_seed,
+            nonce_seed,
+            counters: [0; 4],
+        }
     }
 }
 
@@ -45,7 +56,7 @@ impl RatchetRng for TestRng {
         let counter = self.counters[idx];
         self.counters[idx] += 1;
         for (block, chunk) in buf.chunks_mut(32).enumerate() {
-            let mut input = vec![seed, idx as u8];
+            let mut input = vec![seed, u8::try_from(idx).unwrap()];
             input.extend_from_slice(&counter.to_be_bytes());
             input.extend_from_slice(&(block as u64).to_be_bytes());
             let h = sha256(&input);
@@ -56,7 +67,11 @@ impl RatchetRng for TestRng {
 }
 
 pub fn binding() -> SessionBinding {
-    SessionBinding { version: VERSION_1, initiator_identity: vec![0xa1; 64], responder_identity: vec![0xb2; 64] }
+    SessionBinding {
+        version: VERSION_1,
+        initiator_identity: vec![0xa1; 64],
+        responder_identity: vec![0xb2; 64],
+    }
 }
 
 pub fn keys() -> HandshakeKeys {
@@ -71,7 +86,8 @@ pub fn keys() -> HandshakeKeys {
 pub fn pair_with(rng: &mut TestRng, limits: Limits) -> (RatchetState, RatchetState) {
     let spk_public = x25519::x25519_public(&SPK_SECRET).unwrap();
     let a = RatchetState::new_initiator(keys(), binding(), spk_public, limits, rng).unwrap();
-    let b = RatchetState::new_responder(keys(), binding(), Zeroizing::new(SPK_SECRET), limits).unwrap();
+    let b =
+        RatchetState::new_responder(keys(), binding(), Zeroizing::new(SPK_SECRET), limits).unwrap();
     (a, b)
 }
 

@@ -3,8 +3,7 @@
 use super::super::chunk::{self, Dek, FileContext};
 use super::super::error::{ContainerError, Result};
 use super::super::header::{
-    DEFAULT_CHUNK_SIZE, HashAlg, Header, MetadataKind, check_chunk_size,
-    check_plaintext_size,
+    DEFAULT_CHUNK_SIZE, HashAlg, Header, MetadataKind, check_chunk_size, check_plaintext_size,
 };
 use super::super::merkle;
 use super::super::signature::{self, SigningKeys};

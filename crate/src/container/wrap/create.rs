@@ -7,10 +7,10 @@ use super::super::chunk::Dek;
 use super::super::error::{ContainerError, Result};
 use super::super::share::{ThresholdShare, check_threshold};
 use super::entry::WrapEntry;
-use super::params::{Argon2idCost, CT_MLKEM_LEN};
 use super::kek::{
     argon2_kek, group_kek, hybrid_kek, pbkdf2_kek, recipient_id_for, threshold_kek, wrap_dek,
 };
+use super::params::{Argon2idCost, CT_MLKEM_LEN};
 use super::unlock::KdfBudget;
 use crate::kdf::KDF_BOUNDS;
 use crate::{rng, shamir, xwing};

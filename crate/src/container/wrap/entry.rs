@@ -5,8 +5,12 @@
 use super::super::encoding::Cursor;
 use super::super::error::{ContainerError, Result};
 use super::super::share::check_threshold;
-use super::params::{ARGON2ID_PAYLOAD_LEN, Argon2idCost, CT_MLKEM_LEN, GROUP_PAYLOAD_LEN, HYBRID_KEM_PAYLOAD_LEN, PBKDF2_PAYLOAD_LEN, THRESHOLD_PAYLOAD_LEN, WRAP_ARGON2ID, WRAP_GROUP, WRAP_HYBRID_KEM, WRAP_PBKDF2, WRAP_THRESHOLD};
-use crate::kdf::{KDF_BOUNDS};
+use super::params::{
+    ARGON2ID_PAYLOAD_LEN, Argon2idCost, CT_MLKEM_LEN, GROUP_PAYLOAD_LEN, HYBRID_KEM_PAYLOAD_LEN,
+    PBKDF2_PAYLOAD_LEN, THRESHOLD_PAYLOAD_LEN, WRAP_ARGON2ID, WRAP_GROUP, WRAP_HYBRID_KEM,
+    WRAP_PBKDF2, WRAP_THRESHOLD,
+};
+use crate::kdf::KDF_BOUNDS;
 
 /// The category of a wrap (decides the mode byte).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

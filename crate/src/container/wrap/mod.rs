@@ -32,14 +32,14 @@ pub use super::share::{
 };
 pub use create::{WrapSpec, check_writer_budget, create_wrap};
 pub use entry::{WrapEntry, WrapKind};
+pub use kek::{
+    GROUP_KEK_LABEL, HYBRID_KEK_LABEL, KEM_SUITE_XWING, RECIPIENT_ID_LABEL, THRESHOLD_KEK_LABEL,
+    recipient_id_for,
+};
 pub use params::{
     ARGON2ID_PAYLOAD_LEN, Argon2idCost, CT_MLKEM_LEN, CT_X25519_LEN, GROUP_PAYLOAD_LEN,
     HYBRID_KEM_PAYLOAD_LEN, MAX_WRAP_ENTRY_LEN, MIN_WRAP_ENTRY_LEN, PBKDF2_PAYLOAD_LEN,
     THRESHOLD_PAYLOAD_LEN, WRAP_ARGON2ID, WRAP_GROUP, WRAP_HYBRID_KEM, WRAP_PBKDF2, WRAP_THRESHOLD,
     WRAPPED_DEK_LEN,
-};
-pub use kek::{
-    GROUP_KEK_LABEL, HYBRID_KEK_LABEL, KEM_SUITE_XWING, RECIPIENT_ID_LABEL, THRESHOLD_KEK_LABEL,
-    recipient_id_for,
 };
 pub use unlock::{GroupUnlock, KdfBudget, Unlock, unlock_dek};

@@ -1,15 +1,15 @@
 //! The encryptor binding ([`ContainerEncryptorHandle`]): wraps, signer,
 //! the DEK hand-off and the leaf table.
 
-use super::{array16, array32, safe_u64, CResult};
-use crate::wasm::{scrubbed, secret_in, secret_out, JsResult, StackUse};
+use super::{CResult, array16, array32, safe_u64};
+#[cfg(feature = "testing")]
+use crate::container::Dek;
 use crate::container::external::{ExternalEncryptor, Finished};
 use crate::container::header;
 use crate::container::signature;
 use crate::container::wrap::{self, Argon2idCost, WrapSpec};
 use crate::container::{ContainerError, HashAlg, SigningKeys};
-#[cfg(feature = "testing")]
-use crate::container::Dek;
+use crate::wasm::{JsResult, StackUse, scrubbed, secret_in, secret_out};
 use js_sys::{JsString, Uint8Array};
 use wasm_bindgen::prelude::*;
 use zeroize::Zeroizing;
@@ -34,22 +34,30 @@ impl ContainerEncryptorHandle {
     /// container, checked in the order the JS API reports them: sizes first
     /// (the core checks them again), then the hash algorithm.
     fn sizes(plaintext_size: f64, chunk_size: u32, hash_alg: u8) -> CResult<(u64, HashAlg)> {
-        let size = safe_u64("plaintextSize must be a safe non-negative integer", plaintext_size)?;
+        let size = safe_u64(
+            "plaintextSize must be a safe non-negative integer",
+            plaintext_size,
+        )?;
         header::check_chunk_size(chunk_size)?;
         header::check_plaintext_size(size, chunk_size)?;
         Ok((size, HashAlg::from_id(hash_alg)?))
     }
-
 }
 
 #[wasm_bindgen(js_class = "ContainerEncryptorHandle")]
 impl ContainerEncryptorHandle {
     /// A new container of `plaintextSize` bytes (fresh random DEK and file id).
     #[wasm_bindgen(constructor)]
-    pub fn new(plaintext_size: f64, chunk_size: u32, hash_alg: u8) -> JsResult<ContainerEncryptorHandle> {
+    pub fn new(
+        plaintext_size: f64,
+        chunk_size: u32,
+        hash_alg: u8,
+    ) -> JsResult<ContainerEncryptorHandle> {
         scrubbed(StackUse::Small, || {
             let (size, alg) = Self::sizes(plaintext_size, chunk_size, hash_alg)?;
-            Ok(Self { inner: ExternalEncryptor::new(size, chunk_size, alg)? })
+            Ok(Self {
+                inner: ExternalEncryptor::new(size, chunk_size, alg)?,
+            })
         })
     }
 
@@ -70,7 +78,11 @@ impl ContainerEncryptorHandle {
             let dek = Dek::from_bytes(&secret_in(dek))?;
             let file_id = array16("fileId", file_id)?;
             let (size, alg) = Self::sizes(plaintext_size, chunk_size, hash_alg)?;
-            Ok(Self { inner: ExternalEncryptor::with_fixed_keys_for_testing(size, chunk_size, alg, dek, file_id)? })
+            Ok(Self {
+                inner: ExternalEncryptor::with_fixed_keys_for_testing(
+                    size, chunk_size, alg, dek, file_id,
+                )?,
+            })
         })
     }
 
@@ -78,29 +90,54 @@ impl ContainerEncryptorHandle {
     #[wasm_bindgen(js_name = "addPbkdf2")]
     pub fn add_pbkdf2(&mut self, password: Vec<u8>, iterations: u32) -> JsResult<()> {
         scrubbed(StackUse::Small, || {
-            self.inner.add_wrap(&WrapSpec::Pbkdf2 { password: secret_in(password), iterations })?;
+            self.inner.add_wrap(&WrapSpec::Pbkdf2 {
+                password: secret_in(password),
+                iterations,
+            })?;
             Ok(())
         })
     }
 
     /// Adds an Argon2id password wrap (type 1).
     #[wasm_bindgen(js_name = "addArgon2id")]
-    pub fn add_argon2id(&mut self, password: Vec<u8>, memory_kib: u32, iterations: u32, parallelism: u32) -> JsResult<()> {
+    pub fn add_argon2id(
+        &mut self,
+        password: Vec<u8>,
+        memory_kib: u32,
+        iterations: u32,
+        parallelism: u32,
+    ) -> JsResult<()> {
         scrubbed(StackUse::Small, || {
-            let cost = Argon2idCost { memory_kib, iterations, parallelism };
-            self.inner.add_wrap(&WrapSpec::Argon2id { password: secret_in(password), cost })?;
+            let cost = Argon2idCost {
+                memory_kib,
+                iterations,
+                parallelism,
+            };
+            self.inner.add_wrap(&WrapSpec::Argon2id {
+                password: secret_in(password),
+                cost,
+            })?;
             Ok(())
         })
     }
 
     /// Adds a group wrap (type 3) under a 32-byte group key.
     #[wasm_bindgen(js_name = "addGroup")]
-    pub fn add_group(&mut self, group_id: &[u8], key_version: u32, group_key: Vec<u8>) -> JsResult<()> {
+    pub fn add_group(
+        &mut self,
+        group_id: &[u8],
+        key_version: u32,
+        group_key: Vec<u8>,
+    ) -> JsResult<()> {
         scrubbed(StackUse::Small, || {
             let group_key = secret_in(group_key);
             let group_id = array16("groupId", group_id)?;
             let group_key = Zeroizing::new(array32("groupKey", &group_key)?);
-            self.inner.add_wrap(&WrapSpec::Group { group_id, key_version, group_key })?;
+            self.inner.add_wrap(&WrapSpec::Group {
+                group_id,
+                key_version,
+                group_key,
+            })?;
             Ok(())
         })
     }
@@ -108,13 +145,22 @@ impl ContainerEncryptorHandle {
     /// Adds an X-Wing recipient wrap (type 4); returns the recipient id used
     /// (`recipientId`, or the default derived from the public key).
     #[wasm_bindgen(js_name = "addRecipient")]
-    pub fn add_recipient(&mut self, public_key: &[u8], key_version: u32, recipient_id: Option<Vec<u8>>) -> JsResult<Vec<u8>> {
+    pub fn add_recipient(
+        &mut self,
+        public_key: &[u8],
+        key_version: u32,
+        recipient_id: Option<Vec<u8>>,
+    ) -> JsResult<Vec<u8>> {
         scrubbed(StackUse::Kem, || {
             let rid = match recipient_id {
                 Some(r) => array16("recipientId", &r)?,
                 None => wrap::recipient_id_for(public_key),
             };
-            self.inner.add_wrap(&WrapSpec::Recipient { public_key: public_key.to_vec(), key_version, recipient_id: Some(rid) })?;
+            self.inner.add_wrap(&WrapSpec::Recipient {
+                public_key: public_key.to_vec(),
+                key_version,
+                recipient_id: Some(rid),
+            })?;
             Ok(rid.to_vec())
         })
     }
@@ -128,8 +174,12 @@ impl ContainerEncryptorHandle {
     #[wasm_bindgen(js_name = "addThreshold")]
     pub fn add_threshold(&mut self, threshold: u8, shares: u8) -> JsResult<JsString> {
         scrubbed(StackUse::Small, || {
-            let out = self.inner.add_wrap(&WrapSpec::Threshold { threshold, shares })?;
-            let mut text = Zeroizing::new(String::with_capacity(out.len() * (wrap::SHARE_STRING_LEN + 1)));
+            let out = self
+                .inner
+                .add_wrap(&WrapSpec::Threshold { threshold, shares })?;
+            let mut text = Zeroizing::new(String::with_capacity(
+                out.len() * (wrap::SHARE_STRING_LEN + 1),
+            ));
             for (i, s) in out.iter().enumerate() {
                 if i > 0 {
                     text.push('\n');
@@ -142,7 +192,13 @@ impl ContainerEncryptorHandle {
 
     /// Signs the header with keys held here: Ed25519 (v5) or Ed25519 + ML-DSA-65 (v6).
     #[wasm_bindgen(js_name = "setSigner")]
-    pub fn set_signer(&mut self, ed25519_seed: Vec<u8>, mldsa_seed: Option<Vec<u8>>, key_log_id: &[u8], timestamp: f64) -> JsResult<()> {
+    pub fn set_signer(
+        &mut self,
+        ed25519_seed: Vec<u8>,
+        mldsa_seed: Option<Vec<u8>>,
+        key_log_id: &[u8],
+        timestamp: f64,
+    ) -> JsResult<()> {
         scrubbed(StackUse::MlDsa, || {
             let ed = secret_in(ed25519_seed);
             let ml = mldsa_seed.map(secret_in);
@@ -162,7 +218,13 @@ impl ContainerEncryptorHandle {
     /// signer's Ed25519 and optional ML-DSA-65 public keys are recorded now;
     /// the signatures over `signedMessage()` are supplied to `finishSigned`.
     #[wasm_bindgen(js_name = "setExternalSigner")]
-    pub fn set_external_signer(&mut self, ed25519_public: &[u8], mldsa_public: Option<Vec<u8>>, key_log_id: &[u8], timestamp: f64) -> JsResult<()> {
+    pub fn set_external_signer(
+        &mut self,
+        ed25519_public: &[u8],
+        mldsa_public: Option<Vec<u8>>,
+        key_log_id: &[u8],
+        timestamp: f64,
+    ) -> JsResult<()> {
         self.inner.check_header_open()?;
         let ed25519_public = array32("ed25519Public", ed25519_public)?;
         if let Some(pk) = &mldsa_public {
@@ -170,7 +232,8 @@ impl ContainerEncryptorHandle {
         }
         let timestamp = safe_u64("timestamp must be a safe non-negative integer", timestamp)?;
         let key_log_id = array32("keyLogId", key_log_id)?;
-        self.inner.set_external_signer(ed25519_public, mldsa_public, key_log_id, timestamp)?;
+        self.inner
+            .set_external_signer(ed25519_public, mldsa_public, key_log_id, timestamp)?;
         Ok(())
     }
 
@@ -211,14 +274,19 @@ impl ContainerEncryptorHandle {
     /// afterwards no wrap or signer can be added.
     #[wasm_bindgen(js_name = "takeDek")]
     pub fn take_dek(&mut self) -> JsResult<Uint8Array> {
-        scrubbed(StackUse::Small, || Ok(self.inner.take_dek(|dek| secret_out(dek))?))
+        scrubbed(StackUse::Small, || {
+            Ok(self.inner.take_dek(|dek| secret_out(dek))?)
+        })
     }
 
     /// Feeds the leaves (32 bytes each, FORMAT.md §7) of consecutive chunks,
     /// starting at `firstIndex`, which must be the next chunk in order.
     #[wasm_bindgen(js_name = "pushChunkLeaves")]
     pub fn push_chunk_leaves(&mut self, first_index: f64, leaves: &[u8]) -> JsResult<()> {
-        let first = safe_u64("firstIndex must be a safe non-negative integer", first_index)?;
+        let first = safe_u64(
+            "firstIndex must be a safe non-negative integer",
+            first_index,
+        )?;
         Ok(self.inner.push_leaves(first, leaves)?)
     }
 
@@ -227,9 +295,10 @@ impl ContainerEncryptorHandle {
     pub fn finish(&mut self) -> JsResult<Vec<u8>> {
         scrubbed(StackUse::MlDsa, || match self.inner.finish()? {
             Finished::Prefix(bytes) => Ok(bytes),
-            Finished::NeedsSignatures(_) => {
-                Err(ContainerError::InvalidState("an external signer needs signedMessage and finishSigned").into())
-            }
+            Finished::NeedsSignatures(_) => Err(ContainerError::InvalidState(
+                "an external signer needs signedMessage and finishSigned",
+            )
+            .into()),
         })
     }
 
@@ -244,7 +313,13 @@ impl ContainerEncryptorHandle {
     /// final header followed by the leaf table (`INVALID_SIGNATURE` if they do
     /// not verify).
     #[wasm_bindgen(js_name = "finishSigned")]
-    pub fn finish_signed(&mut self, ed25519_signature: &[u8], mldsa_signature: Option<Vec<u8>>) -> JsResult<Vec<u8>> {
-        Ok(self.inner.finish_signed(ed25519_signature, mldsa_signature)?)
+    pub fn finish_signed(
+        &mut self,
+        ed25519_signature: &[u8],
+        mldsa_signature: Option<Vec<u8>>,
+    ) -> JsResult<Vec<u8>> {
+        Ok(self
+            .inner
+            .finish_signed(ed25519_signature, mldsa_signature)?)
     }
 }

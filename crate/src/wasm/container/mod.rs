@@ -27,14 +27,14 @@
 mod encryptor;
 mod reader;
 
-use crate::wasm::JsResult;
-#[cfg(feature = "testing")]
-use crate::wasm::{scrubbed, secret_in, StackUse};
-use crate::container::header::Header;
-use crate::container::merkle;
-use crate::container::{chunk, ContainerError, FileContext, HashAlg};
 #[cfg(feature = "testing")]
 use crate::container::Dek;
+use crate::container::header::Header;
+use crate::container::merkle;
+use crate::container::{ContainerError, FileContext, HashAlg, chunk};
+use crate::wasm::JsResult;
+#[cfg(feature = "testing")]
+use crate::wasm::{StackUse, scrubbed, secret_in};
 use js_sys::Array;
 use wasm_bindgen::prelude::*;
 
@@ -80,7 +80,14 @@ pub fn container_header_length(prefix: &[u8]) -> JsResult<f64> {
 /// exact bytes, with the structural checks of the core (length, stored index:
 /// `AUTHENTICATION_FAILED` for a misplaced envelope).
 #[wasm_bindgen(js_name = "containerEnvelopeLeaf")]
-pub fn container_envelope_leaf(hash_alg: u8, file_id: &[u8], chunk_size: u32, plaintext_size: f64, index: f64, envelope: &[u8]) -> JsResult<Vec<u8>> {
+pub fn container_envelope_leaf(
+    hash_alg: u8,
+    file_id: &[u8],
+    chunk_size: u32,
+    plaintext_size: f64,
+    index: f64,
+    envelope: &[u8],
+) -> JsResult<Vec<u8>> {
     let ctx = context(file_id, chunk_size, plaintext_size, hash_alg)?;
     let index = safe_u64("index must be a safe non-negative integer", index)?;
     Ok(chunk::envelope_leaf(&ctx, index, envelope)?.to_vec())
@@ -92,14 +99,30 @@ pub fn container_check_leaf_table(hash_alg: u8, table: &[u8], root: &[u8]) -> Js
     let alg = HashAlg::from_id(hash_alg)?;
     let root = array32("root", root)?;
     let got = merkle::table_root(alg, table)?;
-    Ok(bool::from(subtle::ConstantTimeEq::ct_eq(&got[..], &root[..])))
+    Ok(bool::from(subtle::ConstantTimeEq::ct_eq(
+        &got[..],
+        &root[..],
+    )))
 }
 
 /// The chunk context of a header with these immutable fields.
-fn context(file_id: &[u8], chunk_size: u32, plaintext_size: f64, hash_alg: u8) -> CResult<FileContext> {
+fn context(
+    file_id: &[u8],
+    chunk_size: u32,
+    plaintext_size: f64,
+    hash_alg: u8,
+) -> CResult<FileContext> {
     let file_id = array16("fileId", file_id)?;
-    let plaintext_size = safe_u64("plaintextSize must be a safe non-negative integer", plaintext_size)?;
-    FileContext::new(file_id, chunk_size, plaintext_size, HashAlg::from_id(hash_alg)?)
+    let plaintext_size = safe_u64(
+        "plaintextSize must be a safe non-negative integer",
+        plaintext_size,
+    )?;
+    FileContext::new(
+        file_id,
+        chunk_size,
+        plaintext_size,
+        HashAlg::from_id(hash_alg)?,
+    )
 }
 
 /// **Tests only** (feature `testing`, not in the shipped module): the Rust
@@ -129,5 +152,8 @@ pub fn container_seal_chunk_for_testing(
 #[wasm_bindgen(js_name = "containerErrorCodes")]
 #[must_use]
 pub fn container_error_codes() -> Array {
-    ContainerError::CODES.iter().map(|c| JsValue::from_str(c)).collect()
+    ContainerError::CODES
+        .iter()
+        .map(|c| JsValue::from_str(c))
+        .collect()
 }

@@ -1,13 +1,13 @@
 //! The reader binding ([`ContainerReaderHandle`]): inspection, signature
 //! policy, the leaf-table check and unlocking.
 
-use super::{array16, array32, MAX_SAFE_INTEGER};
-use crate::wasm::header_info::{header_info, JsHeaderInfo};
-use crate::wasm::{scrubbed, secret_in, secret_out, JsResult, StackUse};
-use crate::container::signature;
+use super::{MAX_SAFE_INTEGER, array16, array32};
 use crate::container::policy::{self, ExpectedSigner, SignatureRequirement, VerificationPolicy};
+use crate::container::signature;
 use crate::container::wrap::{self, ThresholdShare};
 use crate::container::{ContainerError, ContainerReader, KdfBudget, SignatureStatus};
+use crate::wasm::header_info::{JsHeaderInfo, header_info};
+use crate::wasm::{JsResult, StackUse, scrubbed, secret_in, secret_out};
 use js_sys::Uint8Array;
 use wasm_bindgen::prelude::*;
 use zeroize::Zeroizing;
@@ -36,17 +36,32 @@ impl ContainerReaderHandle {
     #[wasm_bindgen(constructor)]
     pub fn new(prefix: &[u8]) -> JsResult<ContainerReaderHandle> {
         let inner = ContainerReader::new(prefix)?;
-        if (inner.header_len() as u64).saturating_add(inner.context().body_len()) > MAX_SAFE_INTEGER {
+        if (inner.header_len() as u64).saturating_add(inner.context().body_len()) > MAX_SAFE_INTEGER
+        {
             return Err(ContainerError::InvalidPlaintextSize.into());
         }
-        Ok(Self { inner, budget: KdfBudget::default() })
+        Ok(Self {
+            inner,
+            budget: KdfBudget::default(),
+        })
     }
 
     /// The KDF budget of the next unlock (`KdfBudget`; the default until set): password
     /// wraps over the caps are skipped without work, at most `password_attempts` are tried.
     #[wasm_bindgen(js_name = "setKdfBudget")]
-    pub fn set_kdf_budget(&mut self, argon2_memory_kib: u32, argon2_iterations: u32, pbkdf2_iterations: u32, password_attempts: u32) {
-        self.budget = KdfBudget { argon2_memory_kib, argon2_iterations, pbkdf2_iterations, password_attempts };
+    pub fn set_kdf_budget(
+        &mut self,
+        argon2_memory_kib: u32,
+        argon2_iterations: u32,
+        pbkdf2_iterations: u32,
+        password_attempts: u32,
+    ) {
+        self.budget = KdfBudget {
+            argon2_memory_kib,
+            argon2_iterations,
+            pbkdf2_iterations,
+            password_attempts,
+        };
     }
 
     /// Header length: the leaf table starts here.
@@ -83,19 +98,36 @@ impl ContainerReaderHandle {
     /// `SIGNER_MISMATCH`; a pin with an ML-DSA-65 key and no ML-DSA-65
     /// signature is `HYBRID_REQUIRED`. Returns `unsigned`, `ed25519` or `hybrid`.
     #[wasm_bindgen(js_name = "checkSignature")]
-    pub fn check_signature(&self, required: bool, expected_ed25519: Option<Vec<u8>>, expected_mldsa65: Option<Vec<u8>>) -> JsResult<String> {
+    pub fn check_signature(
+        &self,
+        required: bool,
+        expected_ed25519: Option<Vec<u8>>,
+        expected_mldsa65: Option<Vec<u8>>,
+    ) -> JsResult<String> {
         let expected_signer = match (expected_ed25519, expected_mldsa65) {
             (Some(ed), pq) => {
                 if let Some(pk) = &pq {
                     signature::check_mldsa_public("expectedSigner.mlDsa65", pk)?;
                 }
-                Some(ExpectedSigner { ed25519: array32("expectedSigner.ed25519", &ed)?, mldsa65: pq })
+                Some(ExpectedSigner {
+                    ed25519: array32("expectedSigner.ed25519", &ed)?,
+                    mldsa65: pq,
+                })
             }
-            (None, Some(_)) => return Err(ContainerError::InvalidOption("an ML-DSA-65 pin needs the Ed25519 key too").into()),
+            (None, Some(_)) => {
+                return Err(ContainerError::InvalidOption(
+                    "an ML-DSA-65 pin needs the Ed25519 key too",
+                )
+                .into());
+            }
             (None, None) => None,
         };
         let pol = VerificationPolicy {
-            signature: if required { SignatureRequirement::Required } else { SignatureRequirement::Optional },
+            signature: if required {
+                SignatureRequirement::Required
+            } else {
+                SignatureRequirement::Optional
+            },
             expected_signer,
             ..VerificationPolicy::default()
         };
@@ -118,22 +150,41 @@ impl ContainerReaderHandle {
 
     /// Unlocks with a group key (the wrap with this group id and key version).
     #[wasm_bindgen(js_name = "unlockGroup")]
-    pub fn unlock_group(&mut self, group_id: &[u8], key_version: u32, group_key: Vec<u8>) -> JsResult<()> {
+    pub fn unlock_group(
+        &mut self,
+        group_id: &[u8],
+        key_version: u32,
+        group_key: Vec<u8>,
+    ) -> JsResult<()> {
         scrubbed(StackUse::Small, || {
             let group_key = secret_in(group_key);
             let group_id = array16("groupId", group_id)?;
-            self.unlock_with(&wrap::Unlock::Group(wrap::GroupUnlock { group_id, key_version, group_key: &group_key, manifest: None }))
+            self.unlock_with(&wrap::Unlock::Group(wrap::GroupUnlock {
+                group_id,
+                key_version,
+                group_key: &group_key,
+                manifest: None,
+            }))
         })
     }
 
     /// Unlocks with an X-Wing secret key (32-byte seed); with `recipientId`
     /// only wraps carrying it are tried.
     #[wasm_bindgen(js_name = "unlockRecipient")]
-    pub fn unlock_recipient(&mut self, secret_key: Vec<u8>, recipient_id: Option<Vec<u8>>) -> JsResult<()> {
+    pub fn unlock_recipient(
+        &mut self,
+        secret_key: Vec<u8>,
+        recipient_id: Option<Vec<u8>>,
+    ) -> JsResult<()> {
         scrubbed(StackUse::Kem, || {
             let secret_key = secret_in(secret_key);
-            let recipient_id = recipient_id.map(|r| array16("recipientId", &r)).transpose()?;
-            self.unlock_with(&wrap::Unlock::Recipient { secret_key: &secret_key, recipient_id })
+            let recipient_id = recipient_id
+                .map(|r| array16("recipientId", &r))
+                .transpose()?;
+            self.unlock_with(&wrap::Unlock::Recipient {
+                secret_key: &secret_key,
+                recipient_id,
+            })
         })
     }
 
