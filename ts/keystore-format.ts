@@ -52,6 +52,9 @@ export function publicKeyFromKeySeed(type: KeyType, keySeed: Uint8Array): Uint8A
   return pub;
 }
 
+/** An identity's public keys by type; `'ml-dsa-65'` absent or `undefined`: an identity without ML-DSA-65. */
+export type BundleKeys = Readonly<Partial<Record<KeyType, Uint8Array | undefined>>>;
+
 /** Domain-separation label of the identity id. */
 export const IDENTITY_ID_DST = 'veilkit-identity-id-v2';
 
@@ -61,7 +64,7 @@ export const IDENTITY_ID_DST = 'veilkit-identity-id-v2';
  * after its magic and version, so every public key and the ML-DSA flag are
  * bound (64 hex characters, compared in full).
  */
-export function identityId(keys: Readonly<Partial<Record<KeyType, Uint8Array>>>): string {
+export function identityId(keys: BundleKeys): string {
   return identityIdOfBody(encodeBundleBody(keys));
 }
 
@@ -97,7 +100,7 @@ export interface PublicBundle {
 }
 
 /** The signed part of a bundle: magic, version, flags and the public keys. */
-export function encodeBundleBody(keys: Readonly<Partial<Record<KeyType, Uint8Array>>>): Uint8Array {
+export function encodeBundleBody(keys: BundleKeys): Uint8Array {
   const withMlDsa = keys['ml-dsa-65'] !== undefined;
   const parts: Uint8Array[] = [enc.encode(BUNDLE_MAGIC), Uint8Array.of(BUNDLE_VERSION, withMlDsa ? 1 : 0)];
   for (const [type, len] of BUNDLE_KEYS) {
