@@ -34,6 +34,9 @@ export default tseslint.config(
       // An `async` function without `await` is deliberate here: its argument checks reject the
       // promise instead of throwing synchronously, as the promise-returning API documents.
       '@typescript-eslint/require-await': 'off',
+      // `String(x)` formats a value that failed a run-time check, whatever its static type says
+      // (and, unlike a template literal, does not throw on a Symbol).
+      '@typescript-eslint/no-unnecessary-type-conversion': 'off',
       // Passing a caught value on (`catch (e) { reject(e) }`) keeps the error as it was thrown.
       '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingUnknown: true }],
       // `() => wipe(key)` and `(r) => resolve(r)` callbacks return void on purpose.

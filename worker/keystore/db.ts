@@ -82,7 +82,7 @@ export function storageError(e: unknown): Error {
     case 'VersionError':
       return new VeilError('STORAGE_VERSION_MISMATCH', `the keystore was written by a newer veilkit (schema newer than ${SCHEMA_VERSION}); it was left untouched (${message})`);
     default:
-      return new VeilError('STORAGE_FAILED', `IndexedDB failed (${String(name ?? 'Error')}: ${message}); nothing was changed`);
+      return new VeilError('STORAGE_FAILED', `IndexedDB failed (${typeof name === 'string' ? name : 'Error'}: ${message}); nothing was changed`);
   }
 }
 
@@ -108,7 +108,7 @@ export function setCommitHook(hook: CommitHook | undefined): void {
 export function withLock<T>(name: string, fn: () => Promise<T>): Promise<T> {
   const locks = (globalThis.navigator as Navigator | undefined)?.locks;
   if (!locks) return Promise.reject(new VeilError('UNSUPPORTED_PLATFORM', 'Web Locks (navigator.locks) are required for keystore writes'));
-  return locks.request(`veilkit-keystore:${name}`, { mode: 'exclusive' }, fn) as Promise<T>;
+  return locks.request(`veilkit-keystore:${name}`, { mode: 'exclusive' }, fn);
 }
 
 /** A state record of this format, or `UNSUPPORTED_VERSION` (an older veilkit's store: nothing is read from or written to it). */
