@@ -32,7 +32,7 @@ const WARMUP_MS = 400;
 const SLOW_RUNS = 5;
 
 const VEILKIT = '/dist/ts/index.js';
-const VEILKIT_NATIVE = '/dist/ts/native.js';
+const VEILKIT_NATIVE = '/dist/ts/webcrypto/routes.js';
 const VEILKIT_MESSAGING = '/dist/ts/messaging.js';
 type Messaging = typeof import('../ts/messaging.js');
 
@@ -42,7 +42,7 @@ async function messaging(): Promise<{ vk: Veilkit; m: Messaging }> {
   return { vk, m: (await import(/* @vite-ignore */ url)) as Messaging };
 }
 type Veilkit = typeof import('../ts/index.js');
-type Native = typeof import('../ts/native.js');
+type Native = typeof import('../ts/webcrypto/routes.js');
 
 async function veilkit(options: { threads?: boolean | number; route?: 'auto' | 'wasm' | 'native' } = {}): Promise<Veilkit> {
   const url = VEILKIT;
@@ -113,7 +113,7 @@ const CASES: Record<string, () => Promise<Prepared>> = {
     const n = await native();
     const vk = (await import(/* @vite-ignore */ VEILKIT)) as Veilkit;
     const [, ek] = vk.mlKemKeygen();
-    return { async: true, op: () => n.nativeCall('mlKemEncapsulate', [ek]), note: 'ts/native.ts: ek import cached' };
+    return { async: true, op: () => n.nativeCall('mlKemEncapsulate', [ek]), note: 'ts/webcrypto/ops.ts: ek import cached' };
   },
   'mlkem-encaps/webcrypto': async () => {
     const kp = (await subtle().generateKey(KEM, false, KEM_USAGES)) as CryptoKeyPair;

@@ -14,10 +14,8 @@ export {
   type IdentityHandle, type KeyHandle, type KeyRoute, type KeyType, type ImportBackupResult, type KeystoreCapabilities,
   type KeystoreChange, type KeystoreStatus, type PassphraseKdfParams, type KdfBudget, type BackupOptions, type HybridSignature,
 } from './keystore.js';
-export {
-  capabilities, type Capabilities, type Routes, type Route, type RoutePreference, type WasmBuild,
-  type WebCryptoSupport, type AlgorithmSupport,
-} from './native.js';
+export { capabilities, type Capabilities, type Routes, type Route, type RoutePreference, type WasmBuild } from './webcrypto/routes.js';
+export type { WebCryptoSupport, AlgorithmSupport } from './webcrypto/probe.js';
 export { MlKemDecapsulationKey, generateMlKemKey, importMlKemSeed, type MlKemKeyOptions } from './mlkem-key.js';
 export {
   encryptFile, encryptFileTo, decryptFile, openContainer, inspectContainer, saveFile, CONTAINER,

@@ -4,7 +4,8 @@
  */
 import initWasm, { initSync, __veilkitSelect } from './wasm/veilkit.js';
 import { VeilError, poisonedError, toVeilError } from './errors.js';
-import { chooseRoutes, detectWebCrypto, setCapabilities, type RoutePreference, type WasmBuild } from './native.js';
+import { chooseRoutes, setCapabilities, type RoutePreference, type WasmBuild } from './webcrypto/routes.js';
+import { detectWebCrypto } from './webcrypto/probe.js';
 
 /** Where the `.wasm` comes from. By default it is resolved next to this module. */
 export type WasmSource = URL | string | Response | BufferSource | WebAssembly.Module;

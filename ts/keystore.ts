@@ -228,7 +228,7 @@ export class Keystore {
     return options?.kdfBudget === undefined ? this.kdfBudget : resolveKdfBudget(options.kdfBudget);
   }
 
-  /** Which route (WebCrypto non-extractable key or wasm with wrapped bytes) each key type takes here. */
+  /** The route each key type of a new identity takes here (`'native'`: a non-extractable WebCrypto key; `'wasm'`: wrapped bytes for the core) and the platform features the keystore uses (docs/KEYSTORE.md#capabilities-capabilities). */
   async capabilities(): Promise<KeystoreCapabilities> {
     return this.run({ type: 'keystore/capabilities' });
   }

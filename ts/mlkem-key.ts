@@ -21,23 +21,13 @@
  */
 import { VeilError } from './errors.js';
 import { mlKemDecapsulate, mlKemKeygen, ML_KEM_768 } from './mlkem.js';
-import { capabilities, mlKemKeyRoute, type Route, type RoutePreference } from './native.js';
+import { capabilities, mlKemKeyRoute, type Route, type RoutePreference } from './webcrypto/routes.js';
+import { importSeedKey, subtle } from './webcrypto/subtle.js';
 import { exact, wipe } from './validate.js';
-import { bufferSource, copyBytes } from './bytes.js';
-
-interface KemSubtle {
-  generateKey(algorithm: { name: string }, extractable: boolean, usages: string[]): Promise<CryptoKeyPair>;
-  importKey(format: string, data: BufferSource, algorithm: { name: string }, extractable: boolean, usages: string[]): Promise<CryptoKey>;
-  exportKey(format: string, key: CryptoKey): Promise<ArrayBuffer>;
-  decapsulateBits(algorithm: { name: string }, key: CryptoKey, ciphertext: BufferSource): Promise<ArrayBuffer>;
-}
+import { bufferSource } from './bytes.js';
 
 const ALG = { name: 'ML-KEM-768' };
 const PRIVATE_USAGES = ['decapsulateBits', 'decapsulateKey'];
-
-function subtle(): KemSubtle {
-  return globalThis.crypto.subtle as unknown as KemSubtle;
-}
 
 export interface MlKemKeyOptions {
   /** Overrides the route `init()` chose for this thread. */
@@ -129,11 +119,7 @@ export async function importMlKemSeed(seed: Uint8Array, options?: MlKemKeyOption
   const [dk, ek] = mlKemKeygen(s64);
   if (route === 'wasm') return new MlKemDecapsulationKey('wasm', ek, dk);
   wipe(dk);
-  const copy = copyBytes(s64);
-  try {
-    const key = await subtle().importKey('raw-seed', copy, ALG, false, PRIVATE_USAGES);
-    return new MlKemDecapsulationKey('native', ek, key);
-  } finally {
-    copy.fill(0);
-  }
+  // A copy of the seed is imported (subtle.ts), then wiped.
+  const key = await importSeedKey(subtle(), 'ml-kem-768', s64);
+  return new MlKemDecapsulationKey('native', ek, key);
 }

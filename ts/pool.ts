@@ -8,7 +8,7 @@
  * every other call goes on.
  */
 import { VeilError, detailsOf, isVeilErrorCode } from './errors.js';
-import type { RoutePreference } from './native.js';
+import type { RoutePreference } from './webcrypto/routes.js';
 import type {
   PrimitiveArgs, PrimitiveResult, ReadyMessage, Replies, Reply, Request, SerializedError, WorkerPrimitive,
 } from '../worker/protocol.js';

@@ -10,13 +10,18 @@
  */
 
 import type { PublicBundle } from '../ts/keystore-format.js';
+import type { Route } from '../ts/webcrypto/routes.js';
 
 /** The key types of an identity. */
 export const KEY_TYPES = ['ed25519', 'x25519', 'ml-kem-768', 'x-wing', 'ml-dsa-65'] as const;
 export type KeyType = (typeof KEY_TYPES)[number];
 
-/** Where a key type's private key lives: a non-extractable WebCrypto key, or wrapped bytes used by the wasm core. */
-export type KeyRoute = 'webcrypto' | 'wasm';
+/**
+ * Where a key type's private key is used: `'native'` (a non-extractable WebCrypto key imported from
+ * the wrapped seed) or `'wasm'` (the wrapped seed, unwrapped per operation for the core). The SDK's one
+ * route vocabulary (`Route`, ts/webcrypto/routes.ts).
+ */
+export type KeyRoute = Route;
 
 /** Argon2id cost for a passphrase (lock or backup). Memory ≥ 19456 KiB, iterations ≥ 2. */
 export interface PassphraseKdfParams {

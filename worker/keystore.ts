@@ -9,7 +9,7 @@
  *   unlocked — or, without a passphrase, a device key (a non-extractable
  *   `CryptoKey` in IndexedDB: then same-origin script is the same principal
  *   as the app).
- * - WebCrypto-route keys are imported from their unwrapped seeds as
+ * - Native-route keys are imported from their unwrapped seeds as
  *   non-extractable `CryptoKey`s into this worker's memory, and dropped on
  *   `lock` (or when another tab locks or changes the passphrase).
  * - Every operation reads the state in the transaction that reads its
@@ -22,8 +22,8 @@
  * This module re-exports what the rest of veilkit and its tests use; the code
  * lives in worker/keystore/, one file a concern: idb (IndexedDB promise
  * helpers), db (schema, migrations, storage errors, Web Lock, commit),
- * records (record types, sealing), native (WebCrypto keys, capability
- * self-test), store (per-worker stores and sessions), identities, keys (sign,
+ * records (record types, sealing), capabilities (routes for new keys;
+ * WebCrypto itself is in ts/webcrypto/), store (per-worker stores and sessions), identities, keys (sign,
  * derive, decapsulate), lock (passphrase, unlock, lock, status), backup, args
  * (request checks) and handlers.
  */

@@ -9,7 +9,7 @@
  * - `debug/*`       — test hooks, only honoured when the worker was started with `debug: true`.
  */
 import type * as Primitives from '../ts/primitives.js';
-import type { Capabilities, RoutePreference } from '../ts/native.js';
+import type { Capabilities, RoutePreference } from '../ts/webcrypto/routes.js';
 import type { KeystoreReplies } from './keystore.protocol.js';
 import type { FilesReplies } from './files.protocol.js';
 import { VeilError, type VeilErrorDetails } from '../ts/errors.js';

@@ -5,7 +5,7 @@
  * and then serves {@link Request}s one reply each.
  */
 import * as primitives from '../ts/primitives.js';
-import { capabilities, nativeCall } from '../ts/native.js';
+import { capabilities, nativeCall } from '../ts/webcrypto/routes.js';
 import {
   WORKER_PRIMITIVES, transferables, serializeError,
   type DebugHangStarted, type HandlerTable, type InitRequest, type ReadyMessage, type Replies, type Reply, type Request,
@@ -36,7 +36,7 @@ const handlers: HandlerTable<Request, Replies> = {
   'veilkit/capabilities': () => capabilities(),
   'primitives/call': (req) => {
     if (!allowed.has(req.name)) throw new TypeError(`unknown primitive ${String(req.name)}`);
-    // WebCrypto where this worker's route for the operation is native (ts/native.ts).
+    // WebCrypto where this worker's route for the operation is native (ts/webcrypto/routes.ts).
     const native = nativeCall(req.name, req.args);
     if (native !== undefined) return native;
     const fn = primitives[req.name] as (...a: unknown[]) => unknown;

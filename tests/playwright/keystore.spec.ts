@@ -43,6 +43,8 @@ test('capabilities name a route per key type; no private key is stored; the devi
   // Chromium 13x+ implements these natively; the self-test must agree with the wasm core.
   expect(r.caps.webCrypto).toEqual({ 'ed25519': true, 'x25519': true, 'ml-kem-768': true, 'ml-dsa-65': true });
   for (const t of ['ed25519', 'x25519', 'ml-kem-768'] as const) {
+    // The self-test passed, so the route is native (the one vocabulary: 'native' | 'wasm').
+    expect(r.caps.routes[t]).toBe('native');
     expect(r.routes[t]).toBe(r.caps.routes[t]);
   }
   expect(r.caps.webLocks && r.caps.broadcastChannel && r.caps.indexedDb).toBe(true);

@@ -1,4 +1,4 @@
-// Native WebCrypto routes vs the wasm core (ts/native.ts): the same vectors
+// Native WebCrypto routes vs the wasm core (ts/webcrypto/): the same vectors
 // through a WorkerPool forced onto each route, identical bytes across routes,
 // and the capability report.
 import { test, expect } from '@playwright/test';

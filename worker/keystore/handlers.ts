@@ -6,7 +6,7 @@ import { exportBackup, importBackup } from './backup.js';
 import { createIdentity, deleteIdentity, exportPhrase, listIdentities, publicBundle, restorePhrase } from './identities.js';
 import { decapsulateRequest, deriveSharedKey, sign, signHybrid } from './keys.js';
 import { lock, setPassphrase, status, unlock } from './lock.js';
-import { capabilities } from './native.js';
+import { capabilities } from './capabilities.js';
 import { open } from './store.js';
 
 /** The `keystore/*` handlers, spread into the worker's handler table; each returns `KeystoreReplies[type]`. */

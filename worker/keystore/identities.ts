@@ -13,12 +13,14 @@ import {
 import { KEY_TYPES, type IdentityHandle, type KeyRoute, type KeyType } from '../keystore.protocol.js';
 import { checkFormat, commit, notFound, read, storageError, withLock } from './db.js';
 import { eachCursor, request } from './idb.js';
-import { capabilities, enc } from './native.js';
+import { capabilities } from './capabilities.js';
 import { seal, withSecret, type IdentityRecord, type SecretRecord, type SecretType, type StateRecord } from './records.js';
 import { announce, readState, sessionFor, type Session, type Store } from './store.js';
 
 // ---------------------------------------------------------------------------
 // Identities
+
+const enc = new TextEncoder();
 
 export function handleOf(r: IdentityRecord): IdentityHandle {
   return { kind: 'identity', id: r.id, label: r.label, createdAt: r.createdAt, mlDsa: r.mlDsa, routes: { ...r.routes } };

@@ -6,19 +6,20 @@
 import * as P from '../../ts/primitives.js';
 import { VeilError } from '../../ts/errors.js';
 import { wipe } from '../../ts/validate.js';
-import type { HybridSignature, KeyType, KeystoreRequest } from '../keystore.protocol.js';
+import type { HybridSignature, KeystoreRequest } from '../keystore.protocol.js';
 import { bytesArg } from './args.js';
 import { notFound } from './db.js';
 import { identityRecord, loadSecret } from './identities.js';
-import { buf, importNative, modern, subtle } from './native.js';
+import { bs as buf } from '../../ts/bytes.js';
+import { importSeedKey, subtle, type SeedKeyType } from '../../ts/webcrypto/subtle.js';
 import { withSecret, type SecretRecord } from './records.js';
 import { open, type Session, type Store } from './store.js';
 
-/** The non-extractable WebCrypto key of a webcrypto-route record, imported from its seed into this worker's memory once per session. */
-async function nativeKey(session: Session, r: SecretRecord, type: KeyType): Promise<CryptoKey> {
+/** The non-extractable WebCrypto key of a native-route record, imported from its seed into this worker's memory once per session. */
+async function nativeKey(session: Session, r: SecretRecord, type: SeedKeyType): Promise<CryptoKey> {
   const cached = session.native.get(r.id);
   if (cached) return cached;
-  const key = await withSecret(session, r, (seed) => importNative(type, seed));
+  const key = await withSecret(session, r, (seed) => importSeedKey(subtle(), type, seed));
   session.native.set(r.id, key);
   return key;
 }
@@ -27,14 +28,14 @@ async function signWith(s: Store, id: unknown, algorithm: 'ed25519' | 'ml-dsa-65
   if (algorithm === 'ed25519') {
     if (context !== undefined) throw new TypeError('Ed25519 takes no context');
     const { session, identity, record } = await loadSecret(s, id, 'ed25519');
-    if (identity.routes.ed25519 === 'webcrypto') {
+    if (identity.routes.ed25519 === 'native') {
       return new Uint8Array(await subtle().sign({ name: 'Ed25519' }, await nativeKey(session, record, 'ed25519'), buf(message)));
     }
     return withSecret(session, record, (sk) => P.signMessage(sk, message));
   }
   const { session, identity, record } = await loadSecret(s, id, 'ml-dsa-65');
-  if (identity.routes['ml-dsa-65'] === 'webcrypto') {
-    return new Uint8Array(await modern().sign({ name: 'ML-DSA-65', context }, await nativeKey(session, record, 'ml-dsa-65'), buf(message)));
+  if (identity.routes['ml-dsa-65'] === 'native') {
+    return new Uint8Array(await subtle().sign({ name: 'ML-DSA-65', context }, await nativeKey(session, record, 'ml-dsa-65'), buf(message)));
   }
   return withSecret(session, record, (sk) => P.mlDsaSign(sk, message, context ? { context } : {}));
 }
@@ -78,7 +79,7 @@ export async function deriveSharedKey(s: Store, id: string, peerPublicKey: Uint8
   const checkedInfo = bytesArg('info', info);
   const { session, identity, record } = await loadSecret(s, id, 'x25519');
   let shared: Uint8Array;
-  if (identity.routes.x25519 === 'webcrypto') {
+  if (identity.routes.x25519 === 'native') {
     const peerKey = await subtle().importKey('raw', buf(peer), { name: 'X25519' }, true, []);
     const own = await nativeKey(session, record, 'x25519');
     try {
@@ -123,9 +124,9 @@ async function decapsulate(req: DecapsulateRequest): Promise<CryptoKey> {
     if (req.kem === 'ml-kem-768') {
       const ct = bytesArg('ciphertext', req.ciphertext, 1088);
       const { session, identity, record } = await loadSecret(s, req.identity, 'ml-kem-768');
-      if (identity.routes['ml-kem-768'] === 'webcrypto') {
+      if (identity.routes['ml-kem-768'] === 'native') {
         const dk = await nativeKey(session, record, 'ml-kem-768');
-        const base = await modern().decapsulateKey({ name: 'ML-KEM-768' }, dk, buf(ct), { name: 'HKDF' }, false, ['deriveKey']);
+        const base = await subtle().decapsulateKey({ name: 'ML-KEM-768' }, dk, buf(ct), { name: 'HKDF' }, false, ['deriveKey']);
         return keyFromSecret(base, info, req.output);
       }
       const ss = await withSecret(session, record, (seed) => {

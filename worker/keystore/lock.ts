@@ -9,7 +9,8 @@ import { checkArgon2Budget, checkPassphraseKdf } from '../../ts/keystore-format.
 import type { KdfBudget, KeystoreStatus, PassphraseKdfParams } from '../keystore.protocol.js';
 import { checkFormat, commit, storageError, withLock } from './db.js';
 import { request } from './idb.js';
-import { subtle, buf } from './native.js';
+import { bs as buf } from '../../ts/bytes.js';
+import { subtle } from '../../ts/webcrypto/subtle.js';
 import { seal, unseal, withSecret, type LockRecord, type SecretRecord, type StateRecord } from './records.js';
 import { announce, readState, sessionFor, type Store } from './store.js';
 

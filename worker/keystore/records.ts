@@ -7,7 +7,10 @@ import { VeilError } from '../../ts/errors.js';
 import { wipe } from '../../ts/validate.js';
 import { concat } from '../../ts/keystore-format.js';
 import type { KeyRoute, KeyType, PassphraseKdfParams } from '../keystore.protocol.js';
-import { buf, enc, subtle } from './native.js';
+import { bs as buf } from '../../ts/bytes.js';
+import { subtle } from '../../ts/webcrypto/subtle.js';
+
+const enc = new TextEncoder();
 import type { Session } from './store.js';
 
 // ---------------------------------------------------------------------------

@@ -6,7 +6,7 @@ import type { KeystoreChange } from '../keystore.protocol.js';
 import { checkName } from './args.js';
 import { STORE_FORMAT, SCHEMA_VERSION, checkFormat, locked, openKeystoreDb, read, storageError, withLock } from './db.js';
 import { abort, done, request } from './idb.js';
-import { subtle } from './native.js';
+import { subtle } from '../../ts/webcrypto/subtle.js';
 import type { DeviceRecord, StateRecord } from './records.js';
 
 // ---------------------------------------------------------------------------
@@ -19,7 +19,7 @@ export interface Session {
   /** S (passphrase) or the device key: wraps every secret record. */
   readonly key: CryptoKey;
   readonly passphrase: boolean;
-  /** WebCrypto-route private keys imported from their seeds, by record id. */
+  /** Native-route (WebCrypto) private keys imported from their seeds, by record id. */
   readonly native: Map<string, CryptoKey>;
 }
 

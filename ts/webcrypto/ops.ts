@@ -1,0 +1,152 @@
+/**
+ * The native (WebCrypto) operations of the routable primitives. Each returns
+ * the same bytes and throws the same errors as the wasm core
+ * (`VeilError('WEAK_KEY')`, `VeilError('INVALID_KEY')`, a `false` verification);
+ * arguments are checked by the caller (routes.ts `nativeCall`, the probe's
+ * known-answer tests).
+ *
+ * - X25519: `deriveBits`, the secret imported as PKCS#8, non-extractable.
+ * - Ed25519 signing: a 32-byte seed as PKCS#8; a 64-byte `seed ‖ public` as a
+ *   JWK, so a public half that does not match the seed is rejected as in wasm.
+ * - Ed25519 verification: after the checks WebCrypto does not make (canonical A
+ *   and R, small-order A/R, S < L), so the result equals the core's strict one.
+ * - ML-KEM-768 encapsulation: `encapsulateBits` (modulus check on import).
+ * - PBKDF2-HMAC-SHA256: `deriveBits`.
+ *
+ * Public keys are imported once and cached (bounded); secrets never are.
+ */
+import { VeilError } from '../errors.js';
+import { base64urlEncode, copyBytes, equalBytes, hexToBytes } from '../bytes.js';
+import { importSeedKey, type Subtle } from './subtle.js';
+
+/** Public keys are imported once and kept (bounded, most recently used last); secrets never are. */
+const PUBLIC_KEY_CACHE_SIZE = 64;
+const publicKeys = new Map<string, { bytes: Uint8Array; key: CryptoKey }>();
+
+async function importPublic(s: Subtle, algorithm: string, format: string, key: Uint8Array, usages: string[]): Promise<CryptoKey> {
+  // Index by the algorithm and the key's last 16 bytes (cheap), confirm with the full bytes.
+  let id = algorithm;
+  for (let i = Math.max(0, key.length - 16); i < key.length; i++) id += String.fromCharCode(key[i]!);
+  const hit = publicKeys.get(id);
+  if (hit && equalBytes(hit.bytes, key)) {
+    publicKeys.delete(id);
+    publicKeys.set(id, hit);
+    return hit.key;
+  }
+  const bytes = copyBytes(key);
+  const k = await s.importKey(format, bytes, { name: algorithm }, true, usages);
+  publicKeys.delete(id);
+  publicKeys.set(id, { bytes, key: k });
+  if (publicKeys.size > PUBLIC_KEY_CACHE_SIZE) publicKeys.delete(publicKeys.keys().next().value!);
+  return k;
+}
+
+/** PBKDF2-HMAC-SHA256 of `len` bytes. */
+export async function pbkdf2Native(s: Subtle, password: Uint8Array, salt: Uint8Array, iterations: number, len: number): Promise<Uint8Array> {
+  const pw = copyBytes(password); // copied synchronously: the caller may wipe `password` when this returns
+  let key: CryptoKey;
+  try {
+    key = await s.importKey('raw', pw, 'PBKDF2', false, ['deriveBits']);
+  } finally {
+    pw.fill(0);
+  }
+  return new Uint8Array(await s.deriveBits({ name: 'PBKDF2', hash: 'SHA-256', salt: copyBytes(salt), iterations }, key, len * 8));
+}
+
+/** X25519 shared secret of a 32-byte secret and a 32-byte public key. */
+export async function x25519Native(s: Subtle, secret: Uint8Array, pub: Uint8Array): Promise<Uint8Array> {
+  const priv = await importSeedKey(s, 'x25519', secret);
+  const pk = await importPublic(s, 'X25519', 'raw', pub, []);
+  try {
+    return new Uint8Array(await s.deriveBits({ name: 'X25519', public: pk } as EcdhKeyDeriveParams, priv, 256));
+  } catch (e) {
+    // WebCrypto refuses an all-zero shared secret (a small-order public key), as the core does.
+    if (e instanceof DOMException && e.name === 'OperationError') {
+      throw new VeilError('WEAK_KEY', 'X25519: the shared secret is all zero (small-order public key)');
+    }
+    throw e;
+  }
+}
+
+/** Ed25519 signature with a 32-byte seed or a 64-byte `seed ‖ public`. */
+export async function ed25519SignNative(s: Subtle, secret: Uint8Array, msg: Uint8Array): Promise<Uint8Array> {
+  let key: CryptoKey;
+  if (secret.length === 32) {
+    key = await importSeedKey(s, 'ed25519', secret);
+  } else {
+    // seed ‖ public: WebCrypto checks that `x` belongs to `d`.
+    const jwk: JsonWebKey = { kty: 'OKP', crv: 'Ed25519', d: base64urlEncode(secret.subarray(0, 32)), x: base64urlEncode(secret.subarray(32)) };
+    try {
+      key = await s.importKey('jwk', jwk, { name: 'Ed25519' }, false, ['sign']);
+    } catch (e) {
+      if (e instanceof DOMException && e.name === 'DataError') {
+        throw new VeilError('INVALID_KEY', 'Ed25519 secret key: public half does not match the seed');
+      }
+      throw e;
+    } finally {
+      jwk.d = '';
+    }
+  }
+  return new Uint8Array(await s.sign({ name: 'Ed25519' }, key, copyBytes(msg)));
+}
+
+// Ed25519 encodings of small-order points (y, sign bit ignored) and the group order L, little-endian.
+const SMALL_ORDER_Y = [
+  '0000000000000000000000000000000000000000000000000000000000000000',
+  '0100000000000000000000000000000000000000000000000000000000000000',
+  'ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f',
+  '26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05',
+  'c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a',
+].map((h) => hexToBytes(h));
+const ORDER_L = hexToBytes('edd3f55c1a631258d69cf7a2def9de1400000000000000000000000000000010');
+
+/** y ≥ p = 2^255 − 19 (the sign bit masked): a non-canonical encoding. */
+function nonCanonicalY(p: Uint8Array): boolean {
+  if ((p[31]! & 0x7f) !== 0x7f || p[0]! < 0xed) return false;
+  for (let i = 1; i < 31; i++) if (p[i] !== 0xff) return false;
+  return true;
+}
+
+function smallOrder(p: Uint8Array): boolean {
+  const y = p.slice(0, 32);
+  y[31]! &= 0x7f;
+  return SMALL_ORDER_Y.some((s) => equalBytes(s, y));
+}
+
+/** Little-endian S < L. */
+function scalarReduced(s: Uint8Array): boolean {
+  for (let i = 31; i >= 0; i--) {
+    if (s[i]! < ORDER_L[i]!) return true;
+    if (s[i]! > ORDER_L[i]!) return false;
+  }
+  return false;
+}
+
+/** Ed25519 verification with the core's strict rules. */
+export async function ed25519VerifyNative(s: Subtle, pub: Uint8Array, msg: Uint8Array, sig: Uint8Array): Promise<boolean> {
+  // The core's strict rules that WebCrypto implementations do not all apply.
+  const r = sig.subarray(0, 32);
+  if (nonCanonicalY(pub) || smallOrder(pub) || nonCanonicalY(r) || smallOrder(r) || !scalarReduced(sig.subarray(32))) return false;
+  let key: CryptoKey;
+  try {
+    key = await importPublic(s, 'Ed25519', 'raw', pub, ['verify']);
+  } catch {
+    return false; // not a point on the curve
+  }
+  return s.verify({ name: 'Ed25519' }, key, copyBytes(sig), copyBytes(msg));
+}
+
+/** ML-KEM-768 encapsulation to a 1184-byte encapsulation key. */
+export async function mlKemEncapsulateNative(s: Subtle, ek: Uint8Array): Promise<{ ciphertext: Uint8Array; sharedSecret: Uint8Array }> {
+  let key: CryptoKey;
+  try {
+    key = await importPublic(s, 'ML-KEM-768', 'raw-public', ek, ['encapsulateBits']);
+  } catch (e) {
+    if (e instanceof DOMException && e.name === 'DataError') {
+      throw new VeilError('INVALID_KEY', 'ML-KEM-768 encapsulation key fails the modulus check');
+    }
+    throw e;
+  }
+  const out = await s.encapsulateBits({ name: 'ML-KEM-768' }, key);
+  return { ciphertext: new Uint8Array(out.ciphertext), sharedSecret: new Uint8Array(out.sharedKey) };
+}

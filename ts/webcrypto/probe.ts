@@ -1,0 +1,150 @@
+/**
+ * What WebCrypto offers here, checked before any native route is trusted.
+ *
+ * `detectWebCrypto()` runs in `init()` alongside the wasm download (so it
+ * cannot use the wasm core): per algorithm, whether `generateKey` works,
+ * whether private keys stay non-extractable, and a **known-answer self-test**
+ * through the same native operations the routes use (ops.ts): RFC 7748 §6.1
+ * (X25519), RFC 8032 §7.1 TEST 1 (Ed25519, both secret forms, and the refusal
+ * of a mismatched public half), RFC 7914 §11 (PBKDF2-HMAC-SHA256) and an
+ * ML-KEM-768 round trip. `'auto'` takes a native route only where the
+ * self-test passed (routes.ts).
+ *
+ * The keystore's check of seed-imported keys against the wasm core is in
+ * probe-keys.ts (it needs the core, loaded by then).
+ */
+import { copyBytes, equalBytes, hexToBytes } from '../bytes.js';
+import { ed25519SignNative, ed25519VerifyNative, mlKemEncapsulateNative, pbkdf2Native, x25519Native } from './ops.js';
+import { findSubtle, type Subtle } from './subtle.js';
+
+/** What WebCrypto offers for one algorithm. */
+export interface AlgorithmSupport {
+  /** `generateKey` works. */
+  readonly supported: boolean;
+  /** Private keys can be generated and imported with `extractable: false`. */
+  readonly nonExtractable: boolean;
+  /** The known-answer self-test matched (the curves) or a round trip worked (ML-KEM). */
+  readonly selfTest: boolean;
+}
+
+/** What WebCrypto offers here (`capabilities().webCrypto`). */
+export interface WebCryptoSupport {
+  /** `crypto.subtle` exists (secure context). */
+  readonly available: boolean;
+  /** PBKDF2-HMAC-SHA256 (RFC 7914 §11 known answer). */
+  readonly pbkdf2: AlgorithmSupport;
+  readonly x25519: AlgorithmSupport;
+  readonly ed25519: AlgorithmSupport;
+  readonly mlKem768: AlgorithmSupport & {
+    /** A decapsulation key can be imported from its 64-byte seed (`raw-seed`). */
+    readonly seedImport: boolean;
+    /** The 2400-byte expanded decapsulation key can be imported (PKCS#8 `expandedKey`). */
+    readonly expandedImport: boolean;
+  };
+}
+
+const NONE: AlgorithmSupport = { supported: false, nonExtractable: false, selfTest: false };
+
+/** `f()`'s value, or `undefined` if it throws. */
+export async function attempt<T>(f: () => Promise<T>): Promise<T | undefined> {
+  try {
+    return await f();
+  } catch {
+    return undefined;
+  }
+}
+
+// RFC 7748 §6.1 (Alice's secret, Bob's public, shared secret).
+const X25519_KAT = {
+  secret: '77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a',
+  public: 'de9edb7d7b7dc1b4d35b61c2ece435373f8343c85b78674dadfc7e146f882b4f',
+  shared: '4a5d9d5ba4ce2de1728e3bf480350f25e07e21c947d19e3376f09b3c1e161742',
+};
+// RFC 8032 §7.1 TEST 1 (empty message).
+const ED25519_KAT = {
+  seed: '9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60',
+  public: 'd75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a',
+  sig: 'e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e065224901555fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a100b',
+};
+
+// RFC 7914 §11: PBKDF2-HMAC-SHA256, P = "passwd", S = "salt", c = 1, dkLen = 64.
+const PBKDF2_KAT =
+  '55ac046e56e3089fec1691c22544b605f94185216dde0465e68b9d57c20dacbc49ca9cccf179b645991664b39d77ef317c71b845b1e30bd509112041d3a19783';
+
+async function probePbkdf2(s: Subtle): Promise<AlgorithmSupport> {
+  const enc = new TextEncoder();
+  const out = await attempt(() => pbkdf2Native(s, enc.encode('passwd'), enc.encode('salt'), 1, 64));
+  if (!out) return NONE;
+  return { supported: true, nonExtractable: true, selfTest: equalBytes(out, hexToBytes(PBKDF2_KAT)) };
+}
+
+async function probeX25519(s: Subtle): Promise<AlgorithmSupport> {
+  const gen = await attempt(() => s.generateKey({ name: 'X25519' }, false, ['deriveBits']) as Promise<CryptoKeyPair>);
+  if (!gen) return NONE;
+  const selfTest = await attempt(async () => {
+    const shared = await x25519Native(s, hexToBytes(X25519_KAT.secret), hexToBytes(X25519_KAT.public));
+    return equalBytes(shared, hexToBytes(X25519_KAT.shared));
+  });
+  return { supported: true, nonExtractable: gen.privateKey.extractable === false, selfTest: selfTest === true };
+}
+
+async function probeEd25519(s: Subtle): Promise<AlgorithmSupport> {
+  const gen = await attempt(() => s.generateKey({ name: 'Ed25519' }, false, ['sign', 'verify']) as Promise<CryptoKeyPair>);
+  if (!gen) return NONE;
+  const selfTest = await attempt(async () => {
+    const seed = hexToBytes(ED25519_KAT.seed);
+    const pub = hexToBytes(ED25519_KAT.public);
+    const sig = hexToBytes(ED25519_KAT.sig);
+    const full = new Uint8Array(64);
+    full.set(seed);
+    full.set(pub, 32);
+    const [a, b] = await Promise.all([ed25519SignNative(s, seed, new Uint8Array(0)), ed25519SignNative(s, full, new Uint8Array(0))]);
+    const ok = await ed25519VerifyNative(s, pub, new Uint8Array(0), sig);
+    // A 64-byte secret whose public half does not match must be refused.
+    full.set(pub.map((x, i) => (i === 8 ? x ^ 1 : x)), 32); // flips byte 40
+    const mismatch = await attempt(() => ed25519SignNative(s, full, new Uint8Array(0)));
+    return equalBytes(a, sig) && equalBytes(b, sig) && ok === true && mismatch === undefined;
+  });
+  return { supported: true, nonExtractable: gen.privateKey.extractable === false, selfTest: selfTest === true };
+}
+
+async function probeMlKem(s: Subtle): Promise<WebCryptoSupport['mlKem768']> {
+  const none = { ...NONE, seedImport: false, expandedImport: false };
+  // Typed as present (subtle.ts); browsers without ML-KEM lack them.
+  if (typeof s.encapsulateBits !== 'function' || typeof s.decapsulateBits !== 'function') return none;
+  const alg = { name: 'ML-KEM-768' };
+  const both = ['encapsulateBits', 'decapsulateBits'];
+  const dec = ['decapsulateBits'];
+  const gen = await attempt(() => s.generateKey(alg, false, both));
+  if (!gen) return none;
+  const seedKey = await attempt(() => s.importKey('raw-seed', copyBytes(new Uint8Array(64).fill(1)), alg, false, dec));
+  const selfTest = await attempt(async () => {
+    const pair = await s.generateKey(alg, true, both);
+    const ek = new Uint8Array(await s.exportKey('raw-public', pair.publicKey));
+    const { ciphertext, sharedSecret } = await mlKemEncapsulateNative(s, ek);
+    const back = new Uint8Array(await s.decapsulateBits(alg, pair.privateKey, copyBytes(ciphertext)));
+    return ek.length === 1184 && ciphertext.length === 1088 && equalBytes(back, sharedSecret);
+  });
+  // PKCS#8 with the `expandedKey` choice ([OCTET STRING] of 2400 bytes), all zero: is the form accepted at all?
+  const expanded = await attempt(async () => {
+    const body = [0x02, 0x01, 0x00, ...hexToBytes('300b0609608648016503040402'), 0x04, 0x82, 0x09, 0x64, 0x04, 0x82, 0x09, 0x60];
+    const der = new Uint8Array(4 + body.length + 2400);
+    der.set([0x30, 0x82, ((body.length + 2400) >> 8) & 0xff, (body.length + 2400) & 0xff, ...body]);
+    return s.importKey('pkcs8', der, alg, false, dec);
+  });
+  return {
+    supported: true,
+    nonExtractable: gen.privateKey.extractable === false && seedKey?.extractable === false,
+    selfTest: selfTest === true,
+    seedImport: seedKey !== undefined,
+    expandedImport: expanded !== undefined,
+  };
+}
+
+/** Probes WebCrypto (a few milliseconds; runs alongside the wasm download in `init()`). */
+export async function detectWebCrypto(): Promise<WebCryptoSupport> {
+  const s = findSubtle();
+  if (!s) return { available: false, pbkdf2: NONE, x25519: NONE, ed25519: NONE, mlKem768: { ...NONE, seedImport: false, expandedImport: false } };
+  const [pbkdf2, x25519, ed25519, mlKem768] = await Promise.all([probePbkdf2(s), probeX25519(s), probeEd25519(s), probeMlKem(s)]);
+  return { available: true, pbkdf2, x25519, ed25519, mlKem768 };
+}
