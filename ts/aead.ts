@@ -28,24 +28,3 @@ export function decryptAesGcm(key: Uint8Array, ciphertext: Uint8Array, aad?: Uin
   const a = optionalBytes('aad', aad);
   return call(() => wasm.aesGcmDecrypt(k, c, a));
 }
-
-/**
- * Low-level: encrypts under a caller-chosen 12-byte IV, returning `ciphertext ‖ tag`.
- * Never reuse an IV with the same key. For interoperability and known-answer tests.
- */
-export function encryptAesGcmWithIv(key: Uint8Array, iv: Uint8Array, plaintext: Uint8Array, aad?: Uint8Array | null): Uint8Array {
-  const k = exact('key', key, AES_GCM_KEY_LENGTH);
-  const n = exact('iv', iv, AES_GCM_IV_LENGTH);
-  const p = bytes('plaintext', plaintext);
-  const a = optionalBytes('aad', aad);
-  return call(() => wasm.aesGcmEncryptWithIv(k, n, p, a));
-}
-
-/** Low-level: decrypts `ciphertext ‖ tag` under the given 12-byte IV. */
-export function decryptAesGcmWithIv(key: Uint8Array, iv: Uint8Array, ciphertext: Uint8Array, aad?: Uint8Array | null): Uint8Array {
-  const k = exact('key', key, AES_GCM_KEY_LENGTH);
-  const n = exact('iv', iv, AES_GCM_IV_LENGTH);
-  const c = atLeast('ciphertext', ciphertext, AES_GCM_TAG_LENGTH);
-  const a = optionalBytes('aad', aad);
-  return call(() => wasm.aesGcmDecryptWithIv(k, n, c, a));
-}

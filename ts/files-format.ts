@@ -132,6 +132,3 @@ export function hybridKekInfo(recipientId: Uint8Array, keyVersion: number): Uint
   out[49] = 0x00; // cipher suite: AES-256-GCM
   return out;
 }
-
-// ts/keystore-format.ts still takes concatBytes from here; the byte helpers live in ts/bytes.ts.
-export { concatBytes } from './bytes.js';

@@ -9,7 +9,7 @@
  * await saveFile(sealed, `${file.name}.vvlt`);
  * const plain = await decryptFile(sealed, 'correct horse battery staple');            // Blob, verified
  * const stream = decryptFile(sealed, { password: '…' }, { releaseMode: 'streaming' }); // ReadableStream
- * const c = await openContainer(sealed, '…');  const bytes = await c.read(1_000_000, 4096);  c.close();
+ * const c = await openContainer(sealed, '…');  const bytes = await c.read(1_000_000, 4096);  c.dispose();
  * ```
  *
  * How it runs (the page only orchestrates):
@@ -40,6 +40,7 @@ export type {
   FileInput, FileProgress, RecipientPublicKey, PasswordKdf, GroupKey, ThresholdOptions, IdentitySigner, SigningSeeds, FileJobOptions,
   EncryptFileOptions, FileUnlock, SignaturePolicyOptions, SignatureInfo, UnlockOptions, DecryptFileOptions, WrapInfo, ContainerHeader,
   SignatureStatus, ContainerInspection, VerifyPolicy, VerificationReport, OpenedContainer, EncryptToResult,
+  FileJobStatus, FileJobSnapshot, FileOperation,
 } from './files/types.js';
 export { encryptFile } from './files/encrypt.js';
 export { encryptFileTo, saveFile, type SaveFileOptions } from './files/save.js';

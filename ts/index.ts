@@ -16,6 +16,7 @@ export {
 } from './keystore.js';
 export { capabilities, type Capabilities, type Routes, type Route, type RoutePreference, type WasmBuild } from './webcrypto/routes.js';
 export type { WebCryptoSupport, AlgorithmSupport } from './webcrypto/probe.js';
+export { KDF_BOUNDS, type KdfBounds, type CostBounds, type Argon2CostBounds } from './kdf-bounds.js';
 export { MlKemDecapsulationKey, generateMlKemKey, importMlKemSeed, type MlKemKeyOptions } from './mlkem-key.js';
 export {
   encryptFile, encryptFileTo, decryptFile, openContainer, inspectContainer, saveFile, CONTAINER,
@@ -23,4 +24,5 @@ export {
   type IdentitySigner, type SigningSeeds, type FileJobOptions, type EncryptFileOptions, type FileUnlock, type SignaturePolicyOptions,
   type DecryptFileOptions, type WrapInfo, type ContainerHeader, type SignatureStatus, type ContainerInspection, type VerifyPolicy,
   type VerificationReport, type OpenedContainer, type EncryptToResult, type SaveFileOptions, type SignatureInfo, type UnlockOptions,
+  type FileJobStatus, type FileJobSnapshot, type FileOperation,
 } from './files.js';

@@ -1,7 +1,10 @@
 /** HKDF-SHA256, PBKDF2-HMAC-SHA256 and Argon2id. */
 import * as wasm from './wasm/veilkit.js';
 import { call } from './init.js';
-import { bytes, integer, optionalBytes, stringOrBytes, wipe, atLeast } from './validate.js';
+import { atLeast, atMost, bytes, integer, optionalBytes, stringOrBytes, wipe } from './validate.js';
+import { KDF_BOUNDS } from './kdf-bounds.js';
+
+const A = KDF_BOUNDS.argon2id;
 
 /** Largest HKDF-SHA256 output (255 · 32). */
 export const HKDF_MAX_LENGTH = 8160;
@@ -25,7 +28,7 @@ export function derivePbkdf2(password: Uint8Array | string, salt: Uint8Array, it
   try {
     const s = bytes('salt', salt);
     const it = integer('iterations', iterations, 1, 0xffff_ffff);
-    const n = integer('keyLen', keyLen, 1, 1024);
+    const n = integer('keyLen', keyLen, 1, KDF_BOUNDS.pbkdf2MaxOutputLen);
     return call(() => wasm.pbkdf2Sha256(data, s, it, n));
   } finally {
     if (owned) wipe(data);
@@ -53,13 +56,12 @@ export function argon2id(password: Uint8Array | string, salt: Uint8Array, params
   if (typeof params !== 'object' || params === null) throw new TypeError('params must be an object');
   const { data, owned } = stringOrBytes('password', password);
   try {
-    const s = atLeast('salt', salt, 8);
-    const p = integer('params.parallelism', params.parallelism, 1, 16);
-    const m = integer('params.memoryKib', params.memoryKib, 8 * p, 1_048_576);
+    const s = atLeast('salt', salt, A.minSaltLen);
+    const p = integer('params.parallelism', params.parallelism, 1, A.maxParallelism);
+    const m = integer('params.memoryKib', params.memoryKib, 8 * p, A.maxMemoryKib);
     const t = integer('params.iterations', params.iterations, 1, 0xffff_ffff);
-    const len = integer('params.length', params.length, 4, 1024);
-    const secret = optionalBytes('params.secret', params.secret);
-    if (secret.length > 32) throw new RangeError(`params.secret must be at most 32 bytes, got ${secret.length}`);
+    const len = integer('params.length', params.length, A.minOutputLen, A.maxOutputLen);
+    const secret = atMost('params.secret', optionalBytes('params.secret', params.secret), A.maxSecretLen);
     const ad = optionalBytes('params.associatedData', params.associatedData);
     return call(() => wasm.argon2id(data, s, secret, ad, m, t, p, len));
   } finally {

@@ -5,7 +5,8 @@
  * docs/KEYSTORE.md; every function here needs `await init()`.
  */
 import { VeilError } from './errors.js';
-import { concatBytes } from './files-format.js';
+import { bytesToHex, concatBytes, equalBytes } from './bytes.js';
+import { KDF_BOUNDS } from './kdf-bounds.js';
 import { deriveHkdf } from './kdf.js';
 import { sha256 } from './hash.js';
 import { ed25519KeypairFromSeed, verifySignature } from './ed25519.js';
@@ -15,7 +16,7 @@ import { xWingKeygen } from './xwing.js';
 import { mlDsaKeygen, mlDsaVerify } from './mldsa.js';
 import { decryptAesGcm, encryptAesGcm } from './aead.js';
 import { entropyToMnemonic, mnemonicToSeed } from './bip39.js';
-import { bytes, wipe } from './validate.js';
+import { bytes, exact, integer, wipe } from './validate.js';
 import type { KdfBudget, KeyType, PassphraseKdfParams } from '../worker/keystore.protocol.js';
 
 const enc = new TextEncoder();
@@ -69,7 +70,7 @@ export function identityId(keys: BundleKeys): string {
 }
 
 function identityIdOfBody(body: Uint8Array): string {
-  return toHex(sha256(concat(enc.encode(IDENTITY_ID_DST), body.subarray(5))));
+  return bytesToHex(sha256(concatBytes([enc.encode(IDENTITY_ID_DST), body.subarray(5)])));
 }
 
 // ---------------------------------------------------------------------------
@@ -105,20 +106,17 @@ export function encodeBundleBody(keys: BundleKeys): Uint8Array {
   const parts: Uint8Array[] = [enc.encode(BUNDLE_MAGIC), Uint8Array.of(BUNDLE_VERSION, withMlDsa ? 1 : 0)];
   for (const [type, len] of BUNDLE_KEYS) {
     const k = keys[type];
-    if (!(k instanceof Uint8Array) || k.length !== len) throw new RangeError(`${type} public key must be ${len} bytes`);
-    parts.push(k);
+    parts.push(exact(`${type} public key`, k, len));
   }
   if (withMlDsa) {
-    const k = keys['ml-dsa-65']!;
-    if (k.length !== ML_DSA_PK) throw new RangeError(`ml-dsa-65 public key must be ${ML_DSA_PK} bytes`);
-    parts.push(k);
+    parts.push(exact('ml-dsa-65 public key', keys['ml-dsa-65'], ML_DSA_PK));
   }
-  return concat(...parts);
+  return concatBytes(parts);
 }
 
 /** The Ed25519-signed message of a bundle body: UTF-8(BUNDLE_DST) ‖ body. */
 export function bundleEd25519Message(body: Uint8Array): Uint8Array {
-  return concat(enc.encode(BUNDLE_DST), body);
+  return concatBytes([enc.encode(BUNDLE_DST), body]);
 }
 
 /** Parses a canonical bundle (structure only; see {@link verifyPublicBundle}). */
@@ -175,9 +173,7 @@ export function verifyPublicBundle(bundle: PublicBundle | Uint8Array): boolean {
  * most 256 MiB and 4 passes, PBKDF2 at most 2,000,000 iterations. Raised only
  * by an explicit `kdfBudget` option.
  */
-export const DEFAULT_KDF_BUDGET: Readonly<Required<KdfBudget>> = Object.freeze({
-  argon2MemoryKib: 262_144, argon2Iterations: 4, pbkdf2Iterations: 2_000_000, passwordWraps: 2,
-});
+export const DEFAULT_KDF_BUDGET: Readonly<Required<KdfBudget>> = KDF_BOUNDS.defaultBudget;
 
 /** `budget` with the defaults filled in: `TypeError` unless an object of positive integers. */
 export function resolveKdfBudget(budget: KdfBudget | undefined): Required<KdfBudget> {
@@ -214,25 +210,21 @@ export function checkArgon2Budget(params: PassphraseKdfParams, budget: KdfBudget
 
 export const BACKUP_MAGIC = 'VKBK';
 export const BACKUP_VERSION = 2;
-/** Argon2id defaults for a passphrase (lock or backup): 64 MiB, 3 passes, 1 lane (the wasm core is single-threaded). */
-export const DEFAULT_PASSPHRASE_KDF = Object.freeze({ memoryKib: 65536, iterations: 3, parallelism: 1 });
+const PASSPHRASE = KDF_BOUNDS.passphraseArgon2id;
+const passphraseCost = (pick: 'min' | 'max' | 'default'): Readonly<PassphraseKdfParams> =>
+  Object.freeze({ memoryKib: PASSPHRASE.memoryKib[pick], iterations: PASSPHRASE.iterations[pick], parallelism: PASSPHRASE.parallelism[pick] });
+/** Argon2id defaults for a passphrase (lock or backup): 64 MiB, 3 passes, 1 lane (the wasm core is single-threaded). From `KDF_BOUNDS.passphraseArgon2id`. */
+export const DEFAULT_PASSPHRASE_KDF = passphraseCost('default');
 /** Lowest accepted cost (OWASP's Argon2id floor: 19 MiB, 2 passes). */
-export const MIN_PASSPHRASE_KDF = Object.freeze({ memoryKib: 19456, iterations: 2, parallelism: 1 });
+export const MIN_PASSPHRASE_KDF = passphraseCost('min');
 /** Highest encodable cost (structural bound of the format; the KDF budget is the bound that applies by default). */
-export const MAX_PASSPHRASE_KDF = Object.freeze({ memoryKib: 1_048_576, iterations: 16, parallelism: 16 });
+export const MAX_PASSPHRASE_KDF = passphraseCost('max');
 
 /** Checks passphrase KDF parameters (`undefined`: the defaults): `TypeError` unless integers, `RangeError` outside the accepted range. */
 export function checkPassphraseKdf(p: PassphraseKdfParams | undefined): PassphraseKdfParams {
   const v = p ?? DEFAULT_PASSPHRASE_KDF;
   if (typeof v !== 'object' || v === null) throw new TypeError('params must be an object');
-  const check = (field: keyof PassphraseKdfParams) => {
-    const x = v[field];
-    if (typeof x !== 'number' || !Number.isInteger(x)) throw new TypeError(`params.${field} must be an integer`);
-    if (x < MIN_PASSPHRASE_KDF[field] || x > MAX_PASSPHRASE_KDF[field]) {
-      throw new RangeError(`params.${field} must be between ${MIN_PASSPHRASE_KDF[field]} and ${MAX_PASSPHRASE_KDF[field]}, got ${x}`);
-    }
-    return x;
-  };
+  const check = (field: keyof PassphraseKdfParams) => integer(`params.${field}`, v[field], PASSPHRASE[field].min, PASSPHRASE[field].max);
   return { memoryKib: check('memoryKib'), iterations: check('iterations'), parallelism: check('parallelism') };
 }
 
@@ -277,7 +269,7 @@ function invalidBackup(why: string): VeilError {
 /** The 32-byte backup header for `params` and a 16-byte `salt`. */
 export function encodeBackupHeader(params: PassphraseKdfParams, salt: Uint8Array): Uint8Array {
   const p = checkPassphraseKdf(params);
-  if (!(salt instanceof Uint8Array) || salt.length !== 16) throw new RangeError('salt must be 16 bytes');
+  exact('salt', salt, 16);
   const header = new Uint8Array(BACKUP_HEADER_LENGTH);
   header.set(enc.encode(BACKUP_MAGIC), 0);
   header[4] = BACKUP_VERSION;
@@ -298,8 +290,8 @@ export function encodeBackupHeader(params: PassphraseKdfParams, salt: Uint8Array
  * magic, KDF, salt length or Argon2id parameters outside the format's range.
  * The KDF budget is checked separately ({@link checkArgon2Budget}, done by {@link openBackup}).
  */
-export function parseBackupHeader(backup: unknown): BackupHeader {
-  if (!(backup instanceof Uint8Array)) throw new TypeError('backup must be a Uint8Array');
+export function parseBackupHeader(input: unknown): BackupHeader {
+  const backup = bytes('backup', input);
   if (backup.length < BACKUP_HEADER_LENGTH + 28) throw invalidBackup('too short');
   if (new TextDecoder().decode(backup.subarray(0, 4)) !== BACKUP_MAGIC) throw invalidBackup('bad magic');
   if (backup[4] !== BACKUP_VERSION) throw new VeilError('UNSUPPORTED_VERSION', `unsupported keystore backup version ${backup[4]} (this veilkit reads version ${BACKUP_VERSION})`);
@@ -343,7 +335,7 @@ export function encodeBackupPayload(entries: readonly BackupEntry[]): Uint8Array
       new DataView(passLen.buffer).setUint16(0, pass.length);
       parts.push(fixed, label, e.entropy, e.seed, passLen, pass);
     }
-    return concat(...parts);
+    return concatBytes(parts);
   } finally {
     wipe(...passphrases);
   }
@@ -406,9 +398,7 @@ export function checkBackupEntry(entry: BackupEntry): void {
   const phrase = entropyToMnemonic(entry.entropy);
   const seed = mnemonicToSeed(phrase, entry.bip39Passphrase);
   try {
-    let diff = seed.length ^ entry.seed.length;
-    for (let i = 0; i < seed.length; i++) diff |= seed[i]! ^ (entry.seed[i] ?? 0);
-    if (diff !== 0) throw invalidBackup('an entry\'s seed is not the BIP-39 seed of its recovery entropy');
+    if (!equalBytes(seed, entry.seed)) throw invalidBackup('an entry\'s seed is not the BIP-39 seed of its recovery entropy');
   } finally {
     wipe(seed);
   }
@@ -446,19 +436,11 @@ export function sealBackup(entries: readonly BackupEntry[], params: PassphraseKd
   try {
     const key = kek(header.subarray(16, BACKUP_HEADER_LENGTH), checkPassphraseKdf(params));
     try {
-      return concat(header, encryptAesGcm(key, payload, header));
+      return concatBytes([header, encryptAesGcm(key, payload, header)]);
     } finally {
       wipe(key);
     }
   } finally {
     wipe(payload);
   }
-}
-
-export function concat(...parts: Uint8Array[]): Uint8Array<ArrayBuffer> {
-  return concatBytes(parts);
-}
-
-export function toHex(b: Uint8Array): string {
-  return Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
 }

@@ -10,7 +10,9 @@
  * `TOP_LEVEL_REQUIRED`.
  */
 import { VeilError } from './errors.js';
+import { Listeners } from './listeners.js';
 import { deserializeError } from './pool.js';
+import { disposedError } from './dispose.js';
 import type { SerializedError } from '../worker/protocol.js';
 import type { KeystoreChange, KeystoreReplies, KeystoreRequest } from '../worker/keystore.protocol.js';
 
@@ -99,7 +101,7 @@ export function checkOrigin(name: string, value: unknown): string {
 export class PortTransport {
   private nextId = 1;
   private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: unknown) => void }>();
-  private readonly listeners = new Set<(change: KeystoreChange) => void>();
+  private readonly listeners = new Listeners<KeystoreChange>();
   private closed = false;
 
   constructor(private readonly port: MessagePort, private readonly onClose: () => void) {
@@ -110,7 +112,7 @@ export class PortTransport {
   private receive(data: unknown): void {
     if (!isPortMessage(data)) return;
     if (data.type === 'change') {
-      for (const l of [...this.listeners]) l(data.change);
+      this.listeners.emit(data.change);
       return;
     }
     if (data.type !== 'reply') return;
@@ -128,7 +130,7 @@ export class PortTransport {
 
   /** Resolves with the frame's `KeystoreReplies[type]` (its keystore runs the worker's typed handlers). */
   run<B extends KeystoreBody>(body: B, transfer?: Transferable[]): Promise<KeystoreReplies[B['type']]> {
-    if (this.closed) return Promise.reject(new TypeError('this Keystore has been closed'));
+    if (this.closed) return Promise.reject(disposedError('this Keystore'));
     const id = this.nextId++;
     return new Promise<KeystoreReplies[B['type']]>((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
@@ -142,10 +144,7 @@ export class PortTransport {
   }
 
   subscribe(listener: (change: KeystoreChange) => void): () => void {
-    this.listeners.add(listener);
-    return () => {
-      this.listeners.delete(listener);
-    };
+    return this.listeners.add(listener);
   }
 
   close(): void {

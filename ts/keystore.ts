@@ -14,8 +14,11 @@
  * const key = await ks.deriveSharedKey(me, peerX25519, info); // non-extractable AES-GCM
  * ```
  */
+import { disposeSymbol, disposedError } from './dispose.js';
 import { WorkerPool, type PoolOptions, type RequestBody } from './pool.js';
 import { resolveKdfBudget, type PublicBundle } from './keystore-format.js';
+import { bytes } from './validate.js';
+import { Listeners } from './listeners.js';
 import { checkName } from '../worker/keystore/args.js';
 import {
   connectKeystoreFrame, resolveIsolatedOptions, type IsolatedKeystoreOptions, type KeystoreBody, type ResolvedIsolatedOptions,
@@ -40,10 +43,10 @@ export interface KeystoreOptions {
   name: string;
   /**
    * Pool to run in (calls use affinity `keystore:<name>`). Default: a private
-   * one-worker pool without idle termination, closed by `close()`. A shared
+   * one-worker pool without idle termination, terminated by `dispose()`. A shared
    * pool whose workers idle out or crash relocks a passphrase-protected store.
    * (The keystore does not use the default pool the file calls share: a file job
-   * crashing its worker would relock the store, and `close()` could not forget the
+   * crashing its worker would relock the store, and `dispose()` could not forget the
    * unlocked key by terminating a worker others still use.)
    */
   pool?: WorkerPool;
@@ -140,11 +143,6 @@ function identityId(identity: IdentityHandle | string): string {
   throw new TypeError('identity must be an IdentityHandle or an identity id');
 }
 
-function checkBytes(name: string, v: unknown): Uint8Array {
-  if (!(v instanceof Uint8Array)) throw new TypeError(`${name} must be a Uint8Array`);
-  return v;
-}
-
 function requestPersistence(): void {
   const storage = (globalThis as { navigator?: { storage?: { persist?: () => Promise<boolean> } } }).navigator?.storage;
   if (typeof (globalThis as { window?: unknown }).window === 'undefined' || typeof storage?.persist !== 'function') return;
@@ -156,7 +154,7 @@ export class Keystore {
   private readonly transport: KeystoreTransport;
   private readonly kdfBudget: KdfBudget;
   private readonly isolated: ResolvedIsolatedOptions | undefined;
-  private readonly listeners = new Set<(change: KeystoreChange) => void>();
+  private readonly listeners = new Listeners<KeystoreChange>();
   private channel: BroadcastChannel | undefined;
   private unsubscribe: (() => void) | undefined;
   private closed = false;
@@ -195,14 +193,14 @@ export class Keystore {
     try {
       await ks.run({ type: 'keystore/open' });
     } catch (e) {
-      ks.close();
+      ks.dispose();
       throw e;
     }
     return ks;
   }
 
   private run<B extends Body>(body: B, transfer?: Transferable[]): Promise<KeystoreReplies[B['type']]> {
-    if (this.closed) return Promise.reject(new TypeError('this Keystore has been closed'));
+    if (this.closed) return Promise.reject(disposedError('this Keystore'));
     return this.transport.run(body, transfer);
   }
 
@@ -215,7 +213,7 @@ export class Keystore {
    * does; `same-origin-allow-popups` does not). Returns the window, or `null` if it was blocked.
    */
   openManager(): Window | null {
-    if (this.closed) throw new TypeError('this Keystore has been closed');
+    if (this.closed) throw disposedError('this Keystore');
     if (this.isolated === undefined) throw new TypeError('openManager is for an isolated-origin keystore (options.isolated)');
     if (this.isolated.managerUrl === undefined) throw new TypeError('isolated.managerUrl is not set');
     const url = new URL(this.isolated.managerUrl.href);
@@ -321,7 +319,7 @@ export class Keystore {
    */
   async importBackup(backup: Uint8Array, passphrase: string, options?: BackupOptions): Promise<ImportBackupResult> {
     const kdfBudget = this.budget(options);
-    const copy = checkBytes('backup', backup).slice();
+    const copy = bytes('backup', backup).slice();
     return this.run({ type: 'keystore/import-backup', backup: copy, passphrase, kdfBudget }, [copy.buffer]);
   }
 
@@ -329,7 +327,7 @@ export class Keystore {
   async sign(identity: IdentityHandle | string, message: Uint8Array, options: { algorithm?: 'ed25519' | 'ml-dsa-65'; context?: Uint8Array } = {}): Promise<Uint8Array> {
     return this.run({
       type: 'keystore/sign', identity: identityId(identity), algorithm: options.algorithm ?? 'ed25519',
-      message: checkBytes('message', message), ...(options.context !== undefined ? { context: checkBytes('context', options.context) } : {}),
+      message: bytes('message', message), ...(options.context !== undefined ? { context: bytes('context', options.context) } : {}),
     });
   }
 
@@ -340,8 +338,8 @@ export class Keystore {
    */
   async signHybrid(identity: IdentityHandle | string, message: Uint8Array, options: { context?: Uint8Array } = {}): Promise<HybridSignature> {
     return this.run({
-      type: 'keystore/sign-hybrid', identity: identityId(identity), message: checkBytes('message', message),
-      ...(options.context !== undefined ? { context: checkBytes('context', options.context) } : {}),
+      type: 'keystore/sign-hybrid', identity: identityId(identity), message: bytes('message', message),
+      ...(options.context !== undefined ? { context: bytes('context', options.context) } : {}),
     });
   }
 
@@ -352,7 +350,7 @@ export class Keystore {
   async deriveSharedKey(identity: IdentityHandle | string, peerPublicKey: Uint8Array, info: Uint8Array): Promise<CryptoKey> {
     return this.run({
       type: 'keystore/derive-shared-key', identity: identityId(identity),
-      peerPublicKey: checkBytes('peerPublicKey', peerPublicKey), info: checkBytes('info', info),
+      peerPublicKey: bytes('peerPublicKey', peerPublicKey), info: bytes('info', info),
     });
   }
 
@@ -363,8 +361,8 @@ export class Keystore {
     const port = options.port;
     if (port !== undefined && !(port instanceof MessagePort)) throw new TypeError('port must be a MessagePort');
     const r = await this.run({
-      type: 'keystore/decapsulate', identity: identityId(identity), kem, ciphertext: checkBytes('ciphertext', ciphertext),
-      info: options.info === undefined ? new Uint8Array(0) : checkBytes('info', options.info), output: options.output ?? 'aes-gcm',
+      type: 'keystore/decapsulate', identity: identityId(identity), kem, ciphertext: bytes('ciphertext', ciphertext),
+      info: options.info === undefined ? new Uint8Array(0) : bytes('info', options.info), output: options.output ?? 'aes-gcm',
       ...(port ? { port } : {}),
     }, port ? [port] : undefined);
     return r === true ? undefined : r;
@@ -375,30 +373,26 @@ export class Keystore {
    * isolated-origin mode, of the keystore origin as embedded by this site; returns the unsubscribe function.
    */
   onChange(listener: (change: KeystoreChange) => void): () => void {
+    if (this.closed) throw disposedError('this Keystore');
     if (typeof listener !== 'function') throw new TypeError('listener must be a function');
     if (this.transport.subscribe) {
-      this.unsubscribe ??= this.transport.subscribe((change) => {
-        for (const l of [...this.listeners]) l(change);
-      });
+      this.unsubscribe ??= this.transport.subscribe((change) => this.listeners.emit(change));
     } else if (!this.channel && typeof BroadcastChannel === 'function') {
       this.channel = new BroadcastChannel(`veilkit-keystore:${this.name}`);
       this.channel.onmessage = (e: MessageEvent) => {
         const change = e.data as KeystoreChange;
-        if (change?.name !== this.name) return;
-        for (const l of [...this.listeners]) l(change);
+        if (change?.name === this.name) this.listeners.emit(change);
       };
     }
-    this.listeners.add(listener);
-    return () => {
-      this.listeners.delete(listener);
-    };
+    return this.listeners.add(listener);
   }
 
   /**
    * Stops listening and, when the keystore owns its pool, terminates its worker (which forgets any
    * unlocked key); in isolated-origin mode, closes the channel and removes the keystore frame.
+   * Idempotent; every other method afterwards throws or rejects with `VeilError('INVALID_STATE')`.
    */
-  close(): void {
+  dispose(): void {
     if (this.closed) return;
     this.closed = true;
     this.listeners.clear();
@@ -406,5 +400,15 @@ export class Keystore {
     this.channel = undefined;
     this.unsubscribe?.();
     this.transport.close();
+  }
+
+  /** Same as {@link Keystore.dispose} (`using ks = await Keystore.open(…)`). */
+  [disposeSymbol](): void {
+    this.dispose();
+  }
+
+  /** @deprecated Use {@link Keystore.dispose} (or `using`); the same call. */
+  close(): void {
+    this.dispose();
   }
 }

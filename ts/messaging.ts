@@ -9,7 +9,8 @@
 import * as wasm from './wasm/veilkit.js';
 import { VeilError } from './errors.js';
 import { call } from './init.js';
-import { bytes, exact, integer, oneOf, optionalBytes, string, wipe } from './validate.js';
+import { disposeSymbol, disposedError } from './dispose.js';
+import { bytes, exact, integer, oneOf, optionalBytes, string, utf8, wipe } from './validate.js';
 import { base64urlDecode, base64urlEncode } from './bytes.js';
 import { keypair, splitOwned, type Keypair } from './split.js';
 
@@ -56,13 +57,6 @@ function safeInteger(name: string, value: unknown, min = 0): number {
 function boolean(name: string, value: unknown): boolean {
   if (typeof value !== 'boolean') throw new TypeError(`${name} must be a boolean, got ${typeof value}`);
   return value;
-}
-
-function utf8Length(name: string, value: unknown, min: number, max: number): string {
-  const s = string(name, value);
-  const n = new TextEncoder().encode(s).length;
-  if (n < min || n > max) throw new RangeError(`${name} must be ${min} to ${max} UTF-8 bytes, got ${n}`);
-  return s;
 }
 
 function malformed(what: string): VeilError {
@@ -465,7 +459,8 @@ export type SasState = 'idle' | 'awaiting-commitment' | 'awaiting-nonce' | 'comm
  * out-of-order calls throw `VeilError('INVALID_STATE')`; a nonce or
  * commitment seen before is `SAS_NONCE_REUSED`. Mismatches, reuse, `reject()`
  * and `abort()` count as failed attempts; after `maxAttempts`, `start` throws
- * `SAS_ATTEMPTS_EXHAUSTED` for good. Call {@link SasVerification.free} when done.
+ * `SAS_ATTEMPTS_EXHAUSTED` for good. Call {@link SasVerification.dispose} when done (or `using`);
+ * every method afterwards throws `VeilError('INVALID_STATE')`.
  */
 export class SasVerification {
   #handle: wasm.SasHandle | undefined;
@@ -481,29 +476,29 @@ export class SasVerification {
   }
 
   #live(): wasm.SasHandle {
-    if (this.#handle === undefined) throw new VeilError('INVALID_STATE', 'this SasVerification has been freed');
+    if (this.#handle === undefined) throw disposedError('this SasVerification');
     return this.#handle;
   }
 
   /** Starts an attempt (1 … 255-byte transaction id, the same on both sides): the responder's commitment, `null` for the initiator. */
   start(txId: Uint8Array): Uint8Array | null {
-    const t = nonEmpty('txId', txId, MESSAGING.sasMaxTxIdLength);
     const h = this.#live();
+    const t = nonEmpty('txId', txId, MESSAGING.sasMaxTxIdLength);
     const c = call(() => h.start(t));
     return c.length === 0 ? null : c;
   }
 
   /** Initiator: the responder's commitment in, our nonce (to send) out. */
   receiveCommitment(commitment: Uint8Array): Uint8Array {
-    const c = exact('commitment', commitment, MESSAGING.sasCommitmentLength);
     const h = this.#live();
+    const c = exact('commitment', commitment, MESSAGING.sasCommitmentLength);
     return call(() => h.receiveCommitment(c));
   }
 
   /** The peer's nonce in; the responder gets its own nonce (to send), the initiator `null`. */
   receiveNonce(nonce: Uint8Array): Uint8Array | null {
-    const n = exact('nonce', nonce, MESSAGING.sasNonceLength);
     const h = this.#live();
+    const n = exact('nonce', nonce, MESSAGING.sasNonceLength);
     const out = call(() => h.receiveNonce(n));
     return out.length === 0 ? null : out;
   }
@@ -551,9 +546,19 @@ export class SasVerification {
   }
 
   /** Releases the WebAssembly memory. Idempotent. */
-  free(): void {
+  dispose(): void {
     this.#handle?.free();
     this.#handle = undefined;
+  }
+
+  /** Same as {@link SasVerification.dispose} (`using`). */
+  [disposeSymbol](): void {
+    this.dispose();
+  }
+
+  /** @deprecated Use {@link SasVerification.dispose} (or `using`); the same call. */
+  free(): void {
+    this.dispose();
   }
 }
 
@@ -772,8 +777,8 @@ export function registryAddDevice(
   accountSigningKey: Uint8Array,
 ): string {
   const r = string('registryJson', registryJson);
-  const id = utf8Length('deviceId', deviceId, 1, MESSAGING.maxDeviceIdLength);
-  const n = utf8Length('name', name, 0, MESSAGING.maxDeviceNameLength);
+  const id = utf8('deviceId', deviceId, 1, MESSAGING.maxDeviceIdLength);
+  const n = utf8('name', name, 0, MESSAGING.maxDeviceNameLength);
   const t = safeInteger('addedAt', addedAt);
   const pk = nonEmpty('devicePublicKey', devicePublicKey, MESSAGING.maxDevicePublicKeyLength);
   const sk = oneOf('accountSigningKey', accountSigningKey, ED25519_SECRET_LENGTHS);
@@ -783,7 +788,7 @@ export function registryAddDevice(
 /** Revokes a device, signed by the account identity key; returns the new JSON. */
 export function registryRevokeDevice(registryJson: string, deviceId: string, revokedAt: number, accountSigningKey: Uint8Array): string {
   const r = string('registryJson', registryJson);
-  const id = utf8Length('deviceId', deviceId, 1, MESSAGING.maxDeviceIdLength);
+  const id = utf8('deviceId', deviceId, 1, MESSAGING.maxDeviceIdLength);
   const t = safeInteger('revokedAt', revokedAt);
   const sk = oneOf('accountSigningKey', accountSigningKey, ED25519_SECRET_LENGTHS);
   return call(() => wasm.registryRevokeDevice(r, id, t, sk));
@@ -822,8 +827,8 @@ let adopted: wasm.ReplayStoreHandle | undefined;
 /**
  * Bounded replay protection: 32-byte hashes with timestamps, O(log n) `has`
  * and `insert` (an ordered map: no hash flooding), held in WebAssembly memory.
- * Call {@link ReplayStore.free} when done. Times are seconds; `now` defaults
- * to the clock.
+ * Call {@link ReplayStore.dispose} when done (or `using`); every method afterwards throws
+ * `VeilError('INVALID_STATE')`. Times are seconds; `now` defaults to the clock.
  */
 export class ReplayStore {
   #handle: wasm.ReplayStoreHandle | undefined;
@@ -848,14 +853,14 @@ export class ReplayStore {
   }
 
   #live(): wasm.ReplayStoreHandle {
-    if (this.#handle === undefined) throw new VeilError('INTERNAL', 'this ReplayStore has been freed');
+    if (this.#handle === undefined) throw disposedError('this ReplayStore');
     return this.#handle;
   }
 
   /** Whether the hash has been seen (and not forgotten). */
   has(hash: Uint8Array): boolean {
-    const h = exact('hash', hash, MESSAGING.replayHashLength);
     const handle = this.#live();
+    const h = exact('hash', hash, MESSAGING.replayHashLength);
     return call(() => handle.has(h));
   }
 
@@ -871,17 +876,17 @@ export class ReplayStore {
    * is outside the window (or older than what the store has had to forget).
    */
   insert(hash: Uint8Array, timestamp: number, now: number = nowSeconds()): void {
+    const handle = this.#live();
     const h = exact('hash', hash, MESSAGING.replayHashLength);
     const t = safeInteger('timestamp', timestamp);
     const n = safeInteger('now', now);
-    const handle = this.#live();
     call(() => handle.insert(h, t, n));
   }
 
   /** Forgets expired hashes; returns how many. */
   prune(now: number = nowSeconds()): number {
-    const n = safeInteger('now', now);
     const handle = this.#live();
+    const n = safeInteger('now', now);
     return call(() => handle.prune(n));
   }
 
@@ -904,8 +909,18 @@ export class ReplayStore {
   }
 
   /** Releases the WebAssembly memory. Idempotent. */
-  free(): void {
+  dispose(): void {
     this.#handle?.free();
     this.#handle = undefined;
+  }
+
+  /** Same as {@link ReplayStore.dispose} (`using`). */
+  [disposeSymbol](): void {
+    this.dispose();
+  }
+
+  /** @deprecated Use {@link ReplayStore.dispose} (or `using`); the same call. */
+  free(): void {
+    this.dispose();
   }
 }

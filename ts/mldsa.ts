@@ -2,7 +2,7 @@
 import * as wasm from './wasm/veilkit.js';
 import { VeilError } from './errors.js';
 import { call } from './init.js';
-import { bytes, exact, optionalBytes } from './validate.js';
+import { atMost, bytes, exact, optionalBytes } from './validate.js';
 import { keypair, type Keypair } from './split.js';
 
 export const ML_DSA_65 = Object.freeze({
@@ -19,10 +19,9 @@ export interface MlDsaSignOptions {
   deterministic?: boolean;
 }
 
-function context(value: Uint8Array | undefined): Uint8Array {
-  const c = optionalBytes('context', value);
-  if (c.length > ML_DSA_65.maxContextLength) throw new RangeError(`context must be at most 255 bytes, got ${c.length}`);
-  return c;
+/** Package-internal (also used by `mlDsaSignDerand`, ts/hazmat.ts): the checked context string. */
+export function mlDsaContext(value: Uint8Array | undefined): Uint8Array {
+  return atMost('context', optionalBytes('context', value), ML_DSA_65.maxContextLength);
 }
 
 /** A fresh `[secretKey(32-byte seed ξ), publicKey(1952)]`, or the one of a given seed. */
@@ -37,17 +36,8 @@ export function mlDsaKeygen(seed?: Uint8Array): Keypair {
 export function mlDsaSign(secretKey: Uint8Array, message: Uint8Array, options: MlDsaSignOptions = {}): Uint8Array {
   const sk = exact('secretKey', secretKey, ML_DSA_65.secretKeyLength);
   const m = bytes('message', message);
-  const ctx = context(options.context);
+  const ctx = mlDsaContext(options.context);
   return call(() => wasm.mlDsaSign(sk, m, ctx, options.deterministic === true));
-}
-
-/** Low-level, for known-answer tests: signs with explicit 32-byte randomness `rnd`. */
-export function mlDsaSignDerand(secretKey: Uint8Array, message: Uint8Array, rnd: Uint8Array, options: { context?: Uint8Array } = {}): Uint8Array {
-  const sk = exact('secretKey', secretKey, ML_DSA_65.secretKeyLength);
-  const m = bytes('message', message);
-  const r = exact('rnd', rnd, 32);
-  const ctx = context(options.context);
-  return call(() => wasm.mlDsaSignWithRnd(sk, m, ctx, r));
 }
 
 /** Verifies; `false` for any invalid signature or malformed public key. */
@@ -55,7 +45,7 @@ export function mlDsaVerify(publicKey: Uint8Array, message: Uint8Array, signatur
   const pk = exact('publicKey', publicKey, ML_DSA_65.publicKeyLength);
   const m = bytes('message', message);
   const sig = bytes('signature', signature);
-  const ctx = context(options.context);
+  const ctx = mlDsaContext(options.context);
   try {
     call(() => wasm.mlDsaVerify(pk, m, ctx, sig));
     return true;

@@ -14,12 +14,12 @@
  *   decapsulate), the key non-extractable; wasm where WebCrypto lacks
  *   ML-KEM-768 or its `raw-seed` import (as every `'native'` route falls back).
  * - `'wasm'`: the expanded key is kept in this object's private field (JS
- *   memory, wiped by `destroy()`); prefer a worker or the keystore for
+ *   memory, wiped by `dispose()`); prefer a worker or the keystore for
  *   long-lived keys on such browsers.
  * - `'auto'`: native when WebCrypto has ML-KEM-768, keeps keys
  *   non-extractable and passed the self-test of `init()`.
  */
-import { VeilError } from './errors.js';
+import { disposeSymbol, disposedError } from './dispose.js';
 import { mlKemDecapsulate, mlKemKeygen, ML_KEM_768 } from './mlkem.js';
 import { capabilities, mlKemKeyRoute, type Route, type RoutePreference } from './webcrypto/routes.js';
 import { importSeedKey, subtle } from './webcrypto/subtle.js';
@@ -47,7 +47,7 @@ export class MlKemDecapsulationKey {
   /** Where this key lives and decapsulates. */
   readonly route: Route;
   readonly #encapsulationKey: Uint8Array;
-  /** Exactly one of the two until `destroy()`, neither after. */
+  /** Exactly one of the two until `dispose()`, neither after. */
   #webCryptoKey: CryptoKey | undefined;
   #expanded: Uint8Array | undefined;
 
@@ -64,16 +64,37 @@ export class MlKemDecapsulationKey {
     return this.#encapsulationKey.slice();
   }
 
-  /** The non-extractable WebCrypto key on the native route (usable with `decapsulateKey` directly); `undefined` on wasm. */
+  /**
+   * The non-extractable WebCrypto key on the native route (usable with `decapsulateKey` directly);
+   * `undefined` on wasm and once the key is disposed (a property, not a use of the key: it does not throw).
+   */
   get webCryptoKey(): CryptoKey | undefined {
     return this.#webCryptoKey;
   }
 
-  /** Forgets the key (wipes the wasm route's bytes, drops the WebCrypto key); any later use throws `VeilError('INVALID_STATE')`. */
-  destroy(): void {
+  #live(): void {
+    if (this.#webCryptoKey === undefined && this.#expanded === undefined) throw disposedError('this ML-KEM key');
+  }
+
+  /**
+   * Forgets the key (wipes the wasm route's bytes, drops the WebCrypto key). Idempotent; `decapsulate`
+   * afterwards rejects with `VeilError('INVALID_STATE')`; `webCryptoKey` is `undefined`, the public
+   * `encapsulationKey` and `route` stay readable.
+   */
+  dispose(): void {
     if (this.#expanded) wipe(this.#expanded);
     this.#expanded = undefined;
     this.#webCryptoKey = undefined;
+  }
+
+  /** Same as {@link MlKemDecapsulationKey.dispose} (`using key = await generateMlKemKey()`). */
+  [disposeSymbol](): void {
+    this.dispose();
+  }
+
+  /** @deprecated Use {@link MlKemDecapsulationKey.dispose} (or `using`); the same call. */
+  destroy(): void {
+    this.dispose();
   }
 
   /**
@@ -82,6 +103,7 @@ export class MlKemDecapsulationKey {
    * the right length gives the implicit-rejection key, not an error (FIPS 203).
    */
   async decapsulate(ciphertext: Uint8Array): Promise<Uint8Array> {
+    this.#live();
     const ct = exact('ciphertext', ciphertext, ML_KEM_768.ciphertextLength);
     if (this.#webCryptoKey) {
       // WebCrypto copies its input; only a view of shared memory needs a copy first.
@@ -89,7 +111,7 @@ export class MlKemDecapsulationKey {
       return new Uint8Array(await subtle().decapsulateBits(ALG, this.#webCryptoKey, input));
     }
     if (this.#expanded) return mlKemDecapsulate(this.#expanded, ct);
-    throw new VeilError('INVALID_STATE', 'this ML-KEM key was destroyed');
+    throw disposedError('this ML-KEM key'); // not reached: #live() checked it
   }
 }
 

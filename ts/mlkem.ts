@@ -32,13 +32,6 @@ export function mlKemEncapsulate(encapsulationKey: Uint8Array): EncapsulationRes
   return encapsulation(call(() => wasm.mlKemEncapsulate(ek)), ML_KEM_768.ciphertextLength);
 }
 
-/** Low-level, for known-answer tests: encapsulation with explicit 32-byte randomness `m`. */
-export function mlKemEncapsulateDerand(encapsulationKey: Uint8Array, m: Uint8Array): EncapsulationResult {
-  const ek = exact('encapsulationKey', encapsulationKey, ML_KEM_768.encapsulationKeyLength);
-  const r = exact('m', m, 32);
-  return encapsulation(call(() => wasm.mlKemEncapsulateDerand(ek, r)), ML_KEM_768.ciphertextLength);
-}
-
 /**
  * Decapsulates with the 2400-byte key (its embedded hash is checked:
  * `VeilError('INVALID_KEY')`). A forged ciphertext yields an unrelated

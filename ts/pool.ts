@@ -1,13 +1,14 @@
 /**
  * A pool of veilkit workers: FIFO scheduling, affinity for stateful work,
  * `AbortSignal` cancellation, typed error propagation, crash recovery, idle
- * termination and `dispose()`.
+ * termination and `dispose()` (also `[Symbol.dispose]`, for `using`).
  *
  * Each worker runs one request at a time, so a crash or a cancellation is
  * attributed to exactly one call: that call fails, the worker is replaced,
  * every other call goes on.
  */
 import { VeilError, detailsOf, isVeilErrorCode } from './errors.js';
+import { disposeSymbol, disposedError } from './dispose.js';
 import type { RoutePreference } from './webcrypto/routes.js';
 import type {
   PrimitiveArgs, PrimitiveResult, ReadyMessage, Replies, Reply, Request, SerializedError, WorkerPrimitive,
@@ -138,7 +139,7 @@ export class WorkerPool {
 
   /** Sends a raw request; resolves with the worker's value (`Replies[type]`, worker/protocol.ts) or rejects with its error. */
   run<B extends RequestBody>(body: B, options: RunOptions = {}): Promise<Replies[B['type']]> {
-    if (this.disposed) return Promise.reject(new VeilError('INTERNAL', 'the worker pool has been disposed'));
+    if (this.disposed) return Promise.reject(disposedError('this worker pool'));
     const { signal } = options;
     if (signal?.aborted) return Promise.reject(abortError(signal));
     if (options.affinity !== undefined) this.releasing.delete(options.affinity);
@@ -158,8 +159,10 @@ export class WorkerPool {
    * Forgets an affinity key whose stateful work has ended (its worker's state is gone or freed),
    * so the affinity map stays bounded. Calls already made with the key still run on its worker;
    * the key is forgotten when the last of them ends, and a later call with it may go to any worker.
+   * Nothing to do (and no error) once the pool is disposed: its map is gone with its workers.
    */
   release(affinity: string): void {
+    if (this.disposed) return;
     if (this.usesKey(affinity)) this.releasing.add(affinity);
     else this.affinity.delete(affinity);
   }
@@ -179,10 +182,16 @@ export class WorkerPool {
     return this.slots.filter((s) => s.worker !== undefined).length;
   }
 
-  /** Terminates every worker and rejects every queued and running call. */
+  /**
+   * Terminates every worker and rejects every queued and running call (`VeilError('INTERNAL')`: the
+   * call was made while the pool was live). Idempotent; a later `run` / `call` rejects with
+   * `VeilError('INVALID_STATE')`.
+   */
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
+    this.affinity.clear();
+    this.releasing.clear();
     const err = new VeilError('INTERNAL', 'the worker pool has been disposed');
     for (const job of this.queue.splice(0)) this.settle(job, err);
     for (const slot of this.slots) {
@@ -190,6 +199,11 @@ export class WorkerPool {
       slot.job = undefined;
       this.kill(slot, 'disposed');
     }
+  }
+
+  /** Same as {@link WorkerPool.dispose} (`using pool = new WorkerPool()`). */
+  [disposeSymbol](): void {
+    this.dispose();
   }
 
   private slotFor(job: Job): Slot | undefined {
@@ -401,7 +415,7 @@ function defaultPoolSize(): number {
  * call on it terminates the worker only if that worker holds no other caller's affinity state.
  *
  * The keystore does not use it: a keystore's worker holds the unlocked storage key, which a file
- * job's crash would destroy (relocking the store), and which `Keystore.close()` forgets by
+ * job's crash would destroy (relocking the store), and which `Keystore.dispose()` forgets by
  * terminating that worker — so `Keystore.open` keeps its own one-worker pool.
  */
 export function acquireDefaultPool(): WorkerPool {

@@ -37,6 +37,24 @@ export function atLeast(name: string, value: unknown, min: number): Uint8Array {
   return b;
 }
 
+/** A `Uint8Array` of at least `min` bytes and a multiple of `step` bytes long. */
+export function blocks(name: string, value: unknown, min: number, step: number): Uint8Array {
+  const b = bytes(name, value);
+  if (b.length < min || b.length % step !== 0) {
+    throw new RangeError(`${name} must be at least ${min} bytes and a multiple of ${step}, got ${b.length}`);
+  }
+  return b;
+}
+
+/** A `Uint8Array` of at most `max` bytes. */
+export function atMost(name: string, value: unknown, max: number): Uint8Array {
+  const b = bytes(name, value);
+  if (b.length > max) {
+    throw new RangeError(`${name} must be at most ${max} bytes, got ${b.length}`);
+  }
+  return b;
+}
+
 /** Optional bytes: `undefined`/`null` mean empty. */
 export function optionalBytes(name: string, value: unknown): Uint8Array {
   if (value === undefined || value === null) return EMPTY;
@@ -48,6 +66,14 @@ export function stringOrBytes(name: string, value: unknown): { data: Uint8Array;
   if (typeof value === 'string') return { data: new TextEncoder().encode(value), owned: true };
   if (value instanceof Uint8Array) return { data: value, owned: false };
   throw new TypeError(`${name} must be a string or a Uint8Array, got ${describe(value)}`);
+}
+
+/** A string whose UTF-8 encoding is `min` to `max` bytes long. */
+export function utf8(name: string, value: unknown, min: number, max: number): string {
+  const s = string(name, value);
+  const n = new TextEncoder().encode(s).length;
+  if (n < min || n > max) throw new RangeError(`${name} must be ${min} to ${max} UTF-8 bytes, got ${n}`);
+  return s;
 }
 
 /** An integer in `[min, max]`, else `TypeError` / `RangeError`. */

@@ -25,13 +25,6 @@ export function xWingEncapsulate(publicKey: Uint8Array): EncapsulationResult {
   return encapsulation(call(() => wasm.xWingEncapsulate(pk)), X_WING.ciphertextLength);
 }
 
-/** Low-level, for known-answer tests: encapsulation with explicit 64-byte randomness. */
-export function xWingEncapsulateDerand(publicKey: Uint8Array, eseed: Uint8Array): EncapsulationResult {
-  const pk = exact('publicKey', publicKey, X_WING.publicKeyLength);
-  const e = exact('eseed', eseed, 64);
-  return encapsulation(call(() => wasm.xWingEncapsulateDerand(pk, e)), X_WING.ciphertextLength);
-}
-
 /** Decapsulates a 1120-byte ciphertext with the 32-byte secret key. */
 export function xWingDecapsulate(secretKey: Uint8Array, ciphertext: Uint8Array): Uint8Array {
   const sk = exact('secretKey', secretKey, X_WING.secretKeyLength);

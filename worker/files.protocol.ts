@@ -16,6 +16,7 @@
  * `files/close`); chunk requests are stateless and go to any worker.
  */
 import type { KdfBudget } from './keystore.protocol.js';
+import type { HeaderInfo } from '../ts/wasm/veilkit.js';
 
 /** How the DEK of a new container is protected (one wrap entry each, in this order). */
 export interface EncryptPlan {
@@ -79,37 +80,18 @@ export interface ChunksOut {
   readonly bad?: readonly number[];
 }
 
-/** The public header as `ContainerReaderHandle.info()` describes it (hex strings for bytes). */
-export interface RawHeaderInfo {
-  readonly version: 4 | 5 | 6;
-  readonly mode: 'password' | 'recipient' | 'group' | 'threshold' | 'mixed' | 'none';
-  readonly fileId: string;
-  /** `32 · chunkCount`: the leaf table follows the header. */
-  readonly leafTableLength: number;
-  /** The header's DEK commitment (FORMAT.md §3.1). */
-  readonly dekCommitment: string;
-  readonly chunkSize: number;
-  readonly plaintextSize: number;
-  readonly merkleRoot: string;
-  readonly hashAlgorithm: 'sha256' | 'blake3';
-  readonly headerLength: number;
-  readonly containerLength: number;
-  readonly chunkCount: number;
-  readonly wraps: readonly RawWrapInfo[];
-  readonly signer: { readonly ed25519: string; readonly mlDsa65: string | null; readonly keyLogId: string; readonly timestamp: number } | null;
-  readonly sealed: { readonly mode: 'seal' | 'purge'; readonly reason: string; readonly timestamp: number; readonly sealer: string } | null;
-}
-
-export type RawWrapInfo =
-  | { readonly type: 'pbkdf2'; readonly iterations: number; readonly salt: string; readonly wrapped: string }
-  | { readonly type: 'argon2id'; readonly memoryKib: number; readonly iterations: number; readonly parallelism: number; readonly salt: string; readonly wrapped: string }
-  | { readonly type: 'group'; readonly groupId: string; readonly keyVersion: number; readonly wrapped: string }
-  | { readonly type: 'recipient'; readonly recipientId: string; readonly keyVersion: number; readonly ciphertext: string; readonly wrapped: string }
-  | { readonly type: 'threshold'; readonly t: number; readonly n: number; readonly shareSetId: string; readonly wrapped: string };
+/**
+ * The public header as `ContainerReaderHandle.info()` returns it: the core's
+ * typed `HeaderInfo` (crate/src/container/info.rs), byte strings as
+ * `Uint8Array`s; its shape is declared once, in the glue's `.d.ts`
+ * (crate/src/wasm/header_info.rs). ts/files/source.ts `headerOf` turns it
+ * into the public `ContainerHeader`.
+ */
+export type { HeaderInfo, HeaderWrapInfo } from '../ts/wasm/veilkit.js';
 
 export interface HeaderRead {
   readonly needed?: undefined;
-  readonly info: RawHeaderInfo;
+  readonly info: HeaderInfo;
   /** Outcome of the signature check (`files/open` without a policy: `invalid` instead of an error). */
   readonly signature: 'unsigned' | 'ed25519' | 'hybrid' | 'invalid';
 }

@@ -30,7 +30,7 @@ import {
   CONTAINER, KEY_COMMITMENT_LABEL, chunkAad, chunkIvInfo, chunkKeyInfo, chunkLength, envelopeOffset, hybridKekInfo, leafPreimage,
 } from '../ts/files-format.js';
 import { bs, equalBytes } from '../ts/bytes.js';
-import type { ChunkContext, ChunkKeys, ChunksOut, EncryptBegun, EncryptFinished, FilesReplies, FilesRequest, HeaderNeedsMore, HeaderRead, RawHeaderInfo } from './files.protocol.js';
+import type { ChunkContext, ChunkKeys, ChunksOut, EncryptBegun, EncryptFinished, FilesReplies, FilesRequest, HeaderNeedsMore, HeaderRead } from './files.protocol.js';
 import type { HandlerTable } from './protocol.js';
 
 type Session = wasm.ContainerEncryptorHandle | wasm.ContainerReaderHandle;
@@ -315,7 +315,7 @@ function openHeader(req: Extract<FilesRequest, { type: 'files/open' }>): HeaderR
   if (len < 0 || len > req.header.length) return { needed: Math.abs(len) };
   const reader = call(() => new wasm.ContainerReaderHandle(req.header));
   try {
-    const info = JSON.parse(reader.info()) as RawHeaderInfo;
+    const info = reader.info();
     let signature: HeaderRead['signature'];
     const policy = req.policy;
     if (policy) {

@@ -1,7 +1,10 @@
 // Argument checks and error contract of the public API, in Node.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import * as api from '../../ts/index.js';
+import * as main from '../../ts/index.js';
+import * as hazmat from '../../ts/hazmat.js';
+
+const api = { ...main, hazmat };
 import { API_CHECKS } from '../shared/api-checks.js';
 
 test('init() called twice before it settles: both resolve', async (t) => {

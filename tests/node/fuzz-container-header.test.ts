@@ -1,7 +1,7 @@
 // Seeded mutation fuzzing of the container header path the browser file layer
 // takes (issue 8). Header parsing itself is Rust (cargo-fuzz `container_header`);
 // this drives it the way worker/files.ts `openHeader` and ts/files.ts `readHeader`
-// do — containerHeaderLength, ContainerReaderHandle, info() JSON, checkSignature,
+// do — containerHeaderLength, ContainerReaderHandle, info() (the core's typed HeaderInfo), checkSignature,
 // through the facade's `call` error mapping — and checks the TypeScript geometry
 // (ts/files-format.ts) against what the reader reports. Every input yields a header
 // or a VeilError with a container / primitive code; the prefix-growing loop ends.
@@ -14,8 +14,8 @@ import * as wasm from '../../ts/wasm/veilkit.js';
 import { call } from '../../ts/init.js';
 import { VEIL_ERROR_CODES, VeilError } from '../../ts/errors.js';
 import { CONTAINER, chunkCount, chunkLength, containerLength, envelopeOffset } from '../../ts/files-format.js';
-import { bytesToHex, hexToBytes } from '../../ts/bytes.js';
-import type { RawHeaderInfo } from '../../worker/files.protocol.js';
+import { bytesToHex } from '../../ts/bytes.js';
+import type { HeaderInfo } from '../../worker/files.protocol.js';
 import { Rng, Tally, mutations, placed, sameBytes, type MutationPlan } from '../shared/mutate.js';
 
 const VECTOR_DIRS = ['vectors/container', 'vectors/container/browser'];
@@ -28,7 +28,7 @@ const ROUND_TRIPS = 150;
 const ROUND_TRIP_SPLIT = { n: 126, refused: 24 };
 
 type Outcome =
-  | { readonly kind: 'header'; readonly info: RawHeaderInfo; readonly infoJson: string; readonly signature: string; readonly headerHash: Uint8Array; readonly containerLength: number; readonly rounds: number }
+  | { readonly kind: 'header'; readonly info: HeaderInfo; readonly infoJson: string; readonly signature: string; readonly headerHash: Uint8Array; readonly containerLength: number; readonly rounds: number }
   | { readonly kind: 'error'; readonly code: string };
 
 /** worker/files.ts `openHeader`, minus the session bookkeeping. */
@@ -37,8 +37,9 @@ function openHeader(prefix: Uint8Array): { needed: number } | Extract<Outcome, {
   if (len < 0 || len > prefix.length) return { needed: Math.abs(len) };
   const reader = call(() => new wasm.ContainerReaderHandle(prefix));
   try {
-    const infoJson = reader.info();
-    const info = JSON.parse(infoJson) as RawHeaderInfo;
+    const info = reader.info();
+    // A canonical text of the whole object (byte fields in hex), to compare two parses.
+    const infoJson = JSON.stringify(info, (_k, v: unknown) => (v instanceof Uint8Array ? bytesToHex(v) : v));
     let signature: string;
     try {
       signature = call(() => reader.checkSignature(false, undefined, undefined));
@@ -73,21 +74,60 @@ function readHeader(source: Uint8Array): Outcome {
 }
 
 /** FORMAT.md §6.2 from the public fields, independently of ts/files-format.ts (here with node:crypto). */
-function headerHashFromInfo(r: RawHeaderInfo): Uint8Array {
+function headerHashFromInfo(r: HeaderInfo): Uint8Array {
   const m = Buffer.alloc(62);
   m.write('vollcrypt-file-header-v1', 0, 'latin1');
   m.write(CONTAINER.magic, 24, 'latin1');
   m[32] = 0;
-  Buffer.from(hexToBytes(r.fileId)).copy(m, 33);
+  Buffer.from(r.fileId).copy(m, 33);
   m.writeUInt32BE(r.chunkSize, 49);
   m.writeBigUInt64BE(BigInt(r.plaintextSize), 53);
   m[61] = r.hashAlgorithm === 'blake3' ? 1 : 0;
   return new Uint8Array(createHash('sha256').update(m).digest());
 }
 
+/**
+ * The properties `info()` carries, held by the compiler to the shape the glue declares
+ * (crate/src/wasm/header_info.rs): a key missing here or not declared there fails to compile,
+ * and {@link checkShape} fails when the object the bindings build differs from these.
+ */
+const INFO_KEYS = {
+  version: true, mode: true, fileId: true, chunkSize: true, plaintextSize: true, merkleRoot: true, hashAlgorithm: true,
+  dekCommitment: true, headerHash: true, headerLength: true, leafTableLength: true, containerLength: true, chunkCount: true,
+  wraps: true, signer: true, sealed: true,
+} satisfies Record<keyof wasm.HeaderInfo, true>;
+const WRAP_KEYS = {
+  pbkdf2: { type: true, iterations: true, salt: true, wrapped: true },
+  argon2id: { type: true, memoryKib: true, iterations: true, parallelism: true, salt: true, wrapped: true },
+  group: { type: true, groupId: true, keyVersion: true, wrapped: true },
+  recipient: { type: true, recipientId: true, keyVersion: true, ciphertext: true, wrapped: true },
+  threshold: { type: true, t: true, n: true, shareSetId: true, wrapped: true },
+} satisfies { [T in wasm.HeaderWrapInfo['type']]: Record<keyof Extract<wasm.HeaderWrapInfo, { type: T }>, true> };
+const SIGNER_KEYS = { ed25519: true, mlDsa65: true, keyLogId: true, timestamp: true } satisfies Record<keyof wasm.HeaderSignerInfo, true>;
+const SEALED_KEYS = { mode: true, reason: true, timestamp: true, sealer: true } satisfies Record<keyof wasm.HeaderSealedInfo, true>;
+
+function sameKeys(o: object, keys: object, what: string): void {
+  assert.deepEqual(Object.keys(o).sort(), Object.keys(keys).sort(), `${what}: properties differ from the declared shape`);
+}
+
+/** `info()` is exactly the declared object: its properties, and byte strings as Uint8Arrays of their length. */
+function checkShape(info: wasm.HeaderInfo, kind: string): void {
+  sameKeys(info, INFO_KEYS, kind);
+  for (const [name, len] of [['fileId', 16], ['merkleRoot', 32], ['dekCommitment', 32], ['headerHash', 32]] as const) {
+    assert.ok(info[name] instanceof Uint8Array && info[name].length === len, `${kind}: ${name}`);
+  }
+  for (const w of info.wraps) {
+    sameKeys(w, WRAP_KEYS[w.type], `${kind}: ${w.type} wrap`);
+    assert.ok(w.wrapped instanceof Uint8Array && w.wrapped.length === 40, `${kind}: ${w.type} wrap: wrapped`);
+  }
+  if (info.signer !== null) sameKeys(info.signer, SIGNER_KEYS, `${kind}: signer`);
+  if (info.sealed !== null) sameKeys(info.sealed, SEALED_KEYS, `${kind}: sealed`);
+}
+
 /** What an accepted header must satisfy, whatever bytes it came from. */
 function checkHeader(o: Extract<Outcome, { kind: 'header' }>, source: Uint8Array, kind: string): void {
   const { info } = o;
+  checkShape(info, kind);
   for (const [name, v] of Object.entries({ chunkSize: info.chunkSize, plaintextSize: info.plaintextSize, headerLength: info.headerLength, containerLength: info.containerLength, chunkCount: info.chunkCount })) {
     assert.ok(Number.isSafeInteger(v) && v >= 0, `${kind}: ${name} ${v} is not a safe integer`);
   }
@@ -102,9 +142,10 @@ function checkHeader(o: Extract<Outcome, { kind: 'header' }>, source: Uint8Array
     assert.equal(info.leafTableLength, CONTAINER.leafLength * info.chunkCount, `${kind}: leafTableLength`);
     assert.equal(envelopeOffset(info.chunkSize, last) + chunkLength(info, last) + CONTAINER.envelopeOverhead, info.containerLength - info.headerLength - info.leafTableLength, kind);
   }
-  // The header hash the page computes from the JSON fields is the reader's.
+  // The header hash computed from the public fields is the reader's, and the one info() carries (which the page uses).
   assert.ok(sameBytes(headerHashFromInfo(info), o.headerHash), `${kind}: header hash from info differs`);
-  assert.equal(bytesToHex(hexToBytes(info.fileId)), info.fileId);
+  assert.ok(sameBytes(info.headerHash, o.headerHash), `${kind}: info().headerHash differs`);
+  assert.ok(info.fileId instanceof Uint8Array && info.fileId.length === 16, `${kind}: fileId`);
   assert.ok(['unsigned', 'ed25519', 'hybrid', 'invalid'].includes(o.signature), kind);
   assert.equal(o.signature === 'unsigned', info.signer === null, `${kind}: signature status vs signer`);
   // The header alone (no trailing bytes) parses to the same thing.
@@ -225,10 +266,10 @@ test('container header round trip: encryptor header → reader info, DEK and hea
     assert.equal(o.info.plaintextSize, plaintextSize);
     assert.equal(o.info.chunkSize, chunkSize);
     assert.equal(o.info.hashAlgorithm, hashAlg === 1 ? 'blake3' : 'sha256');
-    assert.equal(o.info.fileId, bytesToHex(fileId));
+    assert.equal(bytesToHex(o.info.fileId), bytesToHex(fileId));
     assert.equal(o.info.version, 4);
     assert.equal(o.signature, 'unsigned');
-    assert.deepEqual(o.info.wraps.map((w) => (w.type === 'group' ? [w.groupId, w.keyVersion] : [])), groups.map((g) => [bytesToHex(g.id), g.version]));
+    assert.deepEqual(o.info.wraps.map((w) => (w.type === 'group' ? [bytesToHex(w.groupId), w.keyVersion] : [])), groups.map((g) => [bytesToHex(g.id), g.version]));
     assert.ok(sameBytes(o.headerHash, hash));
     const g = rng.pick(groups);
     const reader = call(() => new wasm.ContainerReaderHandle(header));

@@ -6,10 +6,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as P from '../../ts/primitives.js';
+import { encryptAesGcmWithIv } from '../../ts/hazmat.js';
 import { VeilError } from '../../ts/errors.js';
+import { concatBytes } from '../../ts/bytes.js';
 import {
   BACKUP_HEADER_LENGTH, MAX_BACKUP_LABEL_BYTES, MAX_BIP39_PASSPHRASE_BYTES, MAX_PASSPHRASE_KDF, MIN_PASSPHRASE_KDF,
-  concat, decodePublicBundle, encodeBackupHeader, encodeBackupPayload, encodeBundleBody, identityId,
+  decodePublicBundle, encodeBackupHeader, encodeBackupPayload, encodeBundleBody, identityId,
   openBackup, parseBackupHeader, parseBackupPayload, sealBackup, verifyPublicBundle,
   type BackupEntry, type BackupKek, type PublicBundle,
 } from '../../ts/keystore-format.js';
@@ -196,9 +198,9 @@ test('fuzz: backup header and ciphertext (seeded mutations of whole backups)', {
     const payload = encodeBackupPayload(entries);
     const reference = sealBackup(entries, params, salt, kek);
     const referenceIv = reference.subarray(BACKUP_HEADER_LENGTH, BACKUP_HEADER_LENGTH + 12);
-    assert.ok(sameBytes(reference, concat(header, referenceIv, P.encryptAesGcmWithIv(key, referenceIv, payload, header))), 'sealBackup = header ‖ iv ‖ AES-GCM(payload, aad = header)');
+    assert.ok(sameBytes(reference, concatBytes([header, referenceIv, encryptAesGcmWithIv(key, referenceIv, payload, header)])), 'sealBackup = header ‖ iv ‖ AES-GCM(payload, aad = header)');
     const iv = rng.bytes(12);
-    seeds.push({ bytes: concat(header, iv, P.encryptAesGcmWithIv(key, iv, payload, header)), entries });
+    seeds.push({ bytes: concatBytes([header, iv, encryptAesGcmWithIv(key, iv, payload, header)]), entries });
   }
   const plan: MutationPlan = {
     bitFlips: 900, fieldBytes: [0, 3, 4, 5, 6, 9, 10, 13, 14, 15, 16, 31, 32, 43, 44], overwrites: 200,

@@ -6,7 +6,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import * as api from '../../ts/index.js';
+import * as main from '../../ts/index.js';
+import * as hazmat from '../../ts/hazmat.js';
+
+const api = { ...main, hazmat };
 import {
   EXPECTED,
   FAMILIES,

@@ -235,3 +235,23 @@ test('on the default pool, aborting one call leaves another call\'s session work
   const r = await page.evaluate(() => window.filesTests.defaultPoolAbort());
   expect(r).toEqual({ aborted: 'AbortError', other: true });
 });
+
+test('encryptFile / decryptFile are observable: stable snapshots, progress and completion listeners, unsubscribe, failed and cancelled snapshots', async ({ page }) => {
+  const r = await page.evaluate(() => window.filesTests.observableOperations());
+  const total = 5 * 4096 + 7;
+  expect(r).toEqual({
+    firstStatus: 'running', firstProgress: null, stableWhileRunning: true,
+    doneStatus: 'done', resultIsTheBlob: true, doneProgress: { bytesDone: total, bytesTotal: total, chunksDone: 6, chunksTotal: 6 },
+    // One listener call per batch (6 chunks of one batch each) and one at the end, each with a new snapshot.
+    stableAfter: true, listenerStatuses: ['running', 'done'], distinctSnapshots: true, progressNotifications: 6, unsubscribedCalls: 0,
+    roundTrip: true,
+    wrongCode: 'AUTHENTICATION_FAILED', failedStatus: 'failed', failedError: 'AUTHENTICATION_FAILED', failedResult: null,
+    abortCode: 'AbortError', abortedStatus: 'cancelled',
+  });
+});
+
+test('an opened container refuses read and verify after dispose, [Symbol.dispose] (using) or the deprecated close, with INVALID_STATE', async ({ page }) => {
+  const r = await page.evaluate(() => window.filesTests.containerDispose());
+  const after = ['resolved', 'INVALID_STATE', 'INVALID_STATE'];
+  expect(r).toEqual({ dispose: after, close: after, 'Symbol(Symbol.dispose)': after, using: ['resolved', 'INVALID_STATE'] });
+});

@@ -106,7 +106,7 @@ export const API_CHECKS: ApiCheck[] = [
     run: (api) => {
       expectRangeError('encryptAesGcm(31-byte key)', /key/i, () => api.encryptAesGcm(bytes(31), bytes(4)));
       expectRangeError('encryptAesGcmWithIv(11-byte iv)', /\biv\b|nonce/i, () =>
-        api.encryptAesGcmWithIv(bytes(32), bytes(11), bytes(4)),
+        api.hazmat.encryptAesGcmWithIv(bytes(32), bytes(11), bytes(4)),
       );
       expectRangeError('decryptAesGcm(27-byte ciphertext)', /ciphertext|sealed/i, () =>
         api.decryptAesGcm(bytes(32), bytes(27)),
@@ -196,6 +196,45 @@ export const API_CHECKS: ApiCheck[] = [
       const xw = api.xWingEncapsulate(xPk);
       expectLength('X-Wing ciphertext', xw.ciphertext, 1120);
       sameBytes('X-Wing shared secret', api.xWingDecapsulate(xSk, xw.ciphertext), xw.sharedSecret);
+    },
+  },
+  {
+    name: 'dispose: page-side objects refuse every use after dispose() / [Symbol.dispose]() / the deprecated alias with INVALID_STATE',
+    run: async (api) => {
+      if (typeof Symbol.dispose !== 'symbol') fail('this engine has no Symbol.dispose (Node >= 20.4 and Chromium have it)');
+      const own = { ed25519: bytes(32, 1), x25519: bytes(32, 2) };
+      const peer = { ed25519: bytes(32, 4), x25519: bytes(32, 5) };
+      for (const release of ['dispose', 'free', Symbol.dispose] as const) {
+        const sas = new api.SasVerification({ role: 'responder', ownIdentity: own, peerIdentity: peer });
+        sas[release]();
+        expectVeilError(api, `SasVerification.start after ${String(release)}`, 'INVALID_STATE', () => sas.start(bytes(4)));
+        expectVeilError(api, `SasVerification.state after ${String(release)}`, 'INVALID_STATE', () => sas.state);
+        const store = new api.ReplayStore({ windowSeconds: 60, maxEntries: 4 });
+        store[release]();
+        expectVeilError(api, `ReplayStore.has after ${String(release)}`, 'INVALID_STATE', () => store.has(bytes(32)));
+        expectVeilError(api, `ReplayStore.toJson after ${String(release)}`, 'INVALID_STATE', () => store.toJson());
+      }
+      for (const release of ['dispose', 'destroy', Symbol.dispose] as const) {
+        const key = await api.generateMlKemKey();
+        const { ciphertext } = api.mlKemEncapsulate(key.encapsulationKey);
+        key[release]();
+        const e = await key.decapsulate(ciphertext).then(() => undefined, (x: unknown) => x);
+        if (!(e instanceof api.VeilError) || e.code !== 'INVALID_STATE') fail(`MlKemDecapsulationKey (${key.route}).decapsulate after ${String(release)}: expected VeilError[INVALID_STATE], got ${describe(e)}`);
+        if (key.webCryptoKey !== undefined) fail(`MlKemDecapsulationKey (${key.route}).webCryptoKey after ${String(release)}: still set`);
+        expectLength('encapsulationKey after dispose', key.encapsulationKey, 1184);
+      }
+    },
+  },
+  {
+    name: 'hazmat: veilkit/hazmat holds the caller-chosen IV / randomness functions; the main entry keeps them as deprecated aliases',
+    run: (api) => {
+      for (const n of ['encryptAesGcmWithIv', 'decryptAesGcmWithIv', 'mlKemEncapsulateDerand', 'xWingEncapsulateDerand', 'mlDsaSignDerand'] as const) {
+        if (typeof api.hazmat[n] !== 'function') fail(`veilkit/hazmat lacks ${n}`);
+        if (api[n] !== api.hazmat[n]) fail(`the main entry's ${n} is not veilkit/hazmat's`);
+      }
+      const key = bytes(32, 3);
+      const iv = bytes(12, 4);
+      sameBytes('hazmat AES-GCM round trip', api.hazmat.decryptAesGcmWithIv(key, iv, api.hazmat.encryptAesGcmWithIv(key, iv, text('x'))), text('x'));
     },
   },
 ];

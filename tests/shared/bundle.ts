@@ -4,8 +4,9 @@
  * the bundle tests and the bundle fuzzing (tests/node/).
  */
 import * as P from '../../ts/primitives.js';
+import { concatBytes } from '../../ts/bytes.js';
 import {
-  BUNDLE_DST, bundleEd25519Message, concat, deriveKeySeed, encodeBundleBody, publicKeyFromKeySeed,
+  BUNDLE_DST, bundleEd25519Message, deriveKeySeed, encodeBundleBody, publicKeyFromKeySeed,
 } from '../../ts/keystore-format.js';
 import { KEY_TYPES, type KeyType } from '../../worker/keystore.protocol.js';
 
@@ -24,5 +25,5 @@ export function buildBundle(seed: Uint8Array, mlDsa: boolean): BuiltBundle {
   if (mlDsa) {
     parts.push(P.mlDsaSign(deriveKeySeed(seed, 'ml-dsa-65'), body, { context: new TextEncoder().encode(BUNDLE_DST), deterministic: true }));
   }
-  return { bytes: concat(...parts), body, keys };
+  return { bytes: concatBytes(parts), body, keys };
 }

@@ -665,9 +665,11 @@ function adversarialCases(api: VeilkitApi): Case[] {
       expectVeil(api, thrown(() => loaded.insert(hash, 1000, 1002)), 'REPLAY_DETECTED');
       expectVeil(api, thrown(() => loaded.insert(api.sha256(utf8('old')), 1, 10_000)), 'REPLAY_OUT_OF_WINDOW');
       eq('has', loaded.has(hash), true);
-      store.free();
-      loaded.free();
-      expectVeil(api, thrown(() => store.has(hash)), 'INTERNAL');
+      store.dispose();
+      loaded.free(); // the deprecated alias
+      // Use after release is INVALID_STATE on every object (issue 15; it was INTERNAL here).
+      expectVeil(api, thrown(() => store.has(hash)), 'INVALID_STATE');
+      expectVeil(api, thrown(() => loaded.has(hash)), 'INVALID_STATE');
     }],
     ['argument errors name the argument, before wasm', () => {
       expectArgError(thrown(() => api.deriveSrk(new Uint8Array(31), utf8('c'))), RangeError, 'dek');

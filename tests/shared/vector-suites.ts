@@ -11,7 +11,8 @@
 // filter that drops cases shows up as fewer passes than pinned. Wycheproof files are
 // also checked against their own `numberOfTests`.
 
-export type VeilkitApi = typeof import('../../ts/index.js');
+/** The package's main entry, with its `veilkit/hazmat` entry (caller-chosen IVs / randomness) as `hazmat`. */
+export type VeilkitApi = typeof import('../../ts/index.js') & { readonly hazmat: typeof import('../../ts/hazmat.js') };
 
 /** Cases deliberately not run, with the reason. */
 export interface Skip {
@@ -495,10 +496,10 @@ async function aesGcm(api: VeilkitApi, load: Loader, s: Suite): Promise<void> {
         s.run(tc(basename(path), t), 'AES-128/192 key → RangeError', (c) => {
           c.equal('key length', key.length * 8, g.keySize);
           c.rejects(api, `encryptAesGcmWithIv with a ${g.keySize}-bit key`, { kind: 'range', names: /^key\b/ }, () =>
-            api.encryptAesGcmWithIv(key, iv, msg, aad),
+            api.hazmat.encryptAesGcmWithIv(key, iv, msg, aad),
           );
           c.rejects(api, `decryptAesGcmWithIv with a ${g.keySize}-bit key`, { kind: 'range', names: /^key\b/ }, () =>
-            api.decryptAesGcmWithIv(key, iv, sealed, aad),
+            api.hazmat.decryptAesGcmWithIv(key, iv, sealed, aad),
           );
         });
         continue;
@@ -506,10 +507,10 @@ async function aesGcm(api: VeilkitApi, load: Loader, s: Suite): Promise<void> {
       if (g.ivSize !== AES_GCM_IV_BITS) {
         s.run(tc(basename(path), t), 'AES-256, other IV length → RangeError', (c) => {
           c.rejects(api, `encryptAesGcmWithIv with a ${g.ivSize}-bit IV`, { kind: 'range', names: /^iv\b/ }, () =>
-            api.encryptAesGcmWithIv(key, iv, msg, aad),
+            api.hazmat.encryptAesGcmWithIv(key, iv, msg, aad),
           );
           c.rejects(api, `decryptAesGcmWithIv with a ${g.ivSize}-bit IV`, { kind: 'range', names: /^iv\b/ }, () =>
-            api.decryptAesGcmWithIv(key, iv, sealed, aad),
+            api.hazmat.decryptAesGcmWithIv(key, iv, sealed, aad),
           );
         });
         continue;
@@ -517,7 +518,7 @@ async function aesGcm(api: VeilkitApi, load: Loader, s: Suite): Promise<void> {
       if (t.result === 'invalid') {
         s.run(tc(basename(path), t), 'AES-256, 96-bit IV: invalid → AUTHENTICATION_FAILED', (c) => {
           c.rejects(api, 'decryptAesGcmWithIv', { kind: 'veil', code: 'AUTHENTICATION_FAILED' }, () =>
-            api.decryptAesGcmWithIv(key, iv, sealed, aad),
+            api.hazmat.decryptAesGcmWithIv(key, iv, sealed, aad),
           );
           // The envelope form (iv ‖ ct ‖ tag) must reject the same bytes.
           c.rejects(api, 'decryptAesGcm', { kind: 'veil', code: 'AUTHENTICATION_FAILED' }, () =>
@@ -528,14 +529,14 @@ async function aesGcm(api: VeilkitApi, load: Loader, s: Suite): Promise<void> {
       }
       s.run(tc(basename(path), t), `AES-256, 96-bit IV: ${t.result}`, (c) => {
         c.equal('tag size', g.tagSize, 128);
-        const enc = c.ok('encryptAesGcmWithIv', () => api.encryptAesGcmWithIv(key, iv, msg, aad));
+        const enc = c.ok('encryptAesGcmWithIv', () => api.hazmat.encryptAesGcmWithIv(key, iv, msg, aad));
         if (enc !== undefined) c.bytes('encryptAesGcmWithIv', enc, t.ct + t.tag);
-        const dec = c.ok('decryptAesGcmWithIv', () => api.decryptAesGcmWithIv(key, iv, sealed, aad));
+        const dec = c.ok('decryptAesGcmWithIv', () => api.hazmat.decryptAesGcmWithIv(key, iv, sealed, aad));
         if (dec !== undefined) c.bytes('decryptAesGcmWithIv', dec, t.msg);
         const dec2 = c.ok('decryptAesGcm(iv‖ct‖tag)', () => api.decryptAesGcm(key, concat(iv, sealed), aad));
         if (dec2 !== undefined) c.bytes('decryptAesGcm(iv‖ct‖tag)', dec2, t.msg);
         if (aad.length === 0) {
-          const noAad = c.ok('encryptAesGcmWithIv without aad', () => api.encryptAesGcmWithIv(key, iv, msg));
+          const noAad = c.ok('encryptAesGcmWithIv without aad', () => api.hazmat.encryptAesGcmWithIv(key, iv, msg));
           if (noAad !== undefined) c.bytes('encryptAesGcmWithIv without aad', noAad, t.ct + t.tag);
         }
       });
@@ -684,17 +685,17 @@ async function mlKem(api: VeilkitApi, load: Loader, s: Suite): Promise<void> {
       const m = fromHex(t.m);
       if (t.result === 'invalid' && ek.length === MLKEM768_EK) {
         s.run(tc(basename(encapsPath), t), 'encapsulation: key fails the modulus check → INVALID_KEY', (c) =>
-          c.rejects(api, 'mlKemEncapsulateDerand', { kind: 'veil', code: 'INVALID_KEY' }, () => api.mlKemEncapsulateDerand(ek, m)),
+          c.rejects(api, 'mlKemEncapsulateDerand', { kind: 'veil', code: 'INVALID_KEY' }, () => api.hazmat.mlKemEncapsulateDerand(ek, m)),
         );
       } else if (t.result === 'invalid') {
         s.run(tc(basename(encapsPath), t), 'encapsulation: key not 1184 bytes → RangeError', (c) =>
           c.rejects(api, `mlKemEncapsulateDerand (${ek.length}-byte ek)`, { kind: 'range', names: /^encapsulationKey\b/ }, () =>
-            api.mlKemEncapsulateDerand(ek, m),
+            api.hazmat.mlKemEncapsulateDerand(ek, m),
           ),
         );
       } else {
         s.run(tc(basename(encapsPath), t), 'encapsulation: valid', (c) => {
-          const out = c.ok('mlKemEncapsulateDerand', () => api.mlKemEncapsulateDerand(ek, m));
+          const out = c.ok('mlKemEncapsulateDerand', () => api.hazmat.mlKemEncapsulateDerand(ek, m));
           if (out === undefined) return;
           c.bytes('ciphertext', out.ciphertext, t.c);
           c.bytes('sharedSecret', out.sharedSecret, t.K);
@@ -755,7 +756,7 @@ async function xWing(api: VeilkitApi, load: Loader, s: Suite): Promise<void> {
         c.bytes('secretKey', kp[0], v.sk);
         c.bytes('publicKey', kp[1], v.pk);
       }
-      const enc = c.ok('xWingEncapsulateDerand', () => api.xWingEncapsulateDerand(fromHex(v.pk), fromHex(v.eseed)));
+      const enc = c.ok('xWingEncapsulateDerand', () => api.hazmat.xWingEncapsulateDerand(fromHex(v.pk), fromHex(v.eseed)));
       if (enc !== undefined) {
         c.bytes('ciphertext', enc.ciphertext, v.ct);
         c.bytes('sharedSecret', enc.sharedSecret, v.ss);
@@ -813,13 +814,13 @@ async function mlDsa(api: VeilkitApi, load: Loader, s: Suite): Promise<void> {
             return;
           }
           c.rejects(api, `mlDsaSignDerand (${seed.length}-byte seed, ${context.length}-byte context)`, { kind: 'range', names }, () =>
-            api.mlDsaSignDerand(seed, msg, rnd, { context }),
+            api.hazmat.mlDsaSignDerand(seed, msg, rnd, { context }),
           );
         });
         continue;
       }
       s.run(tc(basename(signPath), t), `sign (seed): ${t.result}`, (c) => {
-        const sig = c.ok('mlDsaSignDerand', () => api.mlDsaSignDerand(seed, msg, rnd, { context }));
+        const sig = c.ok('mlDsaSignDerand', () => api.hazmat.mlDsaSignDerand(seed, msg, rnd, { context }));
         if (sig !== undefined) c.bytes('signature', sig, t.sig);
         if (t.rnd === undefined) {
           const det = c.ok('mlDsaSign (deterministic)', () => api.mlDsaSign(seed, msg, { context, deterministic: true }));

@@ -3,11 +3,11 @@ import { VeilError } from '../errors.js';
 import { CONTAINER, chunkLength, envelopeOffset } from '../files-format.js';
 import { resolveKdfBudget } from '../keystore-format.js';
 import type { SignaturePolicy } from '../../worker/files.protocol.js';
-import { FileJob, batching, pipeline, progress } from './job.js';
+import { FileJob, JobState, batching, observe, pipeline, progress } from './job.js';
 import { openCore, signatureInfo, type Opened } from './open.js';
 import { checkInput, policyOf, unlockOf } from './options.js';
 import { containerSource, truncated, type ContainerSource } from './source.js';
-import type { DecryptFileOptions, FileInput, FileJobOptions, FileUnlock, SignatureInfo } from './types.js';
+import type { DecryptFileOptions, FileInput, FileJobOptions, FileOperation, FileUnlock, SignatureInfo } from './types.js';
 
 /**
  * Decrypts a container. `unlock` is a password, `vcs_` shares, `{ group }`,
@@ -17,10 +17,11 @@ import type { DecryptFileOptions, FileInput, FileJobOptions, FileUnlock, Signatu
  * Failures are `VeilError`s: `AUTHENTICATION_FAILED` (wrong password / key /
  * shares, tampered chunk, Merkle mismatch), `TRUNCATED`, `TRAILING_BYTES`,
  * `NO_MATCHING_WRAP`, `SEALED`, signature policy codes, header codes.
+ * In verified mode the promise is also a {@link FileOperation} (`subscribe` / `getSnapshot`).
  */
 export function decryptFile(input: FileInput, unlock: FileUnlock, options: DecryptFileOptions & { readonly releaseMode: 'streaming' }): ReadableStream<Uint8Array> & { readonly signature: Promise<SignatureInfo> };
-export function decryptFile(input: FileInput, unlock: FileUnlock, options?: DecryptFileOptions & { readonly releaseMode?: 'verified' }): Promise<Blob & { readonly signature: SignatureInfo }>;
-export function decryptFile(input: FileInput, unlock: FileUnlock, options: DecryptFileOptions = {}): ReadableStream<Uint8Array> | Promise<Blob> {
+export function decryptFile(input: FileInput, unlock: FileUnlock, options?: DecryptFileOptions & { readonly releaseMode?: 'verified' }): FileOperation<Blob & { readonly signature: SignatureInfo }>;
+export function decryptFile(input: FileInput, unlock: FileUnlock, options: DecryptFileOptions = {}): ReadableStream<Uint8Array> | FileOperation<Blob> {
   checkInput('input', input);
   if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
   const mode = options.releaseMode ?? 'verified';
@@ -28,7 +29,10 @@ export function decryptFile(input: FileInput, unlock: FileUnlock, options: Decry
   const policy = policyOf(options);
   unlockOf(unlock); // argument errors now, not later
   resolveKdfBudget(options.kdfBudget);
-  if (mode === 'verified') return decryptVerified(input, unlock, options, policy);
+  if (mode === 'verified') {
+    const state = new JobState<Blob & { readonly signature: SignatureInfo }>();
+    return observe(state, decryptVerified(input, unlock, options, policy, state as JobState<unknown>), options.signal instanceof AbortSignal ? options.signal : undefined);
+  }
   return decryptStreaming(input, unlock, options, policy);
 }
 
@@ -41,7 +45,7 @@ async function decryptBody(
   const n = o.raw.chunkCount;
   const H = o.bodyOffset;
   const { batches, range } = batching(n, ctx.chunkSize, job.batchBytes);
-  const tick = progress(onProgress, ctx.plaintextSize, n);
+  const tick = progress(onProgress, ctx.plaintextSize, n, job.state);
   await pipeline(job, batches, async (b) => {
     const [first, count] = range(b);
     const from = H + envelopeOffset(ctx.chunkSize, first);
@@ -63,9 +67,9 @@ async function decryptBody(
   if (await source.trailing(o.raw.containerLength)) throw new VeilError('TRAILING_BYTES', 'trailing bytes after the last structure');
 }
 
-async function decryptVerified(input: FileInput, unlock: FileUnlock, options: DecryptFileOptions, policy: SignaturePolicy): Promise<Blob & { readonly signature: SignatureInfo }> {
+async function decryptVerified(input: FileInput, unlock: FileUnlock, options: DecryptFileOptions, policy: SignaturePolicy, state: JobState<unknown>): Promise<Blob & { readonly signature: SignatureInfo }> {
   const type = options.type ?? '';
-  const job = new FileJob(options);
+  const job = new FileJob(options, state);
   const source = containerSource(input);
   let parts: (Blob | Uint8Array<ArrayBuffer>)[] = [];
   try {
@@ -82,7 +86,7 @@ async function decryptVerified(input: FileInput, unlock: FileUnlock, options: De
     throw err;
   } finally {
     parts = [];
-    job.close();
+    job.dispose();
   }
 }
 
@@ -137,7 +141,7 @@ function decryptStreaming(input: FileInput, unlock: FileUnlock, options: Decrypt
             // already cancelled by the consumer
           }
         } finally {
-          j.close();
+          j.dispose();
         }
       })();
       j.signal.addEventListener('abort', () => wake?.(), { once: true });

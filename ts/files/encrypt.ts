@@ -4,10 +4,10 @@ import { concatBytes } from '../bytes.js';
 import { exact, integer } from '../validate.js';
 import { CONTAINER, MLDSA_HEADER_CONTEXT, containerLength } from '../files-format.js';
 import type { ChunkContext, ChunkKeys, EncryptPlan } from '../../worker/files.protocol.js';
-import { FileJob, batching, pipeline, progress } from './job.js';
+import { FileJob, JobState, batching, observe, pipeline, progress } from './job.js';
 import { MAX_SAFE, checkInput, isKeystore, nowSeconds, planOf } from './options.js';
 import { StreamBytes } from './source.js';
-import type { EncryptFileOptions, FileInput, ThresholdOptions } from './types.js';
+import type { EncryptFileOptions, FileInput, FileOperation, ThresholdOptions } from './types.js';
 
 /** Where {@link encryptCore} writes the container: envelopes as they come, the header and leaf table last. */
 export interface EnvelopeSink {
@@ -52,7 +52,7 @@ function chunkKeysOf(job: FileJob, fileId: Uint8Array, usage: 'encrypt' | 'decry
 }
 
 /** Encrypts `input` into `sink` on the job's pool; the header, the threshold shares and the container length. */
-export async function encryptCore(input: FileInput, options: EncryptFileOptions, sink: EnvelopeSink): Promise<{ header: Uint8Array; shares: string[]; length: number }> {
+export async function encryptCore(input: FileInput, options: EncryptFileOptions, sink: EnvelopeSink, state?: JobState<unknown>): Promise<{ header: Uint8Array; shares: string[]; length: number }> {
   const base = planOf(options);
   let size: number;
   let read: (first: number, count: number, bytes: number) => Promise<Blob | Uint8Array<ArrayBuffer>>;
@@ -73,7 +73,7 @@ export async function encryptCore(input: FileInput, options: EncryptFileOptions,
     };
   }
   if (Math.ceil(size / base.chunkSize) > 2 ** 32) throw new RangeError('the input needs more than 2^32 chunks at this chunk size');
-  const job = new FileJob(options);
+  const job = new FileJob(options, state);
   try {
     const signer = await signerOf(options);
     // Secret bytes go to the worker as copies that are transferred (nothing stays on the page) and wiped there.
@@ -96,7 +96,7 @@ export async function encryptCore(input: FileInput, options: EncryptFileOptions,
     await sink.begin(begun.prefixLength);
     const n = begun.chunkCount;
     const { batches, range } = batching(n, base.chunkSize, job.batchBytes);
-    const tick = progress(options.onProgress, size, n);
+    const tick = progress(options.onProgress, size, n, job.state);
     const leaves = new LeafFeed(job);
     await pipeline(job, batches, async (b) => {
       const [first, count] = range(b);
@@ -137,7 +137,7 @@ export async function encryptCore(input: FileInput, options: EncryptFileOptions,
     await Promise.resolve(sink.abort(err)).catch(() => {});
     throw err;
   } finally {
-    job.close();
+    job.dispose();
   }
 }
 
@@ -210,15 +210,24 @@ function blobSink(type: string): EnvelopeSink & { result(): Blob | undefined } {
  * Encrypts a `File`, `Blob` or `ReadableStream` (with `options.size`) into a
  * VOLLVALT container `Blob`. With a threshold wrap the result carries the
  * `vcs_` shares (hand them out; they are not stored anywhere else).
+ *
+ * The returned promise is also a {@link FileOperation}: `subscribe` / `getSnapshot` observe its
+ * progress and outcome without callbacks (e.g. with React's `useSyncExternalStore`).
  */
-export function encryptFile(input: FileInput, options: EncryptFileOptions & { readonly threshold: ThresholdOptions }): Promise<Blob & { readonly shares: readonly string[] }>;
-export function encryptFile(input: FileInput, options: EncryptFileOptions): Promise<Blob>;
-export async function encryptFile(input: FileInput, options: EncryptFileOptions): Promise<Blob> {
+export function encryptFile(input: FileInput, options: EncryptFileOptions & { readonly threshold: ThresholdOptions }): FileOperation<Blob & { readonly shares: readonly string[] }>;
+export function encryptFile(input: FileInput, options: EncryptFileOptions): FileOperation<Blob>;
+export function encryptFile(input: FileInput, options: EncryptFileOptions): FileOperation<Blob> {
+  const state = new JobState<Blob>();
+  const signal = typeof options === 'object' && options !== null && options.signal instanceof AbortSignal ? options.signal : undefined;
+  return observe(state, encryptBlob(input, options, state as JobState<unknown>), signal);
+}
+
+async function encryptBlob(input: FileInput, options: EncryptFileOptions, state: JobState<unknown>): Promise<Blob> {
   checkInput('input', input);
   const type = options?.type ?? 'application/octet-stream';
   if (typeof type !== 'string') throw new TypeError('type must be a string');
   const sink = blobSink(type);
-  const r = await encryptCore(input, options, sink);
+  const r = await encryptCore(input, options, sink, state);
   const blob = sink.result()!;
   if (options.threshold !== undefined) Object.defineProperty(blob, 'shares', { value: Object.freeze([...r.shares]), enumerable: true });
   return blob;

@@ -27,6 +27,6 @@ export async function inspectContainer(input: Blob | Uint8Array, options: { read
   } catch (e) {
     throw job.error(e);
   } finally {
-    job.close();
+    job.dispose();
   }
 }

@@ -1,9 +1,9 @@
-/** One file operation's machinery: its pool, abort, worker session, the bounded batch pipeline and progress. */
+/** One file operation's machinery: its pool, abort, worker session, the bounded batch pipeline, progress and observable state. */
 import { WorkerPool, acquireDefaultPool, releaseDefaultPool, type RequestBody } from '../pool.js';
 import type { Replies } from '../../worker/protocol.js';
-import { VeilError } from '../errors.js';
+import { disposeSymbol, disposedError } from '../dispose.js';
 import { integer } from '../validate.js';
-import type { FileJobOptions } from './types.js';
+import type { FileJobOptions, FileJobSnapshot, FileJobStatus, FileOperation, FileProgress } from './types.js';
 
 function abortReason(signal: AbortSignal): unknown {
   return signal.reason ?? new DOMException('The operation was aborted', 'AbortError');
@@ -12,6 +12,73 @@ function abortReason(signal: AbortSignal): unknown {
 function sessionId(): string {
   const c = globalThis.crypto as Crypto & { randomUUID?: () => string };
   return typeof c.randomUUID === 'function' ? c.randomUUID() : `${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
+}
+
+const RUNNING: FileJobSnapshot<never> = Object.freeze({ status: 'running', progress: undefined, error: undefined, result: undefined });
+
+/**
+ * The observable state of a file operation, framework-free: `subscribe(listener)` (returns the
+ * unsubscribe function) and `getSnapshot()`, which returns the same frozen object until something
+ * changes (progress, completion, failure), as React's `useSyncExternalStore` requires. Both are
+ * bound (they can be passed around unbound). A settled state never changes again.
+ */
+export class JobState<T> {
+  #snapshot: FileJobSnapshot<T> = RUNNING;
+  readonly #listeners = new Set<() => void>();
+
+  /** Calls `listener` (no arguments) after every change; returns the function that stops it. Idempotent. */
+  readonly subscribe = (listener: () => void): (() => void) => {
+    if (typeof listener !== 'function') throw new TypeError('listener must be a function');
+    const entry = () => listener();
+    this.#listeners.add(entry);
+    return () => {
+      this.#listeners.delete(entry);
+    };
+  };
+
+  /** The current snapshot: the same object until the next change. */
+  readonly getSnapshot = (): FileJobSnapshot<T> => this.#snapshot;
+
+  /** Package-internal: new progress of a running operation. */
+  progress(progress: FileProgress): void {
+    if (this.#snapshot.status !== 'running') return;
+    this.#set({ status: 'running', progress, error: undefined, result: undefined });
+  }
+
+  /** Package-internal: the operation ended (`done` with its result, else with its error). */
+  settle(status: Exclude<FileJobStatus, 'running'>, value: unknown): void {
+    if (this.#snapshot.status !== 'running') return;
+    const progress = this.#snapshot.progress;
+    this.#set(status === 'done'
+      ? { status, progress, error: undefined, result: value as T }
+      : { status, progress, error: value, result: undefined });
+  }
+
+  #set(next: FileJobSnapshot<T>): void {
+    this.#snapshot = Object.freeze(next);
+    for (const l of [...this.#listeners]) {
+      try {
+        l();
+      } catch {
+        // a throwing listener must not break the operation or the other listeners
+      }
+    }
+  }
+}
+
+/** Whether `e` ends an operation as `'cancelled'`: the caller's abort reason, or an `AbortError`. */
+function cancelled(e: unknown, signal: AbortSignal | undefined): boolean {
+  if (signal?.aborted && e === signal.reason) return true;
+  return typeof DOMException === 'function' && e instanceof DOMException && e.name === 'AbortError';
+}
+
+/** Package-internal: `run` as a {@link FileOperation} (the promise, plus `subscribe` / `getSnapshot` of `state`, settled with it). */
+export function observe<T>(state: JobState<T>, run: Promise<T>, signal: AbortSignal | undefined): FileOperation<T> {
+  run.then(
+    (v) => state.settle('done', v),
+    (e: unknown) => state.settle(cancelled(e, signal) ? 'cancelled' : 'failed', e),
+  );
+  return Object.assign(run, { subscribe: state.subscribe, getSnapshot: state.getSnapshot });
 }
 
 /**
@@ -30,9 +97,12 @@ export class FileJob {
   private readonly userSignal: AbortSignal | undefined;
   private readonly onUserAbort = () => this.controller.abort(abortReason(this.userSignal!));
   private opened = false;
-  private closed = false;
+  private disposed = false;
+  /** What `subscribe` / `getSnapshot` observe (the public operation's state when it has one). */
+  readonly state: JobState<unknown>;
 
-  constructor(options: FileJobOptions) {
+  constructor(options: FileJobOptions, state: JobState<unknown> = new JobState()) {
+    this.state = state;
     if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) throw new TypeError('signal must be an AbortSignal');
     if (options.pool !== undefined && !(options.pool instanceof WorkerPool)) throw new TypeError('pool must be a WorkerPool');
     const workers = options.workers === undefined ? undefined : integer('workers', options.workers, 1, 64);
@@ -46,6 +116,16 @@ export class FileJob {
     // wasm handle is in one of its workers); the single-threaded build (no nested thread pools).
     this.pool = options.pool ?? (workers !== undefined ? new WorkerPool({ size: workers, idleTimeoutMs: 0, threads: false }) : acquireDefaultPool());
     this.limit = concurrency ?? 2 * this.pool.size;
+  }
+
+  /** See {@link JobState.subscribe}. */
+  get subscribe(): (listener: () => void) => () => void {
+    return this.state.subscribe;
+  }
+
+  /** See {@link JobState.getSnapshot}. */
+  get getSnapshot(): () => FileJobSnapshot<unknown> {
+    return this.state.getSnapshot;
   }
 
   get signal(): AbortSignal {
@@ -68,7 +148,7 @@ export class FileJob {
 
   /** Runs a request of this job (`session`: on the session's worker); resolves with `Replies[type]`. */
   run<B extends RequestBody>(body: B, options: { session?: boolean; transfer?: Transferable[] } = {}): Promise<Replies[B['type']]> {
-    if (this.closed) return Promise.reject(new VeilError('INVALID_STATE', 'this file operation has ended'));
+    if (this.disposed) return Promise.reject(disposedError('this file operation'));
     if (options.session) this.opened = true;
     return this.pool.run(body, {
       signal: this.controller.signal,
@@ -79,11 +159,11 @@ export class FileJob {
 
   /**
    * Frees the worker session and its affinity key (`pool.release`), and terminates a private pool's
-   * workers or gives back the default pool.
+   * workers or gives back the default pool. Idempotent; a later `run` rejects with `INVALID_STATE`.
    */
-  close(): void {
-    if (this.closed) return;
-    this.closed = true;
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
     this.userSignal?.removeEventListener('abort', this.onUserAbort);
     if (this.owned === 'private') {
       this.pool.dispose();
@@ -95,6 +175,11 @@ export class FileJob {
       this.pool.release(affinity);
     }
     if (this.owned === 'default') releaseDefaultPool(this.pool);
+  }
+
+  /** Same as {@link FileJob.dispose}. */
+  [disposeSymbol](): void {
+    this.dispose();
   }
 }
 
@@ -166,15 +251,18 @@ export function batching(n: number, chunkSize: number, batchBytes: number): { pe
   return { per, batches: Math.ceil(n / per), range: (b) => [b * per, Math.min(n, (b + 1) * per) - b * per] };
 }
 
-export function progress(cb: FileJobOptions['onProgress'], bytesTotal: number, chunksTotal: number) {
+/** A progress counter calling `cb` (and updating `state`, when given) with the running totals. */
+export function progress(cb: FileJobOptions['onProgress'], bytesTotal: number, chunksTotal: number, state?: JobState<unknown>) {
   let bytesDone = 0;
   let chunksDone = 0;
   if (cb !== undefined && typeof cb !== 'function') throw new TypeError('onProgress must be a function');
   return (bytes: number, chunks: number) => {
     bytesDone += bytes;
     chunksDone += chunks;
+    const p: FileProgress = Object.freeze({ bytesDone, bytesTotal, chunksDone, chunksTotal });
+    state?.progress(p);
     try {
-      cb?.({ bytesDone, bytesTotal, chunksDone, chunksTotal });
+      cb?.(p);
     } catch {
       // a throwing progress callback must not break the operation
     }

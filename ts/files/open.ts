@@ -1,10 +1,10 @@
 /** Opening a container for reading: header and policy, the leaf table against the root, then unlocking the DEK. */
 import { VeilError } from '../errors.js';
-import { bytesToHex, concatBytes, hexToBytes } from '../bytes.js';
+import { concatBytes, equalBytes } from '../bytes.js';
 import { RECIPIENT_ID_LABEL } from '../files-format.js';
 import { resolveKdfBudget } from '../keystore-format.js';
 import type { KdfBudget } from '../../worker/keystore.protocol.js';
-import type { ChunkContext, ChunkKeys, RawHeaderInfo, SignaturePolicy, UnlockSpec } from '../../worker/files.protocol.js';
+import type { ChunkContext, ChunkKeys, HeaderInfo, HeaderWrapInfo, SignaturePolicy, UnlockSpec } from '../../worker/files.protocol.js';
 import { anySignal, type FileJob } from './job.js';
 import { unlockOf, type UnlockRoute } from './options.js';
 import { ctxOf, headerOf, preimageOf, readHeader, truncated, type ContainerSource } from './source.js';
@@ -12,7 +12,7 @@ import type { ContainerHeader, FileUnlock, SignatureInfo, SignatureStatus, Unloc
 
 /** A container opened by {@link openCore}: its header, signature status, chunk context, chunk keys and the checked leaf table. */
 export interface Opened {
-  readonly raw: RawHeaderInfo;
+  readonly raw: HeaderInfo;
   readonly header: ContainerHeader;
   readonly headerBytes: Uint8Array;
   readonly signature: Exclude<SignatureStatus, 'invalid'>;
@@ -31,7 +31,7 @@ async function recipientIdOf(xWingPublicKey: Uint8Array): Promise<Uint8Array> {
 }
 
 /** Recovers the DEK into the session's worker (it stays there). */
-async function unlockDek(job: FileJob, raw: RawHeaderInfo, route: UnlockRoute, kdfBudget: Required<KdfBudget>): Promise<void> {
+async function unlockDek(job: FileJob, raw: HeaderInfo, route: UnlockRoute, kdfBudget: Required<KdfBudget>): Promise<void> {
   if (route.kind === 'worker') {
     const spec = route.spec;
     // Our copies of secret bytes are handed over (transferred) and wiped by the worker.
@@ -47,9 +47,9 @@ async function unlockDek(job: FileJob, raw: RawHeaderInfo, route: UnlockRoute, k
   // WebCrypto keys all the way, no secret bytes, no derivable key on the page.
   if (raw.wraps.length === 0) throw new VeilError('NO_WRAPS', 'the container has no wrap entry');
   const bundle = await route.keystore.getPublicBundle(route.identity);
-  const rid = bytesToHex(await recipientIdOf(bundle.xWing));
-  const all = raw.wraps.filter((w): w is Extract<RawHeaderInfo['wraps'][number], { type: 'recipient' }> => w.type === 'recipient');
-  const mine = all.filter((w) => w.recipientId === rid);
+  const rid = await recipientIdOf(bundle.xWing);
+  const all = raw.wraps.filter((w): w is Extract<HeaderWrapInfo, { type: 'recipient' }> => w.type === 'recipient');
+  const mine = all.filter((w) => equalBytes(w.recipientId, rid));
   const candidates = mine.length > 0 ? mine : all;
   if (candidates.length === 0) throw new VeilError('NO_MATCHING_WRAP', 'no wrap entry matches the unlock method');
   for (const w of candidates) {
@@ -57,10 +57,10 @@ async function unlockDek(job: FileJob, raw: RawHeaderInfo, route: UnlockRoute, k
     try {
       // In this order: the key waits in the channel until the session worker takes port2, so no
       // worker ever waits for another one (the keystore may share this pool, even this worker).
-      await route.keystore.decapsulate(route.identity, 'x-wing', hexToBytes(w.ciphertext), { output: 'hkdf', port: port1 });
+      await route.keystore.decapsulate(route.identity, 'x-wing', w.ciphertext, { output: 'hkdf', port: port1 });
       await job.run({
-        type: 'files/unlock-kem', session: job.session, port: port2, fileId: hexToBytes(raw.fileId), recipientId: hexToBytes(w.recipientId),
-        keyVersion: w.keyVersion, wrapped: hexToBytes(w.wrapped), commitment: hexToBytes(raw.dekCommitment), preimage: preimageOf(raw),
+        type: 'files/unlock-kem', session: job.session, port: port2, fileId: raw.fileId, recipientId: w.recipientId,
+        keyVersion: w.keyVersion, wrapped: w.wrapped, commitment: raw.dekCommitment, preimage: preimageOf(raw),
       }, { session: true, transfer: [port2] });
       return;
     } catch (e) {
@@ -89,7 +89,7 @@ export async function openCore(job: FileJob, source: ContainerSource, unlock: Fi
   if (table.length < raw.leafTableLength) throw truncated(at + raw.leafTableLength, at + table.length);
   await job.run({ type: 'files/leaf-table', session: job.session, table }, { session: true });
   await unlockDek(job, raw, route, kdfBudget);
-  const fileId = hexToBytes(raw.fileId);
+  const fileId = raw.fileId;
   const keys = (first: number, count: number, signal?: AbortSignal) => job.pool.run(
     { type: 'files/chunk-keys', session: job.session, fileId, first, count, usage: 'decrypt' },
     { affinity: `files:${job.session}`, signal: anySignal(job.signal, signal) },

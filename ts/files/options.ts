@@ -2,6 +2,7 @@
 import type { IdentityHandle, Keystore } from '../keystore.js';
 import { CONTAINER } from '../files-format.js';
 import { exact, integer } from '../validate.js';
+import { KDF_BOUNDS } from '../kdf-bounds.js';
 import type { EncryptPlan, SignaturePolicy, UnlockSpec } from '../../worker/files.protocol.js';
 import type {
   EncryptFileOptions, FileInput, FileUnlock, GroupKey, PasswordKdf, RecipientPublicKey, SignaturePolicyOptions,
@@ -27,14 +28,18 @@ function password(v: unknown): string {
 function kdfOf(kdf: PasswordKdf | undefined): EncryptPlan['passwords'][number]['kdf'] {
   if (kdf === undefined || kdf.algorithm === 'argon2id') {
     const k = (kdf ?? { algorithm: 'argon2id' }) as Extract<PasswordKdf, { algorithm: 'argon2id' }>;
+    const { memoryKib: m, iterations: t, parallelism: p } = KDF_BOUNDS.wrapArgon2id;
     return {
       algorithm: 'argon2id',
-      memoryKib: integer('kdf.memoryKib', k.memoryKib ?? 65_536, 19_456, 1_048_576),
-      iterations: integer('kdf.iterations', k.iterations ?? 3, 2, 10),
-      parallelism: integer('kdf.parallelism', k.parallelism ?? 4, 1, 16),
+      memoryKib: integer('kdf.memoryKib', k.memoryKib ?? m.default, m.min, m.max),
+      iterations: integer('kdf.iterations', k.iterations ?? t.default, t.min, t.max),
+      parallelism: integer('kdf.parallelism', k.parallelism ?? p.default, p.min, p.max),
     };
   }
-  if (kdf.algorithm === 'pbkdf2') return { algorithm: 'pbkdf2', iterations: integer('kdf.iterations', kdf.iterations ?? 600_000, 600_000, 10_000_000) };
+  if (kdf.algorithm === 'pbkdf2') {
+    const i = KDF_BOUNDS.wrapPbkdf2Iterations;
+    return { algorithm: 'pbkdf2', iterations: integer('kdf.iterations', kdf.iterations ?? i.default, i.min, i.max) };
+  }
   throw new TypeError(`kdf.algorithm must be 'argon2id' or 'pbkdf2'`);
 }
 

@@ -1,6 +1,7 @@
 /** Random access: {@link openContainer} and the {@link OpenedContainer} it returns. */
 import { VeilError } from '../errors.js';
 import { integer } from '../validate.js';
+import { disposeSymbol, disposedError } from '../dispose.js';
 import { CONTAINER, chunkLength, envelopeOffset } from '../files-format.js';
 import { resolveKdfBudget } from '../keystore-format.js';
 import type { HeaderRead } from '../../worker/files.protocol.js';
@@ -18,7 +19,7 @@ import type {
  * header's root) and unlock. `read()` then decrypts only the chunks a range
  * needs, each read now, its leaf recomputed and compared with its table entry,
  * and its AEAD tag checked (a `Blob` may change between opening and reading).
- * `close()` when done.
+ * `dispose()` when done (or `using c = await openContainer(…)`).
  */
 export async function openContainer(blob: Blob, unlock: FileUnlock, options: FileJobOptions & SignaturePolicyOptions & UnlockOptions = {}): Promise<OpenedContainer> {
   if (!(blob instanceof Blob)) throw new TypeError('openContainer needs a File or a Blob (random access)');
@@ -30,15 +31,20 @@ export async function openContainer(blob: Blob, unlock: FileUnlock, options: Fil
     o = await openCore(job, containerSource(blob), unlock, policy, options);
   } catch (e) {
     const err = job.error(e);
-    job.close();
+    job.dispose();
     throw err;
   }
   const { ctx } = o;
   const n = o.raw.chunkCount;
   const H = o.bodyOffset;
-  let closed = false;
+  let disposed = false;
   const live = () => {
-    if (closed) throw new VeilError('INVALID_STATE', 'this container has been closed');
+    if (disposed) throw disposedError('this container');
+  };
+  const dispose = () => {
+    if (disposed) return;
+    disposed = true;
+    job.dispose();
   };
   const runChunks = async (first: number, count: number, extra: { discard?: boolean; signal?: AbortSignal }) => {
     const from = H + envelopeOffset(ctx.chunkSize, first);
@@ -111,10 +117,8 @@ export async function openContainer(blob: Blob, unlock: FileUnlock, options: Fil
         intact: bad.length === 0 && blob.size === o.raw.containerLength,
       };
     },
-    close() {
-      if (closed) return;
-      closed = true;
-      job.close();
-    },
+    dispose,
+    [disposeSymbol]: dispose,
+    close: dispose,
   };
 }

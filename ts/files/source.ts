@@ -1,8 +1,8 @@
 /** Reading inputs: byte streams, container sources (Blob or stream) and the container header. */
 import { VeilError } from '../errors.js';
-import { hexToBytes, concatBytes } from '../bytes.js';
+import { concatBytes } from '../bytes.js';
 import { headerHashPreimage } from '../files-format.js';
-import type { ChunkContext, HeaderRead, RawHeaderInfo, SignaturePolicy } from '../../worker/files.protocol.js';
+import type { ChunkContext, HeaderInfo, HeaderRead, SignaturePolicy } from '../../worker/files.protocol.js';
 import type { FileJob } from './job.js';
 import type { ContainerHeader, FileInput, WrapInfo } from './types.js';
 
@@ -122,26 +122,26 @@ export async function readHeader(job: FileJob, source: ContainerSource, policy: 
       { type: 'files/open', header: bytes, ...(policy ? { policy } : {}), ...(keep ? { session: job.session } : {}) },
       keep ? { session: true } : {},
     );
-    if (r.needed === undefined) return { read: r, bytes: bytes.slice(0, r.info.headerLength), hash: await headerHashOf(r.info) };
+    if (r.needed === undefined) return { read: r, bytes: bytes.slice(0, r.info.headerLength), hash: r.info.headerHash };
     if (bytes.length < n || r.needed <= bytes.length) throw truncated(r.needed, bytes.length);
     n = r.needed;
   }
 }
 
-export function preimageOf(r: RawHeaderInfo): Uint8Array<ArrayBuffer> {
-  return headerHashPreimage(hexToBytes(r.fileId), r.chunkSize, r.plaintextSize, r.hashAlgorithm === 'blake3' ? 1 : 0);
-}
-
-/** `header_hash` (FORMAT.md §6.2) from the public header fields, with WebCrypto SHA-256. */
-async function headerHashOf(r: RawHeaderInfo): Promise<Uint8Array> {
-  return new Uint8Array(await crypto.subtle.digest('SHA-256', preimageOf(r)));
+/** The header-hash preimage (FORMAT.md §6.2) of a header, for the DEK-commitment check of an identity unlock. */
+export function preimageOf(r: HeaderInfo): Uint8Array<ArrayBuffer> {
+  return headerHashPreimage(r.fileId, r.chunkSize, r.plaintextSize, r.hashAlgorithm === 'blake3' ? 1 : 0);
 }
 
 export function truncated(needed: number, got: number): VeilError {
   return new VeilError('TRUNCATED', `truncated: need ${needed} bytes, got ${got}`, { details: { needed, got } });
 }
 
-export function headerOf(r: RawHeaderInfo): ContainerHeader {
+/**
+ * The public {@link ContainerHeader} of the core's typed {@link HeaderInfo}: the one place it is
+ * converted. Byte fields are copied, so the caller's header never aliases the session's.
+ */
+export function headerOf(r: HeaderInfo): ContainerHeader {
   if (!Number.isSafeInteger(r.plaintextSize) || !Number.isSafeInteger(r.containerLength)) {
     throw new VeilError('INVALID_PLAINTEXT_SIZE', 'the plaintext size is beyond what JavaScript can address');
   }
@@ -149,26 +149,26 @@ export function headerOf(r: RawHeaderInfo): ContainerHeader {
     switch (w.type) {
       case 'pbkdf2': return { type: 'pbkdf2', iterations: w.iterations };
       case 'argon2id': return { type: 'argon2id', memoryKib: w.memoryKib, iterations: w.iterations, parallelism: w.parallelism };
-      case 'group': return { type: 'group', groupId: hexToBytes(w.groupId), keyVersion: w.keyVersion };
-      case 'recipient': return { type: 'recipient', recipientId: hexToBytes(w.recipientId), keyVersion: w.keyVersion };
-      case 'threshold': return { type: 'threshold', t: w.t, n: w.n, shareSetId: hexToBytes(w.shareSetId) };
+      case 'group': return { type: 'group', groupId: w.groupId.slice(), keyVersion: w.keyVersion };
+      case 'recipient': return { type: 'recipient', recipientId: w.recipientId.slice(), keyVersion: w.keyVersion };
+      case 'threshold': return { type: 'threshold', t: w.t, n: w.n, shareSetId: w.shareSetId.slice() };
     }
   });
   return {
-    version: r.version, mode: r.mode, fileId: hexToBytes(r.fileId), chunkSize: r.chunkSize, plaintextSize: r.plaintextSize,
-    merkleRoot: hexToBytes(r.merkleRoot), hashAlgorithm: r.hashAlgorithm, headerLength: r.headerLength,
+    version: r.version, mode: r.mode, fileId: r.fileId.slice(), chunkSize: r.chunkSize, plaintextSize: r.plaintextSize,
+    merkleRoot: r.merkleRoot.slice(), hashAlgorithm: r.hashAlgorithm, headerLength: r.headerLength,
     containerLength: r.containerLength, chunkCount: r.chunkCount, wraps,
     signer: r.signer === null ? null : {
-      ed25519: hexToBytes(r.signer.ed25519), keyLogId: hexToBytes(r.signer.keyLogId), timestamp: r.signer.timestamp,
-      ...(r.signer.mlDsa65 === null ? {} : { mlDsa65: hexToBytes(r.signer.mlDsa65) }),
+      ed25519: r.signer.ed25519.slice(), keyLogId: r.signer.keyLogId.slice(), timestamp: r.signer.timestamp,
+      ...(r.signer.mlDsa65 === null ? {} : { mlDsa65: r.signer.mlDsa65.slice() }),
     },
-    sealed: r.sealed === null ? null : { mode: r.sealed.mode, reason: r.sealed.reason, timestamp: r.sealed.timestamp, sealer: hexToBytes(r.sealed.sealer) },
+    sealed: r.sealed === null ? null : { mode: r.sealed.mode, reason: r.sealed.reason, timestamp: r.sealed.timestamp, sealer: r.sealed.sealer.slice() },
   };
 }
 
-export function ctxOf(r: RawHeaderInfo, headerHash: Uint8Array): ChunkContext {
+export function ctxOf(r: HeaderInfo, headerHash: Uint8Array): ChunkContext {
   return {
-    fileId: hexToBytes(r.fileId), headerHash, chunkSize: r.chunkSize, plaintextSize: r.plaintextSize,
+    fileId: r.fileId, headerHash, chunkSize: r.chunkSize, plaintextSize: r.plaintextSize,
     hashAlgorithm: r.hashAlgorithm === 'blake3' ? 1 : 0,
   };
 }

@@ -1,5 +1,6 @@
 /** The public types of the file API (re-exported by ts/files.ts). */
 import type { WorkerPool } from '../pool.js';
+import type { disposeSymbol } from '../dispose.js';
 import type { IdentityHandle, Keystore } from '../keystore.js';
 import type { KdfBudget } from '../../worker/keystore.protocol.js';
 
@@ -12,6 +13,31 @@ export interface FileProgress {
   readonly bytesTotal: number;
   readonly chunksDone: number;
   readonly chunksTotal: number;
+}
+
+/** Where a file operation is: `'running'`, then `'done'`, `'failed'` or `'cancelled'` (aborted by its signal), for good. */
+export type FileJobStatus = 'running' | 'done' | 'failed' | 'cancelled';
+
+/** What {@link FileOperation.getSnapshot} returns: a frozen object, the same one until something changes. */
+export interface FileJobSnapshot<T> {
+  readonly status: FileJobStatus;
+  /** The latest progress (`undefined` before the first batch); kept when the operation ends. */
+  readonly progress: FileProgress | undefined;
+  /** Why it failed or was cancelled (a `VeilError`, a `TypeError` / `RangeError` for bad arguments, or the abort reason). */
+  readonly error: unknown;
+  /** The result once `'done'`. */
+  readonly result: T | undefined;
+}
+
+/**
+ * A running file operation: the promise of its result, and a framework-free observable of its
+ * state — `subscribe(listener)` returns the unsubscribe function, `getSnapshot()` the same object
+ * until the state changes (what React's `useSyncExternalStore(op.subscribe, op.getSnapshot)` needs;
+ * both are bound functions). Listeners are called after every progress step and once at the end.
+ */
+export interface FileOperation<T> extends Promise<T> {
+  subscribe(listener: () => void): () => void;
+  getSnapshot(): FileJobSnapshot<T>;
 }
 
 /** An X-Wing public key (1216 bytes), optionally with its key version and recipient id; or a keystore public bundle. */
@@ -235,7 +261,14 @@ export interface OpenedContainer {
   read(offset: number, length: number, options?: { readonly signal?: AbortSignal }): Promise<Uint8Array>;
   /** Authenticates every chunk (nothing is released) and reports. */
   verify(policy?: VerifyPolicy): Promise<VerificationReport>;
-  /** Frees the container's worker session and terminates its private pool (if any) or gives back the default pool. Further reads fail. */
+  /**
+   * Frees the container's worker session and terminates its private pool (if any) or gives back the
+   * default pool. Idempotent; `read` / `verify` afterwards reject with `VeilError('INVALID_STATE')`.
+   */
+  dispose(): void;
+  /** Same as `dispose()` (`using c = await openContainer(…)`). */
+  [disposeSymbol](): void;
+  /** @deprecated Use `dispose()` (or `using`); the same call. */
   close(): void;
 }
 

@@ -7,6 +7,7 @@ import type { ImportBackupResult, KdfBudget, PassphraseKdfParams } from '../keys
 import { checkFormat, commit, notFound, read, storageError, withLock } from './db.js';
 import { request } from './idb.js';
 import { buildIdentity, handleOf } from './identities.js';
+import { checkPassphrase } from './args.js';
 import { passphraseKey } from './lock.js';
 import { withSecret, type IdentityRecord, type SecretRecord, type StateRecord } from './records.js';
 import { announce, readState, sessionFor, type Store } from './store.js';
@@ -14,7 +15,7 @@ import { announce, readState, sessionFor, type Store } from './store.js';
 export async function exportBackup(s: Store, passphrase: string, params: PassphraseKdfParams | undefined, budget: KdfBudget | undefined): Promise<Uint8Array> {
   const p = checkPassphraseKdf(params);
   checkArgon2Budget(p, budget); // a reader with the same budget must be able to open it
-  if (typeof passphrase !== 'string' || passphrase.length === 0) throw new TypeError('passphrase must be a non-empty string');
+  checkPassphrase(passphrase);
   // One read transaction: the state, the identities and their recovery records as of one point in time.
   let state: StateRecord | undefined;
   let identities: IdentityRecord[];

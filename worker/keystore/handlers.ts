@@ -1,7 +1,7 @@
 /** The `keystore/*` handlers: one line each, delegating to the module of its concern. */
 import type { HandlerTable } from '../protocol.js';
 import type { KeystoreReplies, KeystoreRequest } from '../keystore.protocol.js';
-import { bytesArg } from './args.js';
+import { bytes } from '../../ts/validate.js';
 import { exportBackup, importBackup } from './backup.js';
 import { createIdentity, deleteIdentity, exportPhrase, listIdentities, publicBundle, restorePhrase } from './identities.js';
 import { decapsulateRequest, deriveSharedKey, sign, signHybrid } from './keys.js';
@@ -24,7 +24,7 @@ export const keystoreHandlers: HandlerTable<KeystoreRequest, KeystoreReplies> = 
   'keystore/export-phrase': async (req) => exportPhrase(await open(req), req.identity),
   'keystore/restore-phrase': async (req) => restorePhrase(await open(req), req.phrase, req.bip39Passphrase, req.label, req.mlDsa),
   'keystore/export-backup': async (req) => exportBackup(await open(req), req.passphrase, req.params, req.kdfBudget),
-  'keystore/import-backup': async (req) => importBackup(await open(req), bytesArg('backup', req.backup), req.passphrase, req.kdfBudget),
+  'keystore/import-backup': async (req) => importBackup(await open(req), bytes('backup', req.backup), req.passphrase, req.kdfBudget),
   'keystore/sign': async (req) => sign(await open(req), req.identity, req.algorithm, req.message, req.context),
   'keystore/sign-hybrid': async (req) => signHybrid(await open(req), req.identity, req.message, req.context),
   'keystore/derive-shared-key': async (req) => deriveSharedKey(await open(req), req.identity, req.peerPublicKey, req.info),

@@ -6,8 +6,9 @@
 import * as P from '../../ts/primitives.js';
 import { VeilError } from '../../ts/errors.js';
 import { wipe } from '../../ts/validate.js';
+import { concatBytes } from '../../ts/bytes.js';
 import {
-  BUNDLE_DST, bundleEd25519Message, concat, decodePublicBundle, deriveKeySeed, encodeBundleBody, identityId, publicKeyFromKeySeed,
+  BUNDLE_DST, bundleEd25519Message, decodePublicBundle, deriveKeySeed, encodeBundleBody, identityId, publicKeyFromKeySeed,
   type PublicBundle,
 } from '../../ts/keystore-format.js';
 import { KEY_TYPES, type IdentityHandle, type KeyRoute, type KeyType } from '../keystore.protocol.js';
@@ -30,7 +31,7 @@ export function handleOf(r: IdentityRecord): IdentityHandle {
 function recoveryPlaintext(entropy: Uint8Array, seed: Uint8Array, bip39Passphrase: string): Uint8Array {
   const pass = enc.encode(bip39Passphrase);
   try {
-    return concat(entropy, seed, pass);
+    return concatBytes([entropy, seed, pass]);
   } finally {
     wipe(pass);
   }
@@ -77,7 +78,7 @@ export async function buildIdentity(
     } finally {
       wipe(recovery);
     }
-    return { identity: { id, label, createdAt, mlDsa, routes, publicKeys, bundle: concat(...parts) }, secrets, siblingId };
+    return { identity: { id, label, createdAt, mlDsa, routes, publicKeys, bundle: concatBytes(parts) }, secrets, siblingId };
   } finally {
     for (const v of seeds.values()) wipe(v);
   }

@@ -5,12 +5,11 @@
  */
 import * as P from '../../ts/primitives.js';
 import { VeilError } from '../../ts/errors.js';
-import { wipe } from '../../ts/validate.js';
+import { bytes, exact, wipe } from '../../ts/validate.js';
 import type { HybridSignature, KeystoreRequest } from '../keystore.protocol.js';
-import { bytesArg } from './args.js';
 import { notFound } from './db.js';
 import { identityRecord, loadSecret } from './identities.js';
-import { bs as buf } from '../../ts/bytes.js';
+import { bs } from '../../ts/bytes.js';
 import { importSeedKey, subtle, type SeedKeyType } from '../../ts/webcrypto/subtle.js';
 import { withSecret, type SecretRecord } from './records.js';
 import { open, type Session, type Store } from './store.js';
@@ -29,13 +28,13 @@ async function signWith(s: Store, id: unknown, algorithm: 'ed25519' | 'ml-dsa-65
     if (context !== undefined) throw new TypeError('Ed25519 takes no context');
     const { session, identity, record } = await loadSecret(s, id, 'ed25519');
     if (identity.routes.ed25519 === 'native') {
-      return new Uint8Array(await subtle().sign({ name: 'Ed25519' }, await nativeKey(session, record, 'ed25519'), buf(message)));
+      return new Uint8Array(await subtle().sign({ name: 'Ed25519' }, await nativeKey(session, record, 'ed25519'), bs(message)));
     }
     return withSecret(session, record, (sk) => P.signMessage(sk, message));
   }
   const { session, identity, record } = await loadSecret(s, id, 'ml-dsa-65');
   if (identity.routes['ml-dsa-65'] === 'native') {
-    return new Uint8Array(await subtle().sign({ name: 'ML-DSA-65', context }, await nativeKey(session, record, 'ml-dsa-65'), buf(message)));
+    return new Uint8Array(await subtle().sign({ name: 'ML-DSA-65', context }, await nativeKey(session, record, 'ml-dsa-65'), bs(message)));
   }
   return withSecret(session, record, (sk) => P.mlDsaSign(sk, message, context ? { context } : {}));
 }
@@ -43,13 +42,22 @@ async function signWith(s: Store, id: unknown, algorithm: 'ed25519' | 'ml-dsa-65
 /** HKDF-SHA256(ikm, salt = empty, info) → non-extractable AES-256-GCM key, or the HKDF base key with `deriveKey` only (never `deriveBits`). */
 async function keyFromSecret(ikm: Uint8Array | CryptoKey, info: Uint8Array, output: 'aes-gcm' | 'hkdf'): Promise<CryptoKey> {
   const base = ikm instanceof Uint8Array
-    ? await subtle().importKey('raw', buf(ikm), { name: 'HKDF' }, false, ['deriveKey'])
+    ? await subtle().importKey('raw', bs(ikm), { name: 'HKDF' }, false, ['deriveKey'])
     : ikm;
   if (output === 'hkdf') return base;
   return subtle().deriveKey(
-    { name: 'HKDF', hash: 'SHA-256', salt: new Uint8Array(0), info: buf(info) }, base,
+    { name: 'HKDF', hash: 'SHA-256', salt: new Uint8Array(0), info: bs(info) }, base,
     { name: 'AES-GCM', length: 256 }, false, ['encrypt', 'decrypt'],
   );
+}
+
+/** {@link keyFromSecret} of a shared secret this worker computed; wiped afterwards. */
+async function keyFromOwnedSecret(secret: Uint8Array, info: Uint8Array, output: 'aes-gcm' | 'hkdf'): Promise<CryptoKey> {
+  try {
+    return await keyFromSecret(secret, info, output);
+  } finally {
+    wipe(secret);
+  }
 }
 
 // ---------------------------------------------------------------------------
@@ -58,15 +66,15 @@ async function keyFromSecret(ikm: Uint8Array | CryptoKey, info: Uint8Array, outp
 export async function sign(
   s: Store, id: string, algorithm: 'ed25519' | 'ml-dsa-65', message: Uint8Array, context: Uint8Array | undefined,
 ): Promise<Uint8Array> {
-  const checked = bytesArg('message', message);
+  const checked = bytes('message', message);
   if (algorithm !== 'ed25519' && algorithm !== 'ml-dsa-65') throw new TypeError(`algorithm must be 'ed25519' or 'ml-dsa-65'`);
-  const ctx = context === undefined ? undefined : bytesArg('context', context);
+  const ctx = context === undefined ? undefined : bytes('context', context);
   return signWith(s, id, algorithm, checked, ctx);
 }
 
 export async function signHybrid(s: Store, id: string, message: Uint8Array, context: Uint8Array | undefined): Promise<HybridSignature> {
-  const checked = bytesArg('message', message);
-  const ctx = context === undefined ? undefined : bytesArg('context', context);
+  const checked = bytes('message', message);
+  const ctx = context === undefined ? undefined : bytes('context', context);
   const r = await identityRecord(s, id);
   if (!r.mlDsa) throw notFound(`the ml-dsa-65 key of identity ${r.id} (a hybrid signature needs an identity made with mlDsa: true)`);
   const mlDsa65 = await signWith(s, r.id, 'ml-dsa-65', checked, ctx);
@@ -75,12 +83,12 @@ export async function signHybrid(s: Store, id: string, message: Uint8Array, cont
 }
 
 export async function deriveSharedKey(s: Store, id: string, peerPublicKey: Uint8Array, info: Uint8Array): Promise<CryptoKey> {
-  const peer = bytesArg('peerPublicKey', peerPublicKey, 32);
-  const checkedInfo = bytesArg('info', info);
+  const peer = exact('peerPublicKey', peerPublicKey, 32);
+  const checkedInfo = bytes('info', info);
   const { session, identity, record } = await loadSecret(s, id, 'x25519');
   let shared: Uint8Array;
   if (identity.routes.x25519 === 'native') {
-    const peerKey = await subtle().importKey('raw', buf(peer), { name: 'X25519' }, true, []);
+    const peerKey = await subtle().importKey('raw', bs(peer), { name: 'X25519' }, true, []);
     const own = await nativeKey(session, record, 'x25519');
     try {
       shared = new Uint8Array(await subtle().deriveBits({ name: 'X25519', public: peerKey }, own, 256));
@@ -90,11 +98,7 @@ export async function deriveSharedKey(s: Store, id: string, peerPublicKey: Uint8
   } else {
     shared = await withSecret(session, record, (sk) => P.ecdhSharedSecret(sk, peer));
   }
-  try {
-    return await keyFromSecret(shared, checkedInfo, 'aes-gcm');
-  } finally {
-    wipe(shared);
-  }
+  return keyFromOwnedSecret(shared, checkedInfo, 'aes-gcm');
 }
 
 type DecapsulateRequest = Extract<KeystoreRequest, { type: 'keystore/decapsulate' }>;
@@ -119,14 +123,14 @@ export async function decapsulateRequest(req: DecapsulateRequest): Promise<Crypt
 async function decapsulate(req: DecapsulateRequest): Promise<CryptoKey> {
   {
     const s = await open(req);
-    const info = bytesArg('info', req.info);
+    const info = bytes('info', req.info);
     if (req.output !== 'aes-gcm' && req.output !== 'hkdf') throw new TypeError(`output must be 'aes-gcm' or 'hkdf'`);
     if (req.kem === 'ml-kem-768') {
-      const ct = bytesArg('ciphertext', req.ciphertext, 1088);
+      const ct = exact('ciphertext', req.ciphertext, 1088);
       const { session, identity, record } = await loadSecret(s, req.identity, 'ml-kem-768');
       if (identity.routes['ml-kem-768'] === 'native') {
         const dk = await nativeKey(session, record, 'ml-kem-768');
-        const base = await subtle().decapsulateKey({ name: 'ML-KEM-768' }, dk, buf(ct), { name: 'HKDF' }, false, ['deriveKey']);
+        const base = await subtle().decapsulateKey({ name: 'ML-KEM-768' }, dk, bs(ct), { name: 'HKDF' }, false, ['deriveKey']);
         return keyFromSecret(base, info, req.output);
       }
       const ss = await withSecret(session, record, (seed) => {
@@ -137,21 +141,13 @@ async function decapsulate(req: DecapsulateRequest): Promise<CryptoKey> {
           wipe(dk, ek);
         }
       });
-      try {
-        return await keyFromSecret(ss, info, req.output);
-      } finally {
-        wipe(ss);
-      }
+      return keyFromOwnedSecret(ss, info, req.output);
     }
     if (req.kem === 'x-wing') {
-      const ct = bytesArg('ciphertext', req.ciphertext, 1120);
+      const ct = exact('ciphertext', req.ciphertext, 1120);
       const { session, record } = await loadSecret(s, req.identity, 'x-wing');
       const ss = await withSecret(session, record, (sk) => P.xWingDecapsulate(sk, ct));
-      try {
-        return await keyFromSecret(ss, info, req.output);
-      } finally {
-        wipe(ss);
-      }
+      return keyFromOwnedSecret(ss, info, req.output);
     }
     throw new TypeError(`kem must be 'ml-kem-768' or 'x-wing'`);
   }

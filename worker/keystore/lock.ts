@@ -4,27 +4,33 @@
  */
 import * as P from '../../ts/primitives.js';
 import { VeilError } from '../../ts/errors.js';
-import { wipe } from '../../ts/validate.js';
+import { exact, wipe } from '../../ts/validate.js';
 import { checkArgon2Budget, checkPassphraseKdf } from '../../ts/keystore-format.js';
 import type { KdfBudget, KeystoreStatus, PassphraseKdfParams } from '../keystore.protocol.js';
 import { checkFormat, commit, storageError, withLock } from './db.js';
 import { request } from './idb.js';
-import { bs as buf } from '../../ts/bytes.js';
+import { bs } from '../../ts/bytes.js';
 import { subtle } from '../../ts/webcrypto/subtle.js';
 import { seal, unseal, withSecret, type LockRecord, type SecretRecord, type StateRecord } from './records.js';
 import { announce, readState, sessionFor, type Store } from './store.js';
+import { checkPassphrase } from './args.js';
 
 // ---------------------------------------------------------------------------
 // Passphrases (lock and backup)
 
 /** Argon2id(UTF-8(passphrase), salt, params) → 32 bytes. The caller checked the parameters against the KDF budget. */
 export function passphraseKey(passphrase: unknown, salt: Uint8Array, params: PassphraseKdfParams): Uint8Array {
-  if (typeof passphrase !== 'string' || passphrase.length === 0) throw new TypeError('passphrase must be a non-empty string');
-  return P.argon2id(passphrase, salt, { ...params, length: 32 });
+  return P.argon2id(checkPassphrase(passphrase), salt, { ...params, length: 32 });
 }
 
-async function importStorageKey(material: Uint8Array): Promise<CryptoKey> {
-  return subtle().importKey('raw', buf(material), { name: 'AES-GCM' }, false, ['encrypt', 'decrypt']);
+/** The storage key S = Argon2id(passphrase) as a non-extractable AES-GCM key; the derived bytes are wiped. */
+async function storageKey(passphrase: unknown, salt: Uint8Array, params: PassphraseKdfParams): Promise<CryptoKey> {
+  const material = passphraseKey(passphrase, salt, params);
+  try {
+    return await subtle().importKey('raw', bs(material), { name: 'AES-GCM' }, false, ['encrypt', 'decrypt']);
+  } finally {
+    wipe(material);
+  }
 }
 
 async function allSecrets(s: Store): Promise<SecretRecord[]> {
@@ -48,12 +54,7 @@ export async function setPassphrase(s: Store, passphrase: string | null, params:
     let lock: LockRecord | undefined;
     if (passphrase !== null) {
       const salt = crypto.getRandomValues(new Uint8Array(16));
-      const material = passphraseKey(passphrase, salt, p);
-      try {
-        key = await importStorageKey(material);
-      } finally {
-        wipe(material);
-      }
+      key = await storageKey(passphrase, salt, p);
       lock = { salt, params: p, check: await seal(key, 'state', 'lock-check', generation, new Uint8Array(0)) };
     }
     // Re-wrap every secret under the new key and generation, then commit them with the new lock at once.
@@ -73,7 +74,7 @@ export async function setPassphrase(s: Store, passphrase: string | null, params:
 
 function validLock(l: LockRecord): PassphraseKdfParams {
   try {
-    if (!(l.salt instanceof Uint8Array) || l.salt.length !== 16) throw new RangeError('salt');
+    exact('salt', l.salt, 16);
     return checkPassphraseKdf(l.params);
   } catch {
     throw new VeilError('STORAGE_FAILED', 'the keystore\'s lock record is damaged');
@@ -83,17 +84,11 @@ function validLock(l: LockRecord): PassphraseKdfParams {
 export async function unlock(s: Store, passphrase: string, budget: KdfBudget | undefined): Promise<KeystoreStatus> {
   const state = await readState(s);
   if (!state.lock) return status(s);
-  if (typeof passphrase !== 'string' || passphrase.length === 0) throw new TypeError('passphrase must be a non-empty string');
+  checkPassphrase(passphrase);
   const params = validLock(state.lock);
   // The parameters come from storage that page script can write: bounded before any work.
   checkArgon2Budget(params, budget);
-  const material = passphraseKey(passphrase, state.lock.salt, params);
-  let key: CryptoKey;
-  try {
-    key = await importStorageKey(material);
-  } finally {
-    wipe(material);
-  }
+  const key = await storageKey(passphrase, state.lock.salt, params);
   await unseal(key, 'state', 'lock-check', state.generation, state.lock.check); // wrong passphrase: AUTHENTICATION_FAILED
   s.session = { generation: state.generation, lockEpoch: state.lockEpoch, key, passphrase: true, native: new Map() };
   return status(s);

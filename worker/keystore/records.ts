@@ -5,13 +5,12 @@
  */
 import { VeilError } from '../../ts/errors.js';
 import { wipe } from '../../ts/validate.js';
-import { concat } from '../../ts/keystore-format.js';
+import { bs, concatBytes } from '../../ts/bytes.js';
 import type { KeyRoute, KeyType, PassphraseKdfParams } from '../keystore.protocol.js';
-import { bs as buf } from '../../ts/bytes.js';
 import { subtle } from '../../ts/webcrypto/subtle.js';
+import type { Session } from './store.js';
 
 const enc = new TextEncoder();
-import type { Session } from './store.js';
 
 // ---------------------------------------------------------------------------
 // Records
@@ -66,20 +65,20 @@ const RECORD_LABEL = 'veilkit-keystore-record-v2';
 function recordAad(id: string, type: string, generation: number): Uint8Array {
   const g = new Uint8Array(4);
   new DataView(g.buffer).setUint32(0, generation);
-  return concat(enc.encode(RECORD_LABEL), Uint8Array.of(0), enc.encode(id), Uint8Array.of(0), enc.encode(type), Uint8Array.of(0), g);
+  return concatBytes([enc.encode(RECORD_LABEL), Uint8Array.of(0), enc.encode(id), Uint8Array.of(0), enc.encode(type), Uint8Array.of(0), g]);
 }
 
 export async function seal(key: CryptoKey, id: string, type: string, generation: number, plaintext: Uint8Array): Promise<Uint8Array> {
   const iv = crypto.getRandomValues(new Uint8Array(12));
-  const ct = await subtle().encrypt({ name: 'AES-GCM', iv, additionalData: buf(recordAad(id, type, generation)) }, key, buf(plaintext));
-  return concat(iv, new Uint8Array(ct));
+  const ct = await subtle().encrypt({ name: 'AES-GCM', iv, additionalData: bs(recordAad(id, type, generation)) }, key, bs(plaintext));
+  return concatBytes([iv, new Uint8Array(ct)]);
 }
 
 export async function unseal(key: CryptoKey, id: string, type: string, generation: number, sealed: Uint8Array | undefined): Promise<Uint8Array> {
   if (!(sealed instanceof Uint8Array) || sealed.length < 28) throw new VeilError('AUTHENTICATION_FAILED', `record ${id} is damaged`);
   try {
     const pt = await subtle().decrypt(
-      { name: 'AES-GCM', iv: buf(sealed.subarray(0, 12)), additionalData: buf(recordAad(id, type, generation)) }, key, buf(sealed.subarray(12)),
+      { name: 'AES-GCM', iv: bs(sealed.subarray(0, 12)), additionalData: bs(recordAad(id, type, generation)) }, key, bs(sealed.subarray(12)),
     );
     return new Uint8Array(pt);
   } catch {

@@ -105,6 +105,15 @@ impl HashAlg {
             other => Err(ContainerError::UnsupportedHashAlgorithm(other)),
         }
     }
+
+    /// Name in the JS API: `sha256` or `blake3`.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::Sha256 => "sha256",
+            Self::Blake3 => "blake3",
+        }
+    }
 }
 
 /// Container mode byte. Advisory in the seed format; here it is a function of
@@ -137,6 +146,19 @@ impl Mode {
             Self::Threshold => 3,
             Self::Mixed => 4,
             Self::None => 5,
+        }
+    }
+
+    /// Name in the JS API: `password`, `recipient`, `group`, `threshold`, `mixed` or `none`.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::Password => "password",
+            Self::Recipient => "recipient",
+            Self::Group => "group",
+            Self::Threshold => "threshold",
+            Self::Mixed => "mixed",
+            Self::None => "none",
         }
     }
 
@@ -177,6 +199,15 @@ impl SealMode {
         match self {
             Self::Seal => 0,
             Self::Purge => 1,
+        }
+    }
+
+    /// Name in the JS API: `seal` or `purge`.
+    #[must_use]
+    pub const fn name(self) -> &'static str {
+        match self {
+            Self::Seal => "seal",
+            Self::Purge => "purge",
         }
     }
 }

@@ -28,6 +28,7 @@ pub mod external;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod header;
+pub mod info;
 pub mod manifest;
 pub mod merkle;
 pub mod policy;
@@ -46,6 +47,7 @@ pub use chunk::{
 pub use error::{ContainerError, Result};
 pub use external::{ExternalEncryptor, Finished};
 pub use header::{HashAlg, Header, HeaderPrefix, MetadataKind, Mode, SealMode};
+pub use info::{HeaderInfo, SealedInfo, SignerInfo, WrapInfo};
 pub use manifest::{GroupManifest, GroupState, ManifestOp, RevocationMode, revoke_member};
 pub use merkle::{inclusion_proof, merkle_root, verify_merkle_proof};
 pub use policy::{

@@ -25,12 +25,13 @@
 //! `needed` and `got`). Sizes and indices cross as JS numbers and must be
 //! safe integers.
 use super::error::js_err;
+use super::header_info::{header_info, JsHeaderInfo};
 use super::{scrubbed, secret_in, secret_out, JsResult, StackUse};
 use crate::container::external::{ExternalEncryptor, Finished};
-use crate::container::header::{self, Header, MetadataKind, SealMode};
+use crate::container::header::{self, Header};
 use crate::container::{merkle, signature};
 use crate::container::policy::{self, ExpectedSigner, SignatureRequirement, VerificationPolicy};
-use crate::container::wrap::{self, Argon2idCost, ThresholdShare, WrapEntry, WrapSpec};
+use crate::container::wrap::{self, Argon2idCost, ThresholdShare, WrapSpec};
 use crate::container::{chunk, ContainerError, ContainerReader, Dek, FileContext, HashAlg, KdfBudget, SignatureStatus, SigningKeys};
 use crate::error::CryptoError;
 use js_sys::{Array, JsString, Uint8Array};
@@ -60,15 +61,6 @@ fn array16(what: &'static str, bytes: &[u8]) -> CResult<[u8; 16]> {
 
 fn array32(what: &'static str, bytes: &[u8]) -> CResult<[u8; 32]> {
     Ok(*crate::error::exact::<32>(what, "32 bytes", bytes)?)
-}
-
-fn hex(bytes: &[u8]) -> String {
-    use core::fmt::Write;
-    let mut s = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        let _ = write!(s, "{b:02x}");
-    }
-    s
 }
 
 // ---------------------------------------------------------------- writing
@@ -366,56 +358,10 @@ impl ContainerReaderHandle {
         self.inner.context().header_hash.to_vec()
     }
 
-    /// The header as JSON (public fields only; byte strings in hex): version,
-    /// mode, fileId, chunkSize, plaintextSize, merkleRoot, hashAlgorithm,
-    /// headerLength, containerLength, chunkCount, wraps, signer, sealed.
-    pub fn info(&self) -> String {
-        let h = self.inner.header();
-        let wraps: Vec<serde_json::Value> = h.wraps.iter().map(wrap_json).collect();
-        let signed = h.signed.as_ref();
-        let signer = signed.map(|s| {
-            serde_json::json!({
-                "ed25519": hex(&s.metadata.ed25519_public),
-                "mlDsa65": s.metadata.mldsa_public.as_deref().map(hex),
-                "keyLogId": hex(&s.metadata.key_log_id),
-                "timestamp": s.metadata.timestamp,
-            })
-        });
-        let sealed = signed.and_then(|s| match &s.metadata.kind {
-            MetadataKind::Plain => None,
-            MetadataKind::Sealed { mode, reason } => Some(serde_json::json!({
-                "mode": if *mode == SealMode::Purge { "purge" } else { "seal" },
-                "reason": reason,
-                "timestamp": s.metadata.timestamp,
-                "sealer": hex(&s.metadata.ed25519_public),
-            })),
-        });
-        let mode = match h.mode() {
-            header::Mode::Password => "password",
-            header::Mode::Recipient => "recipient",
-            header::Mode::Group => "group",
-            header::Mode::Threshold => "threshold",
-            header::Mode::Mixed => "mixed",
-            header::Mode::None => "none",
-        };
-        serde_json::json!({
-            "version": h.version(),
-            "mode": mode,
-            "fileId": hex(&h.file_id),
-            "chunkSize": h.chunk_size,
-            "plaintextSize": h.plaintext_size,
-            "merkleRoot": hex(&h.merkle_root),
-            "hashAlgorithm": if h.hash_alg == HashAlg::Blake3 { "blake3" } else { "sha256" },
-            "headerLength": self.inner.header_len(),
-            "leafTableLength": self.inner.leaf_table_len(),
-            "dekCommitment": hex(&h.dek_commitment),
-            "containerLength": self.inner.container_len(),
-            "chunkCount": self.inner.chunk_count(),
-            "wraps": wraps,
-            "signer": signer,
-            "sealed": sealed,
-        })
-        .to_string()
+    /// The parsed header (`container::HeaderInfo`) as a plain object, typed
+    /// `HeaderInfo` in the glue (`super::header_info`).
+    pub fn info(&self) -> JsHeaderInfo {
+        header_info(&self.inner.info())
     }
 
     /// Checks the signature table and the policy (`policy::check_signature`):
@@ -519,33 +465,6 @@ impl ContainerReaderHandle {
     #[wasm_bindgen(js_name = "setLeafTable")]
     pub fn set_leaf_table(&mut self, table: &[u8]) -> JsResult<()> {
         Ok(self.inner.set_leaf_table(table)?)
-    }
-}
-
-fn wrap_json(w: &WrapEntry) -> serde_json::Value {
-    match w {
-        WrapEntry::Pbkdf2 { iterations, salt, wrapped } => serde_json::json!({
-            "type": "pbkdf2", "iterations": iterations, "salt": hex(salt), "wrapped": hex(wrapped),
-        }),
-        WrapEntry::Argon2id { cost, salt, wrapped } => serde_json::json!({
-            "type": "argon2id", "memoryKib": cost.memory_kib, "iterations": cost.iterations,
-            "parallelism": cost.parallelism, "salt": hex(salt), "wrapped": hex(wrapped),
-        }),
-        WrapEntry::Group { group_id, key_version, wrapped } => serde_json::json!({
-            "type": "group", "groupId": hex(group_id), "keyVersion": key_version, "wrapped": hex(wrapped),
-        }),
-        WrapEntry::HybridKem { recipient_id, key_version, ct_x25519, ct_mlkem, wrapped } => {
-            // X-Wing order: ct_ML-KEM ‖ ct_X25519 (FORMAT.md §4.1).
-            let mut ct = ct_mlkem.clone();
-            ct.extend_from_slice(ct_x25519);
-            serde_json::json!({
-                "type": "recipient", "recipientId": hex(recipient_id), "keyVersion": key_version,
-                "ciphertext": hex(&ct), "wrapped": hex(wrapped),
-            })
-        }
-        WrapEntry::Threshold { threshold, shares, share_set_id, wrapped } => serde_json::json!({
-            "type": "threshold", "t": threshold, "n": shares, "shareSetId": hex(share_set_id), "wrapped": hex(wrapped),
-        }),
     }
 }
 

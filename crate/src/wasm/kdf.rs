@@ -44,3 +44,13 @@ pub fn argon2id(
         Ok(secret_out(&out))
     })
 }
+
+/// The password-KDF bounds table (`crate::kdf::KDF_BOUNDS`) as JSON with
+/// camelCase keys: what `ts/kdf-bounds.ts`' `KDF_BOUNDS` must equal (a Node
+/// test compares them). Serialising these plain integers cannot fail; if it
+/// did, the empty string would fail that test.
+#[wasm_bindgen(js_name = "kdfBoundsJson")]
+#[must_use]
+pub fn kdf_bounds_json() -> String {
+    serde_json::to_string(&kdf::KDF_BOUNDS).unwrap_or_default()
+}

@@ -29,6 +29,7 @@ mod container;
 mod ed25519;
 mod error;
 mod hash;
+mod header_info;
 mod kdf;
 mod keywrap;
 mod messaging;

@@ -6,9 +6,12 @@ use zeroize::Zeroizing;
 use super::super::chunk::Dek;
 use super::super::error::{ContainerError, Result};
 use super::super::share::{ThresholdShare, check_threshold};
-use super::entry::{Argon2idCost, CT_MLKEM_LEN, PBKDF2_MAX_ITERATIONS, PBKDF2_MIN_ITERATIONS, WrapEntry};
-use super::kek::{argon2_kek, group_kek, hybrid_kek, pbkdf2_kek, recipient_id_for, threshold_kek, wrap_dek};
+use super::entry::{Argon2idCost, CT_MLKEM_LEN, WrapEntry};
+use super::kek::{
+    argon2_kek, group_kek, hybrid_kek, pbkdf2_kek, recipient_id_for, threshold_kek, wrap_dek,
+};
 use super::unlock::KdfBudget;
+use crate::kdf::KDF_BOUNDS;
 use crate::{rng, shamir, xwing};
 
 /// How to protect the DEK of a new container (one wrap entry each).
@@ -95,7 +98,11 @@ impl WrapSpec {
 ///
 /// # Errors
 /// [`ContainerError::KdfBudgetExceeded`].
-pub fn check_writer_budget(specs: &[WrapSpec], kept_passwords: usize, budget: &KdfBudget) -> Result<()> {
+pub fn check_writer_budget(
+    specs: &[WrapSpec],
+    kept_passwords: usize,
+    budget: &KdfBudget,
+) -> Result<()> {
     let mut passwords = u32::try_from(kept_passwords).unwrap_or(u32::MAX);
     for spec in specs {
         let fits = match spec {
@@ -129,7 +136,7 @@ pub fn create_wrap(
             password,
             iterations,
         } => {
-            if !(PBKDF2_MIN_ITERATIONS..=PBKDF2_MAX_ITERATIONS).contains(iterations) {
+            if !KDF_BOUNDS.wrap_pbkdf2_iterations.contains(*iterations) {
                 return Err(ContainerError::InvalidOption(
                     "pbkdf2 iterations outside 600000..=10000000",
                 ));

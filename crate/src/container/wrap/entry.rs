@@ -5,6 +5,7 @@
 use super::super::encoding::Cursor;
 use super::super::error::{ContainerError, Result};
 use super::super::share::check_threshold;
+use crate::kdf::{Argon2CostBounds, KDF_BOUNDS};
 
 /// Wrap type 0.
 pub const WRAP_PBKDF2: u8 = 0;
@@ -34,20 +35,9 @@ pub const MIN_WRAP_ENTRY_LEN: usize = 3 + THRESHOLD_PAYLOAD_LEN as usize;
 /// Largest serialised entry (type 4: 3 + 1180).
 pub const MAX_WRAP_ENTRY_LEN: usize = 3 + HYBRID_KEM_PAYLOAD_LEN as usize;
 
-/// Smallest PBKDF2 iteration count.
-pub const PBKDF2_MIN_ITERATIONS: u32 = 600_000;
-/// Largest PBKDF2 iteration count.
-pub const PBKDF2_MAX_ITERATIONS: u32 = 10_000_000;
-/// Smallest Argon2id memory cost (KiB).
-pub const ARGON2_MIN_MEMORY_KIB: u32 = 19_456;
-/// Largest Argon2id memory cost (KiB).
-pub const ARGON2_MAX_MEMORY_KIB: u32 = 1_048_576;
-/// Smallest Argon2id time cost.
-pub const ARGON2_MIN_ITERATIONS: u32 = 2;
-/// Largest Argon2id time cost.
-pub const ARGON2_MAX_ITERATIONS: u32 = 10;
-/// Largest Argon2id parallelism (smallest is 1).
-pub const ARGON2_MAX_PARALLELISM: u32 = 16;
+/// The format's KDF bounds: `KDF_BOUNDS.wrap_argon2id` and
+/// `KDF_BOUNDS.wrap_pbkdf2_iterations` (crate::kdf, one table with the TS facade).
+const ARGON2: Argon2CostBounds = KDF_BOUNDS.wrap_argon2id;
 
 /// Length of an X25519 ciphertext (ephemeral public key).
 pub const CT_X25519_LEN: usize = 32;
@@ -57,7 +47,7 @@ pub const CT_MLKEM_LEN: usize = 1088;
 /// Argon2id cost parameters of a type-1 wrap.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Argon2idCost {
-    /// Memory in KiB, 19 456 ..= 1 048 576.
+    /// Memory in KiB, 19 456 ..= 1 048 576 (`KDF_BOUNDS.wrap_argon2id`).
     pub memory_kib: u32,
     /// Passes, 2 ..= 10.
     pub iterations: u32,
@@ -69,9 +59,9 @@ impl Default for Argon2idCost {
     /// m = 65 536 KiB (64 MiB), t = 3, p = 4.
     fn default() -> Self {
         Self {
-            memory_kib: 65_536,
-            iterations: 3,
-            parallelism: 4,
+            memory_kib: ARGON2.memory_kib.default,
+            iterations: ARGON2.iterations.default,
+            parallelism: ARGON2.parallelism.default,
         }
     }
 }
@@ -79,9 +69,9 @@ impl Default for Argon2idCost {
 impl Argon2idCost {
     /// The smallest cost the format allows (m = 19 456 KiB, t = 2, p = 1).
     pub const MINIMUM: Self = Self {
-        memory_kib: ARGON2_MIN_MEMORY_KIB,
-        iterations: 2,
-        parallelism: 1,
+        memory_kib: ARGON2.memory_kib.min,
+        iterations: ARGON2.iterations.min,
+        parallelism: ARGON2.parallelism.min,
     };
 
     /// Checks the format's bounds.
@@ -89,17 +79,17 @@ impl Argon2idCost {
     /// # Errors
     /// [`ContainerError::InvalidWrap`] naming the parameter.
     pub const fn validate(&self) -> Result<()> {
-        if self.memory_kib < ARGON2_MIN_MEMORY_KIB || self.memory_kib > ARGON2_MAX_MEMORY_KIB {
+        if !ARGON2.memory_kib.contains(self.memory_kib) {
             return Err(ContainerError::InvalidWrap(
                 "argon2id memory outside 19456..=1048576 KiB",
             ));
         }
-        if self.iterations < ARGON2_MIN_ITERATIONS || self.iterations > ARGON2_MAX_ITERATIONS {
+        if !ARGON2.iterations.contains(self.iterations) {
             return Err(ContainerError::InvalidWrap(
                 "argon2id time cost outside 2..=10",
             ));
         }
-        if self.parallelism < 1 || self.parallelism > ARGON2_MAX_PARALLELISM {
+        if !ARGON2.parallelism.contains(self.parallelism) {
             return Err(ContainerError::InvalidWrap(
                 "argon2id parallelism outside 1..=16",
             ));
@@ -236,7 +226,7 @@ impl WrapEntry {
     pub fn validate(&self) -> Result<()> {
         match self {
             Self::Pbkdf2 { iterations, .. } => {
-                if (PBKDF2_MIN_ITERATIONS..=PBKDF2_MAX_ITERATIONS).contains(iterations) {
+                if KDF_BOUNDS.wrap_pbkdf2_iterations.contains(*iterations) {
                     Ok(())
                 } else {
                     Err(ContainerError::InvalidWrap(

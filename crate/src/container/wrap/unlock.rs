@@ -4,10 +4,9 @@
 use super::super::chunk::{Dek, FileContext};
 use super::super::error::{ContainerError, Result};
 use super::super::share::{ThresholdShare, combine_shares};
-use super::entry::{
-    ARGON2_MAX_ITERATIONS, ARGON2_MAX_MEMORY_KIB, PBKDF2_MAX_ITERATIONS, WrapEntry, WrapKind,
-};
+use super::entry::{WrapEntry, WrapKind};
 use super::kek::{argon2_kek, group_kek, hybrid_kek, pbkdf2_kek, threshold_kek, unwrap_dek};
+use crate::kdf::KDF_BOUNDS;
 use crate::xwing;
 
 /// Group credentials for unlocking (and the manifest the policy may check).
@@ -64,22 +63,15 @@ pub struct KdfBudget {
     pub password_attempts: u32,
 }
 
-/// Default Argon2id memory cap of [`KdfBudget`]: 256 MiB.
-pub const DEFAULT_BUDGET_ARGON2_MEMORY_KIB: u32 = 262_144;
-/// Default Argon2id time-cost cap of [`KdfBudget`].
-pub const DEFAULT_BUDGET_ARGON2_ITERATIONS: u32 = 4;
-/// Default PBKDF2 iteration cap of [`KdfBudget`].
-pub const DEFAULT_BUDGET_PBKDF2_ITERATIONS: u32 = 2_000_000;
-/// Default number of password wraps one unlock tries.
-pub const DEFAULT_BUDGET_PASSWORD_ATTEMPTS: u32 = 2;
-
 impl Default for KdfBudget {
+    /// `KDF_BOUNDS.default_budget` (crate::kdf).
     fn default() -> Self {
+        let d = KDF_BOUNDS.default_budget;
         Self {
-            argon2_memory_kib: DEFAULT_BUDGET_ARGON2_MEMORY_KIB,
-            argon2_iterations: DEFAULT_BUDGET_ARGON2_ITERATIONS,
-            pbkdf2_iterations: DEFAULT_BUDGET_PBKDF2_ITERATIONS,
-            password_attempts: DEFAULT_BUDGET_PASSWORD_ATTEMPTS,
+            argon2_memory_kib: d.argon2_memory_kib,
+            argon2_iterations: d.argon2_iterations,
+            pbkdf2_iterations: d.pbkdf2_iterations,
+            password_attempts: d.password_attempts,
         }
     }
 }
@@ -89,9 +81,9 @@ impl KdfBudget {
     #[must_use]
     pub const fn unlimited() -> Self {
         Self {
-            argon2_memory_kib: ARGON2_MAX_MEMORY_KIB,
-            argon2_iterations: ARGON2_MAX_ITERATIONS,
-            pbkdf2_iterations: PBKDF2_MAX_ITERATIONS,
+            argon2_memory_kib: KDF_BOUNDS.wrap_argon2id.memory_kib.max,
+            argon2_iterations: KDF_BOUNDS.wrap_argon2id.iterations.max,
+            pbkdf2_iterations: KDF_BOUNDS.wrap_pbkdf2_iterations.max,
             password_attempts: u32::MAX,
         }
     }

@@ -1,0 +1,100 @@
+// The file operation's observable state (issue 15): `subscribe` / `getSnapshot` as React's
+// useSyncExternalStore needs them — the same snapshot object until something changes, listeners
+// on every progress step and at the end, a working unsubscribe, the error in a failed snapshot.
+// The state machine is checked here on its own; tests/playwright/files.spec.ts checks it on a real
+// encryptFile / decryptFile.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { VeilError } from '../../ts/errors.js';
+import { JobState, observe, progress } from '../../ts/files/job.js';
+import type { FileJobSnapshot } from '../../ts/files.js';
+
+function deferred<T>(): { promise: Promise<T>; resolve: (v: T) => void; reject: (e: unknown) => void } {
+  let resolve!: (v: T) => void;
+  let reject!: (e: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+test('FileOperation: snapshot identity is stable between changes; progress and completion notify; unsubscribe works', async () => {
+  const state = new JobState<string>();
+  const run = deferred<string>();
+  const op = observe(state, run.promise, undefined);
+  const { subscribe, getSnapshot } = op; // unbound, as useSyncExternalStore calls them
+  const first = getSnapshot();
+  assert.deepEqual(first, { status: 'running', progress: undefined, error: undefined, result: undefined });
+  assert.equal(getSnapshot(), first, 'no change: the same object');
+  assert.ok(Object.isFrozen(first));
+
+  const seen: FileJobSnapshot<string>[] = [];
+  let calls = 0;
+  const unsubscribe = subscribe(() => seen.push(getSnapshot()));
+  const other = subscribe(() => calls++);
+  const user: number[] = [];
+  const tick = progress((p) => user.push(p.bytesDone), 300, 3, state as JobState<unknown>);
+  tick(100, 1);
+  const second = getSnapshot();
+  assert.notEqual(second, first, 'progress: a new snapshot');
+  assert.deepEqual(second.progress, { bytesDone: 100, bytesTotal: 300, chunksDone: 1, chunksTotal: 3 });
+  assert.equal(getSnapshot(), second);
+  tick(100, 1);
+  assert.deepEqual(user, [100, 200], 'the onProgress callback still gets every step');
+  assert.equal(seen.length, 2);
+  assert.equal(calls, 2);
+
+  other();
+  other(); // idempotent
+  run.resolve('the blob');
+  assert.equal(await op, 'the blob', 'still a promise of the result');
+  const done = getSnapshot();
+  assert.equal(done.status, 'done');
+  assert.equal(done.result, 'the blob');
+  assert.equal(done.error, undefined);
+  assert.deepEqual(done.progress, { bytesDone: 200, bytesTotal: 300, chunksDone: 2, chunksTotal: 3 }, 'the last progress is kept');
+  assert.equal(seen.length, 3, 'the listener is called on completion');
+  assert.equal(seen[2], done);
+  assert.equal(calls, 2, 'an unsubscribed listener is not called');
+
+  unsubscribe();
+  tick(100, 1);
+  assert.equal(getSnapshot(), done, 'a settled operation never changes');
+  assert.equal(seen.length, 3);
+});
+
+test('FileOperation: a failure carries the VeilError; an abort is cancelled; a throwing listener is contained', async () => {
+  const failedState = new JobState<string>();
+  const failing = deferred<string>();
+  const failedOp = observe(failedState, failing.promise, undefined);
+  failedOp.subscribe(() => {
+    throw new Error('listener bug');
+  });
+  const err = new VeilError('AUTHENTICATION_FAILED', 'authentication failed');
+  failing.reject(err);
+  await assert.rejects(failedOp, (e: unknown) => e === err);
+  const failed = failedOp.getSnapshot();
+  assert.equal(failed.status, 'failed');
+  assert.equal(failed.error, err);
+  assert.ok(failed.error instanceof VeilError && failed.error.code === 'AUTHENTICATION_FAILED');
+  assert.equal(failed.result, undefined);
+
+  const controller = new AbortController();
+  const reason = new Error('user cancelled');
+  const aborting = deferred<string>();
+  const cancelledOp = observe(new JobState<string>(), aborting.promise, controller.signal);
+  controller.abort(reason);
+  aborting.reject(reason);
+  await assert.rejects(cancelledOp);
+  assert.equal(cancelledOp.getSnapshot().status, 'cancelled');
+  assert.equal(cancelledOp.getSnapshot().error, reason);
+
+  const domAbort = deferred<string>();
+  const domOp = observe(new JobState<string>(), domAbort.promise, undefined);
+  domAbort.reject(new DOMException('The operation was aborted', 'AbortError'));
+  await assert.rejects(domOp);
+  assert.equal(domOp.getSnapshot().status, 'cancelled');
+
+  assert.throws(() => failedOp.subscribe('nope' as unknown as () => void), TypeError);
+});
