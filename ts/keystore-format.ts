@@ -125,8 +125,8 @@ export function decodePublicBundle(encoded: Uint8Array): PublicBundle {
   const bad = (why: string) => new VeilError('INVALID_PARAMETER', `not a veilkit public bundle: ${why}`);
   if (b.length < 6 || new TextDecoder().decode(b.subarray(0, 4)) !== BUNDLE_MAGIC) throw bad('bad magic');
   if (b[4] !== BUNDLE_VERSION) throw bad(`unsupported version ${b[4]}`);
-  const flags = b[5]!;
-  if ((flags & ~1) !== 0) throw bad('unknown flags');
+  const flags = b[5];
+  if (flags === undefined || (flags & ~1) !== 0) throw bad('unknown flags');
   const withMlDsa = (flags & 1) === 1;
   const bodyLen = 6 + 32 + 32 + 1184 + 1216 + (withMlDsa ? ML_DSA_PK : 0);
   const total = bodyLen + ED_SIG + (withMlDsa ? ML_DSA_SIG : 0);
@@ -157,11 +157,12 @@ export function verifyPublicBundle(bundle: PublicBundle | Uint8Array): boolean {
     if (e instanceof VeilError) return false;
     throw e;
   }
-  const withMlDsa = parsed.mlDsa65 !== undefined;
-  const body = parsed.bytes.subarray(0, 6 + 32 + 32 + 1184 + 1216 + (withMlDsa ? ML_DSA_PK : 0));
+  const mlDsaKey = parsed.mlDsa65;
+  const mlDsaSig = parsed.signatures.mlDsa65;
+  const body = parsed.bytes.subarray(0, 6 + 32 + 32 + 1184 + 1216 + (mlDsaKey !== undefined ? ML_DSA_PK : 0));
   if (!verifySignature(parsed.ed25519, bundleEd25519Message(body), parsed.signatures.ed25519)) return false;
-  if (withMlDsa && !mlDsaVerify(parsed.mlDsa65!, body, parsed.signatures.mlDsa65!, { context: enc.encode(BUNDLE_DST) })) return false;
-  return true;
+  if (mlDsaKey === undefined) return true;
+  return mlDsaSig !== undefined && mlDsaVerify(mlDsaKey, body, mlDsaSig, { context: enc.encode(BUNDLE_DST) });
 }
 
 // ---------------------------------------------------------------------------
@@ -357,8 +358,8 @@ export function parseBackupPayload(payload: Uint8Array): BackupEntry[] {
     const utf8 = (at: number, n: number) => new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(payload.subarray(at, at + n));
     for (let i = 0; i < count; i++) {
       if (o + 11 > payload.length) throw invalidBackup('truncated payload');
-      const flags = payload[o]!;
-      if ((flags & ~1) !== 0) throw invalidBackup('unknown identity flags');
+      const flags = payload[o];
+      if (flags === undefined || (flags & ~1) !== 0) throw invalidBackup('unknown identity flags');
       const created = dv.getBigUint64(o + 1);
       // A time JS cannot hold exactly would come back as another number (and re-encode differently).
       if (created > BigInt(Number.MAX_SAFE_INTEGER)) throw invalidBackup('creation time out of range');
