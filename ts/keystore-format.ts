@@ -301,7 +301,7 @@ export function parseBackupHeader(input: unknown): BackupHeader {
   const hv = new DataView(backup.buffer, backup.byteOffset, BACKUP_HEADER_LENGTH);
   let params: PassphraseKdfParams;
   try {
-    params = checkPassphraseKdf({ memoryKib: hv.getUint32(6), iterations: hv.getUint32(10), parallelism: backup[14]! });
+    params = checkPassphraseKdf({ memoryKib: hv.getUint32(6), iterations: hv.getUint32(10), parallelism: hv.getUint8(14) });
   } catch (e) {
     throw invalidBackup(`Argon2id parameters out of range (${(e as Error).message})`);
   }

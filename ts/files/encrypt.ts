@@ -172,7 +172,7 @@ async function signerOf(o: EncryptFileOptions): Promise<PreparedSigner | undefin
     plan: {
       kind: 'external',
       ed25519Public: bundle.ed25519,
-      ...(hybrid ? { mlDsa65Public: bundle.mlDsa65! } : {}),
+      ...(hybrid ? { mlDsa65Public: bundle.mlDsa65 } : {}),
       keyLogId: s.keyLogId === undefined ? new Uint8Array(32) : exact('sign.keyLogId', s.keyLogId, 32),
       timestamp: integer('sign.timestamp', s.timestamp ?? nowSeconds(), 0, MAX_SAFE),
     },
