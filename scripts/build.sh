@@ -25,8 +25,17 @@ RAW_WASM="${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/release/veilkit.was
 GLUE_DIR="ts/wasm"
 DIST_WASM_DIR="dist/ts/wasm"
 
-say "cargo build (release, wasm32-unknown-unknown, --features wasm)"
-cargo build --release --target wasm32-unknown-unknown -p veilkit --features wasm
+# VEILKIT_TESTING=1 (scripts/test.sh) adds the test-only exports (cargo feature `testing`:
+# withFixedKeysForTesting, containerSealChunkForTesting) that the browser known-answer and
+# zeroization tests use; a plain build (npm run build, the shipped module) has none of them.
+FEATURES="wasm"
+THREADS_FEATURES="threads"
+if [[ ${VEILKIT_TESTING:-0} == 1 ]]; then
+  FEATURES="wasm,testing"
+  THREADS_FEATURES="threads,testing"
+fi
+say "cargo build (release, wasm32-unknown-unknown, --features $FEATURES)"
+cargo build --release --target wasm32-unknown-unknown -p veilkit --features "$FEATURES"
 
 # Threads build: nightly + rust-src, std rebuilt with atomics, shared imported memory
 # (4 GiB maximum, as the SIMD build, so Argon2id's 1 GiB cap fits). A separate target
@@ -51,9 +60,9 @@ for pkg in "${THREADS_SIMD_PACKAGES[@]}"; do
 done
 THREADS="${VEILKIT_THREADS:-1}"
 if [[ $THREADS != 0 ]]; then
-  say "cargo +${VEILKIT_NIGHTLY:-nightly} build (release, wasm32-unknown-unknown, --features threads, build-std)"
+  say "cargo +${VEILKIT_NIGHTLY:-nightly} build (release, wasm32-unknown-unknown, --features $THREADS_FEATURES, build-std)"
   RUSTUP_AUTO_INSTALL=0 RUSTFLAGS="$THREADS_RUSTFLAGS" CARGO_TARGET_DIR="$THREADS_TARGET" \
-    cargo "+${VEILKIT_NIGHTLY:-nightly}" build --release --target wasm32-unknown-unknown -p veilkit --features threads \
+    cargo "+${VEILKIT_NIGHTLY:-nightly}" build --release --target wasm32-unknown-unknown -p veilkit --features "$THREADS_FEATURES" \
     -Z build-std=panic_abort,std -Z profile-rustflags "${THREADS_CONFIG[@]}"
 fi
 

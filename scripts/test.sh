@@ -56,12 +56,15 @@ run_step "fuzz smoke (every target, 10 s)" bash fuzz/smoke.sh 10
 run_step "clippy (native, all targets)" cargo clippy -p veilkit --all-targets -- -D warnings
 run_step "clippy (wasm32, --features wasm)" \
   cargo clippy -p veilkit --features wasm --target wasm32-unknown-unknown -- -D warnings
+run_step "clippy (wasm32, --features wasm,testing)" \
+  cargo clippy -p veilkit --features wasm,testing --target wasm32-unknown-unknown -- -D warnings
 # The threads build's own code (crate/src/wasm/threads.rs) only compiles with nightly build-std.
 run_step "clippy (wasm32 threads, nightly)" env RUSTUP_AUTO_INSTALL=0 \
   RUSTFLAGS="-C target-feature=+atomics,+bulk-memory" CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}/clippy-threads" \
   cargo "+${VEILKIT_NIGHTLY:-nightly}" clippy -p veilkit --features threads --target wasm32-unknown-unknown \
   -Z build-std=panic_abort,std -- -D warnings
-run_step "build (wasm + tsc)" bash scripts/build.sh && BUILD_OK=1
+# The tests need the test-only exports (cargo feature `testing`); still one wasm build per run.
+run_step "build (wasm + tsc, VEILKIT_TESTING=1)" env VEILKIT_TESTING=1 bash scripts/build.sh && BUILD_OK=1
 if [[ $BUILD_OK -eq 1 ]]; then
   # After the build: type-aware linting reads the generated glue's types (ts/wasm/veilkit.d.ts).
   # `npm run lint` = TypeScript 7's tsc over tsconfig.lint.json (every .ts, specs included), then ESLint.

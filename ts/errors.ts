@@ -48,8 +48,8 @@ export const VEIL_ERROR_CODES = [
   'SAS_COMMITMENT_MISMATCH',
   'SAS_NONCE_REUSED',
   'SAS_ATTEMPTS_EXHAUSTED',
-  // From the file container (ContainerError::code, crate/src/container/error.rs; AUTHENTICATION_FAILED
-  // and INVALID_SIGNATURE above) and the file layer (ts/files/encrypt.ts: SIZE_MISMATCH).
+  // From the file container (ContainerError::code, crate/src/container/error.rs; AUTHENTICATION_FAILED,
+  // INVALID_SIGNATURE and KDF_BUDGET_EXCEEDED above) and the file layer (ts/files/encrypt.ts: SIZE_MISMATCH).
   'TRUNCATED',
   'TRAILING_BYTES',
   'BAD_MAGIC',
@@ -67,7 +67,6 @@ export const VEIL_ERROR_CODES = [
   'SIGNATURE_MISSING',
   'SIGNER_MISMATCH',
   'HYBRID_REQUIRED',
-  'KDF_BUDGET_EXCEEDED',
   'SEALED',
   'INVALID_SHARE',
   'INSUFFICIENT_SHARES',

@@ -338,10 +338,21 @@ function openHeader(req: Extract<FilesRequest, { type: 'files/open' }>): HeaderR
   }
 }
 
+/** The test-only constructor, present only in a module built with the cargo feature `testing` (VEILKIT_TESTING=1). */
+type FixedKeysConstructor = (plaintextSize: number, chunkSize: number, hashAlgorithm: number, dek: Uint8Array, fileId: Uint8Array) => wasm.ContainerEncryptorHandle;
+
+function withFixedKeys(p: Extract<FilesRequest, { type: 'files/encrypt-begin' }>['plan'], keys: { dek: Uint8Array; fileId: Uint8Array }): wasm.ContainerEncryptorHandle {
+  const make = (wasm.ContainerEncryptorHandle as unknown as { withFixedKeysForTesting?: FixedKeysConstructor }).withFixedKeysForTesting;
+  if (typeof make !== 'function') {
+    throw new VeilError('INVALID_OPTION', 'unsafeFixedKeysForTesting needs a wasm module built for tests (VEILKIT_TESTING=1 bash scripts/build.sh); the shipped module has no fixed-key constructor');
+  }
+  return make(p.plaintextSize, p.chunkSize, p.hashAlgorithm, keys.dek, keys.fileId);
+}
+
 function beginEncrypt(req: Extract<FilesRequest, { type: 'files/encrypt-begin' }>): Promise<EncryptBegun> {
   const p = req.plan;
   const h = call(() => (p.fixedKeys
-    ? wasm.ContainerEncryptorHandle.withFixedKeysForTesting(p.plaintextSize, p.chunkSize, p.hashAlgorithm, p.fixedKeys.dek, p.fixedKeys.fileId)
+    ? withFixedKeys(p, p.fixedKeys)
     : new wasm.ContainerEncryptorHandle(p.plaintextSize, p.chunkSize, p.hashAlgorithm)));
   const run = async (): Promise<EncryptBegun> => {
     for (const w of p.passwords) {

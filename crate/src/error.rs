@@ -8,6 +8,38 @@
 
 use core::fmt;
 
+/// Generates, from one list of `pattern => "CODE"` arms, an enum's stable
+/// `code()` (an exhaustive `match`, so every variant must be listed) and its
+/// `CODES` (every code of those arms, in order), so that the two cannot drift.
+///
+/// An optional `, wraps pattern => expression` after the type delegates to a
+/// wrapped error (`Self::Crypto(inner) => inner.code()`); the wrapped enum's
+/// codes are its own `CODES`, not repeated here.
+macro_rules! error_codes {
+    (
+        $ty:ident $(, wraps $wpat:pat => $wexpr:expr )?;
+        $( $pat:pat => $code:literal, )+
+    ) => {
+        impl $ty {
+            /// Stable code, identical to the TypeScript `VeilError.code` (or,
+            /// for a fault, to the TypeScript failure `reason`).
+            #[must_use]
+            pub const fn code(&self) -> &'static str {
+                match self {
+                    $( $pat => $code, )+
+                    $( $wpat => $wexpr, )?
+                }
+            }
+
+            /// Every code [`Self::code`] returns from its own variants (a
+            /// wrapped error's codes are that error's own `CODES`), generated
+            /// from the same list as `code()`.
+            pub const CODES: &'static [&'static str] = &[ $( $code ),+ ];
+        }
+    };
+}
+pub(crate) use error_codes;
+
 /// Error of a cryptographic primitive.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CryptoError {
@@ -39,23 +71,20 @@ pub enum CryptoError {
     RandomnessUnavailable,
 }
 
-impl CryptoError {
-    /// Stable code, identical to the TypeScript `VeilError.code`.
-    #[must_use]
-    pub const fn code(&self) -> &'static str {
-        match self {
-            Self::InvalidLength { .. } => "INVALID_LENGTH",
-            Self::InvalidParameter(_) => "INVALID_PARAMETER",
-            Self::InvalidKey(_) => "INVALID_KEY",
-            Self::WeakKey => "WEAK_KEY",
-            Self::AuthenticationFailed => "AUTHENTICATION_FAILED",
-            Self::InvalidSignature => "INVALID_SIGNATURE",
-            Self::InvalidMnemonic(_) => "INVALID_MNEMONIC",
-            Self::InvalidShares(_) => "INVALID_SHARES",
-            Self::RandomnessUnavailable => "RANDOMNESS_UNAVAILABLE",
-        }
-    }
+crate::error::error_codes! {
+    CryptoError;
+    Self::InvalidLength { .. } => "INVALID_LENGTH",
+    Self::InvalidParameter(_) => "INVALID_PARAMETER",
+    Self::InvalidKey(_) => "INVALID_KEY",
+    Self::WeakKey => "WEAK_KEY",
+    Self::AuthenticationFailed => "AUTHENTICATION_FAILED",
+    Self::InvalidSignature => "INVALID_SIGNATURE",
+    Self::InvalidMnemonic(_) => "INVALID_MNEMONIC",
+    Self::InvalidShares(_) => "INVALID_SHARES",
+    Self::RandomnessUnavailable => "RANDOMNESS_UNAVAILABLE",
+}
 
+impl CryptoError {
     /// Shorthand for an [`CryptoError::InvalidLength`].
     #[must_use]
     pub const fn length(what: &'static str, expected: &'static str, got: usize) -> Self {

@@ -143,8 +143,11 @@ test('sequential and streaming reads of tampered envelopes, table or root: typed
     const code = name === 'missing last chunk' ? 'TRUNCATED' : 'AUTHENTICATION_FAILED';
     // Refused before any chunk (the tampered chunk is chunk 0, or the table, root or length is wrong):
     // exactly nothing released; otherwise only (some of) the chunks before the tampered one.
-    const upFront = refusedUpFront.includes(name);
-    const released = (mode: 'streamingBlob' | 'streamingStream') => (upFront ? 0 : r[name]![mode].released);
+    // A ReadableStream's length is known only at its end (FORMAT.md §11 "streaming"): from a stream
+    // the missing last chunk is found after (some of) chunks 0–2, genuine and bound to the root, may
+    // have gone out; `nothingOfTheTamperedChunk` still requires those to be whole genuine chunks.
+    const upFront = (mode: 'streamingBlob' | 'streamingStream') => refusedUpFront.includes(name) && !(mode === 'streamingStream' && name === 'missing last chunk');
+    const released = (mode: 'streamingBlob' | 'streamingStream') => (upFront(mode) ? 0 : r[name]![mode].released);
     return [name, { streamingBlob: failed(code, released('streamingBlob')), streamingStream: failed(code, released('streamingStream')), verified: failed(code, 0) }];
   }));
   expect(r).toEqual(want);
@@ -201,9 +204,9 @@ test('no DEK, password or derived bytes reach the page, and no key that derives 
 test('every ContainerError code maps to a VeilError code', async ({ page }) => {
   const r = await page.evaluate(() => window.filesTests.errorCodes());
   expect(r.missing).toEqual([]);
-  expect(r.samples.map((s) => s.code)).toEqual([...r.codes, 'INVALID_KEY']);
-  expect(r.samples).toEqual(r.samples.map((s) => ({ name: 'VeilError', code: s.code, known: true })));
-  expect(r.truncated).toEqual({ needed: 100, got: 10 });
+  expect(r.codes).toContain('TRUNCATED');
+  // One sample per variant (name VeilError, a known code): natively, crate/tests/error_codes.rs.
+  expect(r.truncated).toEqual({ name: 'VeilError', code: 'TRUNCATED', known: true, needed: 'more than got', got: 5 });
 });
 
 test('headers signed by a keystore identity (versions 5 and 6) verify under signature policies; an ML-DSA identity always signs hybrid', async ({ page }) => {

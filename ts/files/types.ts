@@ -137,7 +137,9 @@ export interface EncryptFileOptions extends FileJobOptions {
   readonly type?: string;
   /**
    * **Tests only**: fixed DEK and file id, so that the output can be compared
-   * byte for byte with the Rust engine. Never use for real data.
+   * byte for byte with the Rust engine. Never use for real data. Needs a wasm
+   * module built for tests (`VEILKIT_TESTING=1 bash scripts/build.sh`); the
+   * shipped module refuses it with `INVALID_OPTION`.
    */
   readonly unsafeFixedKeysForTesting?: { readonly dek: Uint8Array; readonly fileId: Uint8Array };
 }

@@ -17,6 +17,8 @@
 //! where `info` is [`chunk_key_info`] / [`chunk_iv_info`]; the AES-GCM call
 //! then uses `iv = chunk_iv_i`, `additionalData =` [`chunk_aad`] and
 //! `tagLength = 128`. Test vectors: `vectors/container/README.md`.
+//!
+//! Size: the chunk layer's key / IV schedule, AAD, geometry and envelope are one format section (FORMAT.md chunk layer), each used by the others' checks.
 
 use subtle::ConstantTimeEq;
 use zeroize::{Zeroize, ZeroizeOnDrop, Zeroizing};

@@ -104,82 +104,41 @@ pub enum ContainerError {
     Crypto(CryptoError),
 }
 
+crate::error::error_codes! {
+    ContainerError, wraps Self::Crypto(inner) => inner.code();
+    Self::Truncated { .. } => "TRUNCATED",
+    Self::TrailingBytes => "TRAILING_BYTES",
+    Self::BadMagic => "BAD_MAGIC",
+    Self::UnsupportedVersion(_) => "UNSUPPORTED_VERSION",
+    Self::UnsupportedCipherSuite(_) => "UNSUPPORTED_CIPHER_SUITE",
+    Self::UnsupportedHashAlgorithm(_) => "UNSUPPORTED_HASH_ALGORITHM",
+    Self::InvalidChunkSize(_) => "INVALID_CHUNK_SIZE",
+    Self::InvalidPlaintextSize => "INVALID_PLAINTEXT_SIZE",
+    Self::NonCanonical(_) => "NON_CANONICAL",
+    Self::InvalidWrap(_) => "INVALID_WRAP",
+    Self::UnsupportedWrapType(_) => "UNSUPPORTED_WRAP_TYPE",
+    Self::InvalidMetadata(_) => "INVALID_METADATA",
+    Self::NoWraps => "NO_WRAPS",
+    Self::NoMatchingWrap => "NO_MATCHING_WRAP",
+    Self::AuthenticationFailed => "AUTHENTICATION_FAILED",
+    Self::SignatureMissing => "SIGNATURE_MISSING",
+    Self::SignatureInvalid => "INVALID_SIGNATURE",
+    Self::SignerMismatch => "SIGNER_MISMATCH",
+    Self::HybridRequired => "HYBRID_REQUIRED",
+    Self::KdfBudgetExceeded => "KDF_BUDGET_EXCEEDED",
+    Self::Sealed => "SEALED",
+    Self::InvalidShare(_) => "INVALID_SHARE",
+    Self::InsufficientShares { .. } => "INSUFFICIENT_SHARES",
+    Self::InvalidChunk(_) => "INVALID_CHUNK",
+    Self::InvalidState(_) => "INVALID_STATE",
+    Self::InvalidOption(_) => "INVALID_OPTION",
+    Self::InvalidManifest(_) => "INVALID_MANIFEST",
+    Self::ManifestRollback { .. } => "MANIFEST_ROLLBACK",
+    Self::FounderMismatch => "FOUNDER_MISMATCH",
+    Self::ManifestRequired => "MANIFEST_REQUIRED",
+}
+
 impl ContainerError {
-    /// Stable code, identical to the TypeScript `VeilError.code`.
-    ///
-    /// [`ContainerError::Crypto`] reports the inner [`CryptoError::code`].
-    #[must_use]
-    pub const fn code(&self) -> &'static str {
-        match self {
-            Self::Truncated { .. } => "TRUNCATED",
-            Self::TrailingBytes => "TRAILING_BYTES",
-            Self::BadMagic => "BAD_MAGIC",
-            Self::UnsupportedVersion(_) => "UNSUPPORTED_VERSION",
-            Self::UnsupportedCipherSuite(_) => "UNSUPPORTED_CIPHER_SUITE",
-            Self::UnsupportedHashAlgorithm(_) => "UNSUPPORTED_HASH_ALGORITHM",
-            Self::InvalidChunkSize(_) => "INVALID_CHUNK_SIZE",
-            Self::InvalidPlaintextSize => "INVALID_PLAINTEXT_SIZE",
-            Self::NonCanonical(_) => "NON_CANONICAL",
-            Self::InvalidWrap(_) => "INVALID_WRAP",
-            Self::UnsupportedWrapType(_) => "UNSUPPORTED_WRAP_TYPE",
-            Self::InvalidMetadata(_) => "INVALID_METADATA",
-            Self::NoWraps => "NO_WRAPS",
-            Self::NoMatchingWrap => "NO_MATCHING_WRAP",
-            Self::AuthenticationFailed => "AUTHENTICATION_FAILED",
-            Self::SignatureMissing => "SIGNATURE_MISSING",
-            Self::SignatureInvalid => "INVALID_SIGNATURE",
-            Self::SignerMismatch => "SIGNER_MISMATCH",
-            Self::HybridRequired => "HYBRID_REQUIRED",
-            Self::KdfBudgetExceeded => "KDF_BUDGET_EXCEEDED",
-            Self::Sealed => "SEALED",
-            Self::InvalidShare(_) => "INVALID_SHARE",
-            Self::InsufficientShares { .. } => "INSUFFICIENT_SHARES",
-            Self::InvalidChunk(_) => "INVALID_CHUNK",
-            Self::InvalidState(_) => "INVALID_STATE",
-            Self::InvalidOption(_) => "INVALID_OPTION",
-            Self::InvalidManifest(_) => "INVALID_MANIFEST",
-            Self::ManifestRollback { .. } => "MANIFEST_ROLLBACK",
-            Self::FounderMismatch => "FOUNDER_MISMATCH",
-            Self::ManifestRequired => "MANIFEST_REQUIRED",
-            Self::Crypto(inner) => inner.code(),
-        }
-    }
-
-    /// Every code [`ContainerError::code`] can return besides the wrapped
-    /// [`CryptoError`] codes (for the exhaustive wasm/TS map and its test).
-    pub const CODES: [&'static str; 30] = [
-        "TRUNCATED",
-        "TRAILING_BYTES",
-        "BAD_MAGIC",
-        "UNSUPPORTED_VERSION",
-        "UNSUPPORTED_CIPHER_SUITE",
-        "UNSUPPORTED_HASH_ALGORITHM",
-        "INVALID_CHUNK_SIZE",
-        "INVALID_PLAINTEXT_SIZE",
-        "NON_CANONICAL",
-        "INVALID_WRAP",
-        "UNSUPPORTED_WRAP_TYPE",
-        "INVALID_METADATA",
-        "NO_WRAPS",
-        "NO_MATCHING_WRAP",
-        "AUTHENTICATION_FAILED",
-        "SIGNATURE_MISSING",
-        "INVALID_SIGNATURE",
-        "SIGNER_MISMATCH",
-        "HYBRID_REQUIRED",
-        "KDF_BUDGET_EXCEEDED",
-        "SEALED",
-        "INVALID_SHARE",
-        "INSUFFICIENT_SHARES",
-        "INVALID_CHUNK",
-        "INVALID_STATE",
-        "INVALID_OPTION",
-        "INVALID_MANIFEST",
-        "MANIFEST_ROLLBACK",
-        "FOUNDER_MISMATCH",
-        "MANIFEST_REQUIRED",
-    ];
-
     /// Shorthand for [`ContainerError::Truncated`].
     #[must_use]
     pub fn truncated(needed: usize, got: usize) -> Self {

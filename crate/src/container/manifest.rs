@@ -18,6 +18,8 @@
 //! than the founder, `PromoteAdmin` a member who is not yet admin;
 //! `RotateKey` has a zero subject and opens key epoch = its epoch. Only
 //! genesis and rotate blocks carry a key commitment (zero elsewhere).
+//!
+//! Size: one chain format (block codec, chain rules, state fold, revocation) whose rules read the block's private fields; splitting the codec out is a follow-up.
 
 use std::collections::BTreeSet;
 

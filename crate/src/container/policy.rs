@@ -18,6 +18,8 @@
 //! 7. every envelope: its leaf recomputed from its bytes against the table,
 //!    then (unlocked) stored index, derived IV and AEAD tag;
 //! 8. release plaintext according to [`ReleaseMode`] and [`TamperAction`].
+//!
+//! Size: the policy, its checks and the report they fill are one decision table (FORMAT.md §policy); split apart, each check would sit away from its report field.
 
 use zeroize::Zeroizing;
 

@@ -39,24 +39,19 @@ pub enum KeyLogFault {
     BadKeySignature,
 }
 
-impl KeyLogFault {
-    /// Stable reason code.
-    #[must_use]
-    pub const fn code(self) -> &'static str {
-        match self {
-            Self::Malformed => "MALFORMED",
-            Self::BadPrevHash => "BAD_PREV_HASH",
-            Self::TimestampDecreased => "TIMESTAMP_DECREASED",
-            Self::BadSignature => "BAD_SIGNATURE",
-            Self::FirstNotAdd => "FIRST_NOT_ADD",
-            Self::DuplicateAdd => "DUPLICATE_ADD",
-            Self::AfterRevoke => "AFTER_REVOKE",
-            Self::RevokeKeyMismatch => "REVOKE_KEY_MISMATCH",
-            Self::UnsupportedVersion => "UNSUPPORTED_VERSION",
-            Self::KeyOfAnotherUser => "KEY_OF_ANOTHER_USER",
-            Self::BadKeySignature => "BAD_KEY_SIGNATURE",
-        }
-    }
+crate::error::error_codes! {
+    KeyLogFault;
+    Self::Malformed => "MALFORMED",
+    Self::BadPrevHash => "BAD_PREV_HASH",
+    Self::TimestampDecreased => "TIMESTAMP_DECREASED",
+    Self::BadSignature => "BAD_SIGNATURE",
+    Self::FirstNotAdd => "FIRST_NOT_ADD",
+    Self::DuplicateAdd => "DUPLICATE_ADD",
+    Self::AfterRevoke => "AFTER_REVOKE",
+    Self::RevokeKeyMismatch => "REVOKE_KEY_MISMATCH",
+    Self::UnsupportedVersion => "UNSUPPORTED_VERSION",
+    Self::KeyOfAnotherUser => "KEY_OF_ANOTHER_USER",
+    Self::BadKeySignature => "BAD_KEY_SIGNATURE",
 }
 
 /// Why a device-registry change was rejected.
@@ -80,21 +75,16 @@ pub enum RegistryFault {
     AlreadyRevoked,
 }
 
-impl RegistryFault {
-    /// Stable reason code.
-    #[must_use]
-    pub const fn code(self) -> &'static str {
-        match self {
-            Self::Malformed => "MALFORMED",
-            Self::AccountKeyMismatch => "ACCOUNT_KEY_MISMATCH",
-            Self::BadPrevHash => "BAD_PREV_HASH",
-            Self::TimestampDecreased => "TIMESTAMP_DECREASED",
-            Self::BadSignature => "BAD_SIGNATURE",
-            Self::DuplicateDevice => "DUPLICATE_DEVICE",
-            Self::UnknownDevice => "UNKNOWN_DEVICE",
-            Self::AlreadyRevoked => "ALREADY_REVOKED",
-        }
-    }
+crate::error::error_codes! {
+    RegistryFault;
+    Self::Malformed => "MALFORMED",
+    Self::AccountKeyMismatch => "ACCOUNT_KEY_MISMATCH",
+    Self::BadPrevHash => "BAD_PREV_HASH",
+    Self::TimestampDecreased => "TIMESTAMP_DECREASED",
+    Self::BadSignature => "BAD_SIGNATURE",
+    Self::DuplicateDevice => "DUPLICATE_DEVICE",
+    Self::UnknownDevice => "UNKNOWN_DEVICE",
+    Self::AlreadyRevoked => "ALREADY_REVOKED",
 }
 
 /// Error of a messaging construction.
@@ -142,25 +132,19 @@ pub enum MessagingError {
     SasAttemptsExhausted,
 }
 
-impl MessagingError {
-    /// Stable code, identical to the TypeScript `VeilError.code`.
-    #[must_use]
-    pub const fn code(&self) -> &'static str {
-        match self {
-            Self::Crypto(inner) => inner.code(),
-            Self::AuthenticationFailed => "AUTHENTICATION_FAILED",
-            Self::Malformed(_) => "MALFORMED_INPUT",
-            Self::InvalidPadding => "INVALID_PADDING",
-            Self::KeyLog { .. } => "KEY_LOG_INVALID",
-            Self::Registry { .. } => "REGISTRY_INVALID",
-            Self::Replay => "REPLAY_DETECTED",
-            Self::ReplayOutOfWindow => "REPLAY_OUT_OF_WINDOW",
-            Self::InvalidState => "INVALID_STATE",
-            Self::SasCommitmentMismatch => "SAS_COMMITMENT_MISMATCH",
-            Self::SasNonceReused => "SAS_NONCE_REUSED",
-            Self::SasAttemptsExhausted => "SAS_ATTEMPTS_EXHAUSTED",
-        }
-    }
+crate::error::error_codes! {
+    MessagingError, wraps Self::Crypto(inner) => inner.code();
+    Self::AuthenticationFailed => "AUTHENTICATION_FAILED",
+    Self::Malformed(_) => "MALFORMED_INPUT",
+    Self::InvalidPadding => "INVALID_PADDING",
+    Self::KeyLog { .. } => "KEY_LOG_INVALID",
+    Self::Registry { .. } => "REGISTRY_INVALID",
+    Self::Replay => "REPLAY_DETECTED",
+    Self::ReplayOutOfWindow => "REPLAY_OUT_OF_WINDOW",
+    Self::InvalidState => "INVALID_STATE",
+    Self::SasCommitmentMismatch => "SAS_COMMITMENT_MISMATCH",
+    Self::SasNonceReused => "SAS_NONCE_REUSED",
+    Self::SasAttemptsExhausted => "SAS_ATTEMPTS_EXHAUSTED",
 }
 
 impl From<CryptoError> for MessagingError {
@@ -237,6 +221,9 @@ mod tests {
         for (e, code) in cases {
             assert_eq!(e.code(), code, "{e}");
         }
+        // Every variant of its own is in the case list above, and `CODES` is their codes.
+        let own: Vec<&str> = cases.iter().skip(2).map(|(_, c)| *c).collect();
+        assert_eq!(own, MessagingError::CODES);
         // An AEAD failure of a primitive becomes the one opaque messaging failure.
         assert_eq!(MessagingError::from(CryptoError::AuthenticationFailed), MessagingError::AuthenticationFailed);
         let faults = [
@@ -255,6 +242,7 @@ mod tests {
         for (f, code) in faults {
             assert_eq!(f.code(), code);
         }
+        assert_eq!(faults.map(|(_, c)| c), KeyLogFault::CODES);
         assert_eq!(
             MessagingError::KeyLog { index: 3, fault: KeyLogFault::AfterRevoke }.to_string(),
             "key log entry 3 rejected: AFTER_REVOKE"

@@ -22,6 +22,8 @@
 //! `{"action":"add"|"revoke","deviceId","name"?,"publicKey"?,"timestamp","prevHash","signature"}`
 //! (`name` and `publicKey` present exactly for `add`), bytes as unpadded
 //! base64url, integers ≤ 2^53 − 1, unknown fields refused.
+//!
+//! Size: one registry format (change codec, chain rules, verification) over private change fields, like `keylog.rs`.
 
 use std::collections::BTreeMap;
 

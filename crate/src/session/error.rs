@@ -20,16 +20,10 @@ pub enum SessionError {
     Malformed(&'static str),
 }
 
-impl SessionError {
-    /// Stable code, identical to the TypeScript `VeilError.code`.
-    #[must_use]
-    pub const fn code(&self) -> &'static str {
-        match self {
-            Self::Crypto(inner) => inner.code(),
-            Self::AuthenticationFailed => "AUTHENTICATION_FAILED",
-            Self::Malformed(_) => "MALFORMED_INPUT",
-        }
-    }
+crate::error::error_codes! {
+    SessionError, wraps Self::Crypto(inner) => inner.code();
+    Self::AuthenticationFailed => "AUTHENTICATION_FAILED",
+    Self::Malformed(_) => "MALFORMED_INPUT",
 }
 
 impl From<CryptoError> for SessionError {

@@ -24,7 +24,6 @@
 //! (`super::error`: a `VeilError` with its `code`; `TRUNCATED` also carries
 //! `needed` and `got`). Sizes and indices cross as JS numbers and must be
 //! safe integers.
-use super::error::js_err;
 use super::header_info::{header_info, JsHeaderInfo};
 use super::{scrubbed, secret_in, secret_out, JsResult, StackUse};
 use crate::container::external::{ExternalEncryptor, Finished};
@@ -32,8 +31,9 @@ use crate::container::header::{self, Header};
 use crate::container::{merkle, signature};
 use crate::container::policy::{self, ExpectedSigner, SignatureRequirement, VerificationPolicy};
 use crate::container::wrap::{self, Argon2idCost, ThresholdShare, WrapSpec};
-use crate::container::{chunk, ContainerError, ContainerReader, Dek, FileContext, HashAlg, KdfBudget, SignatureStatus, SigningKeys};
-use crate::error::CryptoError;
+use crate::container::{chunk, ContainerError, ContainerReader, FileContext, HashAlg, KdfBudget, SignatureStatus, SigningKeys};
+#[cfg(feature = "testing")]
+use crate::container::Dek;
 use js_sys::{Array, JsString, Uint8Array};
 use wasm_bindgen::prelude::*;
 use zeroize::Zeroizing;
@@ -104,9 +104,11 @@ impl ContainerEncryptorHandle {
         })
     }
 
-    /// **Tests only**: a container with a given DEK and file id, so that its
-    /// chunks can be compared byte for byte with the Rust engine's. A DEK or
-    /// file id must never be reused for real data.
+    /// **Tests only** (feature `testing`, not in the shipped module): a
+    /// container with a given DEK and file id, so that its chunks can be
+    /// compared byte for byte with the Rust engine's. A DEK or file id must
+    /// never be reused for real data.
+    #[cfg(feature = "testing")]
     #[wasm_bindgen(js_name = "withFixedKeysForTesting")]
     pub fn with_fixed_keys_for_testing(
         plaintext_size: f64,
@@ -507,9 +509,10 @@ fn context(file_id: &[u8], chunk_size: u32, plaintext_size: f64, hash_alg: u8) -
     FileContext::new(file_id, chunk_size, plaintext_size, HashAlg::from_id(hash_alg)?)
 }
 
-/// **Tests and interoperability**: the Rust engine's envelope of chunk
-/// `index` (`crate::container::chunk::seal_chunk`), to compare the WebCrypto
-/// chunk layer with byte for byte.
+/// **Tests only** (feature `testing`, not in the shipped module): the Rust
+/// engine's envelope of chunk `index` (`crate::container::chunk::seal_chunk`),
+/// to compare the WebCrypto chunk layer with byte for byte.
+#[cfg(feature = "testing")]
 #[wasm_bindgen(js_name = "containerSealChunkForTesting")]
 pub fn container_seal_chunk_for_testing(
     dek: Vec<u8>,
@@ -534,45 +537,4 @@ pub fn container_seal_chunk_for_testing(
 #[must_use]
 pub fn container_error_codes() -> Array {
     ContainerError::CODES.iter().map(|c| JsValue::from_str(c)).collect()
-}
-
-/// One error per `ContainerError` variant, converted as every error is
-/// (diagnostics: the test checks every code reaches TypeScript).
-#[wasm_bindgen(js_name = "containerErrorSamples")]
-#[must_use]
-pub fn container_error_samples() -> Array {
-    let samples = [
-        ContainerError::Truncated { needed: 100, got: 10 },
-        ContainerError::TrailingBytes,
-        ContainerError::BadMagic,
-        ContainerError::UnsupportedVersion(9),
-        ContainerError::UnsupportedCipherSuite(9),
-        ContainerError::UnsupportedHashAlgorithm(9),
-        ContainerError::InvalidChunkSize(1),
-        ContainerError::InvalidPlaintextSize,
-        ContainerError::NonCanonical("sample"),
-        ContainerError::InvalidWrap("sample"),
-        ContainerError::UnsupportedWrapType(2),
-        ContainerError::InvalidMetadata("sample"),
-        ContainerError::NoWraps,
-        ContainerError::NoMatchingWrap,
-        ContainerError::AuthenticationFailed,
-        ContainerError::SignatureMissing,
-        ContainerError::SignatureInvalid,
-        ContainerError::SignerMismatch,
-        ContainerError::HybridRequired,
-        ContainerError::KdfBudgetExceeded,
-        ContainerError::Sealed,
-        ContainerError::InvalidShare("sample"),
-        ContainerError::InsufficientShares { have: 1, need: 2 },
-        ContainerError::InvalidChunk("sample"),
-        ContainerError::InvalidState("sample"),
-        ContainerError::InvalidOption("sample"),
-        ContainerError::InvalidManifest("sample"),
-        ContainerError::ManifestRollback { pinned: 2, head: 1 },
-        ContainerError::FounderMismatch,
-        ContainerError::ManifestRequired,
-        ContainerError::Crypto(CryptoError::InvalidKey("sample")),
-    ];
-    samples.iter().map(js_err).collect()
 }

@@ -4,6 +4,8 @@
 //! `ts/messaging.ts`; structured results (verification codes, key-log entries,
 //! registries, reports) cross as JSON text in the forms of `docs/PROTOCOL.md`.
 //! Integers arrive as JS numbers and must be safe integers (0 … 2^53 − 1).
+//!
+//! Size: one thin binding (validate → call → convert) per messaging function, a few lines each, read as a list.
 use super::{concat_out, scrubbed, secret_in, secret_out, JsResult, StackUse};
 use crate::error::CryptoError;
 use crate::messaging::keylog::{self, KeyLogAction};

@@ -6,7 +6,8 @@ use zeroize::Zeroizing;
 use super::super::chunk::Dek;
 use super::super::error::{ContainerError, Result};
 use super::super::share::{ThresholdShare, check_threshold};
-use super::entry::{Argon2idCost, CT_MLKEM_LEN, WrapEntry};
+use super::entry::WrapEntry;
+use super::params::{Argon2idCost, CT_MLKEM_LEN};
 use super::kek::{
     argon2_kek, group_kek, hybrid_kek, pbkdf2_kek, recipient_id_for, threshold_kek, wrap_dek,
 };

@@ -6,7 +6,7 @@ use zeroize::Zeroizing;
 use super::super::chunk::{DEK_LEN, Dek};
 use super::super::error::{ContainerError, Result};
 use super::super::header::CIPHER_SUITE_AES_256_GCM;
-use super::entry::Argon2idCost;
+use super::params::Argon2idCost;
 use crate::hash::Sha256;
 use crate::kdf::{Argon2Params, argon2id, hkdf_sha256, pbkdf2_sha256};
 use crate::keywrap::{aes_kw_unwrap, aes_kw_wrap};

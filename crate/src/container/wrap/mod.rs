@@ -15,7 +15,7 @@
 //!
 //! Type 2 and every other type are rejected.
 //!
-//! One file per concern: the wire format and bounds (`entry.rs`),
+//! One file per concern: the wire constants and `Argon2idCost` (`params.rs`), entries on the wire (`entry.rs`),
 //! KEK derivations (`kek.rs`), writing wraps (`create.rs`), unlocking
 //! (`unlock.rs`); shares live in `container/share.rs`. Every item is
 //! re-exported here, so the public paths are `container::wrap::*`.
@@ -23,6 +23,7 @@
 mod create;
 mod entry;
 mod kek;
+mod params;
 mod unlock;
 
 pub use super::share::{
@@ -30,11 +31,12 @@ pub use super::share::{
     combine_shares,
 };
 pub use create::{WrapSpec, check_writer_budget, create_wrap};
-pub use entry::{
+pub use entry::{WrapEntry, WrapKind};
+pub use params::{
     ARGON2ID_PAYLOAD_LEN, Argon2idCost, CT_MLKEM_LEN, CT_X25519_LEN, GROUP_PAYLOAD_LEN,
     HYBRID_KEM_PAYLOAD_LEN, MAX_WRAP_ENTRY_LEN, MIN_WRAP_ENTRY_LEN, PBKDF2_PAYLOAD_LEN,
     THRESHOLD_PAYLOAD_LEN, WRAP_ARGON2ID, WRAP_GROUP, WRAP_HYBRID_KEM, WRAP_PBKDF2, WRAP_THRESHOLD,
-    WRAPPED_DEK_LEN, WrapEntry, WrapKind,
+    WRAPPED_DEK_LEN,
 };
 pub use kek::{
     GROUP_KEK_LABEL, HYBRID_KEK_LABEL, KEM_SUITE_XWING, RECIPIENT_ID_LABEL, THRESHOLD_KEK_LABEL,

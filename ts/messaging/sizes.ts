@@ -1,0 +1,27 @@
+/** Sizes of the messaging constructions (re-exported by ts/messaging.ts). */
+/** Sizes of the messaging constructions, in bytes. */
+export const MESSAGING = Object.freeze({
+  x25519KeyLength: 32,
+  mlKemEncapsulationKeyLength: 1184,
+  mlKemDecapsulationKeyLength: 2400,
+  mlKemCiphertextLength: 1088,
+  sharedKeyLength: 32,
+  authenticatedKemCiphertextLength: 1154,
+  ed25519PublicKeyLength: 32,
+  sessionKeyLength: 32,
+  transcriptHashLength: 32,
+  sealedPacketMinLength: 188,
+  maxSenderIdLength: 65535,
+  maxUserIdLength: 65535,
+  maxDeviceIdLength: 256,
+  maxDeviceNameLength: 1024,
+  maxDevicePublicKeyLength: 4096,
+  replayHashLength: 32,
+  verificationIdentityLength: 65,
+  verificationIdentityWithMlDsaLength: 2017,
+  mlDsa65PublicKeyLength: 1952,
+  sasNonceLength: 32,
+  sasCommitmentLength: 32,
+  sasMaxTxIdLength: 255,
+  sasMaxAttempts: 10,
+});
