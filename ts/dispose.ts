@@ -29,3 +29,23 @@ export const disposeSymbol: typeof Symbol.dispose =
 export function disposedError(what: string): VeilError {
   return new VeilError('INVALID_STATE', `${what} has been disposed`);
 }
+
+/**
+ * The release verbs of an object that owns WebAssembly memory (`ReplayStore`, `SasVerification`):
+ * the subclass implements `dispose()` (free the memory; idempotent), and `[disposeSymbol]()`
+ * (`using`) and the deprecated `free()` are the same call.
+ */
+export abstract class WasmResource {
+  /** Releases the WebAssembly memory. Idempotent. */
+  abstract dispose(): void;
+
+  /** Same as `dispose()` (`using`). */
+  [disposeSymbol](): void {
+    this.dispose();
+  }
+
+  /** @deprecated Use `dispose()` (or `using`); the same call. */
+  free(): void {
+    this.dispose();
+  }
+}

@@ -28,10 +28,8 @@ export const CHUNK_KEY_LABEL = enc.encode('vollcrypt-file-chunk-key-v1');
 export const CHUNK_IV_LABEL = enc.encode('vollcrypt-file-chunk-iv-v1');
 export const CHUNK_AAD_LABEL = enc.encode('vollcrypt-file-chunk-aad-v1');
 export const HYBRID_KEK_LABEL = enc.encode('vollcrypt-file-hybrid-kem-v1');
-export const RECIPIENT_ID_LABEL = enc.encode('vollcrypt-file-recipient-id-v1');
 export const MLDSA_HEADER_CONTEXT = enc.encode('vollcrypt-file-header-v3');
 export const LEAF_LABEL = enc.encode('vollcrypt-file-merkle-leaf-v2');
-export const HEADER_HASH_LABEL = enc.encode('vollcrypt-file-header-v1');
 export const KEY_COMMITMENT_LABEL = enc.encode('vollcrypt-file-key-commitment-v1');
 
 /** `ceil(P / C)`. */
@@ -54,20 +52,6 @@ export function envelopeOffset(chunkSize: number, index: number): number {
 /** Container length for `P` plaintext bytes and a header of `headerLength` bytes: header, leaf table (`32 · n`), envelopes. */
 export function containerLength(headerLength: number, plaintextSize: number, chunkSize: number): number {
   return headerLength + plaintextSize + (CONTAINER.envelopeOverhead + CONTAINER.leafLength) * chunkCount(plaintextSize, chunkSize);
-}
-
-/** The 62-byte header-hash preimage (FORMAT.md §6.2): the immutable header fields. */
-export function headerHashPreimage(fileId: Uint8Array, chunkSize: number, plaintextSize: number, hashAlgorithm: 0 | 1): Uint8Array<ArrayBuffer> {
-  const m = new Uint8Array(62);
-  const v = new DataView(m.buffer);
-  m.set(HEADER_HASH_LABEL, 0);
-  m.set(enc.encode(CONTAINER.magic), 24);
-  m[32] = 0; // cipher suite: AES-256-GCM
-  m.set(fileId, 33);
-  u32(v, 49, chunkSize);
-  v.setBigUint64(53, BigInt(plaintextSize), false);
-  m[61] = hashAlgorithm;
-  return m;
 }
 
 /**

@@ -145,6 +145,8 @@ export type FilesRequest =
     readonly session: string; readonly port: MessagePort; readonly fileId: Uint8Array; readonly recipientId: Uint8Array;
     readonly keyVersion: number; readonly wrapped: Uint8Array; readonly commitment: Uint8Array; readonly preimage: Uint8Array;
   }>
+  /** The default recipient id of a 1216-byte X-Wing public key (the core's `recipient_id_for`, FORMAT.md §4.1). */
+  | R<'files/recipient-id', { readonly xWingPublicKey: Uint8Array }>
   /** The leaf table (the `32 · n` bytes after the header), checked against the session reader's root. */
   | R<'files/leaf-table', { readonly session: string; readonly table: Uint8Array }>
   /** Keys and IVs of chunks `first … first + count − 1` from the session's DEK (which stays in that worker). */
@@ -176,6 +178,7 @@ export interface FilesReplies {
   'files/open': HeaderRead | HeaderNeedsMore;
   'files/unlock': true;
   'files/unlock-kem': true;
+  'files/recipient-id': Uint8Array;
   'files/leaf-table': true;
   'files/chunk-keys': ChunkKeys;
   'files/decrypt-chunks': ChunksOut;

@@ -443,6 +443,7 @@ export const filesHandlers: HandlerTable<FilesRequest, FilesReplies> = {
     return true as const;
   },
   'files/unlock-kem': (req) => unlockKem(req),
+  'files/recipient-id': (req) => call(() => wasm.containerRecipientId(req.xWingPublicKey)),
   'files/chunk-keys': (req) => chunkKeys(req),
   'files/leaf-table': (req) => {
     call(() => session(req.session, wasm.ContainerReaderHandle).setLeafTable(req.table));

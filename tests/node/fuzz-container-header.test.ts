@@ -11,6 +11,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import * as P from '../../ts/primitives.js';
 import * as wasm from '../../ts/wasm/veilkit.js';
+import { xWingKeygen } from '../../ts/xwing.js';
 import { call } from '../../ts/init.js';
 import { VEIL_ERROR_CODES, VeilError } from '../../ts/errors.js';
 import { CONTAINER, chunkCount, chunkLength, containerLength, envelopeOffset } from '../../ts/files-format.js';
@@ -73,8 +74,8 @@ function readHeader(source: Uint8Array): Outcome {
   }
 }
 
-/** FORMAT.md §6.2 from the public fields, independently of ts/files-format.ts (here with node:crypto). */
-function headerHashFromInfo(r: HeaderInfo): Uint8Array {
+/** The header-hash preimage (FORMAT.md §6.2) from the public fields, independently of the core (here with node:crypto). */
+function preimageFromInfo(r: HeaderInfo): Uint8Array {
   const m = Buffer.alloc(62);
   m.write('vollcrypt-file-header-v1', 0, 'latin1');
   m.write(CONTAINER.magic, 24, 'latin1');
@@ -83,6 +84,10 @@ function headerHashFromInfo(r: HeaderInfo): Uint8Array {
   m.writeUInt32BE(r.chunkSize, 49);
   m.writeBigUInt64BE(BigInt(r.plaintextSize), 53);
   m[61] = r.hashAlgorithm === 'blake3' ? 1 : 0;
+  return new Uint8Array(m);
+}
+
+function sha256(m: Uint8Array): Uint8Array {
   return new Uint8Array(createHash('sha256').update(m).digest());
 }
 
@@ -93,7 +98,7 @@ function headerHashFromInfo(r: HeaderInfo): Uint8Array {
  */
 const INFO_KEYS = {
   version: true, mode: true, fileId: true, chunkSize: true, plaintextSize: true, merkleRoot: true, hashAlgorithm: true,
-  dekCommitment: true, headerHash: true, headerLength: true, leafTableLength: true, containerLength: true, chunkCount: true,
+  dekCommitment: true, headerHash: true, headerHashPreimage: true, headerLength: true, leafTableLength: true, containerLength: true, chunkCount: true,
   wraps: true, signer: true, sealed: true,
 } satisfies Record<keyof wasm.HeaderInfo, true>;
 const WRAP_KEYS = {
@@ -113,7 +118,7 @@ function sameKeys(o: object, keys: object, what: string): void {
 /** `info()` is exactly the declared object: its properties, and byte strings as Uint8Arrays of their length. */
 function checkShape(info: wasm.HeaderInfo, kind: string): void {
   sameKeys(info, INFO_KEYS, kind);
-  for (const [name, len] of [['fileId', 16], ['merkleRoot', 32], ['dekCommitment', 32], ['headerHash', 32]] as const) {
+  for (const [name, len] of [['fileId', 16], ['merkleRoot', 32], ['dekCommitment', 32], ['headerHash', 32], ['headerHashPreimage', 62]] as const) {
     assert.ok(info[name] instanceof Uint8Array && info[name].length === len, `${kind}: ${name}`);
   }
   for (const w of info.wraps) {
@@ -142,8 +147,11 @@ function checkHeader(o: Extract<Outcome, { kind: 'header' }>, source: Uint8Array
     assert.equal(info.leafTableLength, CONTAINER.leafLength * info.chunkCount, `${kind}: leafTableLength`);
     assert.equal(envelopeOffset(info.chunkSize, last) + chunkLength(info, last) + CONTAINER.envelopeOverhead, info.containerLength - info.headerLength - info.leafTableLength, kind);
   }
-  // The header hash computed from the public fields is the reader's, and the one info() carries (which the page uses).
-  assert.ok(sameBytes(headerHashFromInfo(info), o.headerHash), `${kind}: header hash from info differs`);
+  // The header hash computed from the public fields is the reader's, and the one info() carries (which the page uses);
+  // so is the preimage info() carries (the page hands it to the identity unlock's DEK-commitment check).
+  assert.ok(sameBytes(sha256(preimageFromInfo(info)), o.headerHash), `${kind}: header hash from info differs`);
+  assert.ok(sameBytes(info.headerHashPreimage, preimageFromInfo(info)), `${kind}: info().headerHashPreimage differs`);
+  assert.ok(sameBytes(sha256(info.headerHashPreimage), o.headerHash), `${kind}: info().headerHashPreimage does not hash to the header hash`);
   assert.ok(sameBytes(info.headerHash, o.headerHash), `${kind}: info().headerHash differs`);
   assert.ok(info.fileId instanceof Uint8Array && info.fileId.length === 16, `${kind}: fileId`);
   assert.ok(['unsigned', 'ed25519', 'hybrid', 'invalid'].includes(o.signature), kind);
@@ -291,4 +299,24 @@ test('container header round trip: encryptor header → reader info, DEK and hea
   );
   assert.equal(n + refused, ROUND_TRIPS);
   assert.deepEqual({ n, refused }, ROUND_TRIP_SPLIT, 'round trips run / skipped (over 64 chunks) for seed 0xc047a2');
+});
+
+test('containerRecipientId: the core default recipient id (FORMAT.md §4.1) the identity unlock matches wraps with', async () => {
+  await P.init();
+  const [, pk] = xWingKeygen(new Uint8Array(32).fill(7));
+  const rid = call(() => wasm.containerRecipientId(pk));
+  // Independently of the core: SHA-256("vollcrypt-file-recipient-id-v1" ‖ pk)[0..16].
+  const oracle = new Uint8Array(createHash('sha256').update('vollcrypt-file-recipient-id-v1', 'latin1').update(pk).digest()).slice(0, 16);
+  assert.ok(sameBytes(rid, oracle), 'recipient id differs from SHA-256(label ‖ pk)[0..16]');
+  // The id a recipient wrap carries by default (ContainerEncryptorHandle.addRecipient without an id).
+  const enc = call(() => new wasm.ContainerEncryptorHandle(1, CONTAINER.minChunkSize, 0));
+  try {
+    assert.ok(sameBytes(call(() => enc.addRecipient(pk, 1, undefined)), rid), 'addRecipient default id differs');
+  } finally {
+    enc.free();
+  }
+  // Only a 1216-byte public key.
+  for (const bad of [pk.subarray(1), new Uint8Array(1217), new Uint8Array(0)]) {
+    assert.throws(() => call(() => wasm.containerRecipientId(bad)), (e: unknown) => e instanceof VeilError && e.code === 'INVALID_LENGTH', `${bad.length} bytes`);
+  }
 });

@@ -1,13 +1,12 @@
 /** Opening a container for reading: header and policy, the leaf table against the root, then unlocking the DEK. */
 import { VeilError } from '../errors.js';
-import { concatBytes, equalBytes } from '../bytes.js';
-import { RECIPIENT_ID_LABEL } from '../files-format.js';
+import { equalBytes } from '../bytes.js';
 import { resolveKdfBudget } from '../keystore-format.js';
 import type { KdfBudget } from '../../worker/keystore.protocol.js';
 import type { ChunkContext, ChunkKeys, HeaderInfo, HeaderWrapInfo, SignaturePolicy, UnlockSpec } from '../../worker/files.protocol.js';
 import { anySignal, type FileJob } from './job.js';
 import { unlockOf, type UnlockRoute } from './options.js';
-import { ctxOf, headerOf, preimageOf, readHeader, truncated, type ContainerSource } from './source.js';
+import { ctxOf, headerOf, readHeader, truncated, type ContainerSource } from './source.js';
 import type { ContainerHeader, FileUnlock, SignatureInfo, SignatureStatus, UnlockOptions } from './types.js';
 
 /** A container opened by {@link openCore}: its header, signature status, chunk context, chunk keys and the checked leaf table. */
@@ -23,11 +22,6 @@ export interface Opened {
   readonly table: Uint8Array;
   /** Offset of the first envelope: header and leaf table. */
   readonly bodyOffset: number;
-}
-
-async function recipientIdOf(xWingPublicKey: Uint8Array): Promise<Uint8Array> {
-  const d = new Uint8Array(await crypto.subtle.digest('SHA-256', concatBytes([RECIPIENT_ID_LABEL, xWingPublicKey])));
-  return d.slice(0, 16);
 }
 
 /** Recovers the DEK into the session's worker (it stays there). */
@@ -56,7 +50,7 @@ async function unlockDek(job: FileJob, raw: HeaderInfo, route: UnlockRoute, kdfB
   // WebCrypto keys all the way, no secret bytes, no derivable key on the page.
   if (raw.wraps.length === 0) throw new VeilError('NO_WRAPS', 'the container has no wrap entry');
   const bundle = await route.keystore.getPublicBundle(route.identity);
-  const rid = await recipientIdOf(bundle.xWing);
+  const rid = await job.run({ type: 'files/recipient-id', xWingPublicKey: bundle.xWing });
   const all = raw.wraps.filter((w): w is Extract<HeaderWrapInfo, { type: 'recipient' }> => w.type === 'recipient');
   const mine = all.filter((w) => equalBytes(w.recipientId, rid));
   const candidates = mine.length > 0 ? mine : all;
@@ -69,7 +63,7 @@ async function unlockDek(job: FileJob, raw: HeaderInfo, route: UnlockRoute, kdfB
       await route.keystore.decapsulate(route.identity, 'x-wing', w.ciphertext, { output: 'hkdf', port: port1 });
       await job.run({
         type: 'files/unlock-kem', session: job.session, port: port2, fileId: raw.fileId, recipientId: w.recipientId,
-        keyVersion: w.keyVersion, wrapped: w.wrapped, commitment: raw.dekCommitment, preimage: preimageOf(raw),
+        keyVersion: w.keyVersion, wrapped: w.wrapped, commitment: raw.dekCommitment, preimage: raw.headerHashPreimage,
       }, { session: true, transfer: [port2] });
       return;
     } catch (e) {

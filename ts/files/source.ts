@@ -1,7 +1,6 @@
 /** Reading inputs: byte streams, container sources (Blob or stream) and the container header. */
 import { VeilError } from '../errors.js';
 import { concatBytes } from '../bytes.js';
-import { headerHashPreimage } from '../files-format.js';
 import type { ChunkContext, HeaderInfo, HeaderRead, SignaturePolicy } from '../../worker/files.protocol.js';
 import type { FileJob } from './job.js';
 import type { ContainerHeader, FileInput, WrapInfo } from './types.js';
@@ -126,11 +125,6 @@ export async function readHeader(job: FileJob, source: ContainerSource, policy: 
     if (bytes.length < n || r.needed <= bytes.length) throw truncated(r.needed, bytes.length);
     n = r.needed;
   }
-}
-
-/** The header-hash preimage (FORMAT.md §6.2) of a header, for the DEK-commitment check of an identity unlock. */
-export function preimageOf(r: HeaderInfo): Uint8Array<ArrayBuffer> {
-  return headerHashPreimage(r.fileId, r.chunkSize, r.plaintextSize, r.hashAlgorithm === 'blake3' ? 1 : 0);
 }
 
 export function truncated(needed: number, got: number): VeilError {

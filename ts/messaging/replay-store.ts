@@ -1,7 +1,7 @@
 /** Bounded replay protection held in WebAssembly memory (docs/PROTOCOL.md §11). */
 import * as wasm from '../wasm/veilkit.js';
 import { call } from '../init.js';
-import { disposeSymbol, disposedError } from '../dispose.js';
+import { WasmResource, disposedError } from '../dispose.js';
 import { exact, integer, string } from '../validate.js';
 import { safeInteger } from './internal.js';
 import { MESSAGING } from './sizes.js';
@@ -27,10 +27,11 @@ let adopted: wasm.ReplayStoreHandle | undefined;
  * Call {@link ReplayStore.dispose} when done (or `using`); every method afterwards throws
  * `VeilError('INVALID_STATE')`. Times are seconds; `now` defaults to the clock.
  */
-export class ReplayStore {
+export class ReplayStore extends WasmResource {
   #handle: wasm.ReplayStoreHandle | undefined;
 
   constructor(options: ReplayStoreOptions) {
+    super();
     if (adopted !== undefined) {
       this.#handle = adopted;
       adopted = undefined;
@@ -105,19 +106,9 @@ export class ReplayStore {
     return call(() => handle.toJson());
   }
 
-  /** Releases the WebAssembly memory. Idempotent. */
-  dispose(): void {
+  /** Releases the WebAssembly memory. Idempotent (also `[Symbol.dispose]()`, deprecated `free()`). */
+  override dispose(): void {
     this.#handle?.free();
     this.#handle = undefined;
-  }
-
-  /** Same as {@link ReplayStore.dispose} (`using`). */
-  [disposeSymbol](): void {
-    this.dispose();
-  }
-
-  /** @deprecated Use {@link ReplayStore.dispose} (or `using`); the same call. */
-  free(): void {
-    this.dispose();
   }
 }

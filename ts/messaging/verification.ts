@@ -1,7 +1,7 @@
 /** Static verification codes and interactive SAS (emoji) verification. */
 import * as wasm from '../wasm/veilkit.js';
 import { call } from '../init.js';
-import { disposeSymbol, disposedError } from '../dispose.js';
+import { WasmResource, disposedError } from '../dispose.js';
 import { bytes, exact, integer } from '../validate.js';
 import { nonEmpty } from './internal.js';
 import { MESSAGING } from './sizes.js';
@@ -104,10 +104,11 @@ export type SasState = 'idle' | 'awaiting-commitment' | 'awaiting-nonce' | 'comm
  * `SAS_ATTEMPTS_EXHAUSTED` for good. Call {@link SasVerification.dispose} when done (or `using`);
  * every method afterwards throws `VeilError('INVALID_STATE')`.
  */
-export class SasVerification {
+export class SasVerification extends WasmResource {
   #handle: wasm.SasHandle | undefined;
 
   constructor(options: SasVerificationOptions) {
+    super();
     if (typeof options !== 'object' || options === null) throw new TypeError('options must be { role, ownIdentity, peerIdentity, maxAttempts? }');
     if (options.role !== 'initiator' && options.role !== 'responder') throw new TypeError(`role must be 'initiator' or 'responder', got ${String(options.role)}`);
     const own = identityBytes('ownIdentity', options.ownIdentity);
@@ -187,19 +188,9 @@ export class SasVerification {
     return call(() => h.state) as SasState;
   }
 
-  /** Releases the WebAssembly memory. Idempotent. */
-  dispose(): void {
+  /** Releases the WebAssembly memory. Idempotent (also `[Symbol.dispose]()`, deprecated `free()`). */
+  override dispose(): void {
     this.#handle?.free();
     this.#handle = undefined;
-  }
-
-  /** Same as {@link SasVerification.dispose} (`using`). */
-  [disposeSymbol](): void {
-    this.dispose();
-  }
-
-  /** @deprecated Use {@link SasVerification.dispose} (or `using`); the same call. */
-  free(): void {
-    this.dispose();
   }
 }

@@ -11,6 +11,7 @@
 //! The wasm bindings hand it to JS as a plain object
 //! (`ContainerReaderHandle.info()`), which the TypeScript facade turns into
 //! its `ContainerHeader`.
+use super::chunk::HEADER_HASH_PREIMAGE_LEN;
 use super::header::{HashAlg, Header, MetadataKind, Mode, SealMode};
 use super::stream::ContainerReader;
 use super::wrap::WrapEntry;
@@ -36,6 +37,9 @@ pub struct HeaderInfo {
     pub dek_commitment: [u8; 32],
     /// `header_hash` (FORMAT.md §6.2), bound into every chunk.
     pub header_hash: [u8; 32],
+    /// The header-hash preimage (FORMAT.md §6.2): `header_hash` is its
+    /// SHA-256 and the DEK commitment its HMAC (FORMAT.md §3.1).
+    pub header_hash_preimage: [u8; HEADER_HASH_PREIMAGE_LEN],
     /// Header length: the leaf table starts here.
     pub header_len: u64,
     /// Leaf table length, `32 · chunk_count`: the leaf table follows the header.
@@ -258,6 +262,7 @@ impl ContainerReader {
             hash_alg: h.hash_alg,
             dek_commitment: h.dek_commitment,
             header_hash: self.context().header_hash,
+            header_hash_preimage: self.context().header_hash_preimage(),
             header_len: self.header_len() as u64,
             leaf_table_len: self.leaf_table_len(),
             container_len: self.container_len(),
@@ -272,7 +277,7 @@ impl ContainerReader {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::container::chunk::header_hash;
+    use crate::container::chunk::{header_hash, header_hash_preimage};
     use crate::container::header::{Metadata, SignedPart};
     use crate::container::wrap::Argon2idCost;
 
@@ -363,6 +368,14 @@ mod tests {
         assert_eq!(
             info.header_hash,
             header_hash(&[0xf1; 16], 4096, 3 * 4096 + 5, HashAlg::Blake3)
+        );
+        assert_eq!(
+            info.header_hash_preimage,
+            header_hash_preimage(&[0xf1; 16], 4096, 3 * 4096 + 5, HashAlg::Blake3)
+        );
+        assert_eq!(
+            crate::hash::sha256(&info.header_hash_preimage),
+            info.header_hash
         );
         assert_eq!(info.chunk_count, 4);
         assert_eq!(info.header_len, len as u64);

@@ -23,6 +23,8 @@ export interface HeaderInfo {
   readonly dekCommitment: Uint8Array<ArrayBuffer>;
   /** `header_hash` (FORMAT.md §6.2). */
   readonly headerHash: Uint8Array<ArrayBuffer>;
+  /** The header-hash preimage (FORMAT.md §6.2, 62 bytes): `headerHash` is its SHA-256, the DEK commitment its HMAC. */
+  readonly headerHashPreimage: Uint8Array<ArrayBuffer>;
   readonly headerLength: number;
   /** `32 · chunkCount`: the leaf table follows the header. */
   readonly leafTableLength: number;
@@ -157,6 +159,7 @@ pub(crate) fn header_info(info: &HeaderInfo) -> JsHeaderInfo {
         ("hashAlgorithm", text(info.hash_alg.name())),
         ("dekCommitment", bytes(&info.dek_commitment)),
         ("headerHash", bytes(&info.header_hash)),
+        ("headerHashPreimage", bytes(&info.header_hash_preimage)),
         ("headerLength", size(info.header_len)),
         ("leafTableLength", size(info.leaf_table_len)),
         ("containerLength", size(info.container_len)),

@@ -35,6 +35,7 @@ mod keywrap;
 mod messaging;
 mod mldsa;
 mod mlkem;
+mod recipient_id;
 mod shamir;
 #[cfg(feature = "threads")]
 mod threads;
