@@ -78,6 +78,19 @@ export const VEIL_ERROR_CODES = [
   'FOUNDER_MISMATCH',
   'MANIFEST_REQUIRED',
   'SIZE_MISMATCH',
+  // From the session handshake (SessionError::code, crate/src/session/error.rs; MALFORMED_INPUT,
+  // AUTHENTICATION_FAILED and REPLAY_DETECTED above).
+  'PQ_IDENTITY_REQUIRED',
+  'BUNDLE_INVALID',
+  'PREKEY_EXPIRED',
+  'NO_COMMON_VERSION',
+  'VERSION_DOWNGRADE',
+  'IDENTITY_MISMATCH',
+  'PREKEY_NOT_FOUND',
+  // From the triple ratchet (same enum; INVALID_STATE above).
+  'TOO_FAR_AHEAD',
+  'DUPLICATE_MESSAGE',
+  'STATE_ROLLBACK',
 ] as const;
 
 export type VeilErrorCode = (typeof VEIL_ERROR_CODES)[number];

@@ -2,7 +2,7 @@
  * Every bound on a password KDF's cost, in one table: the Argon2id and PBKDF2
  * primitives, a container's password wraps (docs/FORMAT.md), a keystore
  * passphrase (docs/KEYSTORE.md) and the readers' default KDF budget. It is the
- * Rust core's `kdf::KDF_BOUNDS` (crate/src/kdf.rs); tests/node/kdf-bounds.test.ts
+ * Rust core's `kdf::KDF_BOUNDS` (crate/src/kdf/bounds.rs); tests/node/kdf-bounds.test.ts
  * compares the two through the wasm export `kdfBoundsJson`. Change a value in
  * both places or not at all: the container bounds are part of the format.
  */

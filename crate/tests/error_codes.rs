@@ -3,7 +3,7 @@
 //! exactly the TypeScript `VEIL_ERROR_CODES` (ts/errors.ts) minus the codes
 //! only the TypeScript layer raises, listed below with their reason; the
 //! key-log and registry fault codes are exactly the TypeScript failure-reason
-//! unions (ts/messaging.ts).
+//! unions (ts/messaging/key-log.ts, ts/messaging/registry.ts).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic)]
 
 use std::collections::BTreeSet;
@@ -84,10 +84,11 @@ fn rust_codes_and_ts_codes_are_the_same_list() {
 
 #[test]
 fn fault_codes_are_the_ts_failure_reasons() {
-    let messaging = repo_file("ts/messaging.ts");
-    let key_log = distinct("KeyLogFailureReason", &literals(&messaging, "export type KeyLogFailureReason =", ";"));
+    let key_log_ts = repo_file("ts/messaging/key-log.ts");
+    let registry_ts = repo_file("ts/messaging/registry.ts");
+    let key_log = distinct("KeyLogFailureReason", &literals(&key_log_ts, "export type KeyLogFailureReason =", ";"));
     assert_eq!(key_log, set(KeyLogFault::CODES));
-    let registry = distinct("RegistryFailureReason", &literals(&messaging, "export type RegistryFailureReason =", ";"));
+    let registry = distinct("RegistryFailureReason", &literals(&registry_ts, "export type RegistryFailureReason =", ";"));
     assert_eq!(registry, set(RegistryFault::CODES));
 }
 
@@ -152,7 +153,24 @@ fn every_crypto_messaging_and_session_variant_has_a_listed_code() {
     ];
     let got: BTreeSet<String> = crypto.iter().map(|e| e.code().to_owned()).collect();
     assert_eq!(got, set(CryptoError::CODES));
-    let sessions = [SessionError::AuthenticationFailed, SessionError::Malformed("x")];
+    let sessions = [
+        SessionError::AuthenticationFailed,
+        SessionError::Malformed("x"),
+        // handshake
+        SessionError::PqIdentityRequired,
+        SessionError::BundleInvalid("x"),
+        SessionError::PrekeyExpired,
+        SessionError::NoCommonVersion,
+        SessionError::VersionDowngrade,
+        SessionError::ReplayDetected,
+        SessionError::IdentityMismatch("x"),
+        SessionError::PrekeyNotFound,
+        // triple ratchet
+        SessionError::TooFarAhead { jump: 2001, limit: 2000 },
+        SessionError::DuplicateMessage,
+        SessionError::InvalidState("x"),
+        SessionError::StateRollback { counter: 1, highest_seen: 2 },
+    ];
     let got: BTreeSet<String> = sessions.iter().map(|e| e.code().to_owned()).collect();
     assert_eq!(got, set(SessionError::CODES));
     assert_eq!(SessionError::Crypto(CryptoError::WeakKey).code(), "WEAK_KEY");

@@ -295,3 +295,119 @@ fn messaging_mutations_hold_the_invariants() {
     }
     assert!(runs > 300, "{runs}");
 }
+
+// ---------------------------------------------------------------- session handshake targets
+// Entry points in fuzz/session_handshake_entries.rs (shared with fuzz/fuzz_targets/session_*.rs).
+
+#[path = "../../fuzz/session_handshake_entries.rs"]
+mod session_handshake_entries;
+
+#[test]
+fn session_bundle_corpus() {
+    replay("session_bundle", session_handshake_entries::bundle, |d| session_handshake_entries::accepts("session_bundle", d));
+}
+
+#[test]
+fn session_initial_message_corpus() {
+    replay("session_initial_message", session_handshake_entries::initial_message, |d| {
+        session_handshake_entries::accepts("session_initial_message", d)
+    });
+}
+
+/// The session-handshake seed corpora are generated: `session_handshake_entries::seed_corpus()`
+/// must match the files (regenerate with
+/// `VEILKIT_WRITE_CORPUS=1 cargo test -p veilkit --test fuzz_corpus_replay session_seed_corpus`).
+#[test]
+fn session_seed_corpus_is_current() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus");
+    let write = std::env::var_os("VEILKIT_WRITE_CORPUS").is_some();
+    let corpus = session_handshake_entries::seed_corpus();
+    assert!(corpus.len() >= 9, "{}", corpus.len());
+    for (target, name, bytes) in corpus {
+        let path = root.join(target).join(&name);
+        if write {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, &bytes).unwrap();
+        } else {
+            let on_disk = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            assert_eq!(on_disk, bytes, "{} is stale", path.display());
+        }
+    }
+}
+
+/// Deterministic mutations (bit flips, truncations) of the session-handshake corpora.
+#[test]
+fn session_mutations_hold_the_invariants() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus");
+    let mut runs = 0usize;
+    for (target, entry) in session_handshake_entries::TARGETS {
+        for f in std::fs::read_dir(root.join(target)).unwrap() {
+            let data = std::fs::read(f.unwrap().path()).unwrap();
+            for at in (0..data.len()).step_by(97) {
+                let mut m = data.clone();
+                m[at] ^= 0x21;
+                entry(&m).unwrap_or_else(|b| panic!("{target}: {b}"));
+                entry(&data[..at]).unwrap_or_else(|b| panic!("{target}: {b}"));
+                runs += 2;
+            }
+        }
+    }
+    assert!(runs > 300, "{runs}");
+}
+
+// Entry points in fuzz/session_entries.rs (shared with fuzz/fuzz_targets/session_*.rs).
+#[allow(dead_code, clippy::all)]
+#[path = "../../fuzz/session_entries.rs"]
+mod session_entries;
+
+#[test]
+fn session_message_corpus() {
+    replay("session_message", session_entries::message, |d| session_entries::accepts("session_message", d));
+}
+
+#[test]
+fn session_state_corpus() {
+    replay("session_state", session_entries::state, |d| session_entries::accepts("session_state", d));
+}
+
+#[test]
+fn session_state_machine_corpus() {
+    replay("session_state_machine", session_entries::state_machine, |d| {
+        session_entries::accepts("session_state_machine", d)
+    });
+}
+
+/// The session seed corpora are generated (fixed keys and randomness):
+/// `VEILKIT_WRITE_CORPUS=1 cargo test -p veilkit --test fuzz_corpus_replay session_ratchet_seed_corpus_is_current`
+/// rewrites them.
+#[test]
+fn session_ratchet_seed_corpus_is_current() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus");
+    let write = std::env::var("VEILKIT_WRITE_CORPUS").is_ok_and(|v| v == "1");
+    for (target, name, bytes) in session_entries::seed_corpus() {
+        let path = root.join(target).join(&name);
+        if write {
+            std::fs::create_dir_all(root.join(target)).unwrap();
+            std::fs::write(&path, &bytes).unwrap();
+        } else {
+            assert_eq!(std::fs::read(&path).unwrap(), bytes, "{} is stale", path.display());
+        }
+    }
+}
+
+#[test]
+fn session_ratchet_mutations_hold_the_invariants() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus");
+    for (target, entry) in session_entries::TARGETS {
+        for f in std::fs::read_dir(root.join(target)).unwrap() {
+            let data = std::fs::read(f.unwrap().path()).unwrap();
+            let len = data.len().min(600);
+            for at in (0..len).step_by(11) {
+                let mut m = data.clone();
+                m[at] ^= 0x5a;
+                entry(&m).unwrap();
+                entry(&data[..at]).unwrap();
+            }
+        }
+    }
+}

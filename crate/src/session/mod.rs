@@ -3,8 +3,9 @@
 //! message key also mixes a key from an ML-KEM-768 epoch ratchet).
 //!
 //! Layout:
-//! - [`identity`], [`prekey`], [`bundle`]: session identities (Ed25519 +
-//!   ML-DSA-65 + X25519), signed prekeys and the canonical bundle bytes;
+//! - [`identity`], [`prekey`], [`bundle`], [`versions`]: session identities
+//!   (Ed25519 + ML-DSA-65 + X25519), signed prekeys, the canonical bundle
+//!   bytes and supported-version lists;
 //! - [`handshake`]: the initiator's and the responder's side of the
 //!   handshake, ending in [`HandshakeKeys`] + [`SessionBinding`];
 //! - [`ratchet`]: the triple ratchet state, its message format, limits and
@@ -14,6 +15,14 @@
 //! drives it through thin bindings.
 
 pub mod error;
+// ---- handshake modules ----
+pub mod bundle;
+pub mod handshake;
+pub mod identity;
+pub mod prekey;
+pub mod versions;
+// ---- end handshake modules ----
+pub mod ratchet;
 
 pub use error::{Result, SessionError};
 

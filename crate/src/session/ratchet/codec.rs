@@ -1,0 +1,302 @@
+//! Canonical, versioned serialized state (docs/SESSIONS.md §5.9).
+//!
+//! ```text
+//! state = "VKRS" ‖ u8 format(1) ‖ u8 protocol version ‖ u8 role(1 initiator, 2 responder) ‖ u64 counter
+//!       ‖ u32 max_jump ‖ u32 max_skipped_keys ‖ u32 max_receiving_chains ‖ u64 max_skipped_age_secs
+//!       ‖ u16 len ‖ Enc(ID_init) ‖ u16 len ‖ Enc(ID_resp) ‖ root_key(32)
+//!       ‖ opt(dh_secret(32)) ‖ opt(dh_remote(32)) ‖ opt(ck(32) ‖ pq_ck(32) ‖ u32 n ‖ u64 epoch) ‖ u32 PN
+//!       ‖ u64 latest ‖ pq_root(32) ‖ own_dir(32) ‖ peer_dir(32)
+//!       ‖ opt(u64 k ‖ seed(64)) ‖ opt(u64 k ‖ ct(1088)) ‖ opt(u64 k ‖ ek(1184))
+//!       ‖ u64 next_seq ‖ u8 chains ‖ chain*
+//! chain = ratchet_pub(32) ‖ u64 epoch ‖ opt(ck(32) ‖ pq_ck(32)) ‖ u32 next ‖ u32 count
+//!       ‖ (u32 n ‖ mk(32) ‖ u64 created ‖ u64 seq)*
+//! opt(x) = 0x00 | 0x01 ‖ x
+//! ```
+//! Parsing is bounded and total; every invariant the code relies on is
+//! checked (`INVALID_STATE`), trailing bytes are refused (`MALFORMED_INPUT`).
+
+use zeroize::Zeroizing;
+
+use super::kdf::{ChainKeys, Key};
+use super::limits::Limits;
+use super::pq::{OwnEk, PqState};
+use super::skipped::{Receiving, RecvChain, SkippedKey};
+use super::{DhPair, RatchetState, SendChain, check_binding};
+use crate::bytes::ByteReader;
+use crate::mlkem::{CT_LEN, EK_LEN, SEED_LEN};
+use crate::session::{Result, Role, SessionBinding, SessionError};
+
+/// Magic prefix of a serialized state.
+pub const STATE_MAGIC: &[u8; 4] = b"VKRS";
+/// Current serialized-state format.
+pub const STATE_FORMAT: u8 = 1;
+/// Longest identity encoding accepted.
+pub(crate) const MAX_IDENTITY_LEN: usize = 8192;
+
+const TRUNC: SessionError = SessionError::Malformed("state: truncated");
+
+fn put_opt(out: &mut Vec<u8>, present: bool) {
+    out.push(u8::from(present));
+}
+
+fn put_lp16(out: &mut Vec<u8>, b: &[u8]) {
+    let len = u16::try_from(b.len()).unwrap_or(u16::MAX);
+    out.extend_from_slice(&len.to_be_bytes());
+    out.extend_from_slice(b.get(..usize::from(len)).unwrap_or_default());
+}
+
+fn opt(r: &mut ByteReader<'_>) -> Result<bool> {
+    match r.u8().ok_or(TRUNC)? {
+        0 => Ok(false),
+        1 => Ok(true),
+        _ => Err(SessionError::Malformed("state: option flag not 0 or 1")),
+    }
+}
+
+fn key(r: &mut ByteReader<'_>) -> Result<Key> {
+    Ok(Zeroizing::new(r.array::<32>().ok_or(TRUNC)?))
+}
+
+fn bad(what: &'static str) -> SessionError {
+    SessionError::InvalidState(what)
+}
+
+impl RatchetState {
+    /// The canonical serialized state (secrets included: the keystore wraps it).
+    #[must_use]
+    pub fn to_bytes(&self) -> Zeroizing<Vec<u8>> {
+        let mut o = Zeroizing::new(Vec::with_capacity(4096));
+        o.extend_from_slice(STATE_MAGIC);
+        o.push(STATE_FORMAT);
+        o.push(self.binding.version);
+        o.push(match self.role {
+            Role::Initiator => 1,
+            Role::Responder => 2,
+        });
+        o.extend_from_slice(&self.counter.to_be_bytes());
+        o.extend_from_slice(&self.limits.max_jump.to_be_bytes());
+        o.extend_from_slice(&self.limits.max_skipped_keys.to_be_bytes());
+        o.extend_from_slice(&self.limits.max_receiving_chains.to_be_bytes());
+        o.extend_from_slice(&self.limits.max_skipped_age_secs.to_be_bytes());
+        put_lp16(&mut o, &self.binding.initiator_identity);
+        put_lp16(&mut o, &self.binding.responder_identity);
+        o.extend_from_slice(&self.root_key[..]);
+        put_opt(&mut o, self.dh_self.is_some());
+        if let Some(dh) = &self.dh_self {
+            o.extend_from_slice(&dh.secret[..]);
+        }
+        put_opt(&mut o, self.dh_remote.is_some());
+        if let Some(remote) = &self.dh_remote {
+            o.extend_from_slice(remote);
+        }
+        put_opt(&mut o, self.send.is_some());
+        if let Some(send) = &self.send {
+            o.extend_from_slice(&send.keys.ck[..]);
+            o.extend_from_slice(&send.keys.pq_ck[..]);
+            o.extend_from_slice(&send.n.to_be_bytes());
+            o.extend_from_slice(&send.epoch.to_be_bytes());
+        }
+        o.extend_from_slice(&self.previous_send_len.to_be_bytes());
+        let p = &self.pq;
+        o.extend_from_slice(&p.latest.to_be_bytes());
+        o.extend_from_slice(&p.root[..]);
+        o.extend_from_slice(&p.own_dir[..]);
+        o.extend_from_slice(&p.peer_dir[..]);
+        put_opt(&mut o, p.own_ek.is_some());
+        if let Some(own) = &p.own_ek {
+            o.extend_from_slice(&own.epoch.to_be_bytes());
+            o.extend_from_slice(&own.seed[..]);
+        }
+        put_opt(&mut o, p.own_ct.is_some());
+        if let Some((k, ct)) = &p.own_ct {
+            o.extend_from_slice(&k.to_be_bytes());
+            o.extend_from_slice(ct);
+        }
+        put_opt(&mut o, p.peer_ek.is_some());
+        if let Some((k, ek)) = &p.peer_ek {
+            o.extend_from_slice(&k.to_be_bytes());
+            o.extend_from_slice(ek);
+        }
+        o.extend_from_slice(&self.recv.next_seq.to_be_bytes());
+        o.push(u8::try_from(self.recv.chains.len()).unwrap_or(u8::MAX));
+        for c in self.recv.chains.iter().take(usize::from(u8::MAX)) {
+            o.extend_from_slice(&c.ratchet_public);
+            o.extend_from_slice(&c.epoch.to_be_bytes());
+            put_opt(&mut o, c.keys.is_some());
+            if let Some(k) = &c.keys {
+                o.extend_from_slice(&k.ck[..]);
+                o.extend_from_slice(&k.pq_ck[..]);
+            }
+            o.extend_from_slice(&c.next.to_be_bytes());
+            o.extend_from_slice(
+                &u32::try_from(c.skipped.len())
+                    .unwrap_or(u32::MAX)
+                    .to_be_bytes(),
+            );
+            for k in &c.skipped {
+                o.extend_from_slice(&k.n.to_be_bytes());
+                o.extend_from_slice(&k.mk[..]);
+                o.extend_from_slice(&k.created.to_be_bytes());
+                o.extend_from_slice(&k.seq.to_be_bytes());
+            }
+        }
+        o
+    }
+
+    /// Parses a serialized state (bounded by the limits it carries) and
+    /// checks every invariant.
+    ///
+    /// # Errors
+    /// [`SessionError::Malformed`] (magic, format, truncation, flags, trailing
+    /// bytes), [`SessionError::InvalidState`] (a violated invariant or limit),
+    /// `INVALID_KEY` (an ML-KEM key that fails its check).
+    pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
+        let mut r = ByteReader::new(bytes);
+        if r.take(4).ok_or(TRUNC)? != STATE_MAGIC {
+            return Err(SessionError::Malformed("state: magic"));
+        }
+        if r.u8().ok_or(TRUNC)? != STATE_FORMAT {
+            return Err(SessionError::Malformed("state: unknown format"));
+        }
+        let version = r.u8().ok_or(TRUNC)?;
+        let role = match r.u8().ok_or(TRUNC)? {
+            1 => Role::Initiator,
+            2 => Role::Responder,
+            _ => return Err(SessionError::Malformed("state: role")),
+        };
+        let counter = r.u64().ok_or(TRUNC)?;
+        let limits = Limits {
+            max_jump: r.u32().ok_or(TRUNC)?,
+            max_skipped_keys: r.u32().ok_or(TRUNC)?,
+            max_receiving_chains: r.u32().ok_or(TRUNC)?,
+            max_skipped_age_secs: r.u64().ok_or(TRUNC)?,
+        };
+        limits.validate()?;
+        let mut ids = [Vec::new(), Vec::new()];
+        for id in &mut ids {
+            let len = usize::from(r.u16().ok_or(TRUNC)?);
+            *id = r.take(len).ok_or(TRUNC)?.to_vec();
+        }
+        let [initiator_identity, responder_identity] = ids;
+        let binding = SessionBinding {
+            version,
+            initiator_identity,
+            responder_identity,
+        };
+        check_binding(&binding)?;
+        let root_key = key(&mut r)?;
+        let dh_self = if opt(&mut r)? {
+            Some(DhPair::from_secret(key(&mut r)?)?)
+        } else {
+            None
+        };
+        let dh_remote = if opt(&mut r)? {
+            Some(r.array::<32>().ok_or(TRUNC)?)
+        } else {
+            None
+        };
+        let send = if opt(&mut r)? {
+            let keys = ChainKeys {
+                ck: key(&mut r)?,
+                pq_ck: key(&mut r)?,
+            };
+            Some(SendChain {
+                keys,
+                n: r.u32().ok_or(TRUNC)?,
+                epoch: r.u64().ok_or(TRUNC)?,
+            })
+        } else {
+            None
+        };
+        let previous_send_len = r.u32().ok_or(TRUNC)?;
+        let latest = r.u64().ok_or(TRUNC)?;
+        let (root, own_dir, peer_dir) = (key(&mut r)?, key(&mut r)?, key(&mut r)?);
+        let own_ek = if opt(&mut r)? {
+            let k = r.u64().ok_or(TRUNC)?;
+            Some(OwnEk::from_seed(
+                k,
+                Zeroizing::new(r.array::<SEED_LEN>().ok_or(TRUNC)?),
+            )?)
+        } else {
+            None
+        };
+        let own_ct = if opt(&mut r)? {
+            Some((r.u64().ok_or(TRUNC)?, r.take(CT_LEN).ok_or(TRUNC)?.to_vec()))
+        } else {
+            None
+        };
+        let peer_ek = if opt(&mut r)? {
+            Some((r.u64().ok_or(TRUNC)?, r.take(EK_LEN).ok_or(TRUNC)?.to_vec()))
+        } else {
+            None
+        };
+        let pq = PqState {
+            latest,
+            root,
+            own_dir,
+            peer_dir,
+            own_ek,
+            own_ct,
+            peer_ek,
+        };
+        let next_seq = r.u64().ok_or(TRUNC)?;
+        let count = r.u8().ok_or(TRUNC)?;
+        if u32::from(count) > limits.max_receiving_chains {
+            return Err(bad("more receiving chains than the limit"));
+        }
+        let mut chains = Vec::with_capacity(usize::from(count));
+        let mut total: u64 = 0;
+        for _ in 0..count {
+            let ratchet_public = r.array::<32>().ok_or(TRUNC)?;
+            let epoch = r.u64().ok_or(TRUNC)?;
+            let keys = if opt(&mut r)? {
+                Some(ChainKeys {
+                    ck: key(&mut r)?,
+                    pq_ck: key(&mut r)?,
+                })
+            } else {
+                None
+            };
+            let next = r.u32().ok_or(TRUNC)?;
+            let n_keys = r.u32().ok_or(TRUNC)?;
+            total = total.saturating_add(u64::from(n_keys));
+            if total > u64::from(limits.max_skipped_keys) {
+                return Err(bad("more skipped keys than the limit"));
+            }
+            let mut skipped = Vec::with_capacity(usize::try_from(n_keys).unwrap_or(0));
+            for _ in 0..n_keys {
+                skipped.push(SkippedKey {
+                    n: r.u32().ok_or(TRUNC)?,
+                    mk: key(&mut r)?,
+                    created: r.u64().ok_or(TRUNC)?,
+                    seq: r.u64().ok_or(TRUNC)?,
+                });
+            }
+            chains.push(RecvChain {
+                ratchet_public,
+                epoch,
+                keys,
+                next,
+                skipped,
+            });
+        }
+        if !r.rest().is_empty() {
+            return Err(SessionError::Malformed("state: trailing bytes"));
+        }
+        let s = Self {
+            binding,
+            role,
+            limits,
+            counter,
+            root_key,
+            dh_self,
+            dh_remote,
+            send,
+            previous_send_len,
+            pq,
+            recv: Receiving { chains, next_seq },
+        };
+        s.check_invariants()?;
+        Ok(s)
+    }
+}

@@ -1,0 +1,251 @@
+//! The PQ epoch ratchet (docs/SESSIONS.md §5.5): an unchunked ML-KEM-768
+//! exchange per epoch, the ek-sender of epoch k fixed by parity (odd k: the
+//! initiator).
+//!
+//! Phases of one party: *idle* (nothing pending), *own ek pending* (it sent
+//! `ek_k` and waits for `ct_k`), *peer ek pending* (it holds the peer's
+//! authenticated `ek_k` and encapsulates to it when its next sending chain
+//! starts). `decrypt` takes no randomness, so the encapsulation happens at
+//! the start of the next sending chain, the only place where the sending
+//! epoch may change anyway.
+
+use zeroize::Zeroizing;
+
+use super::header::PqField;
+use super::kdf::{self, EpochKeys, Key};
+use super::rng::{RandomPurpose, RatchetRng};
+use crate::error::CryptoError;
+use crate::mlkem::{self, EK_LEN, SEED_LEN};
+use crate::session::{Result, Role, SessionError};
+
+/// The party that sends `ek_k` (odd k: the initiator, even k: the responder).
+#[must_use]
+pub const fn ek_sender(k: u64) -> Role {
+    if k % 2 == 1 {
+        Role::Initiator
+    } else {
+        Role::Responder
+    }
+}
+
+/// Our own pending encapsulation key `ek_k` and its decapsulation key.
+#[derive(Clone)]
+pub(crate) struct OwnEk {
+    pub(crate) epoch: u64,
+    pub(crate) seed: Zeroizing<[u8; SEED_LEN]>,
+    pub(crate) ek: Vec<u8>,
+    pub(crate) dk: Zeroizing<Vec<u8>>,
+}
+
+impl OwnEk {
+    /// The key pair of `seed` for epoch `epoch`.
+    pub(crate) fn from_seed(epoch: u64, seed: Zeroizing<[u8; SEED_LEN]>) -> Result<Self> {
+        let kp = mlkem::mlkem_from_seed(&seed[..])?;
+        Ok(Self {
+            epoch,
+            seed,
+            ek: kp.encapsulation_key.clone(),
+            dk: kp.decapsulation_key.clone(),
+        })
+    }
+
+    fn generate<R: RatchetRng + ?Sized>(epoch: u64, rng: &mut R) -> Result<Self> {
+        let mut seed = Zeroizing::new([0u8; SEED_LEN]);
+        rng.fill(RandomPurpose::KemKeygen, &mut seed[..])?;
+        Self::from_seed(epoch, seed)
+    }
+}
+
+/// The FIPS 203 §7.2 encapsulation-key check (length and modulus).
+pub(crate) fn check_ek(ek: &[u8]) -> Result<()> {
+    let arr = crate::error::exact::<EK_LEN>("encapsulationKey", "1184 bytes", ek)?;
+    let key = libcrux_ml_kem::mlkem768::MlKem768PublicKey::from(arr);
+    if mlkem::lc::validate_public_key(&key) {
+        Ok(())
+    } else {
+        Err(CryptoError::InvalidKey("ML-KEM encapsulation key fails the modulus check").into())
+    }
+}
+
+/// PQ state of one party.
+#[derive(Clone)]
+pub(crate) struct PqState {
+    /// The newest epoch whose keys this party has.
+    pub(crate) latest: u64,
+    /// `pq_root_latest` (salt of the next epoch).
+    pub(crate) root: Key,
+    /// `pq_dir(latest, own direction)`, advanced at every own new sending chain.
+    pub(crate) own_dir: Key,
+    /// `pq_dir(latest, peer direction)`, advanced at every new peer chain.
+    pub(crate) peer_dir: Key,
+    /// Own `ek_{latest+1}` sent until `ct_{latest+1}` is processed.
+    pub(crate) own_ek: Option<OwnEk>,
+    /// Own `ct_k`, sent until a peer message of epoch ≥ k is authenticated.
+    pub(crate) own_ct: Option<(u64, Vec<u8>)>,
+    /// The peer's authenticated `ek_{latest+1}`, encapsulated to at the start of the next sending chain.
+    pub(crate) peer_ek: Option<(u64, Vec<u8>)>,
+}
+
+/// Own direction byte.
+pub(crate) const fn own_dir_byte(role: Role) -> u8 {
+    match role {
+        Role::Initiator => kdf::DIR_INITIATOR_TO_RESPONDER,
+        Role::Responder => kdf::DIR_RESPONDER_TO_INITIATOR,
+    }
+}
+
+/// Peer direction byte.
+pub(crate) const fn peer_dir_byte(role: Role) -> u8 {
+    match role {
+        Role::Initiator => kdf::DIR_RESPONDER_TO_INITIATOR,
+        Role::Responder => kdf::DIR_INITIATOR_TO_RESPONDER,
+    }
+}
+
+/// The peer of `role`.
+pub(crate) const fn peer(role: Role) -> Role {
+    match role {
+        Role::Initiator => Role::Responder,
+        Role::Responder => Role::Initiator,
+    }
+}
+
+impl PqState {
+    fn from_epoch(role: Role, latest: u64, keys: EpochKeys) -> Self {
+        let EpochKeys {
+            root,
+            initiator_to_responder,
+            responder_to_initiator,
+        } = keys;
+        let (own_dir, peer_dir) = match role {
+            Role::Initiator => (initiator_to_responder, responder_to_initiator),
+            Role::Responder => (responder_to_initiator, initiator_to_responder),
+        };
+        Self {
+            latest,
+            root,
+            own_dir,
+            peer_dir,
+            own_ek: None,
+            own_ct: None,
+            peer_ek: None,
+        }
+    }
+
+    /// Epoch 0 from the handshake's `pq_root_0`.
+    pub(crate) fn new(role: Role, pq_root_0: &[u8; 32]) -> Result<Self> {
+        Ok(Self::from_epoch(role, 0, kdf::epoch_zero(pq_root_0)?))
+    }
+
+    fn install(&mut self, role: Role, k: u64, keys: EpochKeys) {
+        let next = Self::from_epoch(role, k, keys);
+        self.latest = next.latest;
+        self.root = next.root;
+        self.own_dir = next.own_dir;
+        self.peer_dir = next.peer_dir;
+    }
+
+    /// The initiator's `ek_1`.
+    pub(crate) fn generate_first_ek<R: RatchetRng + ?Sized>(&mut self, rng: &mut R) -> Result<()> {
+        self.own_ek = Some(OwnEk::generate(1, rng)?);
+        Ok(())
+    }
+
+    /// At the start of an own sending chain: encapsulates to a pending peer
+    /// `ek_{latest+1}` (moving to that epoch and generating own `ek_{latest+2}`).
+    /// Returns the epoch of the new chain.
+    pub(crate) fn begin_sending_chain<R: RatchetRng + ?Sized>(
+        &mut self,
+        role: Role,
+        rng: &mut R,
+    ) -> Result<u64> {
+        if let Some((k, ek)) = self.peer_ek.take() {
+            let next_k = self
+                .latest
+                .checked_add(1)
+                .ok_or(SessionError::InvalidState("epoch overflow"))?;
+            if k == next_k {
+                let mut m = Zeroizing::new([0u8; mlkem::M_LEN]);
+                rng.fill(RandomPurpose::KemEncapsulation, &mut m[..])?;
+                let (ct, ss) = mlkem::mlkem_encapsulate_derand(&ek, &m[..])?;
+                let keys = kdf::epoch_next(&self.root, &ss, k, &ek, &ct)?;
+                let after = k
+                    .checked_add(1)
+                    .ok_or(SessionError::InvalidState("epoch overflow"))?;
+                let own = OwnEk::generate(after, rng)?;
+                self.install(role, k, keys);
+                self.own_ct = Some((k, ct));
+                self.own_ek = Some(own);
+            }
+        }
+        Ok(self.latest)
+    }
+
+    /// The PQ field of a message of a sending chain of epoch `epoch`.
+    pub(crate) fn field_for(&self, epoch: u64) -> PqField {
+        let ct = self
+            .own_ct
+            .as_ref()
+            .filter(|(k, _)| *k == epoch)
+            .map(|(_, ct)| ct.clone());
+        let ek = self
+            .own_ek
+            .as_ref()
+            .filter(|o| Some(o.epoch) == epoch.checked_add(1))
+            .map(|o| o.ek.clone());
+        PqField::from_parts(ct, ek)
+    }
+
+    /// Before authentication, for the first message of a new peer chain: a
+    /// `ct` answering our pending `ek_k` (k = the header's epoch) is
+    /// decapsulated and epoch k installed. Runs on a copy; committed only if
+    /// the message authenticates.
+    pub(crate) fn absorb_ct(
+        &mut self,
+        role: Role,
+        header_epoch: u64,
+        ct: Option<&[u8]>,
+    ) -> Result<()> {
+        let (Some(ct), Some(own)) = (ct, self.own_ek.as_ref()) else {
+            return Ok(());
+        };
+        if own.epoch != header_epoch {
+            return Ok(());
+        }
+        let ss = mlkem::mlkem_decapsulate(&own.dk, ct)?;
+        let keys = kdf::epoch_next(&self.root, &ss, header_epoch, &own.ek, ct)?;
+        self.install(role, header_epoch, keys);
+        self.own_ek = None;
+        Ok(())
+    }
+
+    /// After authentication: acknowledges our `ct` (peer epoch ≥ its epoch)
+    /// and takes the peer's `ek_{latest+1}` if it is the peer's turn (FIPS 203 check).
+    pub(crate) fn absorb_authenticated(
+        &mut self,
+        role: Role,
+        header_epoch: u64,
+        ek: Option<&[u8]>,
+    ) -> Result<()> {
+        if self
+            .own_ct
+            .as_ref()
+            .is_some_and(|(k, _)| *k <= header_epoch)
+        {
+            self.own_ct = None;
+        }
+        let Some(ek) = ek else { return Ok(()) };
+        let Some(next_k) = self.latest.checked_add(1) else {
+            return Ok(());
+        };
+        if header_epoch == self.latest
+            && ek_sender(next_k) == peer(role)
+            && self.peer_ek.is_none()
+            && self.own_ek.is_none()
+        {
+            check_ek(ek)?;
+            self.peer_ek = Some((next_k, ek.to_vec()));
+        }
+        Ok(())
+    }
+}
