@@ -117,7 +117,14 @@ appendFileSync(resolve(dir, 'veilkit.d.ts'),
   '\n/** Points every export at the threads build\'s glue (called by init()). */\nexport function __veilkitSelect(glue: unknown): void;\n');
 NODE
 
-say "tsc -p tsconfig.json"
+# node_modules/.bin/tsc is TypeScript 7 (package.json "@typescript/native"); "typescript" is
+# TypeScript 6 (binary tsc6), there only for typescript-eslint's JS API.
+TSC_VERSION="$(npx --no-install tsc --version)"
+if [[ $TSC_VERSION != "Version 7."* ]]; then
+  echo "build: FAILED: tsc reports '$TSC_VERSION'; expected TypeScript 7 (run npm ci)" >&2
+  exit 1
+fi
+say "tsc -p tsconfig.json ($TSC_VERSION)"
 npx --no-install tsc -p tsconfig.json
 
 say "copy wasm glue -> $DIST_WASM_DIR/, $DIST_THREADS_DIR/"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Full test run: setup, native vectors, clippy (native + wasm), build, Node
-# tests, Playwright (Chromium). Every step runs even after a failure so the
-# summary is complete; exit status is non-zero if any step failed. The last
+# Full test run: setup, native vectors, clippy (native + wasm), build, lint (tsc +
+# ESLint), Node tests, Playwright (Chromium). Every step runs even after a failure
+# so the summary is complete; exit status is non-zero if any step failed. The last
 # line of output is exactly "N passed, N failed" (steps).
 set -uo pipefail
 
@@ -68,11 +68,15 @@ run_step "clippy (wasm32 threads, nightly)" env RUSTUP_AUTO_INSTALL=0 \
 # The tests need the test-only exports (cargo feature `testing`); still one wasm build per run.
 run_step "build (wasm + tsc, VEILKIT_TESTING=1)" env VEILKIT_TESTING=1 bash scripts/build.sh && BUILD_OK=1
 if [[ $BUILD_OK -eq 1 ]]; then
+  # After the build: type-aware linting reads the generated glue's types (ts/wasm/veilkit.d.ts).
+  # `npm run lint` = TypeScript 7's tsc over tsconfig.lint.json (every .ts, specs included), then ESLint.
+  run_step "eslint (typescript-eslint strict-type-checked)" npm run --silent lint
   run_step "node tests" node --test dist/tests/node/
   # An independent implementation (pyca/cryptography on OpenSSL) re-derives every messaging KAT.
   run_step "messaging KATs vs pyca/cryptography" python3 vectors/messaging/crosscheck_pyca.py
   run_step "playwright (chromium)" npx --no-install playwright test
 else
+  skip_step "eslint (typescript-eslint strict-type-checked)" "build failed"
   skip_step "node tests" "build failed"
   skip_step "messaging KATs vs pyca/cryptography" "build failed"
   skip_step "playwright (chromium)" "build failed"
@@ -80,11 +84,11 @@ fi
 
 passed=0
 failed=0
-printf '\n%-36s %-6s %10s\n' "step" "result" "seconds"
-printf '%-36s %-6s %10s\n' "------------------------------------" "------" "----------"
+printf '\n%-48s %-6s %10s\n' "step" "result" "seconds"
+printf '%-48s %-6s %10s\n' "------------------------------------------------" "------" "----------"
 for i in "${!NAMES[@]}"; do
   ms=${TIMES[$i]}
-  printf '%-36s %-6s %6d.%03d\n' "${NAMES[$i]}" "${RESULTS[$i]}" $(( ms / 1000 )) $(( ms % 1000 ))
+  printf '%-48s %-6s %6d.%03d\n' "${NAMES[$i]}" "${RESULTS[$i]}" $(( ms / 1000 )) $(( ms % 1000 ))
   if [[ ${RESULTS[$i]} == PASS ]]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
 done
 echo

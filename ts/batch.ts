@@ -27,10 +27,10 @@ export interface XWingDecapsulationItem {
   readonly ciphertext: Uint8Array;
 }
 
-function list<T>(name: string, value: unknown): readonly T[] {
+function list(name: string, value: unknown): readonly unknown[] {
   if (!Array.isArray(value)) throw new TypeError(`${name} must be an array`);
   if (value.length > MAX_BATCH_ITEMS) throw new RangeError(`${name} must have at most ${MAX_BATCH_ITEMS} items, got ${value.length}`);
-  return value as readonly T[];
+  return value;
 }
 
 function item(name: string, value: unknown): Record<string, unknown> {
@@ -41,7 +41,17 @@ function item(name: string, value: unknown): Record<string, unknown> {
 /** Splits `n × (ct ‖ ss)` (owned, wiped) into results. */
 function encapsulations(buffer: Uint8Array, n: number, ctLength: number): EncapsulationResult[] {
   const parts = splitOwned(buffer, ...Array.from({ length: 2 * n }, (_, i) => (i % 2 === 0 ? ctLength : 32)));
-  return Array.from({ length: n }, (_, i) => ({ ciphertext: parts[2 * i]!, sharedSecret: parts[2 * i + 1]! }));
+  const out: EncapsulationResult[] = [];
+  let ciphertext: Uint8Array | undefined;
+  for (const part of parts) {
+    if (ciphertext === undefined) {
+      ciphertext = part;
+    } else {
+      out.push({ ciphertext, sharedSecret: part });
+      ciphertext = undefined;
+    }
+  }
+  return out;
 }
 
 /** Splits `n × ss` (owned, wiped). */
@@ -54,7 +64,7 @@ function encapsulateEach(
   name: string, value: unknown, keyLength: number, ciphertextLength: number,
   one: (key: Uint8Array) => EncapsulationResult, many: (glue: BatchGlue, keys: Uint8Array) => Uint8Array,
 ): EncapsulationResult[] {
-  const keys = list<unknown>(name, value).map((k, i) => exact(`${name}[${i}]`, k, keyLength));
+  const keys = list(name, value).map((k, i) => exact(`${name}[${i}]`, k, keyLength));
   if (keys.length === 0) return [];
   const glue = threadsBatchGlue();
   if (glue === undefined) return keys.map(one);
@@ -67,7 +77,7 @@ function decapsulateEach(
   value: unknown, secretField: 'decapsulationKey' | 'secretKey', secretLength: number, ciphertextLength: number,
   one: (secret: Uint8Array, ciphertext: Uint8Array) => Uint8Array, many: (glue: BatchGlue, secrets: Uint8Array, cts: Uint8Array) => Uint8Array,
 ): Uint8Array[] {
-  const checked = list<unknown>('items', value).map((v, i) => {
+  const checked = list('items', value).map((v, i) => {
     const o = item(`items[${i}]`, v);
     return { sk: exact(`items[${i}].${secretField}`, o[secretField], secretLength), ct: exact(`items[${i}].ciphertext`, o.ciphertext, ciphertextLength) };
   });

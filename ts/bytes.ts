@@ -33,7 +33,7 @@ export function hexToBytes(hex: string): Uint8Array<ArrayBuffer> {
 }
 
 const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
-const B64_INDEX = new Map([...B64].map((c, i) => [c, i]));
+const B64_INDEX = new Map(Array.from(B64, (c, i) => [c, i]));
 
 /** Unpadded base64url (RFC 4648 §5). */
 export function base64urlEncode(data: Uint8Array): string {
@@ -41,7 +41,7 @@ export function base64urlEncode(data: Uint8Array): string {
   for (let i = 0; i < data.length; i += 3) {
     const n = ((data[i] ?? 0) << 16) | ((data[i + 1] ?? 0) << 8) | (data[i + 2] ?? 0);
     const chars = Math.min(4, Math.ceil(((data.length - i) * 8) / 6));
-    for (let k = 0; k < chars; k++) out += B64[(n >> (18 - 6 * k)) & 63];
+    for (let k = 0; k < chars; k++) out += B64.charAt((n >> (18 - 6 * k)) & 63);
   }
   return out;
 }
@@ -76,7 +76,8 @@ export function base64urlDecode(text: string): Uint8Array | undefined {
 export function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;
   let d = 0;
-  for (let i = 0; i < a.length; i++) d |= a[i]! ^ b[i]!;
+  // Same length, so the defaults are never taken: no branch depends on the bytes.
+  for (let i = 0; i < a.length; i++) d |= (a[i] ?? 0) ^ (b[i] ?? 0);
   return d === 0;
 }
 
@@ -87,7 +88,7 @@ export function bs(b: Uint8Array): Uint8Array<ArrayBuffer> {
 
 /** A copy in a fresh `ArrayBuffer` (what WebCrypto's `BufferSource` parameters want). */
 export function copyBytes(b: Uint8Array): Uint8Array<ArrayBuffer> {
-  return new Uint8Array(b) as Uint8Array<ArrayBuffer>;
+  return new Uint8Array(b);
 }
 
 /** `b` itself when it is backed by an `ArrayBuffer`, else (a view of shared memory) a copy. */

@@ -53,6 +53,9 @@ export function publicKeyFromKeySeed(type: KeyType, keySeed: Uint8Array): Uint8A
   return pub;
 }
 
+/** An identity's public keys by type; `'ml-dsa-65'` absent or `undefined`: an identity without ML-DSA-65. */
+export type BundleKeys = Readonly<Partial<Record<KeyType, Uint8Array | undefined>>>;
+
 /** Domain-separation label of the identity id. */
 export const IDENTITY_ID_DST = 'veilkit-identity-id-v2';
 
@@ -62,7 +65,7 @@ export const IDENTITY_ID_DST = 'veilkit-identity-id-v2';
  * after its magic and version, so every public key and the ML-DSA flag are
  * bound (64 hex characters, compared in full).
  */
-export function identityId(keys: Readonly<Partial<Record<KeyType, Uint8Array>>>): string {
+export function identityId(keys: BundleKeys): string {
   return identityIdOfBody(encodeBundleBody(keys));
 }
 
@@ -98,7 +101,7 @@ export interface PublicBundle {
 }
 
 /** The signed part of a bundle: magic, version, flags and the public keys. */
-export function encodeBundleBody(keys: Readonly<Partial<Record<KeyType, Uint8Array>>>): Uint8Array {
+export function encodeBundleBody(keys: BundleKeys): Uint8Array {
   const withMlDsa = keys['ml-dsa-65'] !== undefined;
   const parts: Uint8Array[] = [enc.encode(BUNDLE_MAGIC), Uint8Array.of(BUNDLE_VERSION, withMlDsa ? 1 : 0)];
   for (const [type, len] of BUNDLE_KEYS) {
@@ -122,8 +125,8 @@ export function decodePublicBundle(encoded: Uint8Array): PublicBundle {
   const bad = (why: string) => new VeilError('INVALID_PARAMETER', `not a veilkit public bundle: ${why}`);
   if (b.length < 6 || new TextDecoder().decode(b.subarray(0, 4)) !== BUNDLE_MAGIC) throw bad('bad magic');
   if (b[4] !== BUNDLE_VERSION) throw bad(`unsupported version ${b[4]}`);
-  const flags = b[5]!;
-  if ((flags & ~1) !== 0) throw bad('unknown flags');
+  const flags = b[5];
+  if (flags === undefined || (flags & ~1) !== 0) throw bad('unknown flags');
   const withMlDsa = (flags & 1) === 1;
   const bodyLen = 6 + 32 + 32 + 1184 + 1216 + (withMlDsa ? ML_DSA_PK : 0);
   const total = bodyLen + ED_SIG + (withMlDsa ? ML_DSA_SIG : 0);
@@ -154,11 +157,12 @@ export function verifyPublicBundle(bundle: PublicBundle | Uint8Array): boolean {
     if (e instanceof VeilError) return false;
     throw e;
   }
-  const withMlDsa = parsed.mlDsa65 !== undefined;
-  const body = parsed.bytes.subarray(0, 6 + 32 + 32 + 1184 + 1216 + (withMlDsa ? ML_DSA_PK : 0));
+  const mlDsaKey = parsed.mlDsa65;
+  const mlDsaSig = parsed.signatures.mlDsa65;
+  const body = parsed.bytes.subarray(0, 6 + 32 + 32 + 1184 + 1216 + (mlDsaKey !== undefined ? ML_DSA_PK : 0));
   if (!verifySignature(parsed.ed25519, bundleEd25519Message(body), parsed.signatures.ed25519)) return false;
-  if (withMlDsa && !mlDsaVerify(parsed.mlDsa65!, body, parsed.signatures.mlDsa65!, { context: enc.encode(BUNDLE_DST) })) return false;
-  return true;
+  if (mlDsaKey === undefined) return true;
+  return mlDsaSig !== undefined && mlDsaVerify(mlDsaKey, body, mlDsaSig, { context: enc.encode(BUNDLE_DST) });
 }
 
 // ---------------------------------------------------------------------------
@@ -297,7 +301,7 @@ export function parseBackupHeader(input: unknown): BackupHeader {
   const hv = new DataView(backup.buffer, backup.byteOffset, BACKUP_HEADER_LENGTH);
   let params: PassphraseKdfParams;
   try {
-    params = checkPassphraseKdf({ memoryKib: hv.getUint32(6), iterations: hv.getUint32(10), parallelism: backup[14]! });
+    params = checkPassphraseKdf({ memoryKib: hv.getUint32(6), iterations: hv.getUint32(10), parallelism: hv.getUint8(14) });
   } catch (e) {
     throw invalidBackup(`Argon2id parameters out of range (${(e as Error).message})`);
   }
@@ -354,8 +358,8 @@ export function parseBackupPayload(payload: Uint8Array): BackupEntry[] {
     const utf8 = (at: number, n: number) => new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(payload.subarray(at, at + n));
     for (let i = 0; i < count; i++) {
       if (o + 11 > payload.length) throw invalidBackup('truncated payload');
-      const flags = payload[o]!;
-      if ((flags & ~1) !== 0) throw invalidBackup('unknown identity flags');
+      const flags = payload[o];
+      if (flags === undefined || (flags & ~1) !== 0) throw invalidBackup('unknown identity flags');
       const created = dv.getBigUint64(o + 1);
       // A time JS cannot hold exactly would come back as another number (and re-encode differently).
       if (created > BigInt(Number.MAX_SAFE_INTEGER)) throw invalidBackup('creation time out of range');

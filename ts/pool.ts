@@ -214,8 +214,8 @@ export class WorkerPool {
         idx = this.nextAffinity++ % this.size;
         this.affinity.set(key, idx);
       }
-      const slot = this.slots[idx]!;
-      return slot.job === undefined ? slot : undefined;
+      const slot = this.slots[idx];
+      return slot?.job === undefined ? slot : undefined;
     }
     return this.slots.find((s) => s.job === undefined && s.worker !== undefined) ?? this.slots.find((s) => s.job === undefined);
   }
@@ -225,7 +225,8 @@ export class WorkerPool {
     // Stops as soon as every slot is busy: a completion then costs O(1), not a walk of the
     // whole queue (which made 1,000 queued calls quadratic).
     for (let i = 0; i < this.queue.length && this.slots.some((s) => s.job === undefined); ) {
-      const job = this.queue[i]!;
+      const job = this.queue[i];
+      if (job === undefined) break;
       const slot = this.slotFor(job);
       if (slot === undefined) {
         i++;
@@ -336,7 +337,7 @@ export class WorkerPool {
     if (slot) {
       // The worker may be deep inside wasm: terminating it is the only way to release the work.
       this.kill(slot, 'aborted');
-      this.finish(slot, slot.job!);
+      this.finish(slot, job); // the slot found above runs this job
       this.settle(job, abortError(signal));
     }
   }

@@ -25,7 +25,7 @@ export function shamirCombine(shares: readonly Uint8Array[]): Uint8Array {
   if (!Array.isArray(shares)) throw new TypeError('shares must be an array of Uint8Array');
   if (shares.length < 2) throw new RangeError(`shares must hold at least 2 shares, got ${shares.length}`);
   const list = shares.map((s, i) => bytes(`shares[${i}]`, s));
-  const len = list[0]!.length;
+  const len = list[0]?.length ?? 0;
   if (len < 2) throw new RangeError(`shares[0] must be at least 2 bytes, got ${len}`);
   list.forEach((s, i) => {
     if (s.length !== len) throw new RangeError(`shares[${i}] must be ${len} bytes like shares[0], got ${s.length}`);

@@ -114,7 +114,7 @@ function keyIv(ck: ChunkKeys, k: number): [CryptoKey, Uint8Array<ArrayBuffer>] {
 }
 
 /** Bytes `[a, b)` of a request's source: a `Blob` slice read now, or a view of transferred bytes. */
-function sourceReader(source: Blob | Uint8Array): { size: number; read(a: number, b: number): Promise<Uint8Array<ArrayBuffer>> } {
+function sourceReader(source: Blob | Uint8Array): { size: number; read: (a: number, b: number) => Promise<Uint8Array<ArrayBuffer>> } {
   if (source instanceof Blob) return { size: source.size, read: async (a, b) => new Uint8Array(await source.slice(a, b).arrayBuffer()) };
   const bytes = bs(source);
   return { size: bytes.length, read: async (a, b) => bytes.subarray(a, b) };
@@ -132,8 +132,7 @@ async function grouped<T>(bounds: readonly (readonly [number, number])[], read: 
   const out: T[] = [];
   let prev: Promise<T> | undefined;
   try {
-    for (let g = 0; g < bounds.length; g++) {
-      const [a, b] = bounds[g]!;
+    for (const [g, [a, b]] of bounds.entries()) {
       const data = await read(a, b);
       const cur = work(g, data);
       if (prev !== undefined) {
@@ -318,9 +317,10 @@ function openHeader(req: Extract<FilesRequest, { type: 'files/open' }>): HeaderR
   try {
     const info = reader.info();
     let signature: HeaderRead['signature'];
-    if (req.policy) {
-      const pin = req.policy.expectedSigner;
-      signature = call(() => reader.checkSignature(req.policy!.required, pin?.ed25519, pin?.mlDsa65)) as HeaderRead['signature'];
+    const policy = req.policy;
+    if (policy) {
+      const pin = policy.expectedSigner;
+      signature = call(() => reader.checkSignature(policy.required, pin?.ed25519, pin?.mlDsa65)) as HeaderRead['signature'];
     } else {
       try {
         signature = call(() => reader.checkSignature(false, undefined, undefined)) as HeaderRead['signature'];

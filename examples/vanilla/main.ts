@@ -10,31 +10,32 @@
  */
 import {
   Keystore, VeilError, decryptFile, encryptFile, inspectContainer, saveFile,
-  type FileProgress, type IdentityHandle, type PublicBundle,
+  type FileProgress, type FileUnlock, type IdentityHandle, type PublicBundle,
 } from '../../ts/index.js';
 
-const $ = <T extends HTMLElement>(id: string): T => {
+const $ = <T extends HTMLElement>(id: string, type: new () => T): T => {
   const el = document.getElementById(id);
   if (!el) throw new Error(`#${id} missing`);
-  return el as T;
+  if (!(el instanceof type)) throw new Error(`#${id} is not a ${type.name}`);
+  return el;
 };
 
-const drop = $('drop');
-const fileInput = $<HTMLInputElement>('file');
-const dropTitle = $('drop-title');
-const dropDetail = $('drop-detail');
-const protection = $<HTMLFieldSetElement>('protection');
-const passwordBox = $('password-box');
-const recipientBox = $('recipient-box');
-const password = $<HTMLInputElement>('password');
-const recipient = $<HTMLInputElement>('recipient');
-const identityButton = $<HTMLButtonElement>('identity');
-const identityStatus = $('identity-status');
-const go = $<HTMLButtonElement>('go');
-const status = $('status');
-const progress = $<HTMLProgressElement>('progress');
-const rate = $('rate');
-const info = $('info');
+const drop = $('drop', HTMLElement);
+const fileInput = $('file', HTMLInputElement);
+const dropTitle = $('drop-title', HTMLElement);
+const dropDetail = $('drop-detail', HTMLElement);
+const protection = $('protection', HTMLFieldSetElement);
+const passwordBox = $('password-box', HTMLElement);
+const recipientBox = $('recipient-box', HTMLElement);
+const password = $('password', HTMLInputElement);
+const recipient = $('recipient', HTMLInputElement);
+const identityButton = $('identity', HTMLButtonElement);
+const identityStatus = $('identity-status', HTMLElement);
+const go = $('go', HTMLButtonElement);
+const status = $('status', HTMLElement);
+const progress = $('progress', HTMLProgressElement);
+const rate = $('rate', HTMLElement);
+const info = $('info', HTMLElement);
 
 /** `?save=download` forces the object-URL download (tests); default: the save picker where available. */
 const saveMethod = new URLSearchParams(location.search).get('save') === 'download' ? 'download' : 'auto';
@@ -167,7 +168,10 @@ async function run(): Promise<void> {
       await saveFile(sealed, `${file.name}.vvlt`, { method: saveMethod });
     } else {
       say('Decrypting…');
-      const unlock = mode() === 'password' ? password.value : { keystore: keystore!, identity: identity! };
+      let unlock: FileUnlock;
+      if (mode() === 'password') unlock = password.value;
+      else if (keystore && identity) unlock = { keystore, identity };
+      else throw new Error('no identity yet: choose "use my identity" first');
       const plain = await decryptFile(file, unlock, { signal: controller.signal, onProgress });
       const name = file.name.endsWith('.vvlt') ? file.name.slice(0, -5) : `${file.name}.decrypted`;
       const seconds = (performance.now() - started) / 1000;

@@ -32,7 +32,7 @@ test('BIP-39 NFKD happens in the facade: composed and decomposed passphrases giv
   assert.deepEqual(seed, api.mnemonicToSeed(phrase, decomposed));
   assert.deepEqual(seed, new Uint8Array(pbkdf2Sync(phrase, `mnemonic${decomposed}`, 2048, 64, 'sha512')));
   // Fullwidth letters are NFKD-equivalent to the English words.
-  const fullwidth = [...phrase].map((c) => (c >= 'a' && c <= 'z' ? String.fromCharCode(c.charCodeAt(0) - 0x61 + 0xff41) : c)).join('');
+  const fullwidth = Array.from(phrase).map((c) => (c >= 'a' && c <= 'z' ? String.fromCharCode(c.charCodeAt(0) - 0x61 + 0xff41) : c)).join('');
   assert.ok(api.validateMnemonic(fullwidth));
   assert.deepEqual(api.mnemonicToEntropy(fullwidth), new Uint8Array(16));
   assert.deepEqual(api.mnemonicToSeed(fullwidth, composed), seed);

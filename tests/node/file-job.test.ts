@@ -34,7 +34,7 @@ test('FileOperation: snapshot identity is stable between changes; progress and c
   const unsubscribe = subscribe(() => seen.push(getSnapshot()));
   const other = subscribe(() => calls++);
   const user: number[] = [];
-  const tick = progress((p) => user.push(p.bytesDone), 300, 3, state as JobState<unknown>);
+  const tick = progress((p) => user.push(p.bytesDone), 300, 3, state);
   tick(100, 1);
   const second = getSnapshot();
   assert.notEqual(second, first, 'progress: a new snapshot');

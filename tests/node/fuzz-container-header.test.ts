@@ -212,7 +212,7 @@ test('fuzz: container header as the file layer reads it (seeded mutations of eve
       }
     }
   }
-  t.diagnostic(`container header mutations: ${list.length} vectors, ${tally} in ${(performance.now() - started).toFixed(0)} ms`);
+  t.diagnostic(`container header mutations: ${list.length} vectors, ${tally.toString()} in ${(performance.now() - started).toFixed(0)} ms`);
   // A header asking for a plaintext size JS cannot hold exactly (2^54 + 1 bytes at 16 MiB chunks:
   // fewer than 2^32 chunks, so the format allows it): the reader must refuse it, not round it.
   const pbkdf2 = list.find((s) => s.name.endsWith('password_pbkdf2.vvlt'));

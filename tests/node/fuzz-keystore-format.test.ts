@@ -123,7 +123,7 @@ test('fuzz: public bundle decode / verify (seeded mutations)', { timeout: 60_000
     tally.add('TypeError');
   }
   const ms = performance.now() - started;
-  t.diagnostic(`public bundle: ${tally} in ${ms.toFixed(0)} ms`);
+  t.diagnostic(`public bundle: ${tally.toString()} in ${ms.toFixed(0)} ms`);
   assert.equal(tally.total, BUNDLE_CASES, 'bundle mutation cases for seed 0x5eedb0d1');
   assert.ok((tally.counts.get('well-formed, bad signature') ?? 0) >= 300);
 });
@@ -247,7 +247,7 @@ test('fuzz: backup header and ciphertext (seeded mutations of whole backups)', {
     tally.add('TypeError');
   }
   const ms = performance.now() - started;
-  t.diagnostic(`backup (whole): ${tally} in ${ms.toFixed(0)} ms`);
+  t.diagnostic(`backup (whole): ${tally.toString()} in ${ms.toFixed(0)} ms`);
   assert.equal(tally.total, BACKUP_CASES, 'backup mutation cases for seed 0xbac00001');
   assert.ok((tally.counts.get('AUTHENTICATION_FAILED') ?? 0) > 1000 && (tally.counts.get('INVALID_BACKUP') ?? 0) > 500);
   assert.ok((tally.counts.get('UNSUPPORTED_VERSION') ?? 0) > 0);
@@ -323,7 +323,7 @@ test('fuzz: backup payload parser (seeded mutations behind a valid AEAD)', { tim
     tally.add('INVALID_BACKUP');
   }
   const ms = performance.now() - started;
-  t.diagnostic(`backup payload: ${tally}, ${sealedChecks} also through openBackup, in ${ms.toFixed(0)} ms`);
+  t.diagnostic(`backup payload: ${tally.toString()}, ${sealedChecks} also through openBackup, in ${ms.toFixed(0)} ms`);
   assert.equal(tally.total, PAYLOAD_CASES, 'payload mutation cases for seed 0xbac00002');
   assert.ok((tally.counts.get('ok') ?? 0) >= 3 && (tally.counts.get('INVALID_BACKUP') ?? 0) > 1000);
 });

@@ -14,7 +14,7 @@ test('API argument checks and errors (Chromium main thread)', async ({ page }) =
   page.on('pageerror', (e) => pageLog.push(`[pageerror] ${e.message}`));
 
   await page.goto('/tests/playwright/fixtures/api.html');
-  const result = (await page.evaluate('window.apiResult')) as ApiPageResult;
+  const result = await page.evaluate<ApiPageResult>('window.apiResult');
   if (result.type !== 'results') throw new Error(`API page failed: ${result.message}\n${pageLog.join('\n')}`);
   if (!result.samePromise) test.info().annotations.push({ type: 'note', description: 'init() returned two different promises' });
 

@@ -13,7 +13,7 @@ test('messaging KATs, E2EE flow and adversarial cases in a module worker (Chromi
   page.on('requestfailed', (r) => pageLog.push(`[requestfailed] ${r.url()} ${r.failure()?.errorText ?? ''}`));
 
   await page.goto('/tests/playwright/fixtures/messaging.html');
-  const result = (await page.evaluate('window.messagingResult')) as MessagingWorkerMessage;
+  const result = await page.evaluate<MessagingWorkerMessage>('window.messagingResult');
   if (result.type !== 'report') throw new Error(`messaging worker failed: ${result.message}\n${pageLog.join('\n')}`);
   const { kat, flow, adversarial } = result.report;
   console.log(`messaging suite in a module worker: ${result.millis} ms`);

@@ -5,6 +5,9 @@ import { test, expect } from '@playwright/test';
 import type { RouteReport } from './fixtures/native-page.js';
 import { skipIf } from './skip.js';
 
+/** The facade as the page loads it (served from dist/ by tests/server.mjs). */
+type Veilkit = typeof import('../../ts/index.js');
+
 type NativeTests = typeof import('./fixtures/native-page.js');
 declare global {
   interface Window { nativeTests: NativeTests }
@@ -75,7 +78,8 @@ test('random inputs and flipped signatures agree across routes', async ({ page }
 
 test('capabilities(): WebCrypto report, non-extractable keys and ML-KEM seed import', async ({ page }) => {
   const r = await page.evaluate(async () => {
-    const m = await import('/dist/ts/index.js' as string);
+    const url: string = '/dist/ts/index.js';
+    const m = (await import(url)) as Veilkit;
     await m.init({ threads: false });
     return m.capabilities();
   });
@@ -91,11 +95,15 @@ test('capabilities(): WebCrypto report, non-extractable keys and ML-KEM seed imp
 test('ML-KEM key handles: both routes pass the Wycheproof decapsulation vectors with identical bytes', async ({ page }) => {
   test.setTimeout(2 * 60_000);
   const r = await page.evaluate(async () => {
-    const m = await import('/dist/ts/index.js' as string);
+    const url: string = '/dist/ts/index.js';
+    const m = (await import(url)) as Veilkit;
     await m.init({ threads: false });
     const hex = (b: Uint8Array) => Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('');
     const bin = (h: string) => Uint8Array.from(h.match(/../g) ?? [], (x) => Number.parseInt(x, 16));
-    const file = await (await fetch('/vectors/ml-kem-768/mlkem_768_test.json')).json();
+    interface MlKemDecapsFile {
+      testGroups: { parameterSet: string; tests: { tcId: number; seed: string; c: string; ek?: string; K: string; result: string }[] }[];
+    }
+    const file = (await (await fetch('/vectors/ml-kem-768/mlkem_768_test.json')).json()) as MlKemDecapsFile;
     const failures: string[] = [];
     const checked: Record<string, number> = { wasm: 0, native: 0 };
     const transcripts: Record<string, string[]> = { wasm: [], native: [] };

@@ -10,6 +10,9 @@ import type { ThreadsWorkerMessage } from './fixtures/threads-worker.js';
 import { argon2id as hashWasmArgon2id } from 'hash-wasm';
 import { ARGON2_LANES_CASES, argon2LanesInputs } from '../shared/argon2-lanes.js';
 
+/** The facade as the page loads it (served from dist/ by tests/server.mjs). */
+type Veilkit = typeof import('../../ts/index.js');
+
 declare global {
   interface Window { runThreads(n: number): Promise<ThreadsWorkerMessage> }
 }
@@ -65,7 +68,8 @@ for (const [label, n] of [['SIMD build (threads: false)', 0], ['threads build (2
 test('a window main thread keeps the SIMD build unless threads are asked for', async ({ page }) => {
   await page.goto('/tests/playwright/fixtures/threads.html');
   const caps = await page.evaluate(async () => {
-    const m = await import('/dist/ts/index.js' as string);
+    const url: string = '/dist/ts/index.js';
+    const m = (await import(url)) as Veilkit;
     await m.init();
     return m.capabilities();
   });

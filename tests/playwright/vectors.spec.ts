@@ -14,7 +14,7 @@ test('vector suites in a module worker (Chromium)', async ({ page }) => {
   page.on('requestfailed', (r) => pageLog.push(`[requestfailed] ${r.url()} ${r.failure()?.errorText ?? ''}`));
 
   await page.goto('/tests/playwright/fixtures/vectors.html');
-  const result = (await page.evaluate('window.vectorResult')) as VectorWorkerMessage;
+  const result = await page.evaluate<VectorWorkerMessage>('window.vectorResult');
   if (result.type !== 'reports') throw new Error(`vector worker failed: ${result.message}\n${pageLog.join('\n')}`);
 
   console.log(`vector suites in a module worker: ${result.millis} ms, crossOriginIsolated=${result.crossOriginIsolated}`);

@@ -56,7 +56,7 @@ function expectVeilError(api: VeilkitApi, what: string, code: string, fn: () => 
   const e = thrown(what, fn);
   if (!(e instanceof api.VeilError)) fail(`${what}: expected VeilError[${code}], got ${describe(e)}`);
   if (!(e instanceof Error)) fail(`${what}: VeilError should extend Error`);
-  if (e.code !== code) fail(`${what}: expected code ${code}, got ${String(e.code)}`);
+  if (e.code !== code) fail(`${what}: expected code ${code}, got ${e.code}`);
 }
 
 function sameBytes(what: string, a: Uint8Array, b: Uint8Array): void {
@@ -160,7 +160,7 @@ export const API_CHECKS: ApiCheck[] = [
       if (!(e instanceof api.VeilError)) fail(`expected VeilError, got ${describe(e)}`);
       if (!(e instanceof Error)) fail('VeilError should extend Error');
       // ts/aead.ts: "Any tampering, wrong key or wrong AAD throws VeilError('AUTHENTICATION_FAILED')".
-      if (e.code !== 'AUTHENTICATION_FAILED') fail(`VeilError.code: expected AUTHENTICATION_FAILED, got ${String(e.code)}`);
+      if (e.code !== 'AUTHENTICATION_FAILED') fail(`VeilError.code: expected AUTHENTICATION_FAILED, got ${e.code}`);
       if (e.name !== 'VeilError') fail(`VeilError.name: expected "VeilError", got "${e.name}"`);
       if (!api.VEIL_ERROR_CODES.includes(e.code)) fail(`VeilError.code ${e.code} is not in VEIL_ERROR_CODES`);
       if (typeof e.message !== 'string' || e.message.length === 0) fail('VeilError should have a message');

@@ -131,7 +131,7 @@ function lp32(b: Uint8Array): Uint8Array {
 }
 
 /** docs/PROTOCOL.md §8's emoji table (index = 6-bit value), transcribed independently of the core. */
-export const SAS_EMOJI_TABLE = [...'🐶🐱🐭🐹🐰🦊🐻🐼🐨🐯🦁🐮🐷🐸🐵🐔🐧🐦🦆🦉🐴🦄🐝🐛🦋🐌🐞🐢🐍🐙🦀🐬🐳🦈🐘🦒🍎🍐🍊🍋🍌🍉🍇🍓🍒🍑🍍🥝🥕🌽🍄🌵🌲🌻🌙🌈🔥💧🌊🎈🎸🚀🔑🔔'];
+export const SAS_EMOJI_TABLE = Array.from('🐶🐱🐭🐹🐰🦊🐻🐼🐨🐯🦁🐮🐷🐸🐵🐔🐧🐦🦆🦉🐴🦄🐝🐛🦋🐌🐞🐢🐍🐙🦀🐬🐳🦈🐘🦒🍎🍐🍊🍋🍌🍉🍇🍓🍒🍑🍍🥝🥕🌽🍄🌵🌲🌻🌙🌈🔥💧🌊🎈🎸🚀🔑🔔');
 
 /** The 7 emoji of a SAS hash: bits 6k … 6k+5 of its first 8 bytes. */
 export function sasEmoji(sas: Uint8Array): string[] {

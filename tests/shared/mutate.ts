@@ -159,3 +159,10 @@ export class Tally {
 export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && a.every((v, i) => v === b[i]);
 }
+
+/** XORs `mask` into `bytes[at]` in place; throws when `at` is outside `bytes` (a tamper that missed). */
+export function xorAt(bytes: Uint8Array, at: number, mask: number): void {
+  const b = bytes[at];
+  if (b === undefined) throw new RangeError(`tamper offset ${at} is outside ${bytes.length} bytes`);
+  bytes[at] = b ^ mask;
+}

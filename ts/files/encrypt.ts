@@ -172,7 +172,7 @@ async function signerOf(o: EncryptFileOptions): Promise<PreparedSigner | undefin
     plan: {
       kind: 'external',
       ed25519Public: bundle.ed25519,
-      ...(hybrid ? { mlDsa65Public: bundle.mlDsa65! } : {}),
+      ...(hybrid ? { mlDsa65Public: bundle.mlDsa65 } : {}),
       keyLogId: s.keyLogId === undefined ? new Uint8Array(32) : exact('sign.keyLogId', s.keyLogId, 32),
       timestamp: integer('sign.timestamp', s.timestamp ?? nowSeconds(), 0, MAX_SAFE),
     },
@@ -228,7 +228,8 @@ async function encryptBlob(input: FileInput, options: EncryptFileOptions, state:
   if (typeof type !== 'string') throw new TypeError('type must be a string');
   const sink = blobSink(type);
   const r = await encryptCore(input, options, sink, state);
-  const blob = sink.result()!;
+  const blob = sink.result();
+  if (blob === undefined) throw new VeilError('INTERNAL', 'encryption ended without a container');
   if (options.threshold !== undefined) Object.defineProperty(blob, 'shares', { value: Object.freeze([...r.shares]), enumerable: true });
   return blob;
 }

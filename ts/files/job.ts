@@ -95,7 +95,9 @@ export class FileJob {
   private readonly owned: 'private' | 'default' | undefined;
   private readonly controller = new AbortController();
   private readonly userSignal: AbortSignal | undefined;
-  private readonly onUserAbort = () => this.controller.abort(abortReason(this.userSignal!));
+  private readonly onUserAbort = () => {
+    if (this.userSignal) this.controller.abort(abortReason(this.userSignal));
+  };
   private opened = false;
   private disposed = false;
   /** What `subscribe` / `getSnapshot` observe (the public operation's state when it has one). */

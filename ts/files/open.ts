@@ -29,9 +29,18 @@ async function unlockDek(job: FileJob, raw: HeaderInfo, route: UnlockRoute, kdfB
   if (route.kind === 'worker') {
     const spec = route.spec;
     // Our copies of secret bytes are handed over (transferred) and wiped by the worker.
-    const transfer = spec.kind === 'group' ? [spec.key.slice()] : spec.kind === 'x-wing-secret-key' ? [spec.secretKey.slice()] : [];
-    const body: UnlockSpec = spec.kind === 'group' ? { ...spec, key: transfer[0]! } : spec.kind === 'x-wing-secret-key' ? { ...spec, secretKey: transfer[0]! } : spec;
-    await job.run({ type: 'files/unlock', session: job.session, unlock: body, kdfBudget }, { session: true, transfer: transfer.map((t) => t.buffer) });
+    let body: UnlockSpec = spec;
+    const transfer: ArrayBuffer[] = [];
+    if (spec.kind === 'group') {
+      const key = spec.key.slice();
+      transfer.push(key.buffer);
+      body = { ...spec, key };
+    } else if (spec.kind === 'x-wing-secret-key') {
+      const secretKey = spec.secretKey.slice();
+      transfer.push(secretKey.buffer);
+      body = { ...spec, secretKey };
+    }
+    await job.run({ type: 'files/unlock', session: job.session, unlock: body, kdfBudget }, { session: true, transfer });
     return;
   }
   // A keystore identity: decapsulate in the keystore's worker (HKDF key of the

@@ -27,7 +27,7 @@ function password(v: unknown): string {
 
 function kdfOf(kdf: PasswordKdf | undefined): EncryptPlan['passwords'][number]['kdf'] {
   if (kdf === undefined || kdf.algorithm === 'argon2id') {
-    const k = (kdf ?? { algorithm: 'argon2id' }) as Extract<PasswordKdf, { algorithm: 'argon2id' }>;
+    const k: Extract<PasswordKdf, { algorithm: 'argon2id' }> = kdf ?? { algorithm: 'argon2id' };
     const { memoryKib: m, iterations: t, parallelism: p } = KDF_BOUNDS.wrapArgon2id;
     return {
       algorithm: 'argon2id',
@@ -150,5 +150,5 @@ function sharesOf(shares: unknown): UnlockRoute {
   if (!Array.isArray(shares) || shares.length === 0 || !shares.every((s) => typeof s === 'string')) {
     throw new TypeError('shares must be a non-empty array of vcs_ strings');
   }
-  return { kind: 'worker', spec: { kind: 'shares', shares: shares as string[] } };
+  return { kind: 'worker', spec: { kind: 'shares', shares } };
 }

@@ -36,8 +36,9 @@ export interface FileJobSnapshot<T> {
  * both are bound functions). Listeners are called after every progress step and once at the end.
  */
 export interface FileOperation<T> extends Promise<T> {
-  subscribe(listener: () => void): () => void;
-  getSnapshot(): FileJobSnapshot<T>;
+  // Function-typed properties, not methods: bound, so they may be passed around on their own.
+  readonly subscribe: (listener: () => void) => () => void;
+  readonly getSnapshot: () => FileJobSnapshot<T>;
 }
 
 /** An X-Wing public key (1216 bytes), optionally with its key version and recipient id; or a keystore public bundle. */

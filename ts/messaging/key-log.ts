@@ -93,7 +93,8 @@ function entryFromJsonObject(o: unknown, index: number): KeyLogEntry {
 
 /** The stable JSON form of a log (array of entries, bytes as unpadded base64url). */
 export function keyLogToJson(entries: readonly KeyLogEntry[]): string {
-  if (!Array.isArray(entries)) throw new TypeError('entries must be an array of KeyLogEntry');
+  const list: unknown = entries; // Array.isArray would narrow `entries` itself to any[]
+  if (!Array.isArray(list)) throw new TypeError('entries must be an array of KeyLogEntry');
   return JSON.stringify(entries.map((e, i) => entryToJsonObject(e, `entries[${i}]`)));
 }
 

@@ -26,7 +26,7 @@ const publicKeys = new Map<string, { bytes: Uint8Array; key: CryptoKey }>();
 async function importPublic(s: Subtle, algorithm: string, format: string, key: Uint8Array, usages: string[]): Promise<CryptoKey> {
   // Index by the algorithm and the key's last 16 bytes (cheap), confirm with the full bytes.
   let id = algorithm;
-  for (let i = Math.max(0, key.length - 16); i < key.length; i++) id += String.fromCharCode(key[i]!);
+  for (const b of key.subarray(Math.max(0, key.length - 16))) id += String.fromCharCode(b);
   const hit = publicKeys.get(id);
   if (hit && equalBytes(hit.bytes, key)) {
     publicKeys.delete(id);
@@ -37,7 +37,10 @@ async function importPublic(s: Subtle, algorithm: string, format: string, key: U
   const k = await s.importKey(format, bytes, { name: algorithm }, true, usages);
   publicKeys.delete(id);
   publicKeys.set(id, { bytes, key: k });
-  if (publicKeys.size > PUBLIC_KEY_CACHE_SIZE) publicKeys.delete(publicKeys.keys().next().value!);
+  if (publicKeys.size > PUBLIC_KEY_CACHE_SIZE) {
+    const oldest = publicKeys.keys().next();
+    if (!oldest.done) publicKeys.delete(oldest.value);
+  }
   return k;
 }
 
@@ -58,7 +61,7 @@ export async function x25519Native(s: Subtle, secret: Uint8Array, pub: Uint8Arra
   const priv = await importSeedKey(s, 'x25519', secret);
   const pk = await importPublic(s, 'X25519', 'raw', pub, []);
   try {
-    return new Uint8Array(await s.deriveBits({ name: 'X25519', public: pk } as EcdhKeyDeriveParams, priv, 256));
+    return new Uint8Array(await s.deriveBits({ name: 'X25519', public: pk }, priv, 256));
   } catch (e) {
     // WebCrypto refuses an all-zero shared secret (a small-order public key), as the core does.
     if (e instanceof DOMException && e.name === 'OperationError') {
@@ -102,22 +105,29 @@ const ORDER_L = hexToBytes('edd3f55c1a631258d69cf7a2def9de1400000000000000000000
 
 /** y ≥ p = 2^255 − 19 (the sign bit masked): a non-canonical encoding. */
 function nonCanonicalY(p: Uint8Array): boolean {
-  if ((p[31]! & 0x7f) !== 0x7f || p[0]! < 0xed) return false;
+  const first = p[0];
+  const last = p[31];
+  if (first === undefined || last === undefined) return false; // not 32 bytes: the length check refuses it
+  if ((last & 0x7f) !== 0x7f || first < 0xed) return false;
   for (let i = 1; i < 31; i++) if (p[i] !== 0xff) return false;
   return true;
 }
 
 function smallOrder(p: Uint8Array): boolean {
   const y = p.slice(0, 32);
-  y[31]! &= 0x7f;
+  const last = y[31];
+  if (last !== undefined) y[31] = last & 0x7f;
   return SMALL_ORDER_Y.some((s) => equalBytes(s, y));
 }
 
 /** Little-endian S < L. */
 function scalarReduced(s: Uint8Array): boolean {
   for (let i = 31; i >= 0; i--) {
-    if (s[i]! < ORDER_L[i]!) return true;
-    if (s[i]! > ORDER_L[i]!) return false;
+    // Little-endian: a byte past the end of a shorter array is a zero high byte.
+    const a = s[i] ?? 0;
+    const l = ORDER_L[i] ?? 0;
+    if (a < l) return true;
+    if (a > l) return false;
   }
   return false;
 }

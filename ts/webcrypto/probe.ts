@@ -101,7 +101,7 @@ async function probeEd25519(s: Subtle): Promise<AlgorithmSupport> {
     const [a, b] = await Promise.all([ed25519SignNative(s, seed, new Uint8Array(0)), ed25519SignNative(s, full, new Uint8Array(0))]);
     const ok = await ed25519VerifyNative(s, pub, new Uint8Array(0), sig);
     // A 64-byte secret whose public half does not match must be refused.
-    full[40] ^= 1;
+    full.set(pub.map((x, i) => (i === 8 ? x ^ 1 : x)), 32); // flips byte 40
     const mismatch = await attempt(() => ed25519SignNative(s, full, new Uint8Array(0)));
     return equalBytes(a, sig) && equalBytes(b, sig) && ok === true && mismatch === undefined;
   });

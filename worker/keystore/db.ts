@@ -82,7 +82,7 @@ export function storageError(e: unknown): Error {
     case 'VersionError':
       return new VeilError('STORAGE_VERSION_MISMATCH', `the keystore was written by a newer veilkit (schema newer than ${SCHEMA_VERSION}); it was left untouched (${message})`);
     default:
-      return new VeilError('STORAGE_FAILED', `IndexedDB failed (${String(name ?? 'Error')}: ${message}); nothing was changed`);
+      return new VeilError('STORAGE_FAILED', `IndexedDB failed (${typeof name === 'string' ? name : 'Error'}: ${message}); nothing was changed`);
   }
 }
 
@@ -108,7 +108,7 @@ export function setCommitHook(hook: CommitHook | undefined): void {
 export function withLock<T>(name: string, fn: () => Promise<T>): Promise<T> {
   const locks = (globalThis.navigator as Navigator | undefined)?.locks;
   if (!locks) return Promise.reject(new VeilError('UNSUPPORTED_PLATFORM', 'Web Locks (navigator.locks) are required for keystore writes'));
-  return locks.request(`veilkit-keystore:${name}`, { mode: 'exclusive' }, fn) as Promise<T>;
+  return locks.request(`veilkit-keystore:${name}`, { mode: 'exclusive' }, fn);
 }
 
 /** A state record of this format, or `UNSUPPORTED_VERSION` (an older veilkit's store: nothing is read from or written to it). */
@@ -131,6 +131,9 @@ export async function read(db: IDBDatabase, store: 'meta' | 'identities' | 'secr
   }
 }
 
+/** Fields a commit changes in the state record; `lock: undefined` removes the passphrase lock. */
+export type StateUpdate = Partial<Omit<StateRecord, 'lock'>> & { lock?: StateRecord['lock'] | undefined };
+
 /**
  * One logical change = one readwrite transaction over every store. `expected`
  * is the revision read under the Web Lock; `fn` may only issue IndexedDB
@@ -138,7 +141,7 @@ export async function read(db: IDBDatabase, store: 'meta' | 'identities' | 'secr
  * aborts the transaction and is reported as a typed error.
  */
 export async function commit(
-  s: Store, expected: number, fn: (tx: IDBTransaction, state: StateRecord) => Promise<Partial<StateRecord> | void>,
+  s: Store, expected: number, fn: (tx: IDBTransaction, state: StateRecord) => Promise<StateUpdate | undefined>,
 ): Promise<number> {
   let tx: IDBTransaction;
   try {
@@ -153,8 +156,10 @@ export async function commit(
     if (state.revision !== expected) throw new VeilError('STORAGE_FAILED', 'the keystore changed during the operation; nothing was changed');
     const update = (await fn(tx, state)) ?? {};
     if (commitHook) await commitHook(tx, s.name);
-    const next: StateRecord = { ...state, ...update, key: 'state', format: STORE_FORMAT, revision: state.revision + 1 };
-    if (update.lock === undefined && 'lock' in update) delete next.lock;
+    const { lock, ...rest } = update;
+    const next: StateRecord = { ...state, ...rest, key: 'state', format: STORE_FORMAT, revision: state.revision + 1 };
+    if (lock !== undefined) next.lock = lock;
+    else if ('lock' in update) delete next.lock;
     await request(tx.objectStore('meta').put(next));
     await finished;
     return next.revision;

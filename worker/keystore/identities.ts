@@ -44,10 +44,15 @@ export async function buildIdentity(
   const caps = await capabilities();
   const types = KEY_TYPES.filter((t) => mlDsa || t !== 'ml-dsa-65');
   const seeds = new Map<KeyType, Uint8Array>();
+  const seedOf = (t: KeyType): Uint8Array => {
+    const s = seeds.get(t);
+    if (s === undefined) throw new VeilError('INTERNAL', `no ${t} seed was derived`);
+    return s;
+  };
   try {
     for (const t of types) seeds.set(t, deriveKeySeed(seed, t));
     const publicKeys: Partial<Record<KeyType, Uint8Array>> = {};
-    for (const t of types) publicKeys[t] = publicKeyFromKeySeed(t, seeds.get(t)!);
+    for (const t of types) publicKeys[t] = publicKeyFromKeySeed(t, seedOf(t));
     const id = identityId(publicKeys);
     // The same phrase with the other ML-DSA setting: another id over the same classical keys.
     let siblingId: string;
@@ -62,14 +67,14 @@ export async function buildIdentity(
       }
     }
     const body = encodeBundleBody(publicKeys);
-    const parts = [body, P.signMessage(seeds.get('ed25519')!, bundleEd25519Message(body))];
-    if (mlDsa) parts.push(P.mlDsaSign(seeds.get('ml-dsa-65')!, body, { context: enc.encode(BUNDLE_DST), deterministic: true }));
+    const parts = [body, P.signMessage(seedOf('ed25519'), bundleEd25519Message(body))];
+    if (mlDsa) parts.push(P.mlDsaSign(seedOf('ml-dsa-65'), body, { context: enc.encode(BUNDLE_DST), deterministic: true }));
     const routes: Partial<Record<KeyType, KeyRoute>> = {};
     const secrets: SecretRecord[] = [];
     for (const t of types) {
       routes[t] = caps.routes[t];
       const rid = `${id}/${t}`;
-      secrets.push({ id: rid, identityId: id, type: t, wrapped: await seal(session.key, rid, t, session.generation, seeds.get(t)!) });
+      secrets.push({ id: rid, identityId: id, type: t, wrapped: await seal(session.key, rid, t, session.generation, seedOf(t)) });
     }
     const recovery = recoveryPlaintext(entropy, seed, bip39Passphrase);
     try {
