@@ -3,6 +3,9 @@
  * derivation of an identity's keys from its BIP-39 seed, the signed public
  * bundle, and the constants of the encrypted backup. Specified in
  * docs/KEYSTORE.md; every function here needs `await init()`.
+ *
+ * Size: the three formats of docs/KEYSTORE.md (derivation, public bundle,
+ * backup) that page and worker share; one module so both import one copy.
  */
 import { VeilError } from './errors.js';
 import { bytesToHex, concatBytes, equalBytes } from './bytes.js';

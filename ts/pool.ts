@@ -6,6 +6,10 @@
  * Each worker runs one request at a time, so a crash or a cancellation is
  * attributed to exactly one call: that call fails, the worker is replaced,
  * every other call goes on.
+ *
+ * Size: one scheduler class (queue, affinity, crash recovery, idle termination,
+ * dispose) over shared private state, plus the ref-counted default pool; a
+ * few lines over the ~400-line guideline.
  */
 import { VeilError, detailsOf, isVeilErrorCode } from './errors.js';
 import { disposeSymbol, disposedError } from './dispose.js';
