@@ -22,6 +22,10 @@
 //! its store untouched (it only reads), and a success returns which one-time
 //! prekeys to delete and which replay-cache entry to add, for the caller to
 //! commit in the same transaction as the new session.
+//!
+//! Size: the initial-message codec, the shared transcript / KDF and both sides
+//! in one module so the transcript is built by one function; splitting the codec
+//! and the in-memory test stores out is planned with the keystore wiring.
 
 use std::collections::{HashMap, HashSet};
 
