@@ -12,24 +12,14 @@
 )]
 
 mod messaging_util;
+mod proptest_util;
 use messaging_util::chunked_failure;
 use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::sample::Index;
+use proptest_util::cases;
 use veilkit::messaging::{MessagingError, akem, chunked, hybrid_kem, keylog, padding, sealed};
 use veilkit::{ed25519, mlkem, x25519};
-
-fn cases(n: u32) -> ProptestConfig {
-    let n = std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(n);
-    ProptestConfig {
-        cases: n,
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    }
-}
 
 fn flip(data: &[u8], bit: &Index) -> Vec<u8> {
     let mut out = data.to_vec();

@@ -17,25 +17,14 @@
     clippy::cast_possible_truncation
 )]
 
+mod proptest_util;
+use proptest_util::cases;
+
 use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::sample::{Index, subsequence};
 use veilkit::CryptoError;
 use veilkit::{aead, bip39, ed25519, hash, keywrap, mldsa, mlkem, shamir, x25519, xwing};
-
-/// Config with `n` cases unless `PROPTEST_CASES` says otherwise.
-fn cases(n: u32) -> ProptestConfig {
-    let n = std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(n);
-    ProptestConfig {
-        cases: n,
-        // No persistence files in the source tree: failures print their seed.
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    }
-}
 
 fn key32() -> impl Strategy<Value = [u8; 32]> {
     any::<[u8; 32]>()

@@ -14,24 +14,14 @@
     clippy::cast_possible_truncation
 )]
 
+mod proptest_util;
 mod session_util;
+use proptest_util::cases;
 
 use proptest::prelude::*;
 use session_util::{NOW, TestRng, pair};
 use veilkit::session::SessionError;
 use veilkit::session::ratchet::RatchetState;
-
-fn cases(n: u32) -> ProptestConfig {
-    let n = std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(n);
-    ProptestConfig {
-        cases: n,
-        failure_persistence: None,
-        ..ProptestConfig::default()
-    }
-}
 
 struct Prng(u64);
 impl Prng {
