@@ -58,6 +58,46 @@ fn replay(target: &str, entry: Entry, accepts: fn(&[u8]) -> bool) {
     );
 }
 
+/// Compares generated seed files with `fuzz/corpus/<target>/<name>`; with
+/// `VEILKIT_WRITE_CORPUS` set, rewrites them instead.
+fn check_seed_corpus(corpus: Vec<(&'static str, String, Vec<u8>)>) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus");
+    let write = std::env::var_os("VEILKIT_WRITE_CORPUS").is_some();
+    for (target, name, bytes) in corpus {
+        let path = root.join(target).join(&name);
+        if write {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, &bytes).unwrap();
+        } else {
+            let on_disk =
+                std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            assert_eq!(on_disk, bytes, "{} is stale", path.display());
+        }
+    }
+}
+
+/// Deterministic mutations of every seed of `targets`: at every `step`-th
+/// offset of its first `limit` bytes, the seed with that byte XORed with `xor`
+/// and the seed truncated there; every entry must hold its invariants.
+/// Returns the number of runs.
+fn mutate_corpora(targets: &[(&str, Entry)], limit: usize, step: usize, xor: u8) -> usize {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus");
+    let mut runs = 0usize;
+    for (target, entry) in targets {
+        for f in std::fs::read_dir(root.join(target)).unwrap() {
+            let data = std::fs::read(f.unwrap().path()).unwrap();
+            for at in (0..data.len().min(limit)).step_by(step) {
+                let mut m = data.clone();
+                m[at] ^= xor;
+                entry(&m).unwrap_or_else(|b| panic!("{target}: {b}"));
+                entry(&data[..at]).unwrap_or_else(|b| panic!("{target}: {b}"));
+                runs += 2;
+            }
+        }
+    }
+    runs
+}
+
 #[test]
 fn container_header_corpus() {
     replay("container_header", fuzzing::header, |d| {
@@ -281,39 +321,13 @@ fn messaging_replay_json_corpus() {
 /// `VEILKIT_WRITE_CORPUS=1 cargo test -p veilkit --test fuzz_corpus_replay messaging_seed_corpus`).
 #[test]
 fn messaging_seed_corpus_is_current() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus");
-    let write = std::env::var_os("VEILKIT_WRITE_CORPUS").is_some();
-    for (target, name, bytes) in messaging_entries::seed_corpus() {
-        let path = root.join(target).join(&name);
-        if write {
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(&path, &bytes).unwrap();
-        } else {
-            let on_disk =
-                std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-            assert_eq!(on_disk, bytes, "{} is stale", path.display());
-        }
-    }
+    check_seed_corpus(messaging_entries::seed_corpus());
 }
 
 /// Deterministic mutations (bit flips, truncations) of the messaging corpora.
 #[test]
 fn messaging_mutations_hold_the_invariants() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus");
-    let mut runs = 0usize;
-    for (target, entry) in messaging_entries::TARGETS {
-        for f in std::fs::read_dir(root.join(target)).unwrap() {
-            let data = std::fs::read(f.unwrap().path()).unwrap();
-            let len = data.len().min(300);
-            for at in (0..len).step_by(11) {
-                let mut m = data.clone();
-                m[at] ^= 0x21;
-                entry(&m).unwrap_or_else(|b| panic!("{target}: {b}"));
-                entry(&data[..at]).unwrap_or_else(|b| panic!("{target}: {b}"));
-                runs += 2;
-            }
-        }
-    }
+    let runs = mutate_corpora(&messaging_entries::TARGETS, 300, 11, 0x21);
     assert!(runs > 300, "{runs}");
 }
 
@@ -344,40 +358,15 @@ fn session_initial_message_corpus() {
 /// `VEILKIT_WRITE_CORPUS=1 cargo test -p veilkit --test fuzz_corpus_replay session_seed_corpus`).
 #[test]
 fn session_seed_corpus_is_current() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus");
-    let write = std::env::var_os("VEILKIT_WRITE_CORPUS").is_some();
     let corpus = session_handshake_entries::seed_corpus();
     assert!(corpus.len() >= 9, "{}", corpus.len());
-    for (target, name, bytes) in corpus {
-        let path = root.join(target).join(&name);
-        if write {
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(&path, &bytes).unwrap();
-        } else {
-            let on_disk =
-                std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-            assert_eq!(on_disk, bytes, "{} is stale", path.display());
-        }
-    }
+    check_seed_corpus(corpus);
 }
 
 /// Deterministic mutations (bit flips, truncations) of the session-handshake corpora.
 #[test]
 fn session_mutations_hold_the_invariants() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus");
-    let mut runs = 0usize;
-    for (target, entry) in session_handshake_entries::TARGETS {
-        for f in std::fs::read_dir(root.join(target)).unwrap() {
-            let data = std::fs::read(f.unwrap().path()).unwrap();
-            for at in (0..data.len()).step_by(97) {
-                let mut m = data.clone();
-                m[at] ^= 0x21;
-                entry(&m).unwrap_or_else(|b| panic!("{target}: {b}"));
-                entry(&data[..at]).unwrap_or_else(|b| panic!("{target}: {b}"));
-                runs += 2;
-            }
-        }
-    }
+    let runs = mutate_corpora(&session_handshake_entries::TARGETS, usize::MAX, 97, 0x21);
     assert!(runs > 300, "{runs}");
 }
 
@@ -414,37 +403,10 @@ fn session_state_machine_corpus() {
 /// rewrites them.
 #[test]
 fn session_ratchet_seed_corpus_is_current() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus");
-    let write = std::env::var("VEILKIT_WRITE_CORPUS").is_ok_and(|v| v == "1");
-    for (target, name, bytes) in session_entries::seed_corpus() {
-        let path = root.join(target).join(&name);
-        if write {
-            std::fs::create_dir_all(root.join(target)).unwrap();
-            std::fs::write(&path, &bytes).unwrap();
-        } else {
-            assert_eq!(
-                std::fs::read(&path).unwrap(),
-                bytes,
-                "{} is stale",
-                path.display()
-            );
-        }
-    }
+    check_seed_corpus(session_entries::seed_corpus());
 }
 
 #[test]
 fn session_ratchet_mutations_hold_the_invariants() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz/corpus");
-    for (target, entry) in session_entries::TARGETS {
-        for f in std::fs::read_dir(root.join(target)).unwrap() {
-            let data = std::fs::read(f.unwrap().path()).unwrap();
-            let len = data.len().min(600);
-            for at in (0..len).step_by(11) {
-                let mut m = data.clone();
-                m[at] ^= 0x5a;
-                entry(&m).unwrap();
-                entry(&data[..at]).unwrap();
-            }
-        }
-    }
+    mutate_corpora(&session_entries::TARGETS, 600, 11, 0x5a);
 }
