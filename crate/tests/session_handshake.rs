@@ -209,8 +209,9 @@ fn bundle_round_trips_canonically() {
     }
 }
 
-#[test]
-fn bundle_with_bad_ed25519_signature_is_refused() {
+/// Tampers with each of the four prekeys of a full bundle in turn: `verify`
+/// refuses it for `reason`, and `initiate` refuses its bytes with `BUNDLE_INVALID`.
+fn each_tampered_prekey_is_refused(tamper: fn(&mut SignedPrekey), reason: &'static str) {
     let (alice, mut bob) = pair(true, true);
     for slot in 0..4 {
         let mut b = bob.bundle.clone();
@@ -220,11 +221,10 @@ fn bundle_with_bad_ed25519_signature_is_refused() {
             b.one_time.as_mut().unwrap(),
             b.pq_one_time.as_mut().unwrap(),
         ];
-        let p = p.into_iter().nth(slot).unwrap();
-        p.ed25519_signature[5] ^= 1;
+        tamper(p.into_iter().nth(slot).unwrap());
         assert_eq!(
             b.verify(None, NOW),
-            Err(SessionError::BundleInvalid("prekey Ed25519 signature"))
+            Err(SessionError::BundleInvalid(reason))
         );
         std::mem::swap(&mut bob.bundle, &mut b);
         assert_eq!(
@@ -236,29 +236,16 @@ fn bundle_with_bad_ed25519_signature_is_refused() {
 }
 
 #[test]
+fn bundle_with_bad_ed25519_signature_is_refused() {
+    each_tampered_prekey_is_refused(|p| p.ed25519_signature[5] ^= 1, "prekey Ed25519 signature");
+}
+
+#[test]
 fn bundle_with_bad_ml_dsa_signature_is_refused() {
-    let (alice, mut bob) = pair(true, true);
-    for slot in 0..4 {
-        let mut b = bob.bundle.clone();
-        let p = [
-            &mut b.signed_prekey,
-            &mut b.pq_last_resort,
-            b.one_time.as_mut().unwrap(),
-            b.pq_one_time.as_mut().unwrap(),
-        ];
-        let p = p.into_iter().nth(slot).unwrap();
-        p.ml_dsa_signature[100] ^= 1;
-        assert_eq!(
-            b.verify(None, NOW),
-            Err(SessionError::BundleInvalid("prekey ML-DSA-65 signature"))
-        );
-        std::mem::swap(&mut bob.bundle, &mut b);
-        assert_eq!(
-            code(initiate(&alice.local(), &bob.bundle_bytes(), None, NOW)),
-            "BUNDLE_INVALID"
-        );
-        std::mem::swap(&mut bob.bundle, &mut b);
-    }
+    each_tampered_prekey_is_refused(
+        |p| p.ml_dsa_signature[100] ^= 1,
+        "prekey ML-DSA-65 signature",
+    );
 }
 
 #[test]
