@@ -75,7 +75,7 @@ test('prekey secrets: re-wrapped by a passphrase change, refused while locked, n
   // The session identity seeds are the keystore identity's keys (the X25519 seed is the scalar).
   expect(r.seedsAreOwn).toEqual({ x25519: true, ed25519: true, mlDsa: true });
   expect(r.locked).toEqual({ secrets: 'KEYSTORE_LOCKED', create: 'KEYSTORE_LOCKED', seeds: 'KEYSTORE_LOCKED' });
-  expect(r.windows).toBeGreaterThan(9_000); // every 16-byte window of 4 ML-KEM dks, 6 X25519 scalars and 6 seeds
+  expect(r.windows).toBeGreaterThan(9_000); // every 16-byte window of 4 ML-KEM dks, 4 X25519 prekey scalars and 6 identity seeds
   expect(r.clearHits).toBe(0);
   expect(r.consume1).toEqual({ seen: false, committed: true });
   expect(r.consume2).toEqual({ seen: false, committed: false, failure: 'PREKEY_NOT_FOUND' });
