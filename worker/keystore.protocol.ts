@@ -93,7 +93,7 @@ export interface KeystoreStatus {
 export interface KeystoreChange {
   readonly name: string;
   readonly revision: number;
-  readonly change: 'created' | 'identity-created' | 'identity-deleted' | 'backup-imported' | 'passphrase-changed' | 'locked';
+  readonly change: 'created' | 'identity-created' | 'identity-deleted' | 'backup-imported' | 'passphrase-changed' | 'locked' | 'prekeys-changed';
   readonly ids: readonly string[];
 }
 
@@ -102,6 +102,16 @@ export interface ImportBackupResult {
   readonly imported: readonly IdentityHandle[];
   /** Ids already present (kept as they were). */
   readonly skipped: readonly string[];
+}
+
+/**
+ * Prekey bundles of an identity on this device (docs/KEYSTORE.md#sessions-and-prekeys; byte format docs/SESSIONS.md §3):
+ * `bundle` carries the current signed X25519 and last-resort ML-KEM-768 prekeys and no one-time prekey; each of
+ * `oneTime` is a full bundle with the same two plus its own one-time X25519 and one-time ML-KEM-768 prekey.
+ */
+export interface PrekeyBundles {
+  readonly bundle: Uint8Array;
+  readonly oneTime: Uint8Array[];
 }
 
 type R<T extends string, F> = { readonly id: number; readonly type: T; readonly name: string } & F;
@@ -132,7 +142,9 @@ export type KeystoreRequest =
   | R<'keystore/decapsulate', {
     readonly identity: string; readonly kem: 'ml-kem-768' | 'x-wing'; readonly ciphertext: Uint8Array;
     readonly info: Uint8Array; readonly output: 'aes-gcm' | 'hkdf'; readonly port?: MessagePort;
-  }>;
+  }>
+  | R<'keystore/create-prekey-bundle', { readonly identity: string; readonly oneTime: number }>
+  | R<'keystore/replenish-prekeys', { readonly identity: string; readonly oneTime: number; readonly rotate: boolean }>;
 
 /** A hybrid signature: Ed25519 and ML-DSA-65 over the same message. */
 export interface HybridSignature {
@@ -164,4 +176,6 @@ export interface KeystoreReplies {
   'keystore/derive-shared-key': CryptoKey;
   /** `true` when the key went to `port`. */
   'keystore/decapsulate': CryptoKey | true;
+  'keystore/create-prekey-bundle': PrekeyBundles;
+  'keystore/replenish-prekeys': PrekeyBundles;
 }

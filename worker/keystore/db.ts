@@ -12,13 +12,20 @@ import type { Store } from './store.js';
 // Schema
 
 /** Version of the IndexedDB schema (object stores and indexes). Older databases are migrated; newer ones are refused. */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 /**
  * Version of the record format (docs/KEYSTORE.md#storage-model), kept in the
  * state record. A store written in another format is refused with
  * `UNSUPPORTED_VERSION` and left untouched.
  */
 export const STORE_FORMAT = 2;
+
+/** The object stores of schema 3 that hold an identity's session data (each keyPath `id`, index `byIdentity`). */
+export const SESSION_STORES = ['prekeys', 'sessions', 'replay', 'heads'] as const;
+export type SessionStoreName = (typeof SESSION_STORES)[number];
+/** Every object store; `commit` opens its transaction over all of them. */
+export const ALL_STORES = ['meta', 'identities', 'secrets', ...SESSION_STORES] as const;
+export type StoreName = (typeof ALL_STORES)[number];
 
 /**
  * Schema migrations: `MIGRATIONS[v]` upgrades a version `v − 1` database to
@@ -27,6 +34,11 @@ export const STORE_FORMAT = 2;
  * - 1: stores `meta` (keyPath `key`), `identities` (keyPath `id`), `secrets` (keyPath `id`).
  * - 2: index `secrets.byIdentity` on `identityId`; back-fills `identityId`
  *   (the part of the record id before `/`) into version-1 secret records.
+ * - 3: the session stores (docs/KEYSTORE.md#sessions-and-prekeys), each keyPath `id` with an
+ *   index `byIdentity` on `identityId`: `prekeys` (signed prekeys with their wrapped secrets,
+ *   and the `<identity>/device` record), `sessions` (wrapped ratchet states), `replay`
+ *   (first-message replay cache), `heads` (highest committed state counter per session).
+ *   Existing records are not touched; the record format stays 2.
  */
 export const MIGRATIONS: Readonly<Record<number, (db: IDBDatabase, tx: IDBTransaction) => Promise<void>>> = {
   1: async (db) => {
@@ -41,6 +53,9 @@ export const MIGRATIONS: Readonly<Record<number, (db: IDBDatabase, tx: IDBTransa
       const v = c.value as { id: string; identityId?: string };
       if (typeof v.identityId !== 'string') c.update({ ...v, identityId: v.id.split('/')[0] });
     });
+  },
+  3: async (db) => {
+    for (const name of SESSION_STORES) db.createObjectStore(name, { keyPath: 'id' }).createIndex('byIdentity', 'identityId');
   },
 };
 
@@ -123,7 +138,7 @@ export function checkFormat(state: StateRecord | undefined): StateRecord {
   return state;
 }
 
-export async function read(db: IDBDatabase, store: 'meta' | 'identities' | 'secrets', key: string): Promise<unknown> {
+export async function read(db: IDBDatabase, store: StoreName, key: string): Promise<unknown> {
   try {
     return await request(db.transaction(store).objectStore(store).get(key));
   } catch (e) {
@@ -135,7 +150,7 @@ export async function read(db: IDBDatabase, store: 'meta' | 'identities' | 'secr
 export type StateUpdate = Partial<Omit<StateRecord, 'lock'>> & { lock?: StateRecord['lock'] | undefined };
 
 /**
- * One logical change = one readwrite transaction over every store. `expected`
+ * One logical change = one readwrite transaction over every store (`ALL_STORES`). `expected`
  * is the revision read under the Web Lock; `fn` may only issue IndexedDB
  * requests (no other awaits: the transaction would auto-commit). Any failure
  * aborts the transaction and is reported as a typed error.
@@ -145,7 +160,7 @@ export async function commit(
 ): Promise<number> {
   let tx: IDBTransaction;
   try {
-    tx = s.db.transaction(['meta', 'identities', 'secrets'], 'readwrite');
+    tx = s.db.transaction([...ALL_STORES], 'readwrite');
   } catch (e) {
     throw storageError(e);
   }

@@ -11,7 +11,10 @@ import { checkFormat, commit, storageError, withLock } from './db.js';
 import { request } from './idb.js';
 import { bs } from '../../ts/bytes.js';
 import { subtle } from '../../ts/webcrypto/subtle.js';
-import { seal, unseal, withSecret, type LockRecord, type SecretRecord, type StateRecord } from './records.js';
+import {
+  seal, sealPrekey, sealSession, unseal, unsealPrekey, unsealSession, withSecret,
+  type DeviceStateRecord, type LockRecord, type PrekeyRecord, type SecretRecord, type SessionRecord, type StateRecord,
+} from './records.js';
 import { announce, readState, sessionFor, type Store } from './store.js';
 import { checkPassphrase } from './args.js';
 
@@ -33,12 +36,39 @@ async function storageKey(passphrase: unknown, salt: Uint8Array, params: Passphr
   }
 }
 
-async function allSecrets(s: Store): Promise<SecretRecord[]> {
+/** Every wrapped record, read in one transaction: identity secrets, prekey secrets (not the device records) and session states. */
+async function allWrapped(s: Store): Promise<{ secrets: SecretRecord[]; prekeys: PrekeyRecord[]; sessions: SessionRecord[] }> {
   try {
-    return (await request(s.db.transaction('secrets').objectStore('secrets').getAll())) as SecretRecord[];
+    const tx = s.db.transaction(['secrets', 'prekeys', 'sessions']);
+    const [secrets, prekeys, sessions] = await Promise.all([
+      request(tx.objectStore('secrets').getAll()) as Promise<SecretRecord[]>,
+      request(tx.objectStore('prekeys').getAll()) as Promise<(PrekeyRecord | DeviceStateRecord)[]>,
+      request(tx.objectStore('sessions').getAll()) as Promise<SessionRecord[]>,
+    ]);
+    return { secrets, prekeys: prekeys.filter((r): r is PrekeyRecord => r.kind !== 'device'), sessions };
   } catch (e) {
     throw storageError(e);
   }
+}
+
+/**
+ * Inside the commit: the wrapped prekeys and sessions must be exactly those re-wrapped (session operations and
+ * one-time prekey consumption do not take the keystore's Web Lock). Otherwise nothing is written: a record
+ * changed or added meanwhile would be left under the old generation, a deleted one-time prekey would come back.
+ */
+async function unchanged(tx: IDBTransaction, store: 'prekeys' | 'sessions', read: readonly { id: string; wrapped: Uint8Array }[]): Promise<boolean> {
+  const now = ((await request(tx.objectStore(store).getAll())) as { id: string; kind?: string; wrapped?: Uint8Array }[])
+    .filter((r) => r.kind !== 'device');
+  if (now.length !== read.length) return false;
+  const before = new Map(read.map((r) => [r.id, r.wrapped]));
+  return now.every((r) => {
+    const w = before.get(r.id);
+    return w !== undefined && r.wrapped instanceof Uint8Array && equalBytes(w, r.wrapped);
+  });
+}
+
+function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
 export async function setPassphrase(s: Store, passphrase: string | null, params: PassphraseKdfParams | undefined, budget: KdfBudget | undefined): Promise<KeystoreStatus> {
@@ -57,15 +87,47 @@ export async function setPassphrase(s: Store, passphrase: string | null, params:
       key = await storageKey(passphrase, salt, p);
       lock = { salt, params: p, check: await seal(key, 'state', 'lock-check', generation, new Uint8Array(0)) };
     }
-    // Re-wrap every secret under the new key and generation, then commit them with the new lock at once.
-    const rewrapped: SecretRecord[] = [];
-    for (const r of await allSecrets(s)) {
-      rewrapped.push({ ...r, wrapped: await withSecret(old, r, (secret) => seal(key, r.id, r.type, generation, secret)) });
+    // Re-wrap every secret — identity seeds, prekey secrets, session states — under the new key and generation,
+    // then commit them with the new lock at once. Session writes do not take this Web Lock: if one lands between
+    // the read and the commit, the commit is refused and the re-wrap starts over (a few times, then STORAGE_FAILED).
+    let revision: number | undefined;
+    for (let attempt = 0; revision === undefined; attempt++) {
+      const all = await allWrapped(s);
+      const secrets: SecretRecord[] = [];
+      for (const r of all.secrets) {
+        secrets.push({ ...r, wrapped: await withSecret(old, r, (secret) => seal(key, r.id, r.type, generation, secret)) });
+      }
+      const prekeys: PrekeyRecord[] = [];
+      for (const r of all.prekeys) {
+        const secret = await unsealPrekey(old, r);
+        try {
+          prekeys.push({ ...r, wrapped: await sealPrekey(key, r.id, generation, secret) });
+        } finally {
+          wipe(secret);
+        }
+      }
+      const sessions: SessionRecord[] = [];
+      for (const r of all.sessions) {
+        const ratchet = await unsealSession(old.key, r.identityId, r.id, r.counter, old.generation, r.wrapped);
+        try {
+          sessions.push({ ...r, wrapped: await sealSession(key, r.identityId, r.id, r.counter, generation, ratchet) });
+        } finally {
+          wipe(ratchet);
+        }
+      }
+      const changed = new VeilError('STORAGE_FAILED', 'sessions or prekeys kept changing during the passphrase change; nothing was changed');
+      try {
+        revision = await commit(s, state.revision, async (tx) => {
+          if (!(await unchanged(tx, 'prekeys', all.prekeys)) || !(await unchanged(tx, 'sessions', all.sessions))) throw changed;
+          for (const r of secrets) await request(tx.objectStore('secrets').put(r));
+          for (const r of prekeys) await request(tx.objectStore('prekeys').put(r));
+          for (const r of sessions) await request(tx.objectStore('sessions').put(r));
+          return { generation, lock };
+        });
+      } catch (e) {
+        if (e !== changed || attempt >= 4) throw e;
+      }
     }
-    const revision = await commit(s, state.revision, async (tx) => {
-      for (const r of rewrapped) await request(tx.objectStore('secrets').put(r));
-      return { generation, lock };
-    });
     s.session = lock ? { generation, lockEpoch: state.lockEpoch, key, passphrase: true, native: old.native } : undefined;
     announce(s, { change: 'passphrase-changed', revision, ids: [] });
     return status(s);

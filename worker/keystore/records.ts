@@ -58,6 +58,96 @@ export interface StateRecord {
 export type MetaRecord = DeviceRecord | StateRecord;
 
 // ---------------------------------------------------------------------------
+// Session records (schema 3; docs/KEYSTORE.md#sessions-and-prekeys). Times of prekeys are the
+// signed values (seconds since the epoch); times of sessions and replay entries are milliseconds.
+
+/** The kinds of signed prekeys (docs/SESSIONS.md §2.2); the same union as `PrekeyKind` of ts/session/core.ts. */
+export type PrekeyKind = 'x25519-signed' | 'x25519-one-time' | 'mlkem-last-resort' | 'mlkem-one-time';
+export const PREKEY_KINDS: readonly PrekeyKind[] = ['x25519-signed', 'x25519-one-time', 'mlkem-last-resort', 'mlkem-one-time'];
+
+/** One signed prekey of this device and its secret (store `prekeys`). */
+export interface PrekeyRecord {
+  /** `<identity id>/<kind>/<key id>` ({@link prekeyRecordId}). */
+  id: string;
+  identityId: string;
+  kind: PrekeyKind;
+  /** u32, from the device's `nextKeyId`: unique across every kind of the device, never reused. */
+  keyId: number;
+  /** Seconds since the epoch, as signed in `record`. */
+  createdAt: number;
+  /** Seconds since the epoch, as signed in `record`. */
+  expiresAt: number;
+  /** Signed and last-resort prekeys: when a newer one replaced it (seconds); its secret is deleted 30 days later. */
+  replacedAt?: number;
+  /** The signed public prekey bytes (docs/SESSIONS.md §2.2 `record`). */
+  record: Uint8Array;
+  /** iv(12) ‖ AES-256-GCM(storage key, secret, AAD = recordAad(id, 'prekey', generation)); the secret is the X25519 scalar (32) or the ML-KEM-768 dk (2400). */
+  wrapped: Uint8Array;
+}
+
+/** The device state of an identity (store `prekeys`, id `<identity id>/device`): public, never wrapped. */
+export interface DeviceStateRecord {
+  id: string;
+  identityId: string;
+  kind: 'device';
+  /** Random u32 (never 0), fixed for the identity on this device; bundles carry it. */
+  deviceId: number;
+  /** The next prekey key id (u32, starts at 1, only grows): key ids are never reused. */
+  nextKeyId: number;
+  /** Milliseconds since the epoch. */
+  createdAt: number;
+}
+
+/** One session's ratchet state (store `sessions`). Only `wrapped` is authenticated; the other fields are an index. */
+export interface SessionRecord {
+  /** Random 16 bytes, 32 lowercase hex characters. */
+  id: string;
+  identityId: string;
+  /** Lowercase hex of the peer's 32-byte session identity id (docs/SESSIONS.md §2.1). */
+  peerIdentityId: string;
+  peerDeviceId: number;
+  role: 'initiator' | 'responder';
+  /** Milliseconds since the epoch. */
+  createdAt: number;
+  updatedAt: number;
+  /** `RatchetState::counter()` of the sealed state; bound into the AAD. */
+  counter: number;
+  /** {@link sealSession} of the serialized state. */
+  wrapped: Uint8Array;
+}
+
+/** A first message accepted without one-time prekeys (store `replay`), kept until its signed or last-resort prekey is deleted. */
+export interface ReplayRecord {
+  /** `<identity id>/<signed prekey id>/<pq prekey id>/<hex of H(EK_A ‖ CT)>` ({@link replayRecordId}). */
+  id: string;
+  identityId: string;
+  signedPrekeyId: number;
+  pqPrekeyId: number;
+  /** Milliseconds since the epoch. */
+  createdAt: number;
+}
+
+/** The highest committed state counter of a session (store `heads`): a record put back with a lower counter is a rollback. */
+export interface HeadRecord {
+  /** The session id. */
+  id: string;
+  identityId: string;
+  counter: number;
+}
+
+export function prekeyRecordId(identityId: string, kind: PrekeyKind, keyId: number): string {
+  return `${identityId}/${kind}/${keyId}`;
+}
+
+export function deviceRecordId(identityId: string): string {
+  return `${identityId}/device`;
+}
+
+export function replayRecordId(identityId: string, signedPrekeyId: number, pqPrekeyId: number, digest: Uint8Array): string {
+  return `${identityId}/${signedPrekeyId}/${pqPrekeyId}/${Array.from(digest, (b) => b.toString(16).padStart(2, '0')).join('')}`;
+}
+
+// ---------------------------------------------------------------------------
 // Sealing: AES-256-GCM under a CryptoKey, AAD = label ‖ 0x00 ‖ id ‖ 0x00 ‖ type ‖ 0x00 ‖ u32 generation
 
 const RECORD_LABEL = 'veilkit-keystore-record-v2';
@@ -84,6 +174,47 @@ export async function unseal(key: CryptoKey, id: string, type: string, generatio
   } catch {
     throw new VeilError('AUTHENTICATION_FAILED', `record ${id} could not be decrypted (wrong key, another record's bytes, or a stale generation)`);
   }
+}
+
+/** The record id bound into a session state's AAD: `<identity id>/session/<session id>`. */
+export function sessionAadId(identityId: string, sessionId: string): string {
+  return `${identityId}/session/${sessionId}`;
+}
+
+/** The record type bound into a session state's AAD: `session:<counter in decimal>`. */
+function sessionAadType(counter: number): string {
+  return `session:${counter}`;
+}
+
+/**
+ * Seals a serialized ratchet state for the `sessions` store. AAD (byte-exact, docs/KEYSTORE.md#sessions-and-prekeys) =
+ * `"veilkit-keystore-record-v2" ‖ 0x00 ‖ UTF-8("<identity id>/session/<session id>") ‖ 0x00 ‖ UTF-8("session:<counter>") ‖ 0x00 ‖ u32be(generation)`,
+ * `counter` in decimal ASCII without leading zeros: the state cannot move to another session or identity, and an older
+ * state of the same session put back under a newer counter fails to open.
+ */
+export async function sealSession(
+  key: CryptoKey, identityId: string, sessionId: string, counter: number, generation: number, state: Uint8Array,
+): Promise<Uint8Array> {
+  if (!Number.isSafeInteger(counter) || counter < 0) throw new RangeError('counter must be a non-negative safe integer');
+  return seal(key, sessionAadId(identityId, sessionId), sessionAadType(counter), generation, state);
+}
+
+/** Opens {@link sealSession}'s output (a fresh buffer the caller wipes); any mismatch: `AUTHENTICATION_FAILED`. */
+export async function unsealSession(
+  key: CryptoKey, identityId: string, sessionId: string, counter: number, generation: number, wrapped: Uint8Array | undefined,
+): Promise<Uint8Array> {
+  if (!Number.isSafeInteger(counter) || counter < 0) throw new VeilError('AUTHENTICATION_FAILED', `session ${sessionId} is damaged`);
+  return unseal(key, sessionAadId(identityId, sessionId), sessionAadType(counter), generation, wrapped);
+}
+
+/** Seals a prekey secret: `seal(key, <identity id>/<kind>/<key id>, 'prekey', generation, secret)`. */
+export async function sealPrekey(key: CryptoKey, id: string, generation: number, secret: Uint8Array): Promise<Uint8Array> {
+  return seal(key, id, 'prekey', generation, secret);
+}
+
+/** Opens a prekey record's secret under `session` (a fresh buffer the caller wipes). */
+export async function unsealPrekey(session: Session, r: PrekeyRecord): Promise<Uint8Array> {
+  return unseal(session.key, r.id, 'prekey', session.generation, r.wrapped);
 }
 
 /** Runs `fn` on the unwrapped seed of a secret record, wiping the bytes afterwards. */
