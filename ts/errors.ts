@@ -23,6 +23,9 @@ export const VEIL_ERROR_CODES = [
   'UNSUPPORTED_PLATFORM',
   'WASM_PANIC',
   'INTERNAL',
+  // A pool worker that did not start: its script could not be loaded, it crashed while loading, or
+  // it did not report ready within the pool's `startTimeoutMs` (ts/pool.ts; details: url, reason).
+  'WORKER_START_FAILED',
   // From the keystore (ts/keystore.ts, worker/keystore.ts).
   'KEYSTORE_LOCKED',
   'KEY_NOT_FOUND',
@@ -100,24 +103,27 @@ const CODE_SET: ReadonlySet<string> = new Set(VEIL_ERROR_CODES);
 /**
  * Structured facts about a failure, where the code has them: `needed` / `got` (bytes, for
  * `TRUNCATED`), `index` / `reason` (the failing entry or change and why, for `KEY_LOG_INVALID`
- * and `REGISTRY_INVALID`; `index` is `null` when no entry is to blame). Empty otherwise.
+ * and `REGISTRY_INVALID`; `index` is `null` when no entry is to blame), `url` / `reason` (the
+ * worker script and why it did not start, for `WORKER_START_FAILED`). Empty otherwise.
  */
 export interface VeilErrorDetails {
   readonly needed?: number;
   readonly got?: number;
   readonly index?: number | null;
   readonly reason?: string;
+  readonly url?: string;
 }
 
 /** Keeps the known detail fields of `value` that have the right type (anything else is dropped). */
 export function detailsOf(value: unknown): VeilErrorDetails {
   if (typeof value !== 'object' || value === null) return {};
   const v = value as Record<string, unknown>;
-  const d: { needed?: number; got?: number; index?: number | null; reason?: string } = {};
+  const d: { needed?: number; got?: number; index?: number | null; reason?: string; url?: string } = {};
   if (typeof v.needed === 'number') d.needed = v.needed;
   if (typeof v.got === 'number') d.got = v.got;
   if (typeof v.index === 'number' || v.index === null) d.index = v.index;
   if (typeof v.reason === 'string') d.reason = v.reason;
+  if (typeof v.url === 'string') d.url = v.url;
   return d;
 }
 

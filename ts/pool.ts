@@ -38,8 +38,20 @@ export interface PoolOptions {
   size?: number;
   /** Terminate a worker idle for this long (ms, default 30 s; 0 = never). */
   idleTimeoutMs?: number;
-  /** Creates a worker (default: the bundled module worker). */
+  /** Creates a worker (default: a module worker from `workerUrl`). */
   createWorker?: () => Worker;
+  /**
+   * The worker module (default: the bundled `dist/worker/veilkit.worker.js`, located next to this
+   * module). Used by the default `createWorker`, and named in `WORKER_START_FAILED` errors (with a
+   * custom `createWorker`, pass it too so that errors can name the script).
+   */
+  workerUrl?: string | URL;
+  /**
+   * How long a new worker may take to load its script and the wasm core and report ready (ms,
+   * default 15 s; 0 = wait forever). Past it, the worker is terminated and the call that was waiting
+   * for it rejects with `VeilError('WORKER_START_FAILED')`; the next call starts a fresh worker.
+   */
+  startTimeoutMs?: number;
   /** URL of `veilkit_bg.wasm` for the workers (default: next to the worker module). */
   wasmUrl?: string | URL;
   /** Enables `debug/*` requests (tests only). */
@@ -86,8 +98,43 @@ function defaultSize(): number {
   return typeof n === 'number' && n > 0 ? n : 2;
 }
 
-function defaultWorker(): Worker {
-  return new Worker(new URL('../worker/veilkit.worker.js', import.meta.url), { type: 'module', name: 'veilkit' });
+/** Default of {@link PoolOptions.startTimeoutMs}. */
+export const DEFAULT_WORKER_START_TIMEOUT_MS = 15_000;
+
+function defaultWorker(url: string | URL | undefined): Worker {
+  // A literal `new URL('…', import.meta.url)` in the `new Worker(…)` call: bundlers find the worker there.
+  if (url === undefined) return new Worker(new URL('../worker/veilkit.worker.js', import.meta.url), { type: 'module', name: 'veilkit' });
+  return new Worker(url, { type: 'module', name: 'veilkit' });
+}
+
+/** The worker script a pool names in its errors. */
+function workerLabel(url: string | URL | undefined, custom: boolean): string {
+  if (url !== undefined) return String(url);
+  if (custom) return '(custom createWorker)';
+  // Only the default worker's URL: reading import.meta.url is safe anywhere (no Worker is created).
+  return new URL('../worker/veilkit.worker.js', import.meta.url).href;
+}
+
+/**
+ * Why a worker's `error` event fired while it was starting: the ErrorEvent's message and location when
+ * it has them (an exception thrown while the module evaluated), else a load failure (a 404, a wrong
+ * MIME type, a network or CSP refusal, or an import of the module that failed: browsers give no detail).
+ */
+export function workerErrorCause(e: Event): string {
+  const ev = e as Partial<ErrorEvent>;
+  const message = typeof ev.message === 'string' && ev.message !== '' ? ev.message : undefined;
+  const where = typeof ev.filename === 'string' && ev.filename !== ''
+    ? ` (${ev.filename}${typeof ev.lineno === 'number' && ev.lineno > 0 ? `:${ev.lineno}${typeof ev.colno === 'number' && ev.colno > 0 ? `:${ev.colno}` : ''}` : ''})`
+    : '';
+  if (message !== undefined) return `${message}${where}`;
+  return `the script could not be loaded (a 404, a wrong MIME type, a network or CSP refusal, or a failing import)${where}`;
+}
+
+function startFailed(url: string, reason: string, cause?: unknown): VeilError {
+  return new VeilError('WORKER_START_FAILED', `veilkit worker ${url} failed to start: ${reason}`, {
+    details: { url, reason },
+    ...(cause === undefined ? {} : { cause }),
+  });
 }
 
 /** Rebuilds a thrown error from its serialized form. */
@@ -117,6 +164,8 @@ export class WorkerPool {
   private readonly onWorkerExit: ((exit: WorkerExit) => void) | undefined;
   private readonly route: RoutePreference | undefined;
   private readonly threads: boolean | number | undefined;
+  private readonly startTimeoutMs: number;
+  private readonly workerLabel: string;
   private nextId = 1;
   private nextAffinity = 0;
   private disposed = false;
@@ -126,7 +175,14 @@ export class WorkerPool {
     if (!Number.isInteger(size) || size < 1 || size > 64) throw new RangeError(`size must be an integer between 1 and 64, got ${size}`);
     this.size = size;
     this.idleTimeoutMs = options.idleTimeoutMs ?? 30_000;
-    this.createWorker = options.createWorker ?? defaultWorker;
+    const startTimeoutMs = options.startTimeoutMs ?? DEFAULT_WORKER_START_TIMEOUT_MS;
+    if (typeof startTimeoutMs !== 'number' || !Number.isFinite(startTimeoutMs) || startTimeoutMs < 0) {
+      throw new RangeError(`startTimeoutMs must be a finite number ≥ 0, got ${String(startTimeoutMs)}`);
+    }
+    this.startTimeoutMs = startTimeoutMs;
+    const workerUrl = options.workerUrl;
+    this.createWorker = options.createWorker ?? (() => defaultWorker(workerUrl));
+    this.workerLabel = workerLabel(workerUrl, options.createWorker !== undefined);
     this.wasmUrl = options.wasmUrl === undefined ? undefined : String(options.wasmUrl);
     this.debug = options.debug === true;
     this.inspectReply = options.inspectReply;
@@ -244,29 +300,53 @@ export class WorkerPool {
   private spawn(slot: Slot): Promise<void> {
     const worker = this.createWorker();
     slot.worker = worker;
+    const url = this.workerLabel;
+    /** Until ready: an `error` event is a start failure (reported once, by `slot.ready`), not a crash of a running call. */
+    let started = false;
     slot.ready = new Promise<void>((resolve, reject) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const stop = () => {
+        if (timer !== undefined) clearTimeout(timer);
+        worker.removeEventListener('message', onReady);
+        worker.removeEventListener('error', onError);
+      };
       const onReady = (e: MessageEvent) => {
         const msg = e.data as ReadyMessage;
         if (msg?.type !== 'veilkit/ready') return;
-        worker.removeEventListener('message', onReady);
+        stop();
+        started = msg.ok;
         if (msg.ok) resolve();
-        else reject(msg.error ? deserializeError(msg.error) : new VeilError('INTERNAL', 'worker failed to start'));
+        // The worker ran and its init() failed: that error (e.g. UNSUPPORTED_PLATFORM when the wasm
+        // could not be fetched or compiled) is the more precise one.
+        else reject(msg.error ? deserializeError(msg.error) : startFailed(url, 'its init() failed without an error'));
+      };
+      const onError = (e: Event) => {
+        e.preventDefault();
+        stop();
+        reject(startFailed(url, workerErrorCause(e)));
       };
       worker.addEventListener('message', onReady);
-      worker.addEventListener('error', (e) => {
-        e.preventDefault();
-        reject(new VeilError('INTERNAL', `worker failed to start: ${e.message}`));
-      }, { once: true });
+      worker.addEventListener('error', onError);
+      if (this.startTimeoutMs > 0) {
+        timer = setTimeout(() => {
+          stop();
+          reject(startFailed(url, `it did not report ready within ${this.startTimeoutMs} ms (its script, the wasm core or the threads build did not load)`));
+        }, this.startTimeoutMs);
+      }
     });
+    // A start failure is reported to the call waiting for it (start()); nobody else awaits this.
+    slot.ready.catch(() => {});
     worker.addEventListener('message', (e: MessageEvent) => {
       this.inspectReply?.(e.data);
       this.onReply(slot, worker, e.data as Reply | ReadyMessage);
     });
-    worker.addEventListener('error', (e: ErrorEvent) => {
+    worker.addEventListener('error', (e: Event) => {
       e.preventDefault();
-      this.onCrash(slot, worker, e.message);
+      if (started) this.onCrash(slot, worker, workerErrorCause(e));
     });
-    worker.addEventListener('messageerror', () => this.onCrash(slot, worker, 'a message could not be deserialized'));
+    worker.addEventListener('messageerror', () => {
+      if (started) this.onCrash(slot, worker, 'a message could not be deserialized');
+    });
     worker.postMessage({ type: 'veilkit/init', wasmUrl: this.wasmUrl, debug: this.debug, route: this.route, threads: this.threads });
     return slot.ready;
   }
