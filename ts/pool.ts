@@ -15,7 +15,7 @@ import { VeilError, detailsOf, isVeilErrorCode } from './errors.js';
 import { disposeSymbol, disposedError } from './dispose.js';
 import type { RoutePreference } from './webcrypto/routes.js';
 import type {
-  PrimitiveArgs, PrimitiveResult, ReadyMessage, Replies, Reply, Request, SerializedError, WorkerPrimitive,
+  PrimitiveArgs, PrimitiveResult, ProgressMessage, ReadyMessage, Replies, Reply, Request, SerializedError, WorkerPrimitive,
 } from '../worker/protocol.js';
 
 /** Distributes `Omit` over a union, keeping each member's fields. */
@@ -73,6 +73,8 @@ export interface RunOptions {
   affinity?: string;
   /** Buffers to transfer (hand over) to the worker instead of copying. Only pass buffers you own and no longer need. */
   transfer?: Transferable[];
+  /** Called with the progress a running request reports (`files/*-chunks`: plaintext bytes and chunks done since the previous call). */
+  onProgress?: (step: { readonly bytes: number; readonly chunks: number }) => void;
 }
 
 interface Job {
@@ -338,7 +340,7 @@ export class WorkerPool {
     slot.ready.catch(() => {});
     worker.addEventListener('message', (e: MessageEvent) => {
       this.inspectReply?.(e.data);
-      this.onReply(slot, worker, e.data as Reply | ReadyMessage);
+      this.onReply(slot, worker, e.data as Reply | ReadyMessage | ProgressMessage);
     });
     worker.addEventListener('error', (e: Event) => {
       e.preventDefault();
@@ -377,8 +379,12 @@ export class WorkerPool {
     );
   }
 
-  private onReply(slot: Slot, worker: Worker, msg: Reply | ReadyMessage): void {
-    if (slot.worker !== worker || 'type' in msg) return;
+  private onReply(slot: Slot, worker: Worker, msg: Reply | ReadyMessage | ProgressMessage): void {
+    if (slot.worker !== worker) return;
+    if ('type' in msg) {
+      if (msg.type === 'veilkit/progress') this.onProgress(slot, msg);
+      return;
+    }
     const job = slot.job;
     if (!job || job.id !== msg.id) return;
     this.finish(slot, job);
@@ -388,6 +394,17 @@ export class WorkerPool {
     }
     if (msg.ok) this.settle(job, msg.value, true);
     else this.settle(job, deserializeError(msg.error));
+  }
+
+  private onProgress(slot: Slot, msg: ProgressMessage): void {
+    const job = slot.job;
+    if (!job || job.id !== msg.id || job.abandoned || job.options.onProgress === undefined) return;
+    if (typeof msg.bytes !== 'number' || typeof msg.chunks !== 'number') return;
+    try {
+      job.options.onProgress({ bytes: msg.bytes, chunks: msg.chunks });
+    } catch {
+      // a throwing progress callback must not break the call
+    }
   }
 
   private onCrash(slot: Slot, worker: Worker, message: string): void {
