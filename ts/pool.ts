@@ -109,12 +109,18 @@ function defaultWorker(url: string | URL | undefined): Worker {
   return new Worker(url, { type: 'module', name: 'veilkit' });
 }
 
+/** Where the default worker is, relative to this module (unbundled: dist/ts/pool.js → dist/worker/). */
+const DEFAULT_WORKER_PATH = '../worker/veilkit.worker.js';
+
 /** The worker script a pool names in its errors. */
 function workerLabel(url: string | URL | undefined, custom: boolean): string {
   if (url !== undefined) return String(url);
   if (custom) return '(custom createWorker)';
-  // Only the default worker's URL: reading import.meta.url is safe anywhere (no Worker is created).
-  return new URL('../worker/veilkit.worker.js', import.meta.url).href;
+  // Unbundled (npm layout, import map, CDN): the URL the default worker loads. Bundled, this module
+  // is inside a chunk and the bundler rewrote the worker's URL, which only it knows. (A variable, not
+  // a literal: bundlers would emit a literal `new URL('…', import.meta.url)` as one more asset.)
+  if (/\/ts\/pool\.js$/.test(import.meta.url)) return new URL(DEFAULT_WORKER_PATH, import.meta.url).href;
+  return 'veilkit.worker.js (the module worker your bundler emitted for veilkit)';
 }
 
 /**
