@@ -172,6 +172,8 @@ export function init(options: InitOptions = {}): Promise<void> {
     if (!support.simd) {
       throw new VeilError('UNSUPPORTED_PLATFORM', 'WebAssembly SIMD128 is not supported by this engine');
     }
+    /** Where the SIMD module was loaded from, for the error message. */
+    let from: string | undefined;
     try {
       let build: WasmBuild = 'simd';
       let threads: number | undefined;
@@ -179,11 +181,14 @@ export function init(options: InitOptions = {}): Promise<void> {
       if (threads !== undefined) {
         build = 'threads';
       } else if (options.wasm !== undefined) {
+        if (typeof options.wasm === 'string' || options.wasm instanceof URL) from = String(options.wasm);
         await initWasm({ module_or_path: options.wasm });
       } else if (isNode()) {
         await loadInNode();
       } else {
-        await initWasm({ module_or_path: new URL('./wasm/veilkit_bg.wasm', import.meta.url) });
+        const url = new URL('./wasm/veilkit_bg.wasm', import.meta.url);
+        from = url.href;
+        await initWasm({ module_or_path: url });
       }
       const wc = await webCrypto;
       const g = globalThis as { crossOriginIsolated?: boolean };
@@ -199,7 +204,10 @@ export function init(options: InitOptions = {}): Promise<void> {
       initialized = true;
     } catch (e) {
       ready = undefined; // allow a retry (e.g. after a network error)
-      throw e instanceof VeilError ? e : new VeilError('UNSUPPORTED_PLATFORM', `could not load the wasm core: ${String(e)}`, { cause: e });
+      if (e instanceof VeilError) throw e;
+      // "expected magic word 00 61 73 6d, found 3c 21 64 6f": an HTML page (a dev server's fallback) came back instead of the .wasm.
+      const html = /found 3c/i.test(String(e)) ? ' (the server answered with an HTML page, not the .wasm: serve veilkit_bg.wasm as a file, or pass init({ wasm }))' : '';
+      throw new VeilError('UNSUPPORTED_PLATFORM', `could not load the wasm core${from === undefined ? '' : ` from ${from}`}: ${String(e)}${html}`, { cause: e });
     }
   })();
   return ready;
