@@ -7,12 +7,14 @@
  * attributed to exactly one call: that call fails, the worker is replaced,
  * every other call goes on.
  *
- * Size: one scheduler class (queue, affinity, crash recovery, idle termination,
- * dispose) over shared private state, plus the ref-counted default pool; a
- * few lines over the ~400-line guideline.
+ * Size: one scheduler class (queue, affinity, start timeout, crash recovery,
+ * progress routing, idle termination, dispose) over shared private state, plus
+ * the ref-counted default pool; about 100 lines over the ~400-line guideline
+ * (the start-failure helpers live in ts/pool-start.ts).
  */
 import { VeilError, detailsOf, isVeilErrorCode } from './errors.js';
 import { disposeSymbol, disposedError } from './dispose.js';
+import { DEFAULT_WORKER_START_TIMEOUT_MS, defaultWorker, startFailed, workerErrorCause, workerLabel } from './pool-start.js';
 import type { RoutePreference } from './webcrypto/routes.js';
 import type {
   PrimitiveArgs, PrimitiveResult, ProgressMessage, ReadyMessage, Replies, Reply, Request, SerializedError, WorkerPrimitive,
@@ -98,51 +100,6 @@ interface Slot {
 function defaultSize(): number {
   const n = (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator?.hardwareConcurrency;
   return typeof n === 'number' && n > 0 ? n : 2;
-}
-
-/** Default of {@link PoolOptions.startTimeoutMs}. */
-export const DEFAULT_WORKER_START_TIMEOUT_MS = 15_000;
-
-function defaultWorker(url: string | URL | undefined): Worker {
-  // A literal `new URL('…', import.meta.url)` in the `new Worker(…)` call: bundlers find the worker there.
-  if (url === undefined) return new Worker(new URL('../worker/veilkit.worker.js', import.meta.url), { type: 'module', name: 'veilkit' });
-  return new Worker(url, { type: 'module', name: 'veilkit' });
-}
-
-/** Where the default worker is, relative to this module (unbundled: dist/ts/pool.js → dist/worker/). */
-const DEFAULT_WORKER_PATH = '../worker/veilkit.worker.js';
-
-/** The worker script a pool names in its errors. */
-function workerLabel(url: string | URL | undefined, custom: boolean): string {
-  if (url !== undefined) return String(url);
-  if (custom) return '(custom createWorker)';
-  // Unbundled (npm layout, import map, CDN): the URL the default worker loads. Bundled, this module
-  // is inside a chunk and the bundler rewrote the worker's URL, which only it knows. (A variable, not
-  // a literal: bundlers would emit a literal `new URL('…', import.meta.url)` as one more asset.)
-  if (/\/ts\/pool\.js$/.test(import.meta.url)) return new URL(DEFAULT_WORKER_PATH, import.meta.url).href;
-  return 'veilkit.worker.js (the module worker your bundler emitted for veilkit)';
-}
-
-/**
- * Why a worker's `error` event fired while it was starting: the ErrorEvent's message and location when
- * it has them (an exception thrown while the module evaluated), else a load failure (a 404, a wrong
- * MIME type, a network or CSP refusal, or an import of the module that failed: browsers give no detail).
- */
-export function workerErrorCause(e: Event): string {
-  const ev = e as Partial<ErrorEvent>;
-  const message = typeof ev.message === 'string' && ev.message !== '' ? ev.message : undefined;
-  const where = typeof ev.filename === 'string' && ev.filename !== ''
-    ? ` (${ev.filename}${typeof ev.lineno === 'number' && ev.lineno > 0 ? `:${ev.lineno}${typeof ev.colno === 'number' && ev.colno > 0 ? `:${ev.colno}` : ''}` : ''})`
-    : '';
-  if (message !== undefined) return `${message}${where}`;
-  return `the script could not be loaded (a 404, a wrong MIME type, a network or CSP refusal, or a failing import)${where}`;
-}
-
-function startFailed(url: string, reason: string, cause?: unknown): VeilError {
-  return new VeilError('WORKER_START_FAILED', `veilkit worker ${url} failed to start: ${reason}`, {
-    details: { url, reason },
-    ...(cause === undefined ? {} : { cause }),
-  });
 }
 
 /** Rebuilds a thrown error from its serialized form. */

@@ -24,7 +24,7 @@
  * wiped) and are encoded into buffers that are wiped after the wasm call.
  *
  * Size: one handler table whose handlers share the session map and the
- * chunk-key / IV / leaf helpers above them; a few lines over ~400.
+ * chunk-key / IV / leaf / progress helpers above them; about 90 lines over ~400.
  */
 import * as wasm from '../ts/wasm/veilkit.js';
 import { call } from '../ts/init.js';

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as api from '../../ts/index.js';
-import { workerErrorCause } from '../../ts/pool.js';
+import { workerErrorCause } from '../../ts/pool-start.js';
 
 type Behaviour = 'ready' | 'silent' | 'load-error' | 'throw-on-load' | 'init-fails';
 
