@@ -8,6 +8,7 @@ import { decapsulateRequest, deriveSharedKey, sign, signHybrid } from './keys.js
 import { lock, setPassphrase, status, unlock } from './lock.js';
 import { capabilities } from './capabilities.js';
 import { open } from './store.js';
+import * as sessions from './sessions.js';
 
 /** The `keystore/*` handlers, spread into the worker's handler table; each returns `KeystoreReplies[type]`. */
 export const keystoreHandlers: HandlerTable<KeystoreRequest, KeystoreReplies> = {
@@ -29,4 +30,11 @@ export const keystoreHandlers: HandlerTable<KeystoreRequest, KeystoreReplies> = 
   'keystore/sign-hybrid': async (req) => signHybrid(await open(req), req.identity, req.message, req.context),
   'keystore/derive-shared-key': async (req) => deriveSharedKey(await open(req), req.identity, req.peerPublicKey, req.info),
   'keystore/decapsulate': (req) => decapsulateRequest(req),
+  'keystore/session-initiate': async (req) => sessions.initiate(await open(req), req.identity, req.bundle, req),
+  'keystore/session-respond': async (req) => sessions.respond(await open(req), req.identity, req.message, req),
+  'keystore/session-encrypt': async (req) => sessions.encrypt(await open(req), req.session, req.plaintext, req.aad),
+  'keystore/session-decrypt': async (req) => sessions.decrypt(await open(req), req.session, req.message, req.aad),
+  'keystore/session-info': async (req) => sessions.info(await open(req), req.session),
+  'keystore/session-list': async (req) => sessions.list(await open(req), req.identity),
+  'keystore/session-delete': async (req) => sessions.remove(await open(req), req.session),
 };
