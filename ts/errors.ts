@@ -100,24 +100,34 @@ const CODE_SET: ReadonlySet<string> = new Set(VEIL_ERROR_CODES);
 /**
  * Structured facts about a failure, where the code has them: `needed` / `got` (bytes, for
  * `TRUNCATED`), `index` / `reason` (the failing entry or change and why, for `KEY_LOG_INVALID`
- * and `REGISTRY_INVALID`; `index` is `null` when no entry is to blame). Empty otherwise.
+ * and `REGISTRY_INVALID`; `index` is `null` when no entry is to blame), `jump` / `limit` (message
+ * keys, for `TOO_FAR_AHEAD`), `counter` / `highestSeen` (state counters, for `STATE_ROLLBACK`).
+ * Empty otherwise.
  */
 export interface VeilErrorDetails {
   readonly needed?: number;
   readonly got?: number;
   readonly index?: number | null;
   readonly reason?: string;
+  readonly jump?: number;
+  readonly limit?: number;
+  readonly counter?: number;
+  readonly highestSeen?: number;
 }
 
 /** Keeps the known detail fields of `value` that have the right type (anything else is dropped). */
 export function detailsOf(value: unknown): VeilErrorDetails {
   if (typeof value !== 'object' || value === null) return {};
   const v = value as Record<string, unknown>;
-  const d: { needed?: number; got?: number; index?: number | null; reason?: string } = {};
+  const d: { -readonly [K in keyof VeilErrorDetails]: VeilErrorDetails[K] } = {};
   if (typeof v.needed === 'number') d.needed = v.needed;
   if (typeof v.got === 'number') d.got = v.got;
   if (typeof v.index === 'number' || v.index === null) d.index = v.index;
   if (typeof v.reason === 'string') d.reason = v.reason;
+  if (typeof v.jump === 'number') d.jump = v.jump;
+  if (typeof v.limit === 'number') d.limit = v.limit;
+  if (typeof v.counter === 'number') d.counter = v.counter;
+  if (typeof v.highestSeen === 'number') d.highestSeen = v.highestSeen;
   return d;
 }
 
@@ -163,7 +173,7 @@ export function toVeilError(e: unknown): VeilError {
   }
   if (e instanceof Error) {
     const code: unknown = (e as Error & { code?: unknown }).code;
-    // The core puts details on the thrown object as properties (`index`, `reason`, `needed`, `got`).
+    // The core puts details on the thrown object as properties (`index`, `reason`, `needed`, `got`, `jump`, `limit`, `counter`, `highestSeen`).
     if (isVeilErrorCode(code)) return new VeilError(code, e.message, { details: detailsOf(e) });
     return new VeilError('INTERNAL', e.message, { cause: e });
   }

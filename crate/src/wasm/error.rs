@@ -2,14 +2,16 @@
 //!
 //! Every core error crosses to JS the same way: an `Error` named `VeilError`
 //! with the error's `Display` text as message and its stable `code`
-//! (`CryptoError::code`, `ContainerError::code`, `MessagingError::code`),
+//! (`CryptoError::code`, `ContainerError::code`, `MessagingError::code`,
+//! `SessionError::code`),
 //! plus the extra properties of a few variants ([`JsCode::details`]); the
-//! TypeScript facade turns it into its `VeilError` class. The three error
+//! TypeScript facade turns it into its `VeilError` class. The four error
 //! enums implement [`JsCode`]; [`JsFail`] converts from each of them, so the
 //! bindings use `?` on core results directly.
 use crate::container::ContainerError;
 use crate::error::CryptoError;
 use crate::messaging::MessagingError;
+use crate::session::SessionError;
 use wasm_bindgen::JsValue;
 
 /// A core error as the facade sees it.
@@ -131,5 +133,43 @@ impl JsCode for MessagingError {
         let index = index.map_or(JsValue::NULL, |i| JsValue::from_f64(i as f64));
         set(err, "index", &index);
         set(err, "reason", &JsValue::from_str(reason));
+    }
+}
+
+/// `TOO_FAR_AHEAD` also carries `jump` and `limit` (key counts),
+/// `STATE_ROLLBACK` `counter` and `highestSeen` (numbers; above 2^53 they
+/// round). The match lists every variant.
+impl JsCode for SessionError {
+    fn code(&self) -> &'static str {
+        Self::code(self)
+    }
+
+    fn details(&self, err: &js_sys::Error) {
+        match self {
+            Self::Crypto(inner) => inner.details(err),
+            Self::TooFarAhead { jump, limit } => {
+                set(err, "jump", &JsValue::from_f64(*jump as f64));
+                set(err, "limit", &JsValue::from_f64(f64::from(*limit)));
+            }
+            Self::StateRollback {
+                counter,
+                highest_seen,
+            } => {
+                set(err, "counter", &JsValue::from_f64(*counter as f64));
+                set(err, "highestSeen", &JsValue::from_f64(*highest_seen as f64));
+            }
+            Self::AuthenticationFailed
+            | Self::Malformed(_)
+            | Self::PqIdentityRequired
+            | Self::BundleInvalid(_)
+            | Self::PrekeyExpired
+            | Self::NoCommonVersion
+            | Self::VersionDowngrade
+            | Self::ReplayDetected
+            | Self::IdentityMismatch(_)
+            | Self::PrekeyNotFound
+            | Self::DuplicateMessage
+            | Self::InvalidState(_) => {}
+        }
     }
 }

@@ -23,7 +23,7 @@ use wasm_bindgen::prelude::*;
     clippy::cast_possible_truncation,
     reason = "`v as u64` only runs on a whole number in 0 ..= 2^53 - 1 (checked first): exact"
 )]
-fn safe_u64(what: &'static str, v: f64) -> JsResult<u64> {
+pub(super) fn safe_u64(what: &'static str, v: f64) -> JsResult<u64> {
     if v.is_finite() && v.fract() == 0.0 && v >= 0.0 && v <= MAX_SAFE_INTEGER as f64 {
         Ok(v as u64)
     } else {

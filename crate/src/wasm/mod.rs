@@ -15,7 +15,7 @@
 //!   overwritten before the call returns to JS.
 //! - Errors become a JS `Error` named `VeilError` with a stable `code`
 //!   (`CryptoError::code`, `ContainerError::code`, `MessagingError::code`,
-//!   exhaustive matches) and the extra properties of a few variants, built in
+//!   `SessionError::code`, exhaustive matches) and the extra properties of a few variants, built in
 //!   one place ([`error`]); functions return [`JsResult`] and use `?` on core
 //!   results. The TypeScript facade turns the error into its `VeilError` class.
 
@@ -36,6 +36,7 @@ mod messaging;
 mod mldsa;
 mod mlkem;
 mod recipient_id;
+mod session;
 mod shamir;
 #[cfg(feature = "threads")]
 mod threads;
