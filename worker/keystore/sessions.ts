@@ -18,15 +18,16 @@
  *    counter;
  * 4. commits the record and the head in one `durability: 'strict'`
  *    transaction that re-checks the generation and lock epoch and the
- *    counter it started from (and, for `respond`, that the consumed one-time
- *    prekeys are still there and the replay entry is not);
+ *    counter it started from (`respond`: the same transaction deletes the
+ *    consumed one-time prekeys and records the replay key, prekeys.ts
+ *    `consumeInTransaction`, aborting if either was used meanwhile);
  * 5. only then releases the locks and returns the message or plaintext.
  *
- * `respond` takes the store lock exclusively (it consumes prekeys). State
- * bytes, seeds and prekey secrets are wiped after use.
+ * A new session (`initiate`, `respond`) has no lock of its own yet: nobody
+ * else knows its id. State bytes, seeds and prekey secrets are wiped after use.
  */
 import * as core from '../../ts/session/core.js';
-import type { IdentitySeeds, InitialMessageInfo } from '../../ts/session/core.js';
+import type { IdentitySeeds } from '../../ts/session/core.js';
 import { VeilError } from '../../ts/errors.js';
 import { bytesToHex } from '../../ts/bytes.js';
 import { bytes, wipe } from '../../ts/validate.js';
@@ -36,7 +37,7 @@ import { checkFormat, locked, notFound, storageError } from './db.js';
 import { abort, done, request } from './idb.js';
 import { sealSession, unsealSession, type HeadRecord, type SessionRecord, type StateRecord } from './records.js';
 import { announce, sessionFor, type Session as Unlocked, type Store } from './store.js';
-import { consumeInTransaction, deviceOf, identitySeeds, prekeySecrets, replaySeen } from './prekeys.js';
+import { consumeFailure, consumeInTransaction, deviceOf, identitySeeds, prekeySecrets, replaySeen } from './prekeys.js';
 
 const enc = new TextEncoder();
 
@@ -72,10 +73,10 @@ function locks(): LockManager {
   return l;
 }
 
-/** Store lock (shared, or exclusive for `respond`), then the session's own exclusive lock. */
-async function withSessionLock<T>(s: Store, id: string | undefined, storeMode: LockMode, fn: () => Promise<T>): Promise<T> {
+/** The store lock (shared), then, for an existing session, its own exclusive lock: always in this order. */
+async function withSessionLock<T>(s: Store, id: string | undefined, fn: () => Promise<T>): Promise<T> {
   const l = locks();
-  return l.request(`veilkit-keystore:${s.name}`, { mode: storeMode }, () =>
+  return l.request(`veilkit-keystore:${s.name}`, { mode: 'shared' }, () =>
     id === undefined ? fn() : l.request(`veilkit-keystore:${s.name}:session:${id}`, { mode: 'exclusive' }, fn));
 }
 
@@ -165,7 +166,7 @@ function sessionIdentityId(encoding: Uint8Array): string {
  */
 async function commitSession(
   s: Store, unlocked: Unlocked, record: SessionRecord, previous: number | undefined,
-  extra?: { stores: string[]; run: (tx: IDBTransaction) => Promise<void> },
+  extra?: { stores: string[]; run: (tx: IDBTransaction) => void; failure: (tx: IDBTransaction) => VeilError | undefined },
 ): Promise<number> {
   let tx: IDBTransaction;
   try {
@@ -192,7 +193,7 @@ async function commitSession(
     if (head !== undefined && (head.deleted || head.counter > record.counter)) {
       throw new VeilError('STATE_ROLLBACK', `session ${record.id}: a newer state was committed`);
     }
-    if (extra) await extra.run(tx);
+    if (extra) extra.run(tx);
     await request(tx.objectStore('sessions').put(record));
     await request(tx.objectStore('heads').put({ id: record.id, identityId: record.identityId, counter: record.counter } satisfies Head));
     const revision = state.revision + 1;
@@ -202,7 +203,7 @@ async function commitSession(
     return revision;
   } catch (e) {
     abort(tx);
-    throw storageError(e);
+    throw extra?.failure(tx) ?? storageError(e);
   }
 }
 
@@ -238,7 +239,7 @@ export async function initiate(
   const pinned = optional('pinned', o.pinned);
   const plaintext = optional('plaintext', o.plaintext);
   const aad = optional('aad', o.aad);
-  return withSessionLock(s, undefined, 'shared', async () => {
+  return withSessionLock(s, undefined, async () => {
     let seeds: IdentitySeeds | undefined;
     let result: ReturnType<typeof core.initiate> | undefined;
     try {
@@ -278,14 +279,6 @@ async function readStateRecord(s: Store): Promise<StateRecord> {
   return checkFormat(state);
 }
 
-/** Record ids (object store `prekeys`) of the one-time prekeys a respond consumed. */
-function oneTimeIds(identityId: string, consumed: { oneTimeX25519?: number; oneTimeMlkem?: number }): string[] {
-  const ids: string[] = [];
-  if (consumed.oneTimeX25519 !== undefined) ids.push(`${identityId}/x25519-one-time/${consumed.oneTimeX25519}`);
-  if (consumed.oneTimeMlkem !== undefined) ids.push(`${identityId}/mlkem-one-time/${consumed.oneTimeMlkem}`);
-  return ids;
-}
-
 export async function respond(
   s: Store, identity: string, message: Uint8Array, o: { pinned?: Uint8Array | undefined; aad?: Uint8Array | undefined },
 ): Promise<{ session: SessionInfo; plaintext: Uint8Array }> {
@@ -294,8 +287,8 @@ export async function respond(
   const pinned = optional('pinned', o.pinned);
   const aad = optional('aad', o.aad);
   const info = core.initialMessageInfo(message);
-  // Exclusive: respond consumes prekeys; the commit re-checks them in its transaction as well.
-  return withSessionLock(s, undefined, 'exclusive', async () => {
+  // Shared like every session operation: two answers racing for one prekey or replay key are decided by the commit.
+  return withSessionLock(s, undefined, async () => {
     let seeds: IdentitySeeds | undefined;
     let secrets: { signed: Uint8Array; pq: Uint8Array; oneTime?: Uint8Array } | undefined;
     let result: ReturnType<typeof core.respond> | undefined;
@@ -322,20 +315,12 @@ export async function respond(
     const base = { id, identityId: identity, peerIdentityId, peerDeviceId: r.peerDeviceId, role: 'responder' as const, createdAt: now, updatedAt: now, counter: r.counter };
     const sessionInfo = infoOf({ ...base, wrapped: new Uint8Array(0) }, r.state);
     const record: SessionRecord = { ...base, wrapped: await wrapped(unlocked, identity, id, r.counter, r.state) };
-    const consumedIds = oneTimeIds(identity, r.consumed);
-    const replayId = r.replayDigest === undefined ? undefined : `${identity}/${info.signedPrekeyId}/${info.pqPrekeyId}/${bytesToHex(r.replayDigest)}`;
+    // Deletes the consumed one-time prekeys and records the replay key in the transaction that stores the
+    // session; it aborts that transaction if a prekey is already gone or the key already recorded.
     const revision = await commitSession(s, unlocked, record, undefined, {
       stores: ['prekeys', 'replay'],
-      run: async (tx) => {
-        // Under the exclusive store lock nothing else consumes prekeys; checked here anyway, in the transaction that stores the session.
-        for (const pid of consumedIds) {
-          if ((await request(tx.objectStore('prekeys').get(pid))) === undefined) throw new VeilError('PREKEY_NOT_FOUND', `one-time prekey ${pid} is gone`);
-        }
-        if (replayId !== undefined && (await request(tx.objectStore('replay').get(replayId))) !== undefined) {
-          throw new VeilError('REPLAY_DETECTED', 'this initial message (without one-time prekeys) was already answered');
-        }
-        consumeInTransaction(tx, identity, info, r.consumed, r.replayDigest);
-      },
+      run: (tx) => consumeInTransaction(tx, identity, info, r.consumed, r.replayDigest),
+      failure: consumeFailure,
     });
     changed(s, 'session-created', revision, id);
     return { session: sessionInfo, plaintext: r.plaintext };
@@ -346,7 +331,7 @@ export async function respond(
 async function advance<T>(
   s: Store, id: string, step: (state: Uint8Array) => { state: Uint8Array; counter: number; out: T },
 ): Promise<T & { counter: number }> {
-  return withSessionLock(s, id, 'shared', async () => {
+  return withSessionLock(s, id, async () => {
     const { unlocked, record, state } = await load(s, id);
     let next: { state: Uint8Array; counter: number; out: T };
     try {
@@ -389,7 +374,7 @@ export async function decrypt(s: Store, session: string, message: Uint8Array, aa
 
 export async function info(s: Store, session: string): Promise<SessionInfo> {
   const id = checkSessionId(session);
-  return withSessionLock(s, id, 'shared', async () => {
+  return withSessionLock(s, id, async () => {
     const { record, state } = await load(s, id);
     try {
       return infoOf(record, state);
@@ -434,7 +419,7 @@ export async function list(s: Store, identity: string | undefined): Promise<Sess
 /** Deletes the session; its head stays (marked deleted) so the record cannot be written back and used again. */
 export async function remove(s: Store, session: string): Promise<true> {
   const id = checkSessionId(session);
-  return withSessionLock(s, id, 'shared', async () => {
+  return withSessionLock(s, id, async () => {
     const unlocked = sessionFor(s, await readStateRecord(s));
     let tx: IDBTransaction;
     try {
