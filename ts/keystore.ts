@@ -17,7 +17,7 @@
 import { disposeSymbol, disposedError } from './dispose.js';
 import { WorkerPool, type PoolOptions, type RequestBody } from './pool.js';
 import { resolveKdfBudget, type PublicBundle } from './keystore-format.js';
-import { bytes } from './validate.js';
+import { bytes, integer } from './validate.js';
 import { Listeners } from './listeners.js';
 import { checkName } from '../worker/keystore/args.js';
 import {
@@ -25,12 +25,12 @@ import {
 } from './keystore-isolated.js';
 import type {
   HybridSignature, IdentityHandle, ImportBackupResult, KdfBudget, KeystoreCapabilities, KeystoreChange, KeystoreReplies, KeystoreStatus,
-  PassphraseKdfParams,
+  PassphraseKdfParams, PrekeyBundles,
 } from '../worker/keystore.protocol.js';
 
 export type {
   HybridSignature, IdentityHandle, KdfBudget, KeyHandle, KeyRoute, KeyType, ImportBackupResult, KeystoreCapabilities, KeystoreChange,
-  KeystoreStatus, PassphraseKdfParams,
+  KeystoreStatus, PassphraseKdfParams, PrekeyBundles,
 } from '../worker/keystore.protocol.js';
 export type { IsolatedKeystoreOptions } from './keystore-isolated.js';
 export {
@@ -110,6 +110,29 @@ export interface DecapsulateOptions {
    * identity this way, so no key that could derive a file's DEK ever reaches the page.
    */
   port?: MessagePort;
+}
+
+/** Options of {@link Keystore.createPrekeyBundle}. */
+export interface CreatePrekeyBundleOptions {
+  /** One-time bundles to make as well: an integer 0 to 100 (default 0). */
+  oneTime?: number;
+}
+
+/** Options of {@link Keystore.replenishPrekeys}. */
+export interface ReplenishPrekeysOptions {
+  /** One-time bundles to make: an integer 0 to 100. */
+  oneTime: number;
+  /** Replace the signed and last-resort prekeys now, even if they are not due (default `false`: only when due). */
+  rotate?: boolean;
+}
+
+/** The most one-time bundles one call makes (docs/KEYSTORE.md#prekey-rotation). */
+const MAX_ONE_TIME_PREKEYS_PER_CALL = 100;
+
+function options<T extends object>(value: T | undefined, required: boolean): Partial<T> {
+  if (value === undefined && !required) return {};
+  if (typeof value !== 'object' || value === null) throw new TypeError('options must be an object');
+  return value;
 }
 
 type Body = KeystoreBody;
@@ -366,6 +389,31 @@ export class Keystore {
       ...(port ? { port } : {}),
     }, port ? [port] : undefined);
     return r === true ? undefined : r;
+  }
+
+  /**
+   * Prekeys for sessions (docs/KEYSTORE.md#sessions-and-prekeys): the identity's signed bundle for this device —
+   * current signed X25519 and last-resort ML-KEM-768 prekeys, made (or rotated, when due) as needed — and
+   * `oneTime` new one-time bundles, each a full bundle with its own one-time X25519 and ML-KEM-768 prekey.
+   * Publish them; every one-time bundle must be handed out once. The identity needs ML-DSA-65
+   * (`PQ_IDENTITY_REQUIRED`); `KEYSTORE_LOCKED` while locked.
+   */
+  async createPrekeyBundle(identity: IdentityHandle | string, options_?: CreatePrekeyBundleOptions): Promise<PrekeyBundles> {
+    const o = options(options_, false);
+    const oneTime = o.oneTime === undefined ? 0 : integer('oneTime', o.oneTime, 0, MAX_ONE_TIME_PREKEYS_PER_CALL);
+    return this.run({ type: 'keystore/create-prekey-bundle', identity: identityId(identity), oneTime });
+  }
+
+  /**
+   * More one-time bundles (key ids never repeat), rotating the signed and last-resort prekeys when due
+   * (`rotate: true`: now) and deleting expired one-time and long-replaced prekeys. Same result as
+   * {@link Keystore.createPrekeyBundle}.
+   */
+  async replenishPrekeys(identity: IdentityHandle | string, options_: ReplenishPrekeysOptions): Promise<PrekeyBundles> {
+    const o = options(options_, true);
+    const oneTime = integer('oneTime', o.oneTime, 0, MAX_ONE_TIME_PREKEYS_PER_CALL);
+    if (o.rotate !== undefined && typeof o.rotate !== 'boolean') throw new TypeError('rotate must be a boolean');
+    return this.run({ type: 'keystore/replenish-prekeys', identity: identityId(identity), oneTime, rotate: o.rotate === true });
   }
 
   /**

@@ -95,7 +95,7 @@ export interface KeystoreChange {
   readonly revision: number;
   readonly change:
     | 'created' | 'identity-created' | 'identity-deleted' | 'backup-imported' | 'passphrase-changed' | 'locked'
-    | 'session-created' | 'session-updated' | 'session-deleted';
+    | 'prekeys-changed' | 'session-created' | 'session-updated' | 'session-deleted';
   /** The identities, or (`session-*`) the session ids, the change concerns. */
   readonly ids: readonly string[];
 }
@@ -105,6 +105,16 @@ export interface ImportBackupResult {
   readonly imported: readonly IdentityHandle[];
   /** Ids already present (kept as they were). */
   readonly skipped: readonly string[];
+}
+
+/**
+ * Prekey bundles of an identity on this device (docs/KEYSTORE.md#sessions-and-prekeys; byte format docs/SESSIONS.md §3):
+ * `bundle` carries the current signed X25519 and last-resort ML-KEM-768 prekeys and no one-time prekey; each of
+ * `oneTime` is a full bundle with the same two plus its own one-time X25519 and one-time ML-KEM-768 prekey.
+ */
+export interface PrekeyBundles {
+  readonly bundle: Uint8Array;
+  readonly oneTime: Uint8Array[];
 }
 
 type R<T extends string, F> = { readonly id: number; readonly type: T; readonly name: string } & F;
@@ -136,6 +146,8 @@ export type KeystoreRequest =
     readonly identity: string; readonly kem: 'ml-kem-768' | 'x-wing'; readonly ciphertext: Uint8Array;
     readonly info: Uint8Array; readonly output: 'aes-gcm' | 'hkdf'; readonly port?: MessagePort;
   }>
+  | R<'keystore/create-prekey-bundle', { readonly identity: string; readonly oneTime: number }>
+  | R<'keystore/replenish-prekeys', { readonly identity: string; readonly oneTime: number; readonly rotate: boolean }>
   // Chat sessions (docs/SESSIONS.md §6, worker/keystore/sessions.ts). Secret state never leaves the worker.
   | R<'keystore/session-initiate', {
     readonly identity: string; readonly bundle: Uint8Array; readonly pinned?: Uint8Array; readonly plaintext?: Uint8Array; readonly aad?: Uint8Array;
@@ -207,6 +219,8 @@ export interface KeystoreReplies {
   'keystore/derive-shared-key': CryptoKey;
   /** `true` when the key went to `port`. */
   'keystore/decapsulate': CryptoKey | true;
+  'keystore/create-prekey-bundle': PrekeyBundles;
+  'keystore/replenish-prekeys': PrekeyBundles;
   'keystore/session-initiate': { readonly session: SessionInfo; readonly initialMessage: Uint8Array };
   'keystore/session-respond': { readonly session: SessionInfo; readonly plaintext: Uint8Array };
   'keystore/session-encrypt': { readonly message: Uint8Array; readonly counter: number };

@@ -6,6 +6,7 @@ import { exportBackup, importBackup } from './backup.js';
 import { createIdentity, deleteIdentity, exportPhrase, listIdentities, publicBundle, restorePhrase } from './identities.js';
 import { decapsulateRequest, deriveSharedKey, sign, signHybrid } from './keys.js';
 import { lock, setPassphrase, status, unlock } from './lock.js';
+import { prekeyBundles } from './prekeys.js';
 import { capabilities } from './capabilities.js';
 import { open } from './store.js';
 import * as sessions from './sessions.js';
@@ -30,6 +31,8 @@ export const keystoreHandlers: HandlerTable<KeystoreRequest, KeystoreReplies> = 
   'keystore/sign-hybrid': async (req) => signHybrid(await open(req), req.identity, req.message, req.context),
   'keystore/derive-shared-key': async (req) => deriveSharedKey(await open(req), req.identity, req.peerPublicKey, req.info),
   'keystore/decapsulate': (req) => decapsulateRequest(req),
+  'keystore/create-prekey-bundle': async (req) => prekeyBundles(await open(req), req.identity, req.oneTime, false),
+  'keystore/replenish-prekeys': async (req) => prekeyBundles(await open(req), req.identity, req.oneTime, req.rotate),
   'keystore/session-initiate': async (req) => sessions.initiate(await open(req), req.identity, req.bundle, req),
   'keystore/session-respond': async (req) => sessions.respond(await open(req), req.identity, req.message, req),
   'keystore/session-encrypt': async (req) => sessions.encrypt(await open(req), req.session, req.plaintext, req.aad),
