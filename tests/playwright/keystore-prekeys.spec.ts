@@ -89,6 +89,15 @@ test('prekey secrets: re-wrapped by a passphrase change, refused while locked, n
   expect(r.lastResortStill).toBe(true);
 });
 
+test('session states: sealed to identity, session id and counter; re-wrapped by a passphrase change; never in IndexedDB in the clear', async ({ page }) => {
+  await load(page);
+  const r = await page.evaluate((n) => window.prekeyTests.sessionSealing(n), storeName('session-seal'));
+  expect(r).toEqual({
+    opens: true, otherCounter: 'AUTHENTICATION_FAILED', otherIdentity: 'AUTHENTICATION_FAILED', otherSession: 'AUTHENTICATION_FAILED',
+    clear: 0, rewrapped: true, opensAfter: true, locked: 'KEYSTORE_LOCKED',
+  });
+});
+
 test('deleteIdentity removes its prekeys, sessions, replay entries and heads; a restored identity is a new device; backups carry no prekeys', async ({ page }) => {
   await load(page);
   const r = await page.evaluate((n) => window.prekeyTests.deletion(n), storeName('prekey-delete'));
