@@ -43,6 +43,9 @@ export const LOST_CODES: readonly string[] = ['AUTHENTICATION_FAILED', 'DUPLICAT
 
 export const SIM_NOW = 1_760_000_000;
 
+/** The Chromium run (tests/playwright/session-core.spec.ts): shorter than Node's 1,000 messages. */
+export const CHROMIUM_SIM = Object.freeze({ seed: 0x5e55_0002, messages: 300 });
+
 /** mulberry32: a small deterministic PRNG. */
 export function prng(seed: number): { next: () => number; below: (n: number) => number; bytes: (n: number) => Uint8Array } {
   let s = seed >>> 0;
