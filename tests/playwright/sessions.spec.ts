@@ -1,4 +1,4 @@
-// Chat sessions in the keystore (issue 16, docs/SESSIONS.md §6) in Chromium: handshake and
+// Chat sessions in the keystore (issue 16, docs/SESSIONS.md §7) in Chromium: handshake and
 // messages between two keystores, failures that change nothing, prekey reuse and replay, two
 // tabs on one session, persistence across reload and restart, rollback, verification codes,
 // deletion, and no secret bytes in any worker→page message.

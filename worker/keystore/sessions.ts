@@ -1,5 +1,5 @@
 /**
- * Chat sessions in the keystore (docs/SESSIONS.md §6): the ratchet state of
+ * Chat sessions in the keystore (docs/SESSIONS.md §7): the ratchet state of
  * every session lives only here, wrapped in IndexedDB like an identity's
  * seeds; the page gets `SessionInfo` (public data), ciphertext and plaintext.
  *
