@@ -162,13 +162,14 @@ test('the verification code is the same on both sides and differs for another pe
   expect(r).toEqual({ same: true, sameOther: true, differs: true, direct: true, format: true });
 });
 
-test('Session.delete removes the session (and a written-back record stays deleted)', async ({ page }) => {
+test('Session.delete removes the session (and a written-back record stays deleted, also after deleteIdentity)', async ({ page }) => {
   await load(page);
   const [a, b] = names('delete');
   const r = await page.evaluate(([x, y]) => window.sessTests.deleteSession(x!, y!), [a, b]);
   expect(r).toEqual({
     before: 2, after: [r.otherId], otherId: expect.any(String), load: 'KEY_NOT_FOUND', viaHandle: 'KEY_NOT_FOUND', disposed: 'INVALID_STATE',
     again: 'KEY_NOT_FOUND', resurrected: 'KEY_NOT_FOUND', listed: [r.otherId], otherWorks: 'other', bobKept: 2,
+    afterIdentity: 0, identityGone: ['KEY_NOT_FOUND', 0],
   });
 });
 

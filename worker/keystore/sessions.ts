@@ -118,18 +118,21 @@ async function load(s: Store, id: string): Promise<Loaded> {
   let state: StateRecord | undefined;
   let record: SessionRecord | undefined;
   let head: Head | undefined;
+  let identity: unknown;
   try {
-    const tx = s.db.transaction(['meta', 'sessions', 'heads']);
+    const tx = s.db.transaction(['meta', 'identities', 'sessions', 'heads']);
     [state, record, head] = await Promise.all([
       request(tx.objectStore('meta').get('state')) as Promise<StateRecord | undefined>,
       request(tx.objectStore('sessions').get(id)) as Promise<SessionRecord | undefined>,
       request(tx.objectStore('heads').get(id)) as Promise<Head | undefined>,
     ]);
+    if (record) identity = await request(tx.objectStore('identities').getKey(record.identityId));
   } catch (e) {
     throw storageError(e);
   }
   const unlocked = sessionFor(s, checkFormat(state));
-  if (!record) throw notFound(`session ${id}`);
+  // A record of a deleted identity (deleteIdentity removes its sessions) can only have been written back.
+  if (!record || identity === undefined) throw notFound(`session ${id}`);
   return { unlocked, record, state: await unwrap(s, unlocked, record, head) };
 }
 
@@ -398,22 +401,26 @@ export async function list(s: Store, identity: string | undefined): Promise<Sess
   let state: StateRecord | undefined;
   let records: SessionRecord[];
   let heads: Head[];
+  let identities: IDBValidKey[];
   try {
-    const tx = s.db.transaction(['meta', 'sessions', 'heads']);
+    const tx = s.db.transaction(['meta', 'identities', 'sessions', 'heads']);
     const sessions = tx.objectStore('sessions');
-    [state, records, heads] = await Promise.all([
+    [state, records, heads, identities] = await Promise.all([
       request(tx.objectStore('meta').get('state')) as Promise<StateRecord | undefined>,
       request(identity === undefined ? sessions.getAll() : sessions.index('byIdentity').getAll(IDBKeyRange.only(identity))) as Promise<SessionRecord[]>,
       request(tx.objectStore('heads').getAll()) as Promise<Head[]>,
+      request(tx.objectStore('identities').getAllKeys()),
     ]);
   } catch (e) {
     throw storageError(e);
   }
   const unlocked = sessionFor(s, checkFormat(state));
   const headOf = new Map(heads.map((h) => [h.id, h]));
+  const present = new Set(identities);
   const out: SessionInfo[] = [];
   for (const r of records) {
-    if (headOf.get(r.id)?.deleted) continue;
+    // Deleted sessions and sessions of deleted identities written back by page script are not listed.
+    if (headOf.get(r.id)?.deleted || !present.has(r.identityId)) continue;
     const st = await unwrap(s, unlocked, r, headOf.get(r.id));
     try {
       out.push(infoOf(r, st));
