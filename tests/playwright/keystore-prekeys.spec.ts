@@ -89,6 +89,15 @@ test('prekey secrets: re-wrapped by a passphrase change, refused while locked, n
   expect(r.lastResortStill).toBe(true);
 });
 
+test('rotation policy: prekeys replaced 30 days ago and expired one-time pairs are deleted with their replay entries; an expired current prekey is replaced', async ({ page }) => {
+  await load(page);
+  const r = await page.evaluate((n) => window.prekeyTests.purge(n), storeName('prekey-purge'));
+  expect(r).toEqual({
+    committed: true, notRotated: true, oldSigned: false, oldLastResort: true, expiredPair: [false, false], livePair: [true, true],
+    oldReplay: false, currentReplay: true, oldAnswers: 'PREKEY_NOT_FOUND', expired: 'replaced',
+  });
+});
+
 test('session states: sealed to identity, session id and counter; re-wrapped by a passphrase change; never in IndexedDB in the clear', async ({ page }) => {
   await load(page);
   const r = await page.evaluate((n) => window.prekeyTests.sessionSealing(n), storeName('session-seal'));

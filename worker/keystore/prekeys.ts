@@ -337,9 +337,12 @@ export async function prekeyBundles(s: Store, identity: string, oneTime: unknown
       const added: PrekeyRecord[] = [];
       const updated: PrekeyRecord[] = [];
       const active: Partial<Record<'x25519-signed' | 'mlkem-last-resort', PrekeyRecord>> = {};
-      for (const kind of ['x25519-signed', 'mlkem-last-resort'] as const) {
+      // The signed and last-resort prekeys are replaced together, when either is due.
+      const kinds = ['x25519-signed', 'mlkem-last-resort'] as const;
+      const replace = kinds.some((kind) => due(current(prekeys, kind), now, rotate));
+      for (const kind of kinds) {
         const cur = current(prekeys, kind);
-        if (!due(cur, now, rotate) && cur) {
+        if (!replace && cur) {
           active[kind] = cur;
           continue;
         }
