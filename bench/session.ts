@@ -394,17 +394,36 @@ export const SESSION_CASES: Record<string, () => Promise<Prepared>> = {
     };
   },
   // After veilkitPair() Bob's last chain carried ct_1 ‖ ek_2: he holds his own pending ek (as its
-  // seed), Alice holds his ek.
+  // seed) and his ratchet secret; Alice holds his ek and no ratchet secret (decrypt deleted it).
   'sess-load/veilkit-core': async () => {
     const { s, pair } = await veilkitPair();
     return {
       op: () => s.c.stateInfo(pair.b),
-      note: 'stateInfo over a state with its own ek pending: RatchetState::from_bytes (ML-KEM key pair regenerated from its seed, every invariant checked) + the info fields',
+      note: 'stateInfo over a state with its own ek pending and its own ratchet key: RatchetState::from_bytes (ML-KEM key pair regenerated from its seed, X25519 public key from its secret, every invariant checked) + the info fields',
     };
   },
   'sess-x-load-peer-ek/veilkit-core': async () => {
     const { s, pair } = await veilkitPair();
-    return { op: () => s.c.stateInfo(pair.a), note: 'stateInfo over a state holding the peer\'s ek (FIPS 203 check on load)' };
+    return { op: () => s.c.stateInfo(pair.a), note: 'stateInfo over a state holding the peer\'s ek (FIPS 203 check on load) and no ratchet secret' };
+  },
+  // ---------------------------------------------------------------- where veilkit's message time goes
+  // AES-256-GCM (wasm, software AES) over one 2 KiB padded block, alone and with the associated data
+  // of a session message (docs/SESSIONS.md §5.2): label 18 + version 1 + Enc(ID) 2 × 2,017 +
+  // lp(header with ct ‖ ek) 4 + 2,322 + lp(aad) 4 = 6,383 bytes.
+  'sess-x-gcm/veilkit-core': async () => {
+    await core();
+    const vk = (await import(/* @vite-ignore */ VEILKIT)) as Veilkit;
+    const key = rnd(32);
+    const block = new Uint8Array(2048);
+    return { op: () => vk.encryptAesGcm(key, block), note: 'encryptAesGcm, 2 KiB, no associated data' };
+  },
+  'sess-x-gcm-ad/veilkit-core': async () => {
+    await core();
+    const vk = (await import(/* @vite-ignore */ VEILKIT)) as Veilkit;
+    const key = rnd(32);
+    const block = new Uint8Array(2048);
+    const ad = rnd(6383);
+    return { op: () => vk.encryptAesGcm(key, block, ad), note: 'encryptAesGcm, 2 KiB, 6,383-byte associated data (a session message\'s)' };
   },
   // ---------------------------------------------------------------- the worker hop
   'sess-rtt/worker-echo': async () => {
