@@ -3,7 +3,7 @@
  * triple ratchet whose state lives in the keystore's worker. The page holds a
  * `Session` handle — an id and public information — and never a key: every
  * operation runs in the worker under a per-session Web Lock and commits the
- * advanced state to IndexedDB before it returns (docs/SESSIONS.md §6).
+ * advanced state to IndexedDB before it returns (docs/SESSIONS.md §7).
  *
  * ```ts
  * const { bundle } = await bob.createPrekeyBundle(bobId, { oneTime: 0 });   // Bob publishes `bundle`
@@ -23,7 +23,7 @@ import type { IdentityHandle, KeystoreReplies, SessionInfo } from '../worker/key
 
 export type { SessionInfo } from '../worker/keystore.protocol.js';
 
-/** The conversation id of a session's verification code (docs/SESSIONS.md §6). */
+/** The conversation id of a session's verification code (docs/SESSIONS.md §7). */
 export const SESSION_VERIFICATION_CONTEXT = 'veilkit-session-v1';
 
 export interface InitiateOptions {

@@ -148,7 +148,7 @@ export type KeystoreRequest =
   }>
   | R<'keystore/create-prekey-bundle', { readonly identity: string; readonly oneTime: number }>
   | R<'keystore/replenish-prekeys', { readonly identity: string; readonly oneTime: number; readonly rotate: boolean }>
-  // Chat sessions (docs/SESSIONS.md §6, worker/keystore/sessions.ts). Secret state never leaves the worker.
+  // Chat sessions (docs/SESSIONS.md §7, worker/keystore/sessions.ts). Secret state never leaves the worker.
   | R<'keystore/session-initiate', {
     readonly identity: string; readonly bundle: Uint8Array; readonly pinned?: Uint8Array; readonly plaintext?: Uint8Array; readonly aad?: Uint8Array;
   }>
@@ -160,7 +160,7 @@ export type KeystoreRequest =
   | R<'keystore/session-delete', { readonly session: string }>;
 
 /**
- * A stored chat session as the page sees it (docs/SESSIONS.md §6): public data only, read from the
+ * A stored chat session as the page sees it (docs/SESSIONS.md §7): public data only, read from the
  * authenticated (unwrapped) state, never from the record's clear fields. The state itself never
  * leaves the worker.
  */

@@ -1,5 +1,5 @@
 /**
- * Chat sessions in the keystore (docs/SESSIONS.md §6): the ratchet state of
+ * Chat sessions in the keystore (docs/SESSIONS.md §7): the ratchet state of
  * every session lives only here, wrapped in IndexedDB like an identity's
  * seeds; the page gets `SessionInfo` (public data), ciphertext and plaintext.
  *
@@ -157,6 +157,13 @@ function sessionIdentityId(encoding: Uint8Array): string {
 // ---------------------------------------------------------------------------
 // Committing
 
+/** What `respond` adds to the commit: its stores, the requests it issues in the transaction, and why it aborted it. */
+interface Extra {
+  stores: string[];
+  run: (tx: IDBTransaction) => void;
+  failure: (tx: IDBTransaction) => VeilError | undefined;
+}
+
 /**
  * One `durability: 'strict'` readwrite transaction: checks the state record's generation and lock
  * epoch against the unlocked session the record was wrapped with (else `KEYSTORE_LOCKED`: a passphrase
@@ -166,7 +173,7 @@ function sessionIdentityId(encoding: Uint8Array): string {
  */
 async function commitSession(
   s: Store, unlocked: Unlocked, record: SessionRecord, previous: number | undefined,
-  extra?: { stores: string[]; run: (tx: IDBTransaction) => void; failure: (tx: IDBTransaction) => VeilError | undefined },
+  extra?: Extra,
 ): Promise<number> {
   let tx: IDBTransaction;
   try {
@@ -251,22 +258,30 @@ export async function initiate(
     } finally {
       wipeSeeds(seeds);
     }
-    const r = result;
-    const unlocked = sessionFor(s, await readStateRecord(s));
-    const id = newSessionId();
-    const now = Date.now();
-    const info = infoOf({
-      id, identityId: identity, peerIdentityId: sessionIdentityId(r.peerIdentity), peerDeviceId: r.peerDeviceId, role: 'initiator',
-      createdAt: now, updatedAt: now, counter: r.counter, wrapped: new Uint8Array(0),
-    }, r.state);
-    const record: SessionRecord = {
-      id, identityId: identity, peerIdentityId: info.peerIdentityId, peerDeviceId: r.peerDeviceId, role: 'initiator',
-      createdAt: now, updatedAt: now, counter: r.counter, wrapped: await wrapped(unlocked, identity, id, r.counter, r.state),
-    };
-    const revision = await commitSession(s, unlocked, record, undefined);
-    changed(s, 'session-created', revision, id);
-    return { session: info, initialMessage: r.initialMessage };
+    const { info, revision } = await createSession(s, identity, 'initiator', result);
+    changed(s, 'session-created', revision, info.id);
+    return { session: info, initialMessage: result.initialMessage };
   });
+}
+
+/** Stores a new session (a fresh id) from the core's output, wiping its state bytes whatever happens. */
+async function createSession(
+  s: Store, identity: string, role: 'initiator' | 'responder',
+  r: { state: Uint8Array; counter: number; peerIdentity: Uint8Array; peerDeviceId: number }, extra?: Extra,
+): Promise<{ info: SessionInfo; revision: number }> {
+  try {
+    const unlocked = sessionFor(s, await readStateRecord(s));
+    const now = Date.now();
+    const base = {
+      id: newSessionId(), identityId: identity, peerIdentityId: sessionIdentityId(r.peerIdentity), peerDeviceId: r.peerDeviceId, role,
+      createdAt: now, updatedAt: now, counter: r.counter,
+    };
+    const info = infoOf({ ...base, wrapped: new Uint8Array(0) }, r.state);
+    const record: SessionRecord = { ...base, wrapped: await wrapped(unlocked, identity, base.id, r.counter, r.state) };
+    return { info, revision: await commitSession(s, unlocked, record, undefined, extra) };
+  } finally {
+    wipe(r.state);
+  }
 }
 
 async function readStateRecord(s: Store): Promise<StateRecord> {
@@ -308,21 +323,14 @@ export async function respond(
       if (secrets) wipe(secrets.signed, secrets.pq, ...(secrets.oneTime ? [secrets.oneTime] : []));
     }
     const r = result;
-    const unlocked = sessionFor(s, await readStateRecord(s));
-    const id = newSessionId();
-    const now = Date.now();
-    const peerIdentityId = sessionIdentityId(r.peerIdentity);
-    const base = { id, identityId: identity, peerIdentityId, peerDeviceId: r.peerDeviceId, role: 'responder' as const, createdAt: now, updatedAt: now, counter: r.counter };
-    const sessionInfo = infoOf({ ...base, wrapped: new Uint8Array(0) }, r.state);
-    const record: SessionRecord = { ...base, wrapped: await wrapped(unlocked, identity, id, r.counter, r.state) };
     // Deletes the consumed one-time prekeys and records the replay key in the transaction that stores the
     // session; it aborts that transaction if a prekey is already gone or the key already recorded.
-    const revision = await commitSession(s, unlocked, record, undefined, {
+    const { info: sessionInfo, revision } = await createSession(s, identity, 'responder', r, {
       stores: ['prekeys', 'replay'],
       run: (tx) => consumeInTransaction(tx, identity, info, r.consumed, r.replayDigest),
       failure: consumeFailure,
     });
-    changed(s, 'session-created', revision, id);
+    changed(s, 'session-created', revision, sessionInfo.id);
     return { session: sessionInfo, plaintext: r.plaintext };
   });
 }

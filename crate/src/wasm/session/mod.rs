@@ -12,10 +12,12 @@
 //! Identity seeds arrive as one 96-byte secret: Ed25519 seed ‖ ML-DSA-65
 //! seed `ξ` ‖ X25519 scalar. Production randomness is [`crate::rng::fill`].
 //!
-//! Size: [`handshake`] (identity, prekeys, bundles, initiate, respond) and
-//! [`ratchet`] (encrypt, decrypt, state info) plus the shared helpers here.
+//! Files: [`prekeys`] (identity, prekeys, bundles, initial-message fields),
+//! [`handshake`] (initiate, respond), [`ratchet`] (encrypt, decrypt, state
+//! info); the shared helpers are here.
 
 mod handshake;
+mod prekeys;
 mod ratchet;
 
 use super::JsResult;
