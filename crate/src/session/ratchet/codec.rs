@@ -65,7 +65,21 @@ impl RatchetState {
     /// The canonical serialized state (secrets included: the keystore wraps it).
     #[must_use]
     pub fn to_bytes(&self) -> Zeroizing<Vec<u8>> {
-        let mut o = Zeroizing::new(Vec::with_capacity(4096));
+        // Sized up front (the largest encoding of this state: every option
+        // present): growing would free the old buffer, with the secrets
+        // already written, unwiped.
+        let chains: usize = self
+            .recv
+            .chains
+            .iter()
+            .map(|c| c.skipped.len().saturating_mul(52).saturating_add(113))
+            .sum();
+        let mut o = Zeroizing::new(Vec::with_capacity(
+            2694usize
+                .saturating_add(self.binding.initiator_identity.len())
+                .saturating_add(self.binding.responder_identity.len())
+                .saturating_add(chains),
+        ));
         o.extend_from_slice(STATE_MAGIC);
         o.push(STATE_FORMAT);
         o.push(self.binding.version);

@@ -69,6 +69,7 @@ impl RatchetState {
             skipped: Vec::new(),
         };
         let mk = chain.key_for(h.message_number, ctx, seq)?;
+        super::skipped::reserve_wiped(&mut self.recv.chains, 1);
         self.recv.chains.push(chain);
         Ok(mk)
     }

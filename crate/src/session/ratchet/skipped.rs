@@ -52,6 +52,8 @@ impl RecvChain {
         let Some(keys) = self.keys.as_mut() else {
             return Ok(());
         };
+        let count = usize::try_from(until.saturating_sub(self.next)).unwrap_or(0);
+        reserve_wiped(&mut self.skipped, count);
         while self.next < until {
             let mk = keys.step(ctx.version, self.epoch, &self.ratchet_public, self.next)?;
             self.skipped.push(SkippedKey {
@@ -70,7 +72,9 @@ impl RecvChain {
     /// open chain after skipping to `n`.
     pub(crate) fn key_for(&mut self, n: u32, ctx: &Ctx, seq: &mut u64) -> Result<Key> {
         if let Some(pos) = self.skipped.iter().position(|k| k.n == n) {
-            return Ok(self.skipped.remove(pos).mk);
+            if let Some(k) = remove_wiped(&mut self.skipped, pos) {
+                return Ok(k.mk);
+            }
         }
         if self.keys.is_none() || n < self.next {
             return Err(SessionError::DuplicateMessage);
@@ -124,8 +128,9 @@ impl Receiving {
     /// creation time counts as age 0).
     pub(crate) fn purge_expired(&mut self, now: u64, limits: &Limits) {
         for c in &mut self.chains {
-            c.skipped
-                .retain(|k| now.saturating_sub(k.created) <= limits.max_skipped_age_secs);
+            retain_wiped(&mut c.skipped, |k| {
+                now.saturating_sub(k.created) <= limits.max_skipped_age_secs
+            });
         }
     }
 
@@ -144,11 +149,11 @@ impl Receiving {
             .and_then(|i| epochs.get(i))
             .copied()
         {
-            self.chains.retain(|c| c.epoch >= cut);
+            retain_wiped(&mut self.chains, |c| c.epoch >= cut);
         }
         let max_chains = usize::try_from(limits.max_receiving_chains).unwrap_or(usize::MAX);
         while self.chains.len() > max_chains {
-            self.chains.remove(0);
+            remove_wiped(&mut self.chains, 0);
         }
         let max_keys = usize::try_from(limits.max_skipped_keys).unwrap_or(usize::MAX);
         let excess = self.skipped_len().saturating_sub(max_keys);
@@ -162,9 +167,55 @@ impl Receiving {
             if last < seqs.len() {
                 let threshold = *seqs.select_nth_unstable(last).1;
                 for c in &mut self.chains {
-                    c.skipped.retain(|k| k.seq > threshold);
+                    retain_wiped(&mut c.skipped, |k| k.seq > threshold);
                 }
             }
         }
     }
+}
+
+// `Vec`'s own `remove`, `retain` and growth move elements with bitwise copies
+// and leave the old bytes behind the new end or in the freed old buffer,
+// where no drop wipes them: the zeroization scan found used and still-held
+// message keys there (tests/playwright/zeroize.spec.ts, session). These
+// helpers only swap elements within the live range and drop the unwanted ones
+// in place, so their `Zeroizing` keys wipe themselves.
+
+/// Removes and returns `v[pos]` (a clone; the element itself is dropped in
+/// place after being rotated to the end).
+fn remove_wiped<T: Clone>(v: &mut Vec<T>, pos: usize) -> Option<T> {
+    let out = v.get(pos)?.clone();
+    if let Some(tail) = v.get_mut(pos..) {
+        tail.rotate_left(1);
+    }
+    v.truncate(v.len().saturating_sub(1));
+    Some(out)
+}
+
+/// `Vec::retain` (order of the kept elements preserved) by swaps, then the
+/// rejected elements dropped in place.
+fn retain_wiped<T>(v: &mut Vec<T>, mut keep: impl FnMut(&T) -> bool) {
+    let mut kept = 0;
+    for i in 0..v.len() {
+        if v.get(i).is_some_and(&mut keep) {
+            v.swap(kept, i);
+            kept += 1;
+        }
+    }
+    v.truncate(kept);
+}
+
+/// Room for `additional` more elements: a larger buffer filled with clones,
+/// the old elements dropped in place before their buffer is freed.
+pub(crate) fn reserve_wiped<T: Clone>(v: &mut Vec<T>, additional: usize) {
+    if v.capacity().saturating_sub(v.len()) >= additional {
+        return;
+    }
+    let cap = v
+        .len()
+        .saturating_add(additional)
+        .max(v.capacity().saturating_mul(2));
+    let mut grown = Vec::with_capacity(cap);
+    grown.extend(v.iter().cloned());
+    *v = grown;
 }
