@@ -43,6 +43,9 @@ function windowsOf(n: number): number {
   return starts.size;
 }
 
+/** What the session scenario searches for and how many states and snapshots it has (fixed by its sequence). */
+const SEARCHED_SESSION = { secrets: 126, windows: 524, states: 16, snapshots: 25 };
+
 /** Memory snapshots the container scenarios take right after individual calls (each scanned too). */
 const SNAPSHOTS = { container: 5, CONTAINER_WRAPS_SCENARIO: 9, CONTAINER_HYBRID_SIGNER_SCENARIO: 5 } as const;
 
@@ -123,3 +126,24 @@ for (const s of EXTENDED) {
     expect(r.hits).toEqual([]);
   });
 }
+
+test('no secret bytes left in wasm memory: session (identities, prekeys, initiate, respond, encrypt, decrypt, state info)', async ({ page }) => {
+  const r = await page.evaluate(() => window.zeroizeTests.SESSION_SCENARIO());
+  console.log(`${r.name}: ${r.secrets} secrets, ${r.windows} windows, ${r.memoryBytes} bytes of memory, stack depth ${r.stackDepth}, ${r.states} states, confirmed ${r.confirmed.join(', ')}, ${r.snapshots} snapshots, ${r.hits.length} hits`);
+  for (const h of r.hits) console.log(`  ${h.secret} [+${h.at}] at ${h.offset} (${h.region})`);
+  // The recomputed secrets are the session's: identity keys match Enc(ID), the recomputed message
+  // keys open the messages, Bob's stored skipped keys are the skipped messages' keys.
+  expect(r.confirmed).toEqual(['identity keys', 'message keys open the messages', 'skipped keys']);
+  expect({ secrets: r.secrets, windows: r.windows, states: r.states, snapshots: r.snapshots }).toEqual(SEARCHED_SESSION);
+  expect(r.hits).toEqual([]);
+});
+
+test('session exports: measured stack depth (wipe off) fits the wipe each one gets', async ({ page }) => {
+  const { depths, wipes } = await page.evaluate(async () => ({ depths: await window.zeroizeTests.SESSION_STACK_DEPTHS(), wipes: window.zeroizeTests.SESSION_WIPES }));
+  for (const [name, d] of Object.entries(depths)) console.log(`  ${name}: ${d} bytes (${(d / 1024).toFixed(1)} KiB), wipe ${wipes[name]! / 1024} KiB`);
+  expect(Object.keys(depths).sort()).toEqual(Object.keys(wipes).sort());
+  for (const [name, d] of Object.entries(depths)) {
+    expect(d, name).toBeGreaterThan(0);
+    expect(d, name).toBeLessThanOrEqual(wipes[name]!);
+  }
+});

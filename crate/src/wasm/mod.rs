@@ -92,12 +92,31 @@ pub(crate) enum StackUse {
 /// removes them. `f` must not leave secrets in its return value.
 pub(crate) fn scrubbed<T>(stack: StackUse, f: impl FnOnce() -> T) -> T {
     let out = in_own_frame(f);
+    #[cfg(feature = "testing")]
+    if !WIPES_ON.load(core::sync::atomic::Ordering::Relaxed) {
+        return out;
+    }
     match stack {
         StackUse::Small => wipe_stack::<{ 16 * 1024 / 8 }>(),
         StackUse::Kem => wipe_stack::<{ 56 * 1024 / 8 }>(),
         StackUse::MlDsa => wipe_stack::<{ 320 * 1024 / 8 }>(),
     }
     out
+}
+
+/// Whether [`scrubbed`] wipes (feature `testing` only; always on otherwise).
+#[cfg(feature = "testing")]
+static WIPES_ON: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool::new(true);
+
+/// **Tests only** (feature `testing`, not in the shipped module): turns the
+/// stack wipe of [`scrubbed`] off (`false`) or back on, so that the
+/// zeroization fixture can measure how deep each binding's body really goes
+/// (canary-painted stack, one call, deepest overwritten byte) and check it
+/// against the binding's [`StackUse`] size.
+#[cfg(feature = "testing")]
+#[wasm_bindgen(js_name = "setStackWipeForTesting")]
+pub fn set_stack_wipe_for_testing(on: bool) {
+    WIPES_ON.store(on, core::sync::atomic::Ordering::Relaxed);
 }
 
 /// Keeps `f`'s locals out of the caller's frame (the wipe cannot reach the
