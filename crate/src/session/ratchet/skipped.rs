@@ -71,10 +71,10 @@ impl RecvChain {
     /// The key of message `n`: a skipped key (removed), or derived from the
     /// open chain after skipping to `n`.
     pub(crate) fn key_for(&mut self, n: u32, ctx: &Ctx, seq: &mut u64) -> Result<Key> {
-        if let Some(pos) = self.skipped.iter().position(|k| k.n == n) {
-            if let Some(k) = remove_wiped(&mut self.skipped, pos) {
-                return Ok(k.mk);
-            }
+        if let Some(pos) = self.skipped.iter().position(|k| k.n == n)
+            && let Some(k) = remove_wiped(&mut self.skipped, pos)
+        {
+            return Ok(k.mk);
         }
         if self.keys.is_none() || n < self.next {
             return Err(SessionError::DuplicateMessage);
