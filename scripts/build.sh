@@ -144,8 +144,10 @@ for f in "$DIST_WASM_DIR/veilkit_bg.wasm" "$DIST_THREADS_DIR/veilkit_bg.wasm"; d
     "$f" "$raw" $(( (raw + 1023) / 1024 )) "$gz" $(( (gz + 1023) / 1024 ))
 done
 
-# The size budget of the SIMD module (the one every page loads): 350,000 bytes gzip -9.
-SIMD_GZIP_BUDGET=350000
+# The size budget of the SIMD module (the one every page loads): 385,000 bytes gzip -9.
+# Raised from 350,000 when the session bindings (crate/src/wasm/session/) brought the handshake
+# and triple ratchet into the module: +43 KB gzip (336,734 -> 380,046 B, testing build).
+SIMD_GZIP_BUDGET=385000
 simd_gz=$(gzip -9 -c "$DIST_WASM_DIR/veilkit_bg.wasm" | wc -c)
 if (( simd_gz > SIMD_GZIP_BUDGET )); then
   echo "build: FAILED: the SIMD module is $simd_gz bytes gzip -9, over the budget of $SIMD_GZIP_BUDGET" >&2

@@ -12,10 +12,12 @@
 //! Identity seeds arrive as one 96-byte secret: Ed25519 seed ‖ ML-DSA-65
 //! seed `ξ` ‖ X25519 scalar. Production randomness is [`crate::rng::fill`].
 //!
-//! Size: [`handshake`] (identity, prekeys, bundles, initiate, respond) and
-//! [`ratchet`] (encrypt, decrypt, state info) plus the shared helpers here.
+//! Files: [`prekeys`] (identity, prekeys, bundles, initial-message fields),
+//! [`handshake`] (initiate, respond), [`ratchet`] (encrypt, decrypt, state
+//! info); the shared helpers are here.
 
 mod handshake;
+mod prekeys;
 mod ratchet;
 
 use super::JsResult;
@@ -58,23 +60,19 @@ pub(super) fn safe_u64(what: &'static str, v: f64) -> JsResult<u64> {
     super::messaging::safe_u64(what, v)
 }
 
-/// The identity key pair of the 96-byte seeds (wiped on return by the caller's `Zeroizing`).
+/// The identity key pair of the 96-byte seeds (`INVALID_LENGTH` otherwise);
+/// the seed copies are wiped on return.
 pub(super) fn identity_of(seeds: &[u8]) -> JsResult<IdentityKeyPair> {
-    let seed = |i: usize| -> JsResult<[u8; 32]> {
+    let seed = |i: usize| {
         seeds
             .get(i * 32..(i + 1) * 32)
             .and_then(|s| <[u8; 32]>::try_from(s).ok())
-            .ok_or_else(|| CryptoError::length("identity seeds", "96", seeds.len()).into())
+            .map(Zeroizing::new)
     };
-    if seeds.len() != SEEDS_LEN {
-        return Err(CryptoError::length("identity seeds", "96", seeds.len()).into());
+    match (seeds.len() == SEEDS_LEN, seed(0), seed(1), seed(2)) {
+        (true, Some(ed), Some(ml), Some(x)) => Ok(IdentityKeyPair::from_seeds(&ed, &ml, &x)?),
+        _ => Err(CryptoError::length("identity seeds", "96", seeds.len()).into()),
     }
-    let (ed, ml, x) = (
-        Zeroizing::new(seed(0)?),
-        Zeroizing::new(seed(1)?),
-        Zeroizing::new(seed(2)?),
-    );
-    Ok(IdentityKeyPair::from_seeds(&ed, &ml, &x)?)
 }
 
 /// The limits of a new state: the defaults, with the fields given replaced

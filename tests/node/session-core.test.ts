@@ -1,0 +1,322 @@
+// PQ chat sessions through the byte-level wasm wrapper (ts/session/core.ts) in
+// Node: argument checks before wasm, the handshake round trip with and without
+// one-time prekeys, refusals (bad bundle signature, a missing one-time prekey
+// secret, tampering, wrong aad, a jump over the limit) and the randomized
+// two-party simulation of tests/shared/session-sim.ts (1,000 messages).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { init } from '../../ts/init.js';
+import { VeilError } from '../../ts/errors.js';
+import * as core from '../../ts/session/core.js';
+import { SIM_NOW, handshake, prng, runSessionSimulation, seedsFrom } from '../shared/session-sim.js';
+
+const te = new TextEncoder();
+const td = new TextDecoder();
+const NOW = SIM_NOW;
+const DAY = 86_400;
+
+function code(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (e) {
+    assert.ok(e instanceof VeilError, `expected a VeilError, got ${String(e)}`);
+    return e.code;
+  }
+  throw new Error('expected an exception');
+}
+
+interface Peer {
+  seeds: core.IdentitySeeds;
+  identity: { encoding: Uint8Array; id: Uint8Array };
+  spk: { record: Uint8Array; secret: Uint8Array };
+  pq: { record: Uint8Array; secret: Uint8Array };
+  opk: { record: Uint8Array; secret: Uint8Array };
+  otk: { record: Uint8Array; secret: Uint8Array };
+}
+
+function peer(seed: number): Peer {
+  const seeds = seedsFrom(prng(seed));
+  return {
+    seeds,
+    identity: core.sessionIdentity(seeds),
+    spk: core.generatePrekey(seeds, 'x25519-signed', 10, NOW - DAY, NOW + 30 * DAY),
+    pq: core.generatePrekey(seeds, 'mlkem-last-resort', 11, NOW - DAY, NOW + 30 * DAY),
+    opk: core.generatePrekey(seeds, 'x25519-one-time', 12, NOW - DAY, NOW + 90 * DAY),
+    otk: core.generatePrekey(seeds, 'mlkem-one-time', 13, NOW - DAY, NOW + 90 * DAY),
+  };
+}
+
+function bundleOf(p: Peer, deviceId: number, oneTime: { x25519?: boolean; mlkem?: boolean } = {}): Uint8Array {
+  return core.encodeBundle({
+    identity: p.identity.encoding,
+    deviceId,
+    signedPrekey: p.spk.record,
+    pqLastResort: p.pq.record,
+    ...(oneTime.x25519 === true ? { oneTimeX25519: p.opk.record } : {}),
+    ...(oneTime.mlkem === true ? { oneTimeMlkem: p.otk.record } : {}),
+  });
+}
+
+/** The secrets a responder looks up for an initial message. */
+function secretsFor(p: Peer, info: core.InitialMessageInfo): { signedPrekeySecret: Uint8Array; pqPrekeySecret: Uint8Array; oneTimePrekeySecret?: Uint8Array } {
+  return {
+    signedPrekeySecret: p.spk.secret,
+    pqPrekeySecret: info.pqPrekeyKind === 'mlkem-one-time' ? p.otk.secret : p.pq.secret,
+    ...(info.oneTimePrekeyId === undefined ? {} : { oneTimePrekeySecret: p.opk.secret }),
+  };
+}
+
+const seeds32 = (): core.IdentitySeeds => ({ ed25519: new Uint8Array(32), mlDsa: new Uint8Array(32), x25519: new Uint8Array(32) });
+
+// Runs before init(): a check that reached wasm would throw NOT_INITIALIZED instead.
+test('argument checks throw TypeError / RangeError before anything reaches wasm', () => {
+  const s = seeds32();
+  assert.throws(() => core.sessionIdentity({ ...s, mlDsa: new Uint8Array(31) }), RangeError);
+  assert.throws(() => core.sessionIdentity({ ...s, x25519: [1, 2] as unknown as Uint8Array }), TypeError);
+  assert.throws(() => core.sessionIdentity(null as unknown as core.IdentitySeeds), TypeError);
+  assert.throws(() => core.generatePrekey(s, 'x25519-signed', 2 ** 32, 1, 2), RangeError);
+  assert.throws(() => core.generatePrekey(s, 'x25519-signed', 1.5, 1, 2), TypeError);
+  assert.throws(() => core.generatePrekey(s, 'rsa' as core.PrekeyKind, 1, 1, 2), RangeError);
+  assert.throws(() => core.generatePrekey(s, 'x25519-signed', 1, 2, 2), RangeError);
+  assert.throws(() => core.generatePrekey(s, 'x25519-signed', 1, -1, 2), RangeError);
+  const id = new Uint8Array(2017);
+  const spk = new Uint8Array(3426);
+  const pq = new Uint8Array(4578);
+  assert.throws(() => core.encodeBundle({ identity: new Uint8Array(2016), deviceId: 1, signedPrekey: spk, pqLastResort: pq }), RangeError);
+  assert.throws(() => core.encodeBundle({ identity: id, deviceId: 1, signedPrekey: pq, pqLastResort: pq }), RangeError);
+  assert.throws(() => core.encodeBundle({ identity: id, deviceId: 1, signedPrekey: spk, pqLastResort: spk }), RangeError);
+  assert.throws(() => core.encodeBundle({ identity: id, deviceId: -1, signedPrekey: spk, pqLastResort: pq }), RangeError);
+  assert.throws(() => core.encodeBundle({ identity: id, deviceId: 1, versions: new Uint8Array(0), signedPrekey: spk, pqLastResort: pq }), RangeError);
+  assert.throws(() => core.encodeBundle({ identity: id, deviceId: 1, signedPrekey: spk, pqLastResort: pq, oneTimeX25519: pq }), RangeError);
+  assert.throws(() => core.verifyBundle(new Uint8Array(10_032), NOW), RangeError);
+  assert.throws(() => core.verifyBundle(new Uint8Array(18_053), NOW), RangeError);
+  assert.throws(() => core.verifyBundle(new Uint8Array(10_033), NOW, new Uint8Array(32)), RangeError);
+  assert.throws(() => core.verifyBundle(new Uint8Array(10_033), Number.NaN), TypeError);
+  assert.throws(() => core.initialMessageInfo(new Uint8Array(3231)), RangeError);
+  const bundle = new Uint8Array(10_033);
+  assert.throws(() => core.initiate(s, 1, bundle, { now: -1 }), RangeError);
+  assert.throws(() => core.initiate(s, 1, bundle, { now: NOW, plaintext: 'x' as unknown as Uint8Array }), TypeError);
+  assert.throws(() => core.initiate(s, 1, bundle, { now: NOW, limits: { maxJump: 0 } }), RangeError);
+  assert.throws(() => core.initiate(s, 1, bundle, { now: NOW, limits: { maxReceivingChains: 65 } }), RangeError);
+  const im = new Uint8Array(3232);
+  const ok = { now: NOW, signedPrekeySecret: new Uint8Array(32), pqPrekeySecret: new Uint8Array(2400) };
+  assert.throws(() => core.respond(s, 1, im, { ...ok, signedPrekeySecret: new Uint8Array(33) }), RangeError);
+  assert.throws(() => core.respond(s, 1, im, { ...ok, pqPrekeySecret: new Uint8Array(1184) }), RangeError);
+  assert.throws(() => core.respond(s, 1, im, { ...ok, oneTimePrekeySecret: new Uint8Array(0) }), RangeError);
+  assert.throws(() => core.respond(s, 1, im, { ...ok, aad: 'x' as unknown as Uint8Array }), TypeError);
+  assert.throws(() => core.encrypt(new Uint8Array(0), new Uint8Array(1), { now: NOW }), RangeError);
+  assert.throws(() => core.encrypt(new Uint8Array(9), 'x' as unknown as Uint8Array, { now: NOW }), TypeError);
+  assert.throws(() => core.encrypt(new Uint8Array(9), new Uint8Array(1), { now: 1.5 }), TypeError);
+  assert.throws(() => core.decrypt(new Uint8Array(9), new Uint8Array(141), { now: NOW }), RangeError);
+  assert.throws(() => core.stateInfo(new Uint8Array(0)), RangeError);
+  // With valid arguments the call does reach wasm (and fails there, before init).
+  assert.equal(code(() => core.sessionIdentity(s)), 'NOT_INITIALIZED');
+});
+
+test('handshake round trip, with and without one-time prekeys; replayDigest only without them', async () => {
+  await init();
+  const a = peer(1);
+  const b = peer(2);
+  for (const oneTime of [{}, { x25519: true }, { mlkem: true }, { x25519: true, mlkem: true }]) {
+    const label = JSON.stringify(oneTime);
+    const bundle = bundleOf(b, 77, oneTime);
+    const info = core.verifyBundle(bundle, NOW, b.identity.encoding);
+    assert.deepEqual(info.identity, b.identity.encoding);
+    assert.deepEqual(info.identityId, b.identity.id);
+    assert.equal(info.deviceId, 77);
+    assert.deepEqual(info.versions, Uint8Array.of(1));
+    assert.equal(info.signedPrekeyId, 10);
+    assert.equal(info.pqLastResortId, 11);
+    assert.equal(info.oneTimeX25519Id, oneTime.x25519 === true ? 12 : undefined, label);
+    assert.equal(info.oneTimeMlkemId, oneTime.mlkem === true ? 13 : undefined, label);
+    assert.equal(info.expires, NOW + 30 * DAY);
+
+    const plaintext = te.encode(`first ${label}`);
+    const plaintextCopy = plaintext.slice();
+    const aad = te.encode('conversation 1');
+    const init1 = core.initiate(a.seeds, 5, bundle, { now: NOW, pinned: b.identity.encoding, plaintext, aad });
+    assert.deepEqual(plaintext, plaintextCopy, 'caller buffer not mutated');
+    assert.deepEqual(init1.peerIdentity, b.identity.encoding);
+    assert.equal(init1.peerDeviceId, 77);
+    assert.equal(init1.version, 1);
+    assert.equal(init1.counter, 1);
+
+    const mi = core.initialMessageInfo(init1.initialMessage);
+    assert.equal(mi.version, 1);
+    assert.deepEqual(mi.initiatorIdentity, a.identity.encoding);
+    assert.equal(mi.initiatorDeviceId, 5);
+    assert.deepEqual(mi.responderIdentityId, b.identity.id);
+    assert.equal(mi.responderDeviceId, 77);
+    assert.equal(mi.signedPrekeyId, 10);
+    assert.equal(mi.pqPrekeyKind, oneTime.mlkem === true ? 'mlkem-one-time' : 'mlkem-last-resort', label);
+    assert.equal(mi.pqPrekeyId, oneTime.mlkem === true ? 13 : 11);
+    assert.equal(mi.oneTimePrekeyId, oneTime.x25519 === true ? 12 : undefined);
+    const noOneTime = oneTime.x25519 !== true && oneTime.mlkem !== true;
+    assert.equal(mi.replayDigest !== undefined, noOneTime, `${label}: replayDigest present iff no one-time prekey`);
+    if (mi.replayDigest !== undefined) assert.equal(mi.replayDigest.length, 32);
+
+    const r = core.respond(b.seeds, 77, init1.initialMessage, { now: NOW, pinned: a.identity.encoding, aad, ...secretsFor(b, mi) });
+    assert.equal(td.decode(r.plaintext), `first ${label}`);
+    assert.deepEqual(r.peerIdentity, a.identity.encoding);
+    assert.equal(r.peerDeviceId, 5);
+    assert.equal(r.version, 1);
+    assert.equal(r.counter, 1);
+    assert.deepEqual(r.consumed, {
+      ...(oneTime.x25519 === true ? { oneTimeX25519: 12 } : {}),
+      ...(oneTime.mlkem === true ? { oneTimeMlkem: 13 } : {}),
+    });
+    assert.deepEqual(r.replayDigest, mi.replayDigest);
+
+    const back = core.encrypt(r.state, te.encode('reply'), { aad, now: NOW });
+    assert.equal(back.counter, 2);
+    const d = core.decrypt(init1.state, back.message, { aad, now: NOW });
+    assert.equal(td.decode(d.plaintext), 'reply');
+    assert.equal(d.counter, 2);
+
+    const si = core.stateInfo(d.state);
+    const sr = core.stateInfo(back.state);
+    assert.equal(si.role, 'initiator');
+    assert.equal(sr.role, 'responder');
+    assert.equal(si.counter, 2);
+    assert.equal(si.version, 1);
+    assert.deepEqual(si.initiatorIdentity, a.identity.encoding);
+    assert.deepEqual(si.responderIdentity, b.identity.encoding);
+    assert.deepEqual(sr.initiatorIdentity, a.identity.encoding);
+    assert.equal(si.pqEpoch, 1, 'the reply opened epoch 1');
+    assert.equal(si.receivingChains, 1);
+    assert.equal(si.skippedKeys, 0);
+  }
+});
+
+test('the shared handshake helper agrees (no one-time prekeys, replay digest)', async () => {
+  await init();
+  const failures: string[] = [];
+  handshake(core, prng(9), false, failures);
+  handshake(core, prng(10), true, failures);
+  assert.deepEqual(failures, []);
+});
+
+test('a bundle with a bad prekey signature is refused (BUNDLE_INVALID); pins and expiry are checked', async () => {
+  await init();
+  const a = peer(3);
+  const b = peer(4);
+  const bundle = bundleOf(b, 1);
+  // Signed prekey record at 4 + 1 + 2017 + 4 + 2 = 2028; its Ed25519 signature after a 21-byte head and a 32-byte key.
+  for (const offset of [2028 + 21 + 32 + 5, 2028 + 21 + 32 + 64 + 100]) {
+    const bad = bundle.slice();
+    bad[offset] = (bad[offset] ?? 0) ^ 1;
+    assert.equal(code(() => core.verifyBundle(bad, NOW)), 'BUNDLE_INVALID');
+    assert.equal(code(() => core.initiate(a.seeds, 1, bad, { now: NOW })), 'BUNDLE_INVALID');
+  }
+  assert.equal(code(() => core.verifyBundle(bundle, NOW, a.identity.encoding)), 'IDENTITY_MISMATCH');
+  assert.equal(code(() => core.verifyBundle(bundle, NOW + 30 * DAY)), 'PREKEY_EXPIRED');
+  // A record in the wrong slot.
+  assert.equal(
+    code(() => core.encodeBundle({ identity: b.identity.encoding, deviceId: 1, signedPrekey: b.opk.record, pqLastResort: b.pq.record })),
+    'BUNDLE_INVALID',
+  );
+  // A classical identity encoding (flags 0) is refused.
+  const classical = b.identity.encoding.slice();
+  classical[0] = 0;
+  assert.notEqual(code(() => core.encodeBundle({ identity: classical, deviceId: 1, signedPrekey: b.spk.record, pqLastResort: b.pq.record })), '');
+});
+
+test('a one-time prekey whose secret is gone: PREKEY_NOT_FOUND (consumption is the caller\'s job)', async () => {
+  await init();
+  const a = peer(5);
+  const b = peer(6);
+  const bundle = bundleOf(b, 2, { x25519: true, mlkem: true });
+  const i = core.initiate(a.seeds, 1, bundle, { now: NOW });
+  const mi = core.initialMessageInfo(i.initialMessage);
+  const secrets = secretsFor(b, mi);
+  // The keystore deleted the one-time X25519 prekey when its first session was stored.
+  const withoutOneTime = { signedPrekeySecret: secrets.signedPrekeySecret, pqPrekeySecret: secrets.pqPrekeySecret };
+  assert.equal(code(() => core.respond(b.seeds, 2, i.initialMessage, { now: NOW, ...withoutOneTime })), 'PREKEY_NOT_FOUND');
+  // The wrong ML-KEM secret (the last-resort one for a one-time encapsulation) fails authentication.
+  assert.equal(code(() => core.respond(b.seeds, 2, i.initialMessage, { now: NOW, ...secrets, pqPrekeySecret: b.pq.secret })), 'AUTHENTICATION_FAILED');
+  // Addressed to another device.
+  assert.equal(code(() => core.respond(b.seeds, 3, i.initialMessage, { now: NOW, ...secrets })), 'IDENTITY_MISMATCH');
+  // The wrapper is one-shot: with the secrets it answers (so the caller must delete consumed prekeys).
+  const r = core.respond(b.seeds, 2, i.initialMessage, { now: NOW, ...secrets });
+  assert.deepEqual(r.consumed, { oneTimeX25519: 12, oneTimeMlkem: 13 });
+  assert.equal(r.replayDigest, undefined);
+});
+
+test('tampered messages fail with the state unchanged; the genuine one still decrypts; wrong aad fails', async () => {
+  await init();
+  const a = peer(7);
+  const b = peer(8);
+  const aad = te.encode('aad');
+  const i = core.initiate(a.seeds, 1, bundleOf(b, 9), { now: NOW, aad });
+  const mi = core.initialMessageInfo(i.initialMessage);
+  // Wrong aad on the first message: the responder refuses it.
+  assert.equal(code(() => core.respond(b.seeds, 9, i.initialMessage, { now: NOW, ...secretsFor(b, mi), aad: te.encode('other') })), 'AUTHENTICATION_FAILED');
+  const r = core.respond(b.seeds, 9, i.initialMessage, { now: NOW, ...secretsFor(b, mi), aad });
+  let aState = i.state;
+  // The responder's first message opens epoch 1: it carries ct_1 ‖ ek_2 (2,272 bytes of PQ data).
+  const m = core.encrypt(r.state, te.encode('one'), { aad, now: NOW }).message;
+  const stateBefore = aState.slice();
+  // version, ratchet key, PN, N, epoch, PQ kind, PQ data, nonce, ciphertext, tag.
+  const offsets = [0, 1, 33, 37, 41, 49, 50, 50 + 1100, m.length - 16 - 12 - 64, m.length - 20, m.length - 1];
+  for (const off of offsets) {
+    const bad = m.slice();
+    bad[off] = (bad[off] ?? 0) ^ 0x40;
+    const c = code(() => core.decrypt(aState, bad, { aad, now: NOW }));
+    assert.ok(['AUTHENTICATION_FAILED', 'MALFORMED_INPUT', 'TOO_FAR_AHEAD', 'INVALID_KEY'].includes(c), `offset ${off}: ${c}`);
+    assert.deepEqual(aState, stateBefore, `offset ${off}: caller state bytes unchanged`);
+  }
+  assert.equal(code(() => core.decrypt(aState, m.subarray(0, m.length - 1), { aad, now: NOW })), 'MALFORMED_INPUT', 'truncated');
+  assert.equal(code(() => core.decrypt(aState, m, { now: NOW })), 'AUTHENTICATION_FAILED', 'missing aad');
+  assert.equal(code(() => core.decrypt(aState, m, { aad: te.encode('aae'), now: NOW })), 'AUTHENTICATION_FAILED', 'wrong aad');
+  assert.equal(core.stateInfo(aState).counter, 1, 'no failed call advanced the counter');
+  const d = core.decrypt(aState, m, { aad, now: NOW });
+  assert.equal(td.decode(d.plaintext), 'one');
+  aState = d.state;
+  assert.equal(code(() => core.decrypt(aState, m, { aad, now: NOW })), 'DUPLICATE_MESSAGE');
+  // A state that does not parse.
+  const junk = aState.slice();
+  junk[0] = (junk[0] ?? 0) ^ 1;
+  assert.equal(code(() => core.stateInfo(junk)), 'MALFORMED_INPUT');
+  assert.equal(code(() => core.encrypt(junk, new Uint8Array(1), { now: NOW })), 'MALFORMED_INPUT');
+});
+
+test('limits: a jump over maxJump is TOO_FAR_AHEAD with { jump, limit }, state unchanged', async () => {
+  await init();
+  const a = peer(11);
+  const b = peer(12);
+  const i = core.initiate(a.seeds, 1, bundleOf(b, 9), { now: NOW, limits: { maxJump: 2 } });
+  const mi = core.initialMessageInfo(i.initialMessage);
+  const r = core.respond(b.seeds, 9, i.initialMessage, { now: NOW, ...secretsFor(b, mi), limits: { maxJump: 2, maxSkippedKeys: 10, maxReceivingChains: 2, maxSkippedAgeSecs: 60 } });
+  let s = i.state;
+  const sent: Uint8Array[] = [];
+  for (let n = 0; n < 4; n++) {
+    const e = core.encrypt(s, Uint8Array.of(n), { now: NOW });
+    s = e.state;
+    sent.push(e.message);
+  }
+  // The first message (N = 0) went in the initial message; N = 4 skips 3 keys.
+  const last = sent[3] as Uint8Array;
+  let caught: unknown;
+  try {
+    core.decrypt(r.state, last, { now: NOW });
+  } catch (e) {
+    caught = e;
+  }
+  assert.ok(caught instanceof VeilError);
+  assert.equal(caught.code, 'TOO_FAR_AHEAD');
+  assert.deepEqual({ jump: caught.details.jump, limit: caught.details.limit }, { jump: 3, limit: 2 });
+  const d = core.decrypt(r.state, sent[1] as Uint8Array, { now: NOW });
+  assert.deepEqual(d.plaintext, Uint8Array.of(1));
+  assert.equal(core.stateInfo(d.state).skippedKeys, 1);
+});
+
+test('randomized two-party simulation: 1,000 messages with drops, duplicates and reordering', async () => {
+  await init();
+  const report = runSessionSimulation(core, 0x5e55_0001, 1000);
+  assert.deepEqual(report.failures, []);
+  assert.equal(report.messages, 1000);
+  assert.equal(report.delivered + report.lost + report.dropped, 1000);
+  assert.ok(report.delivered > 500, `delivered ${report.delivered}`);
+  assert.ok(report.dropped > 0 && report.immediateDuplicates > 0 && report.lateDuplicates > 0, JSON.stringify(report));
+  assert.ok(report.directionChanges > 100, `direction changes ${report.directionChanges}`);
+});
