@@ -15,7 +15,11 @@
 //! Parsing is bounded and total; every invariant the code relies on is
 //! checked (`INVALID_STATE`), trailing bytes are refused (`MALFORMED_INPUT`).
 
+use std::sync::Arc;
+
 use zeroize::Zeroizing;
+
+use super::header;
 
 use super::kdf::{ChainKeys, Key};
 use super::limits::Limits;
@@ -110,12 +114,12 @@ impl RatchetState {
         put_opt(&mut o, p.own_ct.is_some());
         if let Some((k, ct)) = &p.own_ct {
             o.extend_from_slice(&k.to_be_bytes());
-            o.extend_from_slice(ct);
+            o.extend_from_slice(&ct[..]);
         }
         put_opt(&mut o, p.peer_ek.is_some());
         if let Some((k, ek)) = &p.peer_ek {
             o.extend_from_slice(&k.to_be_bytes());
-            o.extend_from_slice(ek);
+            o.extend_from_slice(&ek[..]);
         }
         o.extend_from_slice(&self.recv.next_seq.to_be_bytes());
         o.push(u8::try_from(self.recv.chains.len()).unwrap_or(u8::MAX));
@@ -213,20 +217,26 @@ impl RatchetState {
         let (root, own_dir, peer_dir) = (key(&mut r)?, key(&mut r)?, key(&mut r)?);
         let own_ek = if opt(&mut r)? {
             let k = r.u64().ok_or(TRUNC)?;
-            Some(OwnEk::from_seed(
+            Some(Arc::new(OwnEk::from_seed(
                 k,
                 Zeroizing::new(r.array::<SEED_LEN>().ok_or(TRUNC)?),
-            )?)
+            )?))
         } else {
             None
         };
         let own_ct = if opt(&mut r)? {
-            Some((r.u64().ok_or(TRUNC)?, r.take(CT_LEN).ok_or(TRUNC)?.to_vec()))
+            Some((
+                r.u64().ok_or(TRUNC)?,
+                Arc::from(r.take(CT_LEN).ok_or(TRUNC)?),
+            ))
         } else {
             None
         };
         let peer_ek = if opt(&mut r)? {
-            Some((r.u64().ok_or(TRUNC)?, r.take(EK_LEN).ok_or(TRUNC)?.to_vec()))
+            Some((
+                r.u64().ok_or(TRUNC)?,
+                Arc::from(r.take(EK_LEN).ok_or(TRUNC)?),
+            ))
         } else {
             None
         };
@@ -283,8 +293,10 @@ impl RatchetState {
         if !r.rest().is_empty() {
             return Err(SessionError::Malformed("state: trailing bytes"));
         }
+        let identities_hash = header::identities_hash(&binding);
         let s = Self {
-            binding,
+            binding: Arc::new(binding),
+            identities_hash,
             role,
             limits,
             counter,
