@@ -217,11 +217,16 @@ fn session(c: &mut Criterion) {
         });
     });
 
-    let (a, _) = warm_pair();
+    let (a, b) = warm_pair();
     let bytes = a.to_bytes();
     g.bench_function("state to_bytes", |bn| bn.iter(|| black_box(&a).to_bytes()));
     g.bench_function("state from_bytes", |bn| {
         bn.iter(|| RatchetState::from_bytes(black_box(&bytes)).unwrap())
+    });
+    // B after its reply holds its own ek_2 (and dk) until A's ct_2 arrives.
+    let pending = b.to_bytes();
+    g.bench_function("state from_bytes (own ML-KEM ek pending)", |bn| {
+        bn.iter(|| RatchetState::from_bytes(black_box(&pending)).unwrap())
     });
     g.finish();
 
@@ -231,11 +236,12 @@ fn session(c: &mut Criterion) {
     let reply = b.encrypt(b"hi", b"", &mut rng).unwrap();
     println!(
         "wire bytes: 1 KiB plaintext -> {} bytes (steady state, ct+ek attached); short message: initiator's first chain {} (ek), later {} (ct+ek); \
-         PQ data per epoch 1184 + 1088 = 2272 bytes, retransmitted on every message until the peer's reply; serialized state {} bytes",
+         PQ data per epoch 1184 + 1088 = 2272 bytes, retransmitted on every message until the peer's reply; serialized state {} bytes ({} with the own ek pending)",
         steady.len(),
         first.len(),
         reply.len(),
-        bytes.len()
+        bytes.len(),
+        pending.len()
     );
 }
 
