@@ -250,11 +250,43 @@ pub(crate) fn encapsulate_prechecked_derand(
     Ok(encapsulate_with(&key, m))
 }
 
+/// The FIPS 203 §7.3 input checks of an expanded decapsulation key, made
+/// once when the key is loaded rather than at each decapsulation: the hash
+/// check `H(ek) = h` and the modulus check of the embedded `ek`, which it
+/// returns (the ratchet's own epoch key, stored expanded in a serialized state).
+///
+/// # Errors
+/// [`CryptoError::InvalidLength`] (`decapsulationKey` 2400 bytes),
+/// [`CryptoError::InvalidKey`] if either check fails.
+pub(crate) fn check_decapsulation_key(dk: &[u8]) -> Result<&[u8]> {
+    let arr = exact::<DK_LEN>("decapsulationKey", "2400 bytes", dk)?;
+    let embedded_ek = dk
+        .get(DK_EK_OFFSET..DK_EK_OFFSET + EK_LEN)
+        .and_then(|ek| <&[u8; EK_LEN]>::try_from(ek).ok())
+        .ok_or(CryptoError::InvalidKey(
+            "ML-KEM decapsulation key too short",
+        ))?;
+    let key = PrivateKey(MlKem768PrivateKey::from(arr));
+    // libcrux's private-key check is the hash check alone; the ciphertext
+    // argument only fixes the parameter set (its bytes are not read).
+    let no_ct = MlKem768Ciphertext::from([0u8; CT_LEN]);
+    if mlkem768::validate_private_key(&key.0, &no_ct)
+        && mlkem768::validate_public_key(&MlKem768PublicKey::from(embedded_ek))
+    {
+        Ok(embedded_ek)
+    } else {
+        Err(CryptoError::InvalidKey(
+            "ML-KEM decapsulation key: embedded H(ek) mismatch or ek fails the modulus check",
+        ))
+    }
+}
+
 /// Decapsulation with a key this crate derived itself with
-/// [`mlkem_from_seed`] (the ratchet's own epoch keys, kept as their seed and
-/// expanded here): the FIPS 203 §7.3 input checks guard against a malformed
-/// or substituted `dk` from outside; a key expanded from its seed passes them
-/// by construction, so they are skipped. Implicit rejection is unchanged.
+/// [`mlkem_from_seed`], or loaded and checked once with
+/// [`check_decapsulation_key`] (the ratchet's own epoch keys): the FIPS 203
+/// §7.3 input checks guard against a malformed or substituted `dk` from
+/// outside; such a key has passed them already, so they are skipped.
+/// Implicit rejection is unchanged.
 ///
 /// # Errors
 /// [`CryptoError::InvalidLength`] (`decapsulationKey` 2400 bytes, `ciphertext` 1088 bytes).

@@ -680,6 +680,54 @@ fn state_serialization_round_trips_and_counts_changes() {
     assert_eq!(recv(&mut b2, &m), b"after restore".to_vec());
 }
 
+/// Format 2 stores the own pending ML-KEM key pair as its expanded
+/// decapsulation key `dk_PKE ‖ ek ‖ H(ek) ‖ z` (docs/SESSIONS.md §5.9); a
+/// load checks it once (FIPS 203 hash check and the modulus check of its
+/// `ek`) instead of regenerating it. Format 1 (the 64-byte seed) is refused.
+#[test]
+fn stored_own_decapsulation_key_is_checked_on_load() {
+    let mut rng = TestRng::new(85);
+    let (mut a, _) = pair(&mut rng);
+    assert_eq!(a.pq_phase(), PqPhase::OwnEkPending);
+    let m = send(&mut a, &mut rng, b"ek_1 attached");
+    let ek = Message::parse(&m).unwrap().header.pq.ek().unwrap().to_vec();
+    let bytes = a.to_bytes();
+    assert_eq!(bytes[4], 2, "format 2");
+    // The embedded ek of the stored dk, then H(ek): dk starts 1,152 bytes before it.
+    let at = bytes.windows(ek.len()).position(|w| w == ek).unwrap();
+    let dk = &bytes[at - 1152..at - 1152 + 2400];
+    assert_eq!(&dk[1152 + 1184..1152 + 1184 + 32], &libcrux_sha3::sha256(&ek)[..]);
+    assert_eq!(bytes[at - 1152 - 8 - 1], 1, "the option flag before u64 k ‖ dk");
+    let back = RatchetState::from_bytes(&bytes).unwrap();
+    assert_eq!(*back.to_bytes(), *bytes);
+    // A flipped bit in ek or in H(ek) fails the hash check; a coefficient
+    // ≥ q in ek (after fixing H(ek)) fails the modulus check.
+    for i in [at, at + 700, at + 1184, at + 1184 + 31] {
+        let mut t = bytes.to_vec();
+        t[i] ^= 0x01;
+        assert_eq!(err(RatchetState::from_bytes(&t)).code(), "INVALID_KEY", "byte {i}");
+    }
+    let mut t = bytes.to_vec();
+    t[at] = 0xff;
+    t[at + 1] |= 0x0f; // first 12-bit coefficient 0xfff >= q
+    let h = libcrux_sha3::sha256(&t[at..at + 1184]);
+    t[at + 1184..at + 1184 + 32].copy_from_slice(&h[..]);
+    assert_eq!(err(RatchetState::from_bytes(&t)).code(), "INVALID_KEY");
+    let mut old = bytes.to_vec();
+    old[4] = 1;
+    assert_eq!(err(RatchetState::from_bytes(&old)).code(), "MALFORMED_INPUT");
+    // The loaded key decapsulates: B's reply (ct_1) opens epoch 1 in the loaded state.
+    let (_, mut b) = {
+        let mut rng = TestRng::new(85);
+        pair(&mut rng)
+    };
+    recv(&mut b, &m);
+    let r = send(&mut b, &mut rng, b"ct_1");
+    let mut loaded = RatchetState::from_bytes(&bytes).unwrap();
+    assert_eq!(recv(&mut loaded, &r), b"ct_1".to_vec());
+    assert_eq!(loaded.pq_epoch(), 1);
+}
+
 #[test]
 fn wire_sizes_per_message_and_per_epoch() {
     let mut rng = TestRng::new(90);
@@ -723,7 +771,9 @@ fn wire_sizes_per_message_and_per_epoch() {
 /// Provenance: the two message values were regenerated with this test when
 /// the associated data moved from both identity encodings to their hash
 /// `H_ID` (docs/SESSIONS.md §5.2, refinement of the design note); the two
-/// state values did not change (the state format is unchanged).
+/// state values were regenerated with this test for state format 2 (the own
+/// pending ML-KEM key stored as its expanded `dk` instead of its seed, §5.9;
+/// the messages did not change).
 #[test]
 fn known_answer_first_round_trip() {
     let mut rng = TestRng::new(0x4b);
@@ -740,6 +790,6 @@ fn known_answer_first_round_trip() {
 const KAT: [&str; 4] = [
     "c04860ae523774e9015ba6aa3e2aef83b4fa6ebbf6a55209def6647e64959a2d",
     "8e77b2f89fa8f3f24f89ad824b5eb5eba3896b28434e2818b1fdc94a337a0abe",
-    "c2940cadd6e51c5d659b863c00855fc9a1f89a5441ed947350760eb8ffe59c9d",
-    "0e49d0d54fc74fdb4a033e9f4846fea9cc89df6b18aede2b25c4aba9fe777bd3",
+    "f4e1c77c65a2ac8fe469a5eabcb4393aea5885e728c51ecd3e16337ab8216c17",
+    "88251796d6fc5a9e11e9af382a3de889b9c98126301b274f618c962b0a77070c",
 ];

@@ -1,12 +1,12 @@
 //! Canonical, versioned serialized state (docs/SESSIONS.md §5.9).
 //!
 //! ```text
-//! state = "VKRS" ‖ u8 format(1) ‖ u8 protocol version ‖ u8 role(1 initiator, 2 responder) ‖ u64 counter
+//! state = "VKRS" ‖ u8 format(2) ‖ u8 protocol version ‖ u8 role(1 initiator, 2 responder) ‖ u64 counter
 //!       ‖ u32 max_jump ‖ u32 max_skipped_keys ‖ u32 max_receiving_chains ‖ u64 max_skipped_age_secs
 //!       ‖ u16 len ‖ Enc(ID_init) ‖ u16 len ‖ Enc(ID_resp) ‖ root_key(32)
 //!       ‖ opt(dh_secret(32)) ‖ opt(dh_remote(32)) ‖ opt(ck(32) ‖ pq_ck(32) ‖ u32 n ‖ u64 epoch) ‖ u32 PN
 //!       ‖ u64 latest ‖ pq_root(32) ‖ own_dir(32) ‖ peer_dir(32)
-//!       ‖ opt(u64 k ‖ seed(64)) ‖ opt(u64 k ‖ ct(1088)) ‖ opt(u64 k ‖ ek(1184))
+//!       ‖ opt(u64 k ‖ dk(2400)) ‖ opt(u64 k ‖ ct(1088)) ‖ opt(u64 k ‖ ek(1184))
 //!       ‖ u64 next_seq ‖ u8 chains ‖ chain*
 //! chain = ratchet_pub(32) ‖ u64 epoch ‖ opt(ck(32) ‖ pq_ck(32)) ‖ u32 next ‖ u32 count
 //!       ‖ (u32 n ‖ mk(32) ‖ u64 created ‖ u64 seq)*
@@ -27,13 +27,15 @@ use super::pq::{OwnEk, PqState};
 use super::skipped::{Receiving, RecvChain, SkippedKey};
 use super::{DhPair, RatchetState, SendChain, check_binding};
 use crate::bytes::ByteReader;
-use crate::mlkem::{CT_LEN, EK_LEN, SEED_LEN};
+use crate::mlkem::{CT_LEN, DK_LEN, EK_LEN};
 use crate::session::{Result, Role, SessionBinding, SessionError};
 
 /// Magic prefix of a serialized state.
 pub const STATE_MAGIC: &[u8; 4] = b"VKRS";
-/// Current serialized-state format.
-pub const STATE_FORMAT: u8 = 1;
+/// Current serialized-state format (2: the own ML-KEM key pair is stored as
+/// its expanded decapsulation key; format 1 stored its 64-byte seed and is
+/// not read).
+pub const STATE_FORMAT: u8 = 2;
 /// Longest identity encoding accepted.
 pub(crate) const MAX_IDENTITY_LEN: usize = 8192;
 
@@ -109,7 +111,7 @@ impl RatchetState {
         put_opt(&mut o, p.own_ek.is_some());
         if let Some(own) = &p.own_ek {
             o.extend_from_slice(&own.epoch.to_be_bytes());
-            o.extend_from_slice(&own.seed[..]);
+            o.extend_from_slice(&own.dk[..]);
         }
         put_opt(&mut o, p.own_ct.is_some());
         if let Some((k, ct)) = &p.own_ct {
@@ -217,10 +219,8 @@ impl RatchetState {
         let (root, own_dir, peer_dir) = (key(&mut r)?, key(&mut r)?, key(&mut r)?);
         let own_ek = if opt(&mut r)? {
             let k = r.u64().ok_or(TRUNC)?;
-            Some(Arc::new(OwnEk::from_seed(
-                k,
-                Zeroizing::new(r.array::<SEED_LEN>().ok_or(TRUNC)?),
-            )?))
+            let dk = Zeroizing::new(r.take(DK_LEN).ok_or(TRUNC)?.to_vec());
+            Some(Arc::new(OwnEk::from_dk(k, dk)?))
         } else {
             None
         };

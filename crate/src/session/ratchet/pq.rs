@@ -29,31 +29,38 @@ pub const fn ek_sender(k: u64) -> Role {
     }
 }
 
-/// Our own pending encapsulation key `ek_k` and its decapsulation key.
+/// Our own pending encapsulation key `ek_k` and its expanded decapsulation
+/// key (`dk_PKE ‖ ek ‖ H(ek) ‖ z`, the form a serialized state stores, so a
+/// load does not regenerate the key pair).
 #[derive(Clone)]
 pub(crate) struct OwnEk {
     pub(crate) epoch: u64,
-    pub(crate) seed: Zeroizing<[u8; SEED_LEN]>,
     pub(crate) ek: Vec<u8>,
     pub(crate) dk: Zeroizing<Vec<u8>>,
 }
 
 impl OwnEk {
     /// The key pair of `seed` for epoch `epoch`.
-    pub(crate) fn from_seed(epoch: u64, seed: Zeroizing<[u8; SEED_LEN]>) -> Result<Self> {
+    fn from_seed(epoch: u64, seed: &Zeroizing<[u8; SEED_LEN]>) -> Result<Self> {
         let kp = mlkem::mlkem_from_seed(&seed[..])?;
         Ok(Self {
             epoch,
-            seed,
             ek: kp.encapsulation_key.clone(),
             dk: kp.decapsulation_key.clone(),
         })
     }
 
+    /// A stored decapsulation key for epoch `epoch`, checked once here (FIPS
+    /// 203 §7.3 hash check and the modulus check of its `ek`): `INVALID_KEY`.
+    pub(crate) fn from_dk(epoch: u64, dk: Zeroizing<Vec<u8>>) -> Result<Self> {
+        let ek = mlkem::check_decapsulation_key(&dk)?.to_vec();
+        Ok(Self { epoch, ek, dk })
+    }
+
     fn generate<R: RatchetRng + ?Sized>(epoch: u64, rng: &mut R) -> Result<Self> {
         let mut seed = Zeroizing::new([0u8; SEED_LEN]);
         rng.fill(RandomPurpose::KemKeygen, &mut seed[..])?;
-        Self::from_seed(epoch, seed)
+        Self::from_seed(epoch, &seed)
     }
 }
 
@@ -218,7 +225,8 @@ impl PqState {
         if own.epoch != header_epoch {
             return Ok(());
         }
-        // `dk` was expanded here from its seed (`OwnEk::from_seed`).
+        // `dk` was expanded here from its seed, or checked when the state was
+        // loaded (`OwnEk::from_dk`).
         let ss = mlkem::decapsulate_own(&own.dk, ct)?;
         let keys = kdf::epoch_next(&self.root, &ss, header_epoch, &own.ek, ct)?;
         self.install(role, header_epoch, keys);
