@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// npm run bench [-- --only <substring>] [-- --native]
+// npm run bench [-- --only <substring>] [-- --group sessions|primitives] [-- --native]
 //
 // Side-by-side benchmark in headless Chromium (Debian's /usr/bin/chromium via
 // Playwright, the flags of playwright.config.ts), against tests/server.mjs
@@ -7,6 +7,9 @@
 // libraries in one run. Writes bench/results/latest.json and latest.md.
 // `--native` first runs the criterion bench (cargo bench -p veilkit --bench
 // primitives) and adds the wasm/native ratio. Never part of `npm test`.
+// The session cases (`sess-*`, bench/session.ts: veilkit's ratchet beside libsignal-ts and Olm)
+// are reported in bench/results/sessions.json and sessions.md (bench/session-report.mjs);
+// `--group sessions` runs only them (latest.* is then left as it is), `--group primitives` the rest.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
@@ -14,6 +17,7 @@ import { resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { chromium } from '@playwright/test';
+import { sessionReport } from './session-report.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const PORT = Number(process.env.BENCH_PORT ?? 8779);
@@ -21,6 +25,12 @@ const BASE = `http://127.0.0.1:${PORT}`;
 const args = process.argv.slice(2);
 const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined;
 const withNative = args.includes('--native');
+const group = args.includes('--group') ? args[args.indexOf('--group') + 1] : undefined;
+if (group !== undefined && group !== 'sessions' && group !== 'primitives') {
+  console.error('bench: --group takes sessions or primitives');
+  process.exit(1);
+}
+const inGroup = (id) => group === undefined || (group === 'sessions') === id.startsWith('sess-');
 // --rounds N: run the whole case list N times, one round after another, and keep each case's
 // median across rounds (this shared VM drifts by ±30% over minutes; rounds spread that over
 // every library alike instead of landing on whichever case ran during a slow spell).
@@ -37,15 +47,17 @@ const CHROMIUM_ARGS = [
   '--disable-component-update', '--disable-sync', '--no-first-run',
 ];
 
-if (!existsSync(resolve(ROOT, 'dist/ts/index.js')) || !existsSync(resolve(ROOT, 'dist/ts/wasm-threads/veilkit_bg.wasm'))) {
+// The session cases need only the SIMD build (a VEILKIT_THREADS=0 build will do for them).
+const needsThreads = group !== 'sessions';
+if (!existsSync(resolve(ROOT, 'dist/ts/index.js')) || (needsThreads && !existsSync(resolve(ROOT, 'dist/ts/wasm-threads/veilkit_bg.wasm')))) {
   console.error('bench: dist/ is missing — run `npm run build` first');
   process.exit(1);
 }
 
 // ------------------------------------------------------------------ bundle the case worker
-log('bundling bench/worker.ts (esbuild)');
+log('bundling bench/worker.ts and bench/session-keystore.ts (esbuild)');
 await build({
-  entryPoints: [resolve(ROOT, 'bench/worker.ts')],
+  entryPoints: [resolve(ROOT, 'bench/worker.ts'), resolve(ROOT, 'bench/session-keystore.ts')],
   outdir: resolve(ROOT, 'bench/dist'),
   bundle: true,
   splitting: true,
@@ -101,7 +113,7 @@ try {
   page.on('pageerror', (e) => log('pageerror', e.message));
   await page.goto(`${BASE}/bench/index.html`);
   await page.waitForFunction(() => document.title === 'ready');
-  const ids = (await page.evaluate(() => window.runCase('list'))).filter((id) => !only || id.includes(only));
+  const ids = (await page.evaluate(() => window.runCase('list'))).filter((id) => (!only || id.includes(only)) && inGroup(id));
   const meta = await page.evaluate(() => ({ userAgent: navigator.userAgent, cores: navigator.hardwareConcurrency, crossOriginIsolated }));
   log(`${ids.length} cases, ${meta.cores} cores, crossOriginIsolated=${meta.crossOriginIsolated}`);
   const perId = new Map(ids.map((id) => [id, []]));
@@ -137,10 +149,23 @@ try {
   server.kill();
 }
 
+// ------------------------------------------------------------------ session report
+const method = `one dedicated worker per case; warm-up 400 ms; 7 timed batches of ~250 ms (slow cases: 1 warm-up + 5 single ops); median${rounds > 1 ? `; the whole list run ${rounds} times, one round after another, and each case's median across rounds kept` : ''}. Async APIs awaited one call at a time.`;
+if (results.some((r) => r.id.startsWith('sess-'))) {
+  const { json, md } = sessionReport(results, { date: new Date().toISOString(), browser: browserMeta, method });
+  mkdirSync(resolve(ROOT, 'bench/results'), { recursive: true });
+  writeFileSync(resolve(ROOT, 'bench/results/sessions.json'), `${JSON.stringify(json, null, 2)}\n`);
+  writeFileSync(resolve(ROOT, 'bench/results/sessions.md'), `${md}\n`);
+  log('wrote bench/results/sessions.json and bench/results/sessions.md');
+  console.log(`\n${md}`);
+}
+if (results.every((r) => r.id.startsWith('sess-'))) process.exit(0);
+
 // ------------------------------------------------------------------ report
 function fmt(v, unit) {
   if (v === undefined) return '—';
   if (unit === 's') return v >= 1 ? `${v.toFixed(2)} s` : `${(v * 1000).toFixed(1)} ms`;
+  if (unit === 'bytes') return `${v} bytes`;
   return v >= 1000 ? `${(v / 1000).toFixed(1)}k ops/s` : `${v.toFixed(1)} ops/s`;
 }
 const byId = Object.fromEntries(results.filter((r) => r.ok).map((r) => [r.id, r]));
@@ -216,11 +241,12 @@ const readSize = (f) => {
 const report = {
   date: new Date().toISOString(),
   browser: browserMeta,
-  method: `one dedicated worker per case; warm-up 400 ms; 7 timed batches of ~250 ms (slow cases: 1 warm-up + 5 single ops); median${rounds > 1 ? `; the whole list run ${rounds} times, one round after another, and each case's median across rounds kept` : ''}. Async APIs awaited one call at a time.`,
+  method,
   skipped: [
     'file encrypt/decrypt 256 MiB (vs a raw WebCrypto chunk loop and openpgp.js): measured by `npm run bench:files` (bench/files/results/latest.md), in its own Chromium run',
     'X-Wing in libsodium-wrappers-sumo 0.8.4: not exported (ML-KEM-768 is)',
     'libsodium HKDF: not exported by libsodium-wrappers-sumo 0.8.4',
+    'chat sessions (issue 16: initiate, respond, 1 KiB messages, direction changes, save/load, wire bytes; vs libsignal-protocol-typescript and Olm): bench/results/sessions.md, written by the same run',
   ],
   results,
   rows,

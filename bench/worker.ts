@@ -7,29 +7,9 @@
  * batches; the reported figure is the median. Slow cases (Argon2id, PBKDF2)
  * time single operations instead.
  */
-type Op = () => unknown;
-interface Prepared {
-  op: Op;
-  /** The op returns a promise (awaited one at a time). */
-  async?: boolean;
-  /** Seconds per op: one op per sample. */
-  slow?: boolean;
-  note?: string;
-}
-export interface CaseResult {
-  id: string;
-  ok: boolean;
-  unit?: 'ops/s' | 's';
-  value?: number;
-  samples?: number[];
-  note?: string;
-  error?: string;
-}
-
-const RUNS = 7;
-const RUN_MS = 250;
-const WARMUP_MS = 400;
-const SLOW_RUNS = 5;
+import { RUNS, measure, median, type CaseResult, type Prepared } from './measure.js';
+import { SESSION_CASES, SESSION_WIRE } from './session.js';
+import { KEYSTORE_CASE_IDS } from './session-keystore.js';
 
 const VEILKIT = '/dist/ts/index.js';
 const VEILKIT_NATIVE = '/dist/ts/webcrypto/routes.js';
@@ -444,6 +424,8 @@ const CASES: Record<string, () => Promise<Prepared>> = {
     const { sha256 } = await import('@noble/hashes/sha2.js');
     return { slow: true, op: () => pbkdf2(sha256, PASSWORD, SALT16, { c: 600_000, dkLen: 32 }) };
   },
+  // ------------------------------------------------------------ sessions (issue 16): bench/session.ts
+  ...SESSION_CASES,
 };
 
 /** Pool scaling: 1 vs 2 workers on independent ML-KEM encapsulations (wasm route), from inside this worker. */
@@ -489,52 +471,8 @@ async function coldInit(id: string): Promise<CaseResult> {
   return { id, ok: true, unit: 's', value: ms / 1000, samples: [ms / 1000], note: `${vk.capabilities().wasmBuild} build` };
 }
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  const upper = s[m];
-  if (upper === undefined) throw new RangeError('median of no samples');
-  return s.length % 2 ? upper : ((s[m - 1] ?? upper) + upper) / 2;
-}
-
-async function measure(id: string, p: Prepared): Promise<CaseResult> {
-  const { op } = p;
-  if (p.slow) {
-    await op(); // warm-up
-    const samples: number[] = [];
-    for (let r = 0; r < SLOW_RUNS; r++) {
-      const t0 = performance.now();
-      await op();
-      samples.push((performance.now() - t0) / 1000);
-    }
-    return { id, ok: true, unit: 's', value: median(samples), samples, ...(p.note ? { note: p.note } : {}) };
-  }
-  let n = 0;
-  const w0 = performance.now();
-  if (p.async) {
-    while (performance.now() - w0 < WARMUP_MS) {
-      await op();
-      n++;
-    }
-  } else {
-    while (performance.now() - w0 < WARMUP_MS) {
-      op();
-      n++;
-    }
-  }
-  const per = (performance.now() - w0) / n;
-  const batch = Math.max(1, Math.round(RUN_MS / per));
-  const samples: number[] = [];
-  for (let r = 0; r < RUNS; r++) {
-    const t0 = performance.now();
-    if (p.async) for (let i = 0; i < batch; i++) await op();
-    else for (let i = 0; i < batch; i++) op();
-    samples.push(batch / ((performance.now() - t0) / 1000));
-  }
-  return { id, ok: true, unit: 'ops/s', value: median(samples), samples, ...(p.note ? { note: p.note } : {}) };
-}
-
-export const CASE_IDS = [...Object.keys(CASES), 'pool/size-1', 'pool/size-2', 'init/cold-simd', 'init/cold-threads'];
+// KEYSTORE_CASE_IDS run on the page (bench/index.html), not in a case worker.
+export const CASE_IDS = [...Object.keys(CASES), ...KEYSTORE_CASE_IDS, ...Object.keys(SESSION_WIRE), 'pool/size-1', 'pool/size-2', 'init/cold-simd', 'init/cold-threads'];
 
 async function main(): Promise<void> {
   const id = new URL(self.location.href).searchParams.get('case') ?? '';
@@ -547,9 +485,11 @@ async function main(): Promise<void> {
     if (id.startsWith('pool/')) result = await poolScaling(id);
     else if (id.startsWith('init/')) result = await coldInit(id);
     else {
+      const wire = SESSION_WIRE[id];
       const setup = CASES[id];
-      if (!setup) throw new Error(`unknown case ${id}`);
-      result = await measure(id, await setup());
+      if (wire) result = await wire();
+      else if (!setup) throw new Error(`unknown case ${id}`);
+      else result = await measure(id, await setup());
     }
   } catch (e) {
     result = { id, ok: false, error: e instanceof Error ? `${e.name}: ${e.message}` : String(e) };

@@ -23,6 +23,9 @@ export const VEIL_ERROR_CODES = [
   'UNSUPPORTED_PLATFORM',
   'WASM_PANIC',
   'INTERNAL',
+  // A pool worker that did not start: its script could not be loaded, it crashed while loading, or
+  // it did not report ready within the pool's `startTimeoutMs` (ts/pool.ts; details: url, reason).
+  'WORKER_START_FAILED',
   // From the keystore (ts/keystore.ts, worker/keystore.ts).
   'KEYSTORE_LOCKED',
   'KEY_NOT_FOUND',
@@ -101,7 +104,8 @@ const CODE_SET: ReadonlySet<string> = new Set(VEIL_ERROR_CODES);
  * Structured facts about a failure, where the code has them: `needed` / `got` (bytes, for
  * `TRUNCATED`), `index` / `reason` (the failing entry or change and why, for `KEY_LOG_INVALID`
  * and `REGISTRY_INVALID`; `index` is `null` when no entry is to blame), `jump` / `limit` (message
- * keys, for `TOO_FAR_AHEAD`), `counter` / `highestSeen` (state counters, for `STATE_ROLLBACK`).
+ * keys, for `TOO_FAR_AHEAD`), `counter` / `highestSeen` (state counters, for `STATE_ROLLBACK`),
+ * `url` / `reason` (the worker script and why it did not start, for `WORKER_START_FAILED`).
  * Empty otherwise.
  */
 export interface VeilErrorDetails {
@@ -113,6 +117,7 @@ export interface VeilErrorDetails {
   readonly limit?: number;
   readonly counter?: number;
   readonly highestSeen?: number;
+  readonly url?: string;
 }
 
 /** Keeps the known detail fields of `value` that have the right type (anything else is dropped). */
@@ -128,6 +133,7 @@ export function detailsOf(value: unknown): VeilErrorDetails {
   if (typeof v.limit === 'number') d.limit = v.limit;
   if (typeof v.counter === 'number') d.counter = v.counter;
   if (typeof v.highestSeen === 'number') d.highestSeen = v.highestSeen;
+  if (typeof v.url === 'string') d.url = v.url;
   return d;
 }
 

@@ -15,6 +15,9 @@ export {
   type KeystoreChange, type KeystoreStatus, type PassphraseKdfParams, type KdfBudget, type BackupOptions, type HybridSignature,
   type PrekeyBundles, type CreatePrekeyBundleOptions, type ReplenishPrekeysOptions,
 } from './keystore.js';
+export {
+  Session, SESSION_VERIFICATION_CONTEXT, type SessionInfo, type InitiateOptions, type RespondOptions, type MessageOptions,
+} from './session.js';
 export { capabilities, type Capabilities, type Routes, type Route, type RoutePreference, type WasmBuild } from './webcrypto/routes.js';
 export type { WebCryptoSupport, AlgorithmSupport } from './webcrypto/probe.js';
 export { KDF_BOUNDS, type KdfBounds, type CostBounds, type Argon2CostBounds } from './kdf-bounds.js';

@@ -25,6 +25,13 @@ export interface InitOptions {
    */
   threads?: boolean | number;
   /**
+   * How long loading the threads build and starting its helper workers may take (ms, default
+   * 8 s). Past it — or when a helper worker fails to load, e.g. under a bundler that rewrites
+   * worker scripts — the automatic choice (`threads` undefined) falls back to the SIMD build;
+   * an explicit `threads` rejects with `VeilError('UNSUPPORTED_PLATFORM')` instead of hanging.
+   */
+  threadsStartTimeoutMs?: number;
+  /**
    * Where the routable asynchronous operations run (see `capabilities()`):
    * `'auto'` (default) native WebCrypto where it is supported and passes its
    * self-test, `'native'` WebCrypto wherever supported, `'wasm'` never WebCrypto.
@@ -103,22 +110,43 @@ function defaultThreadCount(): number {
   return typeof n === 'number' && n > 0 ? Math.min(n, 16) : 2;
 }
 
+/** Default of {@link InitOptions.threadsStartTimeoutMs}. */
+export const DEFAULT_THREADS_START_TIMEOUT_MS = 8_000;
+
+/** `work`, or a rejection once `ms` have passed (the work itself cannot be cancelled: it is left behind). */
+function within<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not finish within ${ms} ms`)), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
 /** Loads the threads build and starts its pool; returns the pool size, or undefined when it could not. */
 async function loadThreads(options: InitOptions): Promise<number | undefined> {
   const count = typeof options.threads === 'number' ? options.threads : defaultThreadCount();
   if (!Number.isInteger(count) || count < 1 || count > 64) {
     throw new RangeError(`threads must be a boolean or an integer between 1 and 64, got ${String(options.threads)}`);
   }
+  const ms = options.threadsStartTimeoutMs ?? DEFAULT_THREADS_START_TIMEOUT_MS;
+  if (typeof ms !== 'number' || !Number.isFinite(ms) || ms <= 0) {
+    throw new RangeError(`threadsStartTimeoutMs must be a finite number > 0, got ${String(ms)}`);
+  }
   try {
-    const glue = (await import('./wasm-threads/veilkit.js')) as unknown as ThreadsGlue;
-    await glue.default({ module_or_path: options.threadsWasm ?? new URL('./wasm-threads/veilkit_bg.wasm', import.meta.url) });
-    await glue.initThreadPool(count);
+    // A helper worker that never loads (a bundler's worker format, a dev server's rewrites) leaves
+    // initThreadPool pending forever: bounded, so the automatic choice falls back to SIMD.
+    const glue = await within((async () => {
+      const g = (await import('./wasm-threads/veilkit.js')) as unknown as ThreadsGlue;
+      await g.default({ module_or_path: options.threadsWasm ?? new URL('./wasm-threads/veilkit_bg.wasm', import.meta.url) });
+      await g.initThreadPool(count);
+      return g;
+    })(), ms, 'loading the threads build and starting its helper workers');
     __veilkitSelect(glue);
     batchGlue = glue;
     return glue.threadCount();
   } catch (e) {
     if (options.threads === undefined) return undefined; // automatic choice: fall back to SIMD
-    throw e;
+    throw new VeilError('UNSUPPORTED_PLATFORM', `the threads build could not be started: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
   }
 }
 
@@ -144,6 +172,8 @@ export function init(options: InitOptions = {}): Promise<void> {
     if (!support.simd) {
       throw new VeilError('UNSUPPORTED_PLATFORM', 'WebAssembly SIMD128 is not supported by this engine');
     }
+    /** Where the SIMD module was loaded from, for the error message. */
+    let from: string | undefined;
     try {
       let build: WasmBuild = 'simd';
       let threads: number | undefined;
@@ -151,11 +181,14 @@ export function init(options: InitOptions = {}): Promise<void> {
       if (threads !== undefined) {
         build = 'threads';
       } else if (options.wasm !== undefined) {
+        if (typeof options.wasm === 'string' || options.wasm instanceof URL) from = String(options.wasm);
         await initWasm({ module_or_path: options.wasm });
       } else if (isNode()) {
         await loadInNode();
       } else {
-        await initWasm({ module_or_path: new URL('./wasm/veilkit_bg.wasm', import.meta.url) });
+        const url = new URL('./wasm/veilkit_bg.wasm', import.meta.url);
+        from = url.href;
+        await initWasm({ module_or_path: url });
       }
       const wc = await webCrypto;
       const g = globalThis as { crossOriginIsolated?: boolean };
@@ -171,7 +204,10 @@ export function init(options: InitOptions = {}): Promise<void> {
       initialized = true;
     } catch (e) {
       ready = undefined; // allow a retry (e.g. after a network error)
-      throw e instanceof VeilError ? e : new VeilError('UNSUPPORTED_PLATFORM', `could not load the wasm core: ${String(e)}`, { cause: e });
+      if (e instanceof VeilError) throw e;
+      // "expected magic word 00 61 73 6d, found 3c 21 64 6f": an HTML page (a dev server's fallback) came back instead of the .wasm.
+      const html = /found 3c/i.test(String(e)) ? ' (the server answered with an HTML page, not the .wasm: serve veilkit_bg.wasm as a file, or pass init({ wasm }))' : '';
+      throw new VeilError('UNSUPPORTED_PLATFORM', `could not load the wasm core${from === undefined ? '' : ` from ${from}`}: ${String(e)}${html}`, { cause: e });
     }
   })();
   return ready;

@@ -8,6 +8,7 @@
  * backup) that page and worker share; one module so both import one copy.
  */
 import { VeilError } from './errors.js';
+import { isInitialized } from './init.js';
 import { bytesToHex, concatBytes, equalBytes } from './bytes.js';
 import { KDF_BOUNDS } from './kdf-bounds.js';
 import { deriveHkdf } from './kdf.js';
@@ -151,13 +152,21 @@ export function decodePublicBundle(encoded: Uint8Array): PublicBundle {
   };
 }
 
-/** Whether a bundle's signatures (Ed25519, and ML-DSA-65 when present) verify under its own keys. */
+/**
+ * Whether a bundle's signatures (Ed25519, and ML-DSA-65 when present) verify under its own keys:
+ * `false` for a forged, tampered or malformed bundle. Needs `await init()` first and throws
+ * `VeilError('NOT_INITIALIZED')` otherwise (never a silent `false`, which would make every genuine
+ * peer look forged). A bundle that went through JSON has lost its `Uint8Array`s: send `bundle.bytes`
+ * (e.g. base64) and pass the decoded bytes here or to {@link decodePublicBundle}.
+ */
 export function verifyPublicBundle(bundle: PublicBundle | Uint8Array): boolean {
+  if (!isInitialized()) throw new VeilError('NOT_INITIALIZED', 'call `await init()` before verifyPublicBundle');
   let parsed: PublicBundle;
   try {
     parsed = decodePublicBundle(bundle instanceof Uint8Array ? bundle : bundle.bytes);
   } catch (e) {
-    if (e instanceof VeilError) return false;
+    // Only "not a bundle" means forged; anything else (a poisoned instance, …) is not an answer.
+    if (e instanceof VeilError && e.code === 'INVALID_PARAMETER') return false;
     throw e;
   }
   const mlDsaKey = parsed.mlDsa65;

@@ -7,15 +7,17 @@
  * attributed to exactly one call: that call fails, the worker is replaced,
  * every other call goes on.
  *
- * Size: one scheduler class (queue, affinity, crash recovery, idle termination,
- * dispose) over shared private state, plus the ref-counted default pool; a
- * few lines over the ~400-line guideline.
+ * Size: one scheduler class (queue, affinity, start timeout, crash recovery,
+ * progress routing, idle termination, dispose) over shared private state, plus
+ * the ref-counted default pool; about 100 lines over the ~400-line guideline
+ * (the start-failure helpers live in ts/pool-start.ts).
  */
 import { VeilError, detailsOf, isVeilErrorCode } from './errors.js';
 import { disposeSymbol, disposedError } from './dispose.js';
+import { DEFAULT_WORKER_START_TIMEOUT_MS, defaultWorker, startFailed, workerErrorCause, workerLabel } from './pool-start.js';
 import type { RoutePreference } from './webcrypto/routes.js';
 import type {
-  PrimitiveArgs, PrimitiveResult, ReadyMessage, Replies, Reply, Request, SerializedError, WorkerPrimitive,
+  PrimitiveArgs, PrimitiveResult, ProgressMessage, ReadyMessage, Replies, Reply, Request, SerializedError, WorkerPrimitive,
 } from '../worker/protocol.js';
 
 /** Distributes `Omit` over a union, keeping each member's fields. */
@@ -38,8 +40,20 @@ export interface PoolOptions {
   size?: number;
   /** Terminate a worker idle for this long (ms, default 30 s; 0 = never). */
   idleTimeoutMs?: number;
-  /** Creates a worker (default: the bundled module worker). */
+  /** Creates a worker (default: a module worker from `workerUrl`). */
   createWorker?: () => Worker;
+  /**
+   * The worker module (default: the bundled `dist/worker/veilkit.worker.js`, located next to this
+   * module). Used by the default `createWorker`, and named in `WORKER_START_FAILED` errors (with a
+   * custom `createWorker`, pass it too so that errors can name the script).
+   */
+  workerUrl?: string | URL;
+  /**
+   * How long a new worker may take to load its script and the wasm core and report ready (ms,
+   * default 15 s; 0 = wait forever). Past it, the worker is terminated and the call that was waiting
+   * for it rejects with `VeilError('WORKER_START_FAILED')`; the next call starts a fresh worker.
+   */
+  startTimeoutMs?: number;
   /** URL of `veilkit_bg.wasm` for the workers (default: next to the worker module). */
   wasmUrl?: string | URL;
   /** Enables `debug/*` requests (tests only). */
@@ -61,6 +75,8 @@ export interface RunOptions {
   affinity?: string;
   /** Buffers to transfer (hand over) to the worker instead of copying. Only pass buffers you own and no longer need. */
   transfer?: Transferable[];
+  /** Called with the progress a running request reports (`files/*-chunks`: plaintext bytes and chunks done since the previous call). */
+  onProgress?: (step: { readonly bytes: number; readonly chunks: number }) => void;
 }
 
 interface Job {
@@ -84,10 +100,6 @@ interface Slot {
 function defaultSize(): number {
   const n = (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator?.hardwareConcurrency;
   return typeof n === 'number' && n > 0 ? n : 2;
-}
-
-function defaultWorker(): Worker {
-  return new Worker(new URL('../worker/veilkit.worker.js', import.meta.url), { type: 'module', name: 'veilkit' });
 }
 
 /** Rebuilds a thrown error from its serialized form. */
@@ -117,6 +129,8 @@ export class WorkerPool {
   private readonly onWorkerExit: ((exit: WorkerExit) => void) | undefined;
   private readonly route: RoutePreference | undefined;
   private readonly threads: boolean | number | undefined;
+  private readonly startTimeoutMs: number;
+  private readonly workerLabel: string;
   private nextId = 1;
   private nextAffinity = 0;
   private disposed = false;
@@ -126,7 +140,14 @@ export class WorkerPool {
     if (!Number.isInteger(size) || size < 1 || size > 64) throw new RangeError(`size must be an integer between 1 and 64, got ${size}`);
     this.size = size;
     this.idleTimeoutMs = options.idleTimeoutMs ?? 30_000;
-    this.createWorker = options.createWorker ?? defaultWorker;
+    const startTimeoutMs = options.startTimeoutMs ?? DEFAULT_WORKER_START_TIMEOUT_MS;
+    if (typeof startTimeoutMs !== 'number' || !Number.isFinite(startTimeoutMs) || startTimeoutMs < 0) {
+      throw new RangeError(`startTimeoutMs must be a finite number ≥ 0, got ${String(startTimeoutMs)}`);
+    }
+    this.startTimeoutMs = startTimeoutMs;
+    const workerUrl = options.workerUrl;
+    this.createWorker = options.createWorker ?? (() => defaultWorker(workerUrl));
+    this.workerLabel = workerLabel(workerUrl, options.createWorker !== undefined);
     this.wasmUrl = options.wasmUrl === undefined ? undefined : String(options.wasmUrl);
     this.debug = options.debug === true;
     this.inspectReply = options.inspectReply;
@@ -244,29 +265,53 @@ export class WorkerPool {
   private spawn(slot: Slot): Promise<void> {
     const worker = this.createWorker();
     slot.worker = worker;
+    const url = this.workerLabel;
+    /** Until ready: an `error` event is a start failure (reported once, by `slot.ready`), not a crash of a running call. */
+    let started = false;
     slot.ready = new Promise<void>((resolve, reject) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const stop = () => {
+        if (timer !== undefined) clearTimeout(timer);
+        worker.removeEventListener('message', onReady);
+        worker.removeEventListener('error', onError);
+      };
       const onReady = (e: MessageEvent) => {
         const msg = e.data as ReadyMessage;
         if (msg?.type !== 'veilkit/ready') return;
-        worker.removeEventListener('message', onReady);
+        stop();
+        started = msg.ok;
         if (msg.ok) resolve();
-        else reject(msg.error ? deserializeError(msg.error) : new VeilError('INTERNAL', 'worker failed to start'));
+        // The worker ran and its init() failed: that error (e.g. UNSUPPORTED_PLATFORM when the wasm
+        // could not be fetched or compiled) is the more precise one.
+        else reject(msg.error ? deserializeError(msg.error) : startFailed(url, 'its init() failed without an error'));
+      };
+      const onError = (e: Event) => {
+        e.preventDefault();
+        stop();
+        reject(startFailed(url, workerErrorCause(e)));
       };
       worker.addEventListener('message', onReady);
-      worker.addEventListener('error', (e) => {
-        e.preventDefault();
-        reject(new VeilError('INTERNAL', `worker failed to start: ${e.message}`));
-      }, { once: true });
+      worker.addEventListener('error', onError);
+      if (this.startTimeoutMs > 0) {
+        timer = setTimeout(() => {
+          stop();
+          reject(startFailed(url, `it did not report ready within ${this.startTimeoutMs} ms (its script, the wasm core or the threads build did not load)`));
+        }, this.startTimeoutMs);
+      }
     });
+    // A start failure is reported to the call waiting for it (start()); nobody else awaits this.
+    slot.ready.catch(() => {});
     worker.addEventListener('message', (e: MessageEvent) => {
       this.inspectReply?.(e.data);
-      this.onReply(slot, worker, e.data as Reply | ReadyMessage);
+      this.onReply(slot, worker, e.data as Reply | ReadyMessage | ProgressMessage);
     });
-    worker.addEventListener('error', (e: ErrorEvent) => {
+    worker.addEventListener('error', (e: Event) => {
       e.preventDefault();
-      this.onCrash(slot, worker, e.message);
+      if (started) this.onCrash(slot, worker, workerErrorCause(e));
     });
-    worker.addEventListener('messageerror', () => this.onCrash(slot, worker, 'a message could not be deserialized'));
+    worker.addEventListener('messageerror', () => {
+      if (started) this.onCrash(slot, worker, 'a message could not be deserialized');
+    });
     worker.postMessage({ type: 'veilkit/init', wasmUrl: this.wasmUrl, debug: this.debug, route: this.route, threads: this.threads });
     return slot.ready;
   }
@@ -297,8 +342,12 @@ export class WorkerPool {
     );
   }
 
-  private onReply(slot: Slot, worker: Worker, msg: Reply | ReadyMessage): void {
-    if (slot.worker !== worker || 'type' in msg) return;
+  private onReply(slot: Slot, worker: Worker, msg: Reply | ReadyMessage | ProgressMessage): void {
+    if (slot.worker !== worker) return;
+    if ('type' in msg) {
+      if (msg.type === 'veilkit/progress') this.onProgress(slot, msg);
+      return;
+    }
     const job = slot.job;
     if (!job || job.id !== msg.id) return;
     this.finish(slot, job);
@@ -308,6 +357,17 @@ export class WorkerPool {
     }
     if (msg.ok) this.settle(job, msg.value, true);
     else this.settle(job, deserializeError(msg.error));
+  }
+
+  private onProgress(slot: Slot, msg: ProgressMessage): void {
+    const job = slot.job;
+    if (!job || job.id !== msg.id || job.abandoned || job.options.onProgress === undefined) return;
+    if (typeof msg.bytes !== 'number' || typeof msg.chunks !== 'number') return;
+    try {
+      job.options.onProgress({ bytes: msg.bytes, chunks: msg.chunks });
+    } catch {
+      // a throwing progress callback must not break the call
+    }
   }
 
   private onCrash(slot: Slot, worker: Worker, message: string): void {

@@ -24,7 +24,7 @@
  * wiped) and are encoded into buffers that are wiped after the wasm call.
  *
  * Size: one handler table whose handlers share the session map and the
- * chunk-key / IV / leaf helpers above them; a few lines over ~400.
+ * chunk-key / IV / leaf / progress helpers above them; about 90 lines over ~400.
  */
 import * as wasm from '../ts/wasm/veilkit.js';
 import { call } from '../ts/init.js';
@@ -34,7 +34,7 @@ import {
 } from '../ts/files-format.js';
 import { bs, equalBytes } from '../ts/bytes.js';
 import type { ChunkContext, ChunkKeys, ChunksOut, EncryptBegun, EncryptFinished, FilesReplies, FilesRequest, HeaderNeedsMore, HeaderRead } from './files.protocol.js';
-import type { HandlerTable } from './protocol.js';
+import type { HandlerTable, ProgressMessage } from './protocol.js';
 
 type Session = wasm.ContainerEncryptorHandle | wasm.ContainerReaderHandle;
 const sessions = new Map<string, Session>();
@@ -167,6 +167,27 @@ async function leafOf(ctx: ChunkContext, index: number, length: number, iv: Uint
   return new Uint8Array(await subtle().digest('SHA-256', leafPreimage(ctx.fileId, index, length, iv, ctTag)));
 }
 
+/**
+ * Plaintext bytes between two progress messages of a chunk request: one message per chunk at the
+ * default 1 MiB chunk size, one per ~1 MiB of smaller chunks (the reply covers the rest).
+ */
+const PROGRESS_STEP_BYTES = 1 << 20;
+
+/** Counts a request's finished chunks and posts a {@link ProgressMessage} every {@link PROGRESS_STEP_BYTES}. */
+function progressOf(id: number): (bytes: number) => void {
+  const scope = globalThis as unknown as { postMessage(message: ProgressMessage): void };
+  let bytes = 0;
+  let chunks = 0;
+  return (len) => {
+    bytes += len;
+    chunks += 1;
+    if (bytes < PROGRESS_STEP_BYTES) return;
+    scope.postMessage({ type: 'veilkit/progress', id, bytes, chunks });
+    bytes = 0;
+    chunks = 0;
+  };
+}
+
 function u32be(index: number): Uint8Array<ArrayBuffer> {
   const b = new Uint8Array(4);
   new DataView(b.buffer).setUint32(0, index, false);
@@ -189,6 +210,7 @@ async function encryptChunks(req: Extract<FilesRequest, { type: 'files/encrypt-c
   const bounds: [number, number][] = [];
   for (let k = 0; k < lens.length; k += per) bounds.push([k * ctx.chunkSize, k * ctx.chunkSize + lens.slice(k, k + per).reduce((x, y) => x + y, 0)]);
   const leaves = new Uint8Array(lens.length * CONTAINER.leafLength);
+  const done = progressOf(req.id);
   const groups = await grouped(bounds, src.read, async (g, data) => {
     const k0 = g * per;
     const sealed = await Promise.all(lens.slice(k0, k0 + per).map(async (len, j) => {
@@ -197,6 +219,7 @@ async function encryptChunks(req: Extract<FilesRequest, { type: 'files/encrypt-c
       const pt = data.subarray(j * ctx.chunkSize, j * ctx.chunkSize + len);
       const ct = new Uint8Array(await subtle().encrypt({ name: 'AES-GCM', iv, additionalData: chunkAad(ctx, index, len), tagLength: 128 }, key, pt));
       leaves.set(await leafOf(ctx, index, len, iv, ct), CONTAINER.leafLength * (k0 + j));
+      done(len);
       return [iv, ct] as const;
     }));
     const parts: Uint8Array<ArrayBuffer>[] = [];
@@ -226,6 +249,7 @@ async function decryptChunks(req: Extract<FilesRequest, { type: 'files/decrypt-c
   const bounds: [number, number][] = [];
   for (let k = 0; k < count; k += per) bounds.push([k * stride, Math.min(expected, (k + per) * stride)]);
   const bad: number[] = [];
+  const done = progressOf(req.id);
   const groups = await grouped(bounds, src.read, async (g, data) => {
     const k0 = g * per;
     const n = Math.min(per, count - k0);
@@ -248,9 +272,11 @@ async function decryptChunks(req: Extract<FilesRequest, { type: 'files/decrypt-c
         const [key, iv] = keyIv(ck, k);
         if (!equalBytes(iv, storedIv)) throw authFailed();
         try {
-          return new Uint8Array(await subtle().decrypt(
+          const plain = new Uint8Array(await subtle().decrypt(
             { name: 'AES-GCM', iv, additionalData: chunkAad(ctx, index, len), tagLength: 128 }, key, env.subarray(16),
           ));
+          done(len);
+          return plain;
         } catch (e) {
           if (e instanceof DOMException && e.name === 'OperationError') throw authFailed();
           throw e;

@@ -93,7 +93,10 @@ export interface KeystoreStatus {
 export interface KeystoreChange {
   readonly name: string;
   readonly revision: number;
-  readonly change: 'created' | 'identity-created' | 'identity-deleted' | 'backup-imported' | 'passphrase-changed' | 'locked' | 'prekeys-changed';
+  readonly change:
+    | 'created' | 'identity-created' | 'identity-deleted' | 'backup-imported' | 'passphrase-changed' | 'locked'
+    | 'prekeys-changed' | 'session-created' | 'session-updated' | 'session-deleted';
+  /** The identities, or (`session-*`) the session ids, the change concerns. */
   readonly ids: readonly string[];
 }
 
@@ -144,7 +147,47 @@ export type KeystoreRequest =
     readonly info: Uint8Array; readonly output: 'aes-gcm' | 'hkdf'; readonly port?: MessagePort;
   }>
   | R<'keystore/create-prekey-bundle', { readonly identity: string; readonly oneTime: number }>
-  | R<'keystore/replenish-prekeys', { readonly identity: string; readonly oneTime: number; readonly rotate: boolean }>;
+  | R<'keystore/replenish-prekeys', { readonly identity: string; readonly oneTime: number; readonly rotate: boolean }>
+  // Chat sessions (docs/SESSIONS.md §7, worker/keystore/sessions.ts). Secret state never leaves the worker.
+  | R<'keystore/session-initiate', {
+    readonly identity: string; readonly bundle: Uint8Array; readonly pinned?: Uint8Array; readonly plaintext?: Uint8Array; readonly aad?: Uint8Array;
+  }>
+  | R<'keystore/session-respond', { readonly identity: string; readonly message: Uint8Array; readonly pinned?: Uint8Array; readonly aad?: Uint8Array }>
+  | R<'keystore/session-encrypt', { readonly session: string; readonly plaintext: Uint8Array; readonly aad?: Uint8Array }>
+  | R<'keystore/session-decrypt', { readonly session: string; readonly message: Uint8Array; readonly aad?: Uint8Array }>
+  | R<'keystore/session-info', { readonly session: string }>
+  | R<'keystore/session-list', { readonly identity?: string }>
+  | R<'keystore/session-delete', { readonly session: string }>;
+
+/**
+ * A stored chat session as the page sees it (docs/SESSIONS.md §7): public data only, read from the
+ * authenticated (unwrapped) state, never from the record's clear fields. The state itself never
+ * leaves the worker.
+ */
+export interface SessionInfo {
+  readonly kind: 'session';
+  /** 32 hex characters (16 random bytes). */
+  readonly id: string;
+  /** The keystore identity (its id) the session belongs to. */
+  readonly identity: string;
+  readonly role: 'initiator' | 'responder';
+  /** Protocol version of the session. */
+  readonly version: number;
+  /** Our session identity encoding `Enc(ID)` (2,017 bytes). */
+  readonly localIdentity: Uint8Array;
+  /** The peer's session identity encoding `Enc(ID)` (2,017 bytes): what the verification code covers. */
+  readonly peerIdentity: Uint8Array;
+  /** Hex of the peer's session identity id (SHA-256 over its `Enc(ID)`, docs/SESSIONS.md §2.1). */
+  readonly peerIdentityId: string;
+  readonly peerDeviceId: number;
+  /** The state counter: increases with every committed change. */
+  readonly counter: number;
+  /** PQ epoch of the state. */
+  readonly pqEpoch: number;
+  /** Milliseconds since the epoch. */
+  readonly createdAt: number;
+  readonly updatedAt: number;
+}
 
 /** A hybrid signature: Ed25519 and ML-DSA-65 over the same message. */
 export interface HybridSignature {
@@ -178,4 +221,11 @@ export interface KeystoreReplies {
   'keystore/decapsulate': CryptoKey | true;
   'keystore/create-prekey-bundle': PrekeyBundles;
   'keystore/replenish-prekeys': PrekeyBundles;
+  'keystore/session-initiate': { readonly session: SessionInfo; readonly initialMessage: Uint8Array };
+  'keystore/session-respond': { readonly session: SessionInfo; readonly plaintext: Uint8Array };
+  'keystore/session-encrypt': { readonly message: Uint8Array; readonly counter: number };
+  'keystore/session-decrypt': { readonly plaintext: Uint8Array; readonly counter: number };
+  'keystore/session-info': SessionInfo;
+  'keystore/session-list': SessionInfo[];
+  'keystore/session-delete': true;
 }

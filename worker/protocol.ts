@@ -53,6 +53,19 @@ export interface ReadyMessage {
   readonly error?: SerializedError;
 }
 
+/**
+ * Posted by a long request (the `files/*-chunks` batches) while it runs: `bytes` and `chunks` more of
+ * it are done since its previous progress message. The pool hands it to the request's
+ * `RunOptions.onProgress`; the reply comes after the last one.
+ */
+export interface ProgressMessage {
+  readonly type: 'veilkit/progress';
+  /** The id of the running request. */
+  readonly id: number;
+  readonly bytes: number;
+  readonly chunks: number;
+}
+
 /** Posted by `debug/hang` (debug workers only) just before it starts its busy loop: tests abort on it, not on a timer. */
 export interface DebugHangStarted {
   readonly type: 'debug/hang-started';

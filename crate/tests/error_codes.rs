@@ -37,6 +37,10 @@ const TS_ONLY: &[(&str, &str)] = &[
         "INTERNAL",
         "facade and workers: an unexpected non-VeilError failure",
     ),
+    (
+        "WORKER_START_FAILED",
+        "ts/pool.ts: a worker that failed to load or did not report ready in time",
+    ),
     ("KEYSTORE_LOCKED", "keystore worker (IndexedDB, TS only)"),
     ("KEY_NOT_FOUND", "keystore worker"),
     ("KEY_EXISTS", "keystore worker"),

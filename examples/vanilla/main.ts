@@ -72,12 +72,16 @@ function toHex(b: Uint8Array): string {
   return [...b].map((x) => x.toString(16).padStart(2, '0')).join('');
 }
 
-/** Progress bar and MB/s (plaintext bytes over wall time). */
+/** Progress bar and MB/s (plaintext bytes over wall time, the password's KDF included). */
 function tracker(): (p: FileProgress) => void {
   const start = performance.now();
   progress.value = 0;
   rate.textContent = '';
   return (p) => {
+    if (p.phase === 'kdf') {
+      rate.textContent = 'deriving the key from the password…';
+      return;
+    }
     const seconds = (performance.now() - start) / 1000;
     progress.value = p.bytesTotal === 0 ? 1 : p.bytesDone / p.bytesTotal;
     rate.textContent = `${mb(p.bytesDone)} of ${mb(p.bytesTotal)} · ${seconds > 0 ? (p.bytesDone / 1e6 / seconds).toFixed(1) : '–'} MB/s`;

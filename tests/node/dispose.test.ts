@@ -90,6 +90,38 @@ test('Keystore: every method after dispose() (and after the deprecated close()) 
   }
 });
 
+test('Session: every method after dispose() (and Symbol.dispose, and delete()) is INVALID_STATE', async () => {
+  for (const release of ['dispose', Symbol.dispose, 'delete'] as const) {
+    const { pool, workers } = fakePool();
+    const ks = await api.Keystore.open({ name: 'dispose-test', pool, persist: false });
+    // The fake worker answers null: enough for load (a handle around the id it asked for) once patched in.
+    const id = '0'.repeat(32);
+    const original = workers[0]!.postMessage.bind(workers[0]!);
+    workers[0]!.postMessage = (m: { type: string; id?: number }) => {
+      if (m.type !== 'keystore/session-info') {
+        original(m);
+        return;
+      }
+      workers[0]!.requests.push(m.type);
+      queueMicrotask(() => workers[0]!.dispatchEvent(new MessageEvent('message', { data: { id: m.id, ok: true, value: { kind: 'session', id } } })));
+    };
+    const s = await api.Session.load(ks, id);
+    assert.equal(s.id, id);
+    if (release === 'delete') await s.delete();
+    else s[release]();
+    const before = workers[0]!.requests.length;
+    await assert.rejects(s.encrypt(new Uint8Array(1)), invalidState, String(release));
+    await assert.rejects(s.decrypt(new Uint8Array(200)), invalidState, String(release));
+    await assert.rejects(s.info(), invalidState, String(release));
+    await assert.rejects(s.verificationCode(), invalidState, String(release));
+    await assert.rejects(s.delete(), invalidState, String(release));
+    assert.equal(workers[0]!.requests.length, before, 'nothing reaches the worker after dispose');
+    s.dispose();
+    ks.dispose();
+    pool.dispose();
+  }
+});
+
 test('SasVerification and ReplayStore: every method after dispose is INVALID_STATE (free is the deprecated alias)', async () => {
   await api.init();
   const own = { ed25519: new Uint8Array(32).fill(1), x25519: new Uint8Array(32).fill(2) };

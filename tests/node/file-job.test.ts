@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { VeilError } from '../../ts/errors.js';
-import { JobState, observe, progress } from '../../ts/files/job.js';
+import { JobState, batchProgress, observe, progress } from '../../ts/files/job.js';
 import type { FileJobSnapshot } from '../../ts/files.js';
 
 function deferred<T>(): { promise: Promise<T>; resolve: (v: T) => void; reject: (e: unknown) => void } {
@@ -38,7 +38,7 @@ test('FileOperation: snapshot identity is stable between changes; progress and c
   tick(100, 1);
   const second = getSnapshot();
   assert.notEqual(second, first, 'progress: a new snapshot');
-  assert.deepEqual(second.progress, { bytesDone: 100, bytesTotal: 300, chunksDone: 1, chunksTotal: 3 });
+  assert.deepEqual(second.progress, { phase: 'chunks', bytesDone: 100, bytesTotal: 300, chunksDone: 1, chunksTotal: 3 });
   assert.equal(getSnapshot(), second);
   tick(100, 1);
   assert.deepEqual(user, [100, 200], 'the onProgress callback still gets every step');
@@ -53,7 +53,7 @@ test('FileOperation: snapshot identity is stable between changes; progress and c
   assert.equal(done.status, 'done');
   assert.equal(done.result, 'the blob');
   assert.equal(done.error, undefined);
-  assert.deepEqual(done.progress, { bytesDone: 200, bytesTotal: 300, chunksDone: 2, chunksTotal: 3 }, 'the last progress is kept');
+  assert.deepEqual(done.progress, { phase: 'chunks', bytesDone: 200, bytesTotal: 300, chunksDone: 2, chunksTotal: 3 }, 'the last progress is kept');
   assert.equal(seen.length, 3, 'the listener is called on completion');
   assert.equal(seen[2], done);
   assert.equal(calls, 2, 'an unsubscribed listener is not called');
@@ -97,4 +97,20 @@ test('FileOperation: a failure carries the VeilError; an abort is cancelled; a t
   assert.equal(domOp.getSnapshot().status, 'cancelled');
 
   assert.throws(() => failedOp.subscribe('nope' as unknown as () => void), TypeError);
+});
+
+test('batchProgress: worker steps as they come, the rest at the end, never past the batch; empty steps are not reported', () => {
+  const steps: [number, number, string][] = [];
+  const tick = progress((p) => steps.push([p.bytesDone, p.chunksDone, p.phase]), 5 << 20, 5);
+  const b = batchProgress(tick, 3 << 20, 3);
+  b.onProgress({ bytes: 1 << 20, chunks: 1 });
+  b.onProgress({ bytes: 1 << 20, chunks: 1 });
+  b.finish();
+  const c = batchProgress(tick, 2 << 20, 2);
+  c.onProgress({ bytes: 2 << 20, chunks: 2 });
+  c.onProgress({ bytes: 1 << 20, chunks: 1 }); // more than the batch: ignored
+  c.finish(); // nothing left: no step
+  assert.deepEqual(steps, [
+    [1 << 20, 1, 'chunks'], [2 << 20, 2, 'chunks'], [3 << 20, 3, 'chunks'], [5 << 20, 5, 'chunks'],
+  ]);
 });

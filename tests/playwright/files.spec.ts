@@ -244,13 +244,20 @@ test('encryptFile / decryptFile are observable: stable snapshots, progress and c
   const total = 5 * 4096 + 7;
   expect(r).toEqual({
     firstStatus: 'running', firstProgress: null, stableWhileRunning: true,
-    doneStatus: 'done', resultIsTheBlob: true, doneProgress: { bytesDone: total, bytesTotal: total, chunksDone: 6, chunksTotal: 6 },
-    // One listener call per batch (6 chunks of one batch each) and one at the end, each with a new snapshot.
-    stableAfter: true, listenerStatuses: ['running', 'done'], distinctSnapshots: true, progressNotifications: 6, unsubscribedCalls: 0,
+    doneStatus: 'done', resultIsTheBlob: true, doneProgress: { phase: 'chunks', bytesDone: total, bytesTotal: total, chunksDone: 6, chunksTotal: 6 },
+    // One listener call when the password's Argon2id starts (phase 'kdf'), one per batch (6 chunks of one
+    // batch each: 4 KiB chunks are under the worker's 1 MiB step) and one at the end, each with a new snapshot.
+    stableAfter: true, listenerStatuses: ['running', 'done'], distinctSnapshots: true, progressNotifications: 7, unsubscribedCalls: 0,
     roundTrip: true,
     wrongCode: 'AUTHENTICATION_FAILED', failedStatus: 'failed', failedError: 'AUTHENTICATION_FAILED', failedResult: null,
     abortCode: 'AbortError', abortedStatus: 'cancelled',
   });
+});
+
+test('progress: a kdf step when Argon2id starts, then one step per 1 MiB chunk within a 16 MiB batch, encrypting and decrypting', async ({ page }) => {
+  const r = await page.evaluate(() => window.filesTests.progressSteps());
+  const steps = ['kdf 0 MiB 0', 'chunks 1 MiB 1', 'chunks 2 MiB 2', 'chunks 3 MiB 3', 'chunks 4 MiB 4', 'chunks 5 MiB 5'];
+  expect(r).toEqual({ encrypt: steps, decrypt: steps, lastSnapshot: 'chunks 5 MiB 5', roundTrip: true });
 });
 
 test('an opened container refuses read and verify after dispose, [Symbol.dispose] (using) or the deprecated close, with INVALID_STATE', async ({ page }) => {

@@ -76,3 +76,18 @@ test('a window main thread keeps the SIMD build unless threads are asked for', a
   expect(caps.crossOriginIsolated).toBe(true);
   expect(caps.wasmBuild).toBe('simd');
 });
+
+test('a threads build that never finishes loading: threads: 2 rejects after threadsStartTimeoutMs, the automatic choice falls back to SIMD', async ({ page }) => {
+  await page.goto('/tests/playwright/fixtures/threads.html');
+  const r = await page.evaluate(() => new Promise<unknown>((resolve) => {
+    const worker = new Worker('/dist/tests/playwright/fixtures/threads-fallback-worker.js', { type: 'module' });
+    worker.addEventListener('message', (event) => {
+      resolve(event.data);
+      worker.terminate();
+    });
+    worker.addEventListener('error', (event) => resolve(`worker error: ${event.message || 'failed to load'}`));
+  })) as import('./fixtures/threads-fallback-worker.js').ThreadsFallbackMessage;
+  expect(r.crossOriginIsolated).toBe(true);
+  expect(r.explicit).toMatch(/^UNSUPPORTED_PLATFORM: the threads build could not be started: .*did not finish within 300 ms/);
+  expect(r.automatic).toEqual({ wasmBuild: 'simd', threads: 1, works: true });
+});

@@ -3,7 +3,7 @@ import { VeilError } from '../errors.js';
 import { CONTAINER, chunkLength, envelopeOffset } from '../files-format.js';
 import { resolveKdfBudget } from '../keystore-format.js';
 import type { SignaturePolicy } from '../../worker/files.protocol.js';
-import { FileJob, JobState, batching, observe, pipeline, progress } from './job.js';
+import { FileJob, JobState, batchProgress, batching, observe, pipeline, progress } from './job.js';
 import { openCore, signatureInfo, type Opened } from './open.js';
 import { checkInput, policyOf, unlockOf } from './options.js';
 import { containerSource, truncated, type ContainerSource } from './source.js';
@@ -55,11 +55,12 @@ async function decryptBody(
     if (got < bytes) throw truncated(from + bytes, from + got);
     job.throwIfStopped();
     const leaves = o.table.slice(CONTAINER.leafLength * first, CONTAINER.leafLength * (first + count));
+    const steps = batchProgress(tick, Math.min(ctx.plaintextSize, (first + count) * ctx.chunkSize) - first * ctx.chunkSize, count);
     const out = await job.run(
       { type: 'files/decrypt-chunks', chunkKeys, ctx, first, count, source: data, output, leaves },
-      data instanceof Uint8Array ? { transfer: [data.buffer, leaves.buffer] } : { transfer: [leaves.buffer] },
+      { transfer: data instanceof Uint8Array ? [data.buffer, leaves.buffer] : [leaves.buffer], onProgress: steps.onProgress },
     );
-    tick(Math.min(ctx.plaintextSize, (first + count) * ctx.chunkSize) - first * ctx.chunkSize, count);
+    steps.finish();
     return out;
   }, async (_b, out) => {
     await put(out.data);

@@ -2,9 +2,9 @@
 import { VeilError } from '../errors.js';
 import { concatBytes } from '../bytes.js';
 import { exact, integer } from '../validate.js';
-import { CONTAINER, MLDSA_HEADER_CONTEXT, containerLength } from '../files-format.js';
+import { CONTAINER, MLDSA_HEADER_CONTEXT, chunkCount, containerLength } from '../files-format.js';
 import type { ChunkContext, ChunkKeys, EncryptPlan } from '../../worker/files.protocol.js';
-import { FileJob, JobState, batching, observe, pipeline, progress } from './job.js';
+import { FileJob, JobState, batchProgress, batching, observe, pipeline, progress } from './job.js';
 import { MAX_SAFE, checkInput, isKeystore, nowSeconds, planOf } from './options.js';
 import { StreamBytes } from './source.js';
 import type { EncryptFileOptions, FileInput, FileOperation, ThresholdOptions } from './types.js';
@@ -90,6 +90,8 @@ export async function encryptCore(input: FileInput, options: EncryptFileOptions,
       ...(base.fixedKeys ? { fixedKeys: { dek: own(base.fixedKeys.dek), fileId: base.fixedKeys.fileId } } : {}),
       ...(signer ? { signer: signer.plan.kind === 'keys' ? { ...signer.plan, ed25519Seed: own(signer.plan.ed25519Seed), ...(signer.plan.mlDsaSeed ? { mlDsaSeed: own(signer.plan.mlDsaSeed) } : {}) } : signer.plan } : {}),
     };
+    // Argon2id / PBKDF2 run inside encrypt-begin: say so before it starts (it can take seconds).
+    if (plan.passwords.length > 0) job.kdfStarted(size, chunkCount(size, base.chunkSize));
     const begun = await job.run({ type: 'files/encrypt-begin', session: job.session, plan }, { session: true, transfer });
     const keysFor = chunkKeysOf(job, begun.fileId, 'encrypt');
     const ctx: ChunkContext = { fileId: begun.fileId, headerHash: begun.headerHash, chunkSize: base.chunkSize, plaintextSize: size, hashAlgorithm: base.hashAlgorithm };
@@ -103,11 +105,12 @@ export async function encryptCore(input: FileInput, options: EncryptFileOptions,
       const bytes = Math.min(size, (first + count) * base.chunkSize) - first * base.chunkSize;
       const [source, chunkKeys] = await Promise.all([read(first, count, bytes), keysFor(first, count)]);
       job.throwIfStopped();
+      const steps = batchProgress(tick, bytes, count);
       const out = await job.run(
         { type: 'files/encrypt-chunks', chunkKeys, ctx, first, source, output: sink.output },
-        source instanceof Uint8Array ? { transfer: [source.buffer] } : {},
+        source instanceof Uint8Array ? { transfer: [source.buffer], onProgress: steps.onProgress } : { onProgress: steps.onProgress },
       );
-      tick(bytes, count);
+      steps.finish();
       return out;
     }, async (b, out) => {
       await sink.put(range(b)[0], out.data);

@@ -1,5 +1,5 @@
 /** One file operation's machinery: its pool, abort, worker session, the bounded batch pipeline, progress and observable state. */
-import { WorkerPool, acquireDefaultPool, releaseDefaultPool, type RequestBody } from '../pool.js';
+import { WorkerPool, acquireDefaultPool, releaseDefaultPool, type RequestBody, type RunOptions } from '../pool.js';
 import type { Replies } from '../../worker/protocol.js';
 import { disposeSymbol, disposedError } from '../dispose.js';
 import { integer } from '../validate.js';
@@ -100,11 +100,14 @@ export class FileJob {
   };
   private opened = false;
   private disposed = false;
+  private readonly onProgress: FileJobOptions['onProgress'];
   /** What `subscribe` / `getSnapshot` observe (the public operation's state when it has one). */
   readonly state: JobState<unknown>;
 
   constructor(options: FileJobOptions, state: JobState<unknown> = new JobState()) {
     this.state = state;
+    if (options.onProgress !== undefined && typeof options.onProgress !== 'function') throw new TypeError('onProgress must be a function');
+    this.onProgress = options.onProgress;
     if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) throw new TypeError('signal must be an AbortSignal');
     if (options.pool !== undefined && !(options.pool instanceof WorkerPool)) throw new TypeError('pool must be a WorkerPool');
     const workers = options.workers === undefined ? undefined : integer('workers', options.workers, 1, 64);
@@ -149,14 +152,20 @@ export class FileJob {
   }
 
   /** Runs a request of this job (`session`: on the session's worker); resolves with `Replies[type]`. */
-  run<B extends RequestBody>(body: B, options: { session?: boolean; transfer?: Transferable[] } = {}): Promise<Replies[B['type']]> {
+  run<B extends RequestBody>(body: B, options: { session?: boolean; transfer?: Transferable[]; onProgress?: RunOptions['onProgress'] } = {}): Promise<Replies[B['type']]> {
     if (this.disposed) return Promise.reject(disposedError('this file operation'));
     if (options.session) this.opened = true;
     return this.pool.run(body, {
       signal: this.controller.signal,
       ...(options.session ? { affinity: `files:${this.session}` } : {}),
       ...(options.transfer ? { transfer: options.transfer } : {}),
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     });
+  }
+
+  /** A password's key derivation starts: one progress step `{ phase: 'kdf' }` with nothing done yet. */
+  kdfStarted(bytesTotal: number, chunksTotal: number): void {
+    emit(this.onProgress, Object.freeze({ phase: 'kdf', bytesDone: 0, bytesTotal, chunksDone: 0, chunksTotal }), this.state);
   }
 
   /**
@@ -253,22 +262,45 @@ export function batching(n: number, chunkSize: number, batchBytes: number): { pe
   return { per, batches: Math.ceil(n / per), range: (b) => [b * per, Math.min(n, (b + 1) * per) - b * per] };
 }
 
-/** A progress counter calling `cb` (and updating `state`, when given) with the running totals. */
+/** Hands one progress step to the observable state (when given) and to the caller's callback. */
+function emit(cb: FileJobOptions['onProgress'], p: FileProgress, state: JobState<unknown> | undefined): void {
+  state?.progress(p);
+  try {
+    cb?.(p);
+  } catch {
+    // a throwing progress callback must not break the operation
+  }
+}
+
+/** A progress counter calling `cb` (and updating `state`, when given) with the running totals; a step of nothing is not reported. */
 export function progress(cb: FileJobOptions['onProgress'], bytesTotal: number, chunksTotal: number, state?: JobState<unknown>) {
   let bytesDone = 0;
   let chunksDone = 0;
   if (cb !== undefined && typeof cb !== 'function') throw new TypeError('onProgress must be a function');
   return (bytes: number, chunks: number) => {
+    if (bytes === 0 && chunks === 0) return;
     bytesDone += bytes;
     chunksDone += chunks;
-    const p: FileProgress = Object.freeze({ bytesDone, bytesTotal, chunksDone, chunksTotal });
-    state?.progress(p);
-    try {
-      cb?.(p);
-    } catch {
-      // a throwing progress callback must not break the operation
-    }
+    emit(cb, Object.freeze({ phase: 'chunks', bytesDone, bytesTotal, chunksDone, chunksTotal }), state);
   };
+}
+
+/**
+ * The progress of one batch request of `bytes` plaintext bytes in `chunks` chunks: `onProgress` (for
+ * `FileJob.run`) passes on the steps its worker reports while it runs, `finish()` reports the rest
+ * once it has answered. The steps never add up to more than the batch.
+ */
+export function batchProgress(tick: (bytes: number, chunks: number) => void, bytes: number, chunks: number): { onProgress: NonNullable<RunOptions['onProgress']>; finish: () => void } {
+  let bytesDone = 0;
+  let chunksDone = 0;
+  const step = (b: number, c: number) => {
+    const db = Math.max(0, Math.min(b, bytes - bytesDone));
+    const dc = Math.max(0, Math.min(c, chunks - chunksDone));
+    bytesDone += db;
+    chunksDone += dc;
+    tick(db, dc);
+  };
+  return { onProgress: (s) => step(s.bytes, s.chunks), finish: () => step(bytes, chunks) };
 }
 
 export function anySignal(a: AbortSignal, b: AbortSignal | undefined): AbortSignal {

@@ -91,6 +91,7 @@ export async function openCore(job: FileJob, source: ContainerSource, unlock: Fi
   const table = got instanceof Blob ? new Uint8Array(await got.arrayBuffer()) : got;
   if (table.length < raw.leafTableLength) throw truncated(at + raw.leafTableLength, at + table.length);
   await job.run({ type: 'files/leaf-table', session: job.session, table }, { session: true });
+  if (route.kind === 'worker' && route.spec.kind === 'password') job.kdfStarted(raw.plaintextSize, raw.chunkCount);
   await unlockDek(job, raw, route, kdfBudget);
   const fileId = raw.fileId;
   const keys = (first: number, count: number, signal?: AbortSignal) => job.pool.run(

@@ -7,7 +7,15 @@ import type { KdfBudget } from '../../worker/keystore.protocol.js';
 /** What can be encrypted or decrypted: a `File` (a `Blob`), a `Blob`, or a byte stream. */
 export type FileInput = Blob | ReadableStream<Uint8Array>;
 
+/**
+ * Where a file operation is. `phase: 'kdf'` is reported once, with nothing done yet, when a password's
+ * key derivation starts (Argon2id or PBKDF2: encrypting with `password`, decrypting or opening with one;
+ * it gives no percentage, and can take seconds); then `'chunks'` steps follow at least every 1 MiB of
+ * plaintext (every chunk at the default chunk size; one per chunk of larger chunks) and at the end of
+ * every batch. `bytesDone` and `chunksDone` only grow and end at the totals.
+ */
 export interface FileProgress {
+  readonly phase: 'kdf' | 'chunks';
   /** Plaintext bytes done. */
   readonly bytesDone: number;
   readonly bytesTotal: number;

@@ -9,6 +9,7 @@ import { lock, setPassphrase, status, unlock } from './lock.js';
 import { prekeyBundles } from './prekeys.js';
 import { capabilities } from './capabilities.js';
 import { open } from './store.js';
+import * as sessions from './sessions.js';
 
 /** The `keystore/*` handlers, spread into the worker's handler table; each returns `KeystoreReplies[type]`. */
 export const keystoreHandlers: HandlerTable<KeystoreRequest, KeystoreReplies> = {
@@ -32,4 +33,11 @@ export const keystoreHandlers: HandlerTable<KeystoreRequest, KeystoreReplies> = 
   'keystore/decapsulate': (req) => decapsulateRequest(req),
   'keystore/create-prekey-bundle': async (req) => prekeyBundles(await open(req), req.identity, req.oneTime, false),
   'keystore/replenish-prekeys': async (req) => prekeyBundles(await open(req), req.identity, req.oneTime, req.rotate),
+  'keystore/session-initiate': async (req) => sessions.initiate(await open(req), req.identity, req.bundle, req),
+  'keystore/session-respond': async (req) => sessions.respond(await open(req), req.identity, req.message, req),
+  'keystore/session-encrypt': async (req) => sessions.encrypt(await open(req), req.session, req.plaintext, req.aad),
+  'keystore/session-decrypt': async (req) => sessions.decrypt(await open(req), req.session, req.message, req.aad),
+  'keystore/session-info': async (req) => sessions.info(await open(req), req.session),
+  'keystore/session-list': async (req) => sessions.list(await open(req), req.identity),
+  'keystore/session-delete': async (req) => sessions.remove(await open(req), req.session),
 };

@@ -1,0 +1,204 @@
+/**
+ * Post-quantum chat sessions (docs/SESSIONS.md): a PQXDH-style handshake and a
+ * triple ratchet whose state lives in the keystore's worker. The page holds a
+ * `Session` handle — an id and public information — and never a key: every
+ * operation runs in the worker under a per-session Web Lock and commits the
+ * advanced state to IndexedDB before it returns (docs/SESSIONS.md §7).
+ *
+ * ```ts
+ * const { bundle } = await bob.createPrekeyBundle(bobId, { oneTime: 0 });   // Bob publishes `bundle`
+ * const { session, initialMessage } = await Session.initiate(alice, aliceId, bundle, { plaintext: hello });
+ * const { session: s2, plaintext } = await Session.respond(bob, bobId, initialMessage);
+ * const m = await s2.encrypt(reply, { aad });               // plain bytes on the wire
+ * const { plaintext: r } = await session.decrypt(m, { aad });
+ * ```
+ */
+import { disposeSymbol, disposedError } from './dispose.js';
+import { Keystore, keystoreRun } from './keystore.js';
+import { bytes } from './validate.js';
+import { init } from './init.js';
+import { generateVerificationCode, type VerificationCode } from './messaging/verification.js';
+import type { KeystoreBody } from './keystore-isolated.js';
+import type { IdentityHandle, KeystoreReplies, SessionInfo } from '../worker/keystore.protocol.js';
+
+export type { SessionInfo } from '../worker/keystore.protocol.js';
+
+/** The conversation id of a session's verification code (docs/SESSIONS.md §7). */
+export const SESSION_VERIFICATION_CONTEXT = 'veilkit-session-v1';
+
+export interface InitiateOptions {
+  /** The peer's `Enc(ID)` as verified out of band: the bundle must carry exactly it (`IDENTITY_MISMATCH`). */
+  pinned?: Uint8Array;
+  /** Plaintext of the first ratchet message, carried in the initial message (default empty). */
+  plaintext?: Uint8Array;
+  /** Associated data of that first message; the responder passes the same `aad`. */
+  aad?: Uint8Array;
+}
+
+export interface RespondOptions {
+  /** The initiator's `Enc(ID)` as verified out of band (`IDENTITY_MISMATCH` otherwise). */
+  pinned?: Uint8Array;
+  /** The `aad` the initiator used for its first message. */
+  aad?: Uint8Array;
+}
+
+export interface MessageOptions {
+  /** Associated data: not sent; the receiver passes the same bytes. */
+  aad?: Uint8Array;
+}
+
+function identityId(identity: IdentityHandle | string): string {
+  if (typeof identity === 'string') return identity;
+  if (typeof identity === 'object' && identity !== null && typeof identity.id === 'string') return identity.id;
+  throw new TypeError('identity must be an IdentityHandle or an identity id');
+}
+
+function sessionId(session: Session | SessionInfo | string): string {
+  if (typeof session === 'string') return session;
+  if (session instanceof Session) return session.id;
+  if (typeof session === 'object' && session !== null && typeof session.id === 'string') return session.id;
+  throw new TypeError('session must be a Session, a SessionInfo or a session id');
+}
+
+function checkKeystore(ks: Keystore): Keystore {
+  if (!(ks instanceof Keystore)) throw new TypeError('ks must be a Keystore');
+  return ks;
+}
+
+function options<T extends object>(o: T | undefined): T {
+  if (o === undefined) return {} as T;
+  if (typeof o !== 'object' || o === null) throw new TypeError('options must be an object');
+  return o;
+}
+
+/** `aad` etc.: a copy (the caller's buffer is never touched) or nothing. */
+function opt(name: string, v: Uint8Array | undefined): { [k: string]: Uint8Array } {
+  return v === undefined ? {} : { [name]: bytes(name, v).slice() };
+}
+
+function run<B extends KeystoreBody>(ks: Keystore, body: B): Promise<KeystoreReplies[B['type']]> {
+  return keystoreRun(ks, body) as Promise<KeystoreReplies[B['type']]>;
+}
+
+/** A chat session stored in a keystore: a handle (id and public information); the state stays in the keystore's worker. */
+export class Session {
+  readonly keystore: Keystore;
+  readonly id: string;
+  private last: SessionInfo;
+  private closed = false;
+
+  private constructor(ks: Keystore, info: SessionInfo) {
+    this.keystore = ks;
+    this.id = info.id;
+    this.last = info;
+  }
+
+  /**
+   * Starts a session with the owner of `peerBundle` (a prekey bundle, docs/SESSIONS.md §3), as
+   * `identity` (which must have ML-DSA-65: `PQ_IDENTITY_REQUIRED`). Send `initialMessage`; it carries
+   * the first message (`plaintext`, default empty). The session is stored before this resolves.
+   */
+  static async initiate(ks: Keystore, identity: IdentityHandle | string, peerBundle: Uint8Array, o?: InitiateOptions): Promise<{ session: Session; initialMessage: Uint8Array }> {
+    checkKeystore(ks);
+    const oo = options(o);
+    const r = await run(ks, {
+      type: 'keystore/session-initiate', identity: identityId(identity), bundle: bytes('peerBundle', peerBundle).slice(),
+      ...opt('pinned', oo.pinned), ...opt('plaintext', oo.plaintext), ...opt('aad', oo.aad),
+    });
+    return { session: new Session(ks, r.session), initialMessage: r.initialMessage };
+  }
+
+  /**
+   * Answers an initial message sent to `identity`: the new session, the first message's plaintext and
+   * the peer (its `Enc(ID)`: compare it with a pinned identity or its verification code). A replay of
+   * an initial message without one-time prekeys fails with `REPLAY_DETECTED`, one whose one-time
+   * prekey was used with `PREKEY_NOT_FOUND`; a failed respond consumes nothing.
+   */
+  static async respond(
+    ks: Keystore, identity: IdentityHandle | string, initialMessage: Uint8Array, o?: RespondOptions,
+  ): Promise<{ session: Session; plaintext: Uint8Array; peer: { identity: Uint8Array; deviceId: number } }> {
+    checkKeystore(ks);
+    const oo = options(o);
+    const r = await run(ks, {
+      type: 'keystore/session-respond', identity: identityId(identity), message: bytes('initialMessage', initialMessage).slice(),
+      ...opt('pinned', oo.pinned), ...opt('aad', oo.aad),
+    });
+    return { session: new Session(ks, r.session), plaintext: r.plaintext, peer: { identity: r.session.peerIdentity, deviceId: r.session.peerDeviceId } };
+  }
+
+  /** A stored session by id (`KEY_NOT_FOUND`; `STATE_ROLLBACK` if its stored state is older than one already committed). */
+  static async load(ks: Keystore, id: string): Promise<Session> {
+    checkKeystore(ks);
+    return new Session(ks, await run(ks, { type: 'keystore/session-info', session: sessionId(id) }));
+  }
+
+  /** Every stored session (of `identity`, if given), oldest first. */
+  static async list(ks: Keystore, identity?: IdentityHandle | string): Promise<SessionInfo[]> {
+    checkKeystore(ks);
+    return run(ks, { type: 'keystore/session-list', ...(identity === undefined ? {} : { identity: identityId(identity) }) });
+  }
+
+  /** Deletes a stored session and its state (`KEY_NOT_FOUND` if there is none). */
+  static async delete(ks: Keystore, session: Session | SessionInfo | string): Promise<true> {
+    checkKeystore(ks);
+    return run(ks, { type: 'keystore/session-delete', session: sessionId(session) });
+  }
+
+  private check(): void {
+    if (this.closed) throw disposedError('this Session');
+  }
+
+  /** Encrypts one message; resolves after the advanced state is committed. The message is plain bytes. */
+  async encrypt(plaintext: Uint8Array, o?: MessageOptions): Promise<Uint8Array> {
+    this.check();
+    const oo = options(o);
+    const r = await run(this.keystore, { type: 'keystore/session-encrypt', session: this.id, plaintext: bytes('plaintext', plaintext).slice(), ...opt('aad', oo.aad) });
+    return r.message;
+  }
+
+  /**
+   * Decrypts one message with the `aad` the sender used. Any failure (tampering, wrong `aad`:
+   * `AUTHENTICATION_FAILED`; replay: `DUPLICATE_MESSAGE`; …) leaves the session unchanged.
+   * `counter` is the session's state counter after this message.
+   */
+  async decrypt(message: Uint8Array, o?: MessageOptions): Promise<{ plaintext: Uint8Array; counter: number }> {
+    this.check();
+    const oo = options(o);
+    return run(this.keystore, { type: 'keystore/session-decrypt', session: this.id, message: bytes('message', message).slice(), ...opt('aad', oo.aad) });
+  }
+
+  /** The session's public information, freshly read (and rollback-checked) from the keystore. */
+  async info(): Promise<SessionInfo> {
+    this.check();
+    this.last = await run(this.keystore, { type: 'keystore/session-info', session: this.id });
+    return this.last;
+  }
+
+  /**
+   * The static verification code over both parties' `Enc(ID)` (conversation id `"veilkit-session-v1"`):
+   * the same on both sides; compare it out of band, then pin the peer's `Enc(ID)`.
+   */
+  async verificationCode(): Promise<VerificationCode> {
+    this.check();
+    await init();
+    return generateVerificationCode(this.last.localIdentity, this.last.peerIdentity, new TextEncoder().encode(SESSION_VERIFICATION_CONTEXT));
+  }
+
+  /** Deletes this session from the keystore and disposes the handle. */
+  async delete(): Promise<true> {
+    this.check();
+    const r = await Session.delete(this.keystore, this.id);
+    this.dispose();
+    return r;
+  }
+
+  /** Forgets the handle (the stored session stays). Idempotent; every other method afterwards throws `INVALID_STATE`. */
+  dispose(): void {
+    this.closed = true;
+  }
+
+  /** Same as {@link Session.dispose} (`using`). */
+  [disposeSymbol](): void {
+    this.dispose();
+  }
+}
