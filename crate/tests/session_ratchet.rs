@@ -696,8 +696,15 @@ fn stored_own_decapsulation_key_is_checked_on_load() {
     // The embedded ek of the stored dk, then H(ek): dk starts 1,152 bytes before it.
     let at = bytes.windows(ek.len()).position(|w| w == ek).unwrap();
     let dk = &bytes[at - 1152..at - 1152 + 2400];
-    assert_eq!(&dk[1152 + 1184..1152 + 1184 + 32], &libcrux_sha3::sha256(&ek)[..]);
-    assert_eq!(bytes[at - 1152 - 8 - 1], 1, "the option flag before u64 k ‖ dk");
+    assert_eq!(
+        &dk[1152 + 1184..1152 + 1184 + 32],
+        &libcrux_sha3::sha256(&ek)[..]
+    );
+    assert_eq!(
+        bytes[at - 1152 - 8 - 1],
+        1,
+        "the option flag before u64 k ‖ dk"
+    );
     let back = RatchetState::from_bytes(&bytes).unwrap();
     assert_eq!(*back.to_bytes(), *bytes);
     // A flipped bit in ek or in H(ek) fails the hash check; a coefficient
@@ -705,7 +712,11 @@ fn stored_own_decapsulation_key_is_checked_on_load() {
     for i in [at, at + 700, at + 1184, at + 1184 + 31] {
         let mut t = bytes.to_vec();
         t[i] ^= 0x01;
-        assert_eq!(err(RatchetState::from_bytes(&t)).code(), "INVALID_KEY", "byte {i}");
+        assert_eq!(
+            err(RatchetState::from_bytes(&t)).code(),
+            "INVALID_KEY",
+            "byte {i}"
+        );
     }
     let mut t = bytes.to_vec();
     t[at] = 0xff;
@@ -715,7 +726,10 @@ fn stored_own_decapsulation_key_is_checked_on_load() {
     assert_eq!(err(RatchetState::from_bytes(&t)).code(), "INVALID_KEY");
     let mut old = bytes.to_vec();
     old[4] = 1;
-    assert_eq!(err(RatchetState::from_bytes(&old)).code(), "MALFORMED_INPUT");
+    assert_eq!(
+        err(RatchetState::from_bytes(&old)).code(),
+        "MALFORMED_INPUT"
+    );
     // The loaded key decapsulates: B's reply (ct_1) opens epoch 1 in the loaded state.
     let (_, mut b) = {
         let mut rng = TestRng::new(85);
