@@ -9,9 +9,10 @@
 //! the start of the next sending chain, the only place where the sending
 //! epoch may change anyway.
 
+use std::sync::Arc;
+
 use zeroize::Zeroizing;
 
-use super::header::PqField;
 use super::kdf::{self, EpochKeys, Key};
 use super::rng::{RandomPurpose, RatchetRng};
 use crate::error::CryptoError;
@@ -78,12 +79,15 @@ pub(crate) struct PqState {
     pub(crate) own_dir: Key,
     /// `pq_dir(latest, peer direction)`, advanced at every new peer chain.
     pub(crate) peer_dir: Key,
-    /// Own `ek_{latest+1}` sent until `ct_{latest+1}` is processed.
-    pub(crate) own_ek: Option<OwnEk>,
+    /// Own `ek_{latest+1}` sent until `ct_{latest+1}` is processed. The
+    /// immutable key material is shared between copies of the state (an
+    /// `Arc`: `decrypt`'s copy does not duplicate the 2,400-byte `dk`); it is
+    /// zeroized when the last copy drops.
+    pub(crate) own_ek: Option<Arc<OwnEk>>,
     /// Own `ct_k`, sent until a peer message of epoch ≥ k is authenticated.
-    pub(crate) own_ct: Option<(u64, Vec<u8>)>,
+    pub(crate) own_ct: Option<(u64, Arc<[u8]>)>,
     /// The peer's authenticated `ek_{latest+1}`, encapsulated to at the start of the next sending chain.
-    pub(crate) peer_ek: Option<(u64, Vec<u8>)>,
+    pub(crate) peer_ek: Option<(u64, Arc<[u8]>)>,
 }
 
 /// Own direction byte.
@@ -147,7 +151,7 @@ impl PqState {
 
     /// The initiator's `ek_1`.
     pub(crate) fn generate_first_ek<R: RatchetRng + ?Sized>(&mut self, rng: &mut R) -> Result<()> {
-        self.own_ek = Some(OwnEk::generate(1, rng)?);
+        self.own_ek = Some(Arc::new(OwnEk::generate(1, rng)?));
         Ok(())
     }
 
@@ -167,33 +171,35 @@ impl PqState {
             if k == next_k {
                 let mut m = Zeroizing::new([0u8; mlkem::M_LEN]);
                 rng.fill(RandomPurpose::KemEncapsulation, &mut m[..])?;
-                let (ct, ss) = mlkem::mlkem_encapsulate_derand(&ek, &m[..])?;
+                // `ek` passed `check_ek` when it was accepted (or loaded).
+                let (ct, ss) = mlkem::encapsulate_prechecked_derand(&ek, &m[..])?;
                 let keys = kdf::epoch_next(&self.root, &ss, k, &ek, &ct)?;
                 let after = k
                     .checked_add(1)
                     .ok_or(SessionError::InvalidState("epoch overflow"))?;
                 let own = OwnEk::generate(after, rng)?;
                 self.install(role, k, keys);
-                self.own_ct = Some((k, ct));
-                self.own_ek = Some(own);
+                self.own_ct = Some((k, Arc::from(ct)));
+                self.own_ek = Some(Arc::new(own));
             }
         }
         Ok(self.latest)
     }
 
-    /// The PQ field of a message of a sending chain of epoch `epoch`.
-    pub(crate) fn field_for(&self, epoch: u64) -> PqField {
+    /// The PQ field of a message of a sending chain of epoch `epoch`:
+    /// `(ct_epoch, ek_{epoch+1})`, each if pending (borrowed, not copied).
+    pub(crate) fn field_for(&self, epoch: u64) -> (Option<&[u8]>, Option<&[u8]>) {
         let ct = self
             .own_ct
             .as_ref()
             .filter(|(k, _)| *k == epoch)
-            .map(|(_, ct)| ct.clone());
+            .map(|(_, ct)| &ct[..]);
         let ek = self
             .own_ek
             .as_ref()
             .filter(|o| Some(o.epoch) == epoch.checked_add(1))
-            .map(|o| o.ek.clone());
-        PqField::from_parts(ct, ek)
+            .map(|o| o.ek.as_slice());
+        (ct, ek)
     }
 
     /// Before authentication, for the first message of a new peer chain: a
@@ -212,7 +218,8 @@ impl PqState {
         if own.epoch != header_epoch {
             return Ok(());
         }
-        let ss = mlkem::mlkem_decapsulate(&own.dk, ct)?;
+        // `dk` was expanded here from its seed (`OwnEk::from_seed`).
+        let ss = mlkem::decapsulate_own(&own.dk, ct)?;
         let keys = kdf::epoch_next(&self.root, &ss, header_epoch, &own.ek, ct)?;
         self.install(role, header_epoch, keys);
         self.own_ek = None;
@@ -244,7 +251,7 @@ impl PqState {
             && self.own_ek.is_none()
         {
             check_ek(ek)?;
-            self.peer_ek = Some((next_k, ek.to_vec()));
+            self.peer_ek = Some((next_k, Arc::from(ek)));
         }
         Ok(())
     }
