@@ -12,6 +12,9 @@
 //! decapsulating both the hash check `H(ek) = h` and the modulus check on the
 //! embedded `ek`. An invalid ciphertext of the right length is *not* an
 //! error: implicit rejection returns the pseudo-random key `J(z ‖ c)`.
+//! Two crate-private entry points skip a check that has already been made
+//! (the triple ratchet: a peer `ek` checked when accepted, an own `dk`
+//! expanded here from its seed): `encapsulate_prechecked_derand`, `decapsulate_own`.
 //!
 //! The crate's key types do not wipe themselves: decapsulation keys are held
 //! in [`PrivateKey`], which zeroizes them in place on drop.
