@@ -121,7 +121,7 @@ export function sessionReport(results, meta) {
   const md = [];
   md.push(`# veilkit session benchmark (${meta.date.slice(0, 10)})`, '');
   md.push(`${meta.browser.userAgent.match(/Chrom\w+\/[\d.]+/)?.[0] ?? 'Chromium'} headless, ${meta.browser.cores} cores, crossOriginIsolated=${meta.browser.crossOriginIsolated}. ${meta.method}`, '');
-  md.push('Every implementation runs inside a dedicated worker, called directly (no postMessage per operation). Times per operation (lower is better); "vs fastest classical" is the fastest classical peer\'s time over veilkit\'s (a speed ratio: above 1 veilkit is faster). veilkit\'s figures include what it does per operation: parsing the serialized state and serializing the new one, wiping the old bytes, every PQ step.', '');
+  md.push('Every implementation runs inside a dedicated worker, called directly (no postMessage per operation). Times per operation (lower is better); "vs fastest classical" is the fastest classical peer\'s time over veilkit\'s (a speed ratio: above 1 veilkit is faster). veilkit core\'s figures include what it does per operation: parsing the serialized state and serializing the new one, wiping the old bytes, every PQ step (the SessionState handle keeps the parsed state between calls instead).', '');
   md.push(`| case | ${present.map(([, t]) => t).join(' | ')} | veilkit vs fastest classical |`);
   md.push(`|---|${present.map(() => '---').join('|')}|---|`);
   for (const r of rows) {
