@@ -143,7 +143,7 @@ export function sessionReport(results, meta) {
   const gcm = perOp(ok['sess-x-gcm/veilkit-core']);
   const gcmAd = perOp(ok['sess-x-gcm-ad/veilkit-core']);
   if (gcm !== undefined && gcmAd !== undefined) {
-    md.push(`AES-256-GCM in wasm (software AES) over a 2 KiB padded block: ${fmtTime(gcm)} alone, ${fmtTime(gcmAd)} with the 6,383-byte associated data of a session message (both identity encodings and a header carrying ct ‖ ek); a message pays it once to seal and once to open.`, '');
+    md.push(`AES-256-GCM in wasm (software AES) over a 2 KiB padded block: ${fmtTime(gcm)} alone, ${fmtTime(gcmAd)} with the 6,383-byte associated data a session message had before the H_ID refinement (both identity encodings and a header carrying ct ‖ ek; today 2,381 bytes: H_ID instead of the encodings, docs/SESSIONS.md §5.2) — the measurement behind that change; a message pays AES-GCM once to seal and once to open.`, '');
   }
   md.push(`Worker round trip, measured separately (postMessage of 1 KiB to a nested dedicated worker and a 4,398-byte reply, structured clone both ways, no crypto): ${fmtTime(rtt)}. A page calling a session in the keystore worker pays this once per operation on top of the figures above.`, '');
   if (rows.some((r) => r.secondsPerOp['veilkit-keystore'] !== undefined)) {
