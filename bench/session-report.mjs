@@ -6,6 +6,7 @@
 /** Implementations: veilkit's rows and the classical peers (the fastest peer is the reference). */
 const VEILKIT = [
   ['veilkit-core', 'veilkit (ts/session/core.ts, wasm, in the worker)'],
+  ['veilkit-handle', 'veilkit SessionState handle (state in wasm memory, like Olm; ts/session/state.ts, in the worker)'],
   ['veilkit-keystore', 'veilkit Session API from the page (keystore worker round trip + strict IndexedDB commit)'],
 ];
 const PEERS = [
@@ -24,7 +25,7 @@ const GROUPS = [
 const SKIPPED = [
   'Olm through `@matrix-org/matrix-sdk-crypto-wasm`: it exposes only the `OlmMachine` (to-device events as JSON, its own crypto store, key claims fed back as server responses); no Olm `Session` encrypt/decrypt is reachable, so it cannot be driven per message at this call level. libolm itself is measured (`@towns-protocol/olm`).',
   '`vodozemac`: no npm/wasm build (only Rust crates and Python bindings), so it cannot run in this Chromium run.',
-  'veilkit save on its own: at the core level the state never leaves its serialized form (every `encrypt`/`decrypt` takes and returns the bytes, so serialization is inside the per-message figure; native `to_bytes`: `cargo bench -p veilkit --bench session`); through the keystore it is the strict IndexedDB commit inside every `encrypt`/`decrypt`.',
+  'veilkit core save on its own: at the byte level the state never leaves its serialized form (every `encrypt`/`decrypt` takes and returns the bytes, so serialization is inside the per-message figure; the SessionState handle row measures `toBytes` alone; native `to_bytes`: `cargo bench -p veilkit --bench session`); through the keystore it is the strict IndexedDB commit inside every `encrypt`/`decrypt`.',
 ];
 
 const perOp = (r) => (r === undefined ? undefined : r.unit === 's' ? r.value : 1 / r.value);
@@ -60,6 +61,7 @@ export function sessionReport(results, meta) {
       notes: Object.fromEntries(impls.map((i) => [i, ok[`${g}/${i}`].note])),
       fastestClassical: fastest,
       veilkitCoreVsFastest: ratio('veilkit-core'),
+      veilkitHandleVsFastest: ratio('veilkit-handle'),
       veilkitKeystoreVsFastest: ratio('veilkit-keystore'),
     });
   }
@@ -68,6 +70,8 @@ export function sessionReport(results, meta) {
   const rtt = perOp(ok['sess-rtt/worker-echo']);
   const turn = row('sess-turn')?.secondsPerOp['veilkit-core'];
   const perDirection = turn === undefined ? undefined : turn / 2;
+  const turnHandle = row('sess-turn')?.secondsPerOp['veilkit-handle'];
+  const perDirectionHandle = turnHandle === undefined ? undefined : turnHandle / 2;
 
   const targets = [];
   const target = (name, measured, want, cmp, unit) => {
@@ -76,8 +80,21 @@ export function sessionReport(results, meta) {
   };
   target('encrypt + decrypt 1 KiB: veilkit core speed / fastest classical peer (same call level)',
     row('sess-message')?.veilkitCoreVsFastest, 1, '>=', 'ratio');
+  if (row('sess-message')?.veilkitHandleVsFastest !== undefined) {
+    target('encrypt + decrypt 1 KiB: veilkit SessionState handle speed / fastest classical peer (state in wasm memory, the call level of Olm)',
+      row('sess-message').veilkitHandleVsFastest, 1, '>=', 'ratio');
+  }
   target('one PQ direction change (half the A→B, B→A round trip)', perDirection, 1e-3, '<=', 's');
+  if (perDirectionHandle !== undefined) {
+    target('one PQ direction change, SessionState handle (half its A→B, B→A round trip)', perDirectionHandle, 1e-3, '<=', 's');
+  }
   target('session load, veilkit core (from_bytes of a state with its own ek pending)', row('sess-load')?.secondsPerOp['veilkit-core'], 1e-3, '<=', 's');
+  if (row('sess-save')?.secondsPerOp['veilkit-handle'] !== undefined) {
+    target('session save, SessionState handle (toBytes of a state with its own ek pending)', row('sess-save').secondsPerOp['veilkit-handle'], 1e-3, '<=', 's');
+  }
+  if (row('sess-load')?.secondsPerOp['veilkit-handle'] !== undefined) {
+    target('session load, SessionState handle (fromBytes of a state with its own ek pending)', row('sess-load').secondsPerOp['veilkit-handle'], 1e-3, '<=', 's');
+  }
   if (row('sess-load')?.secondsPerOp['veilkit-keystore'] !== undefined) {
     target('session load through the keystore (Session.load from the page)', row('sess-load').secondsPerOp['veilkit-keystore'], 1e-3, '<=', 's');
   }
@@ -90,6 +107,7 @@ export function sessionReport(results, meta) {
     implementations: Object.fromEntries([...VEILKIT, ...PEERS]),
     rows,
     perDirectionChangeSeconds: perDirection,
+    perDirectionChangeHandleSeconds: perDirectionHandle,
     workerRoundTripSeconds: rtt,
     veilkitLoadPeerEkSeconds: perOp(ok['sess-x-load-peer-ek/veilkit-core']),
     aesGcm2KiBSeconds: { noAd: perOp(ok['sess-x-gcm/veilkit-core']), sessionAd: perOp(ok['sess-x-gcm-ad/veilkit-core']) },
@@ -103,24 +121,29 @@ export function sessionReport(results, meta) {
   const md = [];
   md.push(`# veilkit session benchmark (${meta.date.slice(0, 10)})`, '');
   md.push(`${meta.browser.userAgent.match(/Chrom\w+\/[\d.]+/)?.[0] ?? 'Chromium'} headless, ${meta.browser.cores} cores, crossOriginIsolated=${meta.browser.crossOriginIsolated}. ${meta.method}`, '');
-  md.push('Every implementation runs inside a dedicated worker, called directly (no postMessage per operation). Times per operation (lower is better); "vs fastest classical" is the fastest classical peer\'s time over veilkit\'s (a speed ratio: above 1 veilkit is faster). veilkit\'s figures include what it does per operation: parsing the serialized state and serializing the new one, wiping the old bytes, every PQ step.', '');
+  md.push('Every implementation runs inside a dedicated worker, called directly (no postMessage per operation). Times per operation (lower is better); "vs fastest classical" is the fastest classical peer\'s time over veilkit\'s (a speed ratio: above 1 veilkit is faster). veilkit core\'s figures include what it does per operation: parsing the serialized state and serializing the new one, wiping the old bytes, every PQ step (the SessionState handle keeps the parsed state between calls instead).', '');
   md.push(`| case | ${present.map(([, t]) => t).join(' | ')} | veilkit vs fastest classical |`);
   md.push(`|---|${present.map(() => '---').join('|')}|---|`);
   for (const r of rows) {
+    const handle = r.veilkitHandleVsFastest === undefined ? '' : `; handle ${x(r.veilkitHandleVsFastest)}`;
     const keystore = r.veilkitKeystoreVsFastest === undefined ? '' : `; Session API ${x(r.veilkitKeystoreVsFastest)}`;
-    const vs = r.fastestClassical ? `${x(r.veilkitCoreVsFastest)}${keystore} (vs ${r.fastestClassical})` : '—';
+    const core = r.veilkitCoreVsFastest === undefined ? '' : `core ${x(r.veilkitCoreVsFastest)}`;
+    const vs = r.fastestClassical ? `${[core, handle.slice(2), keystore.slice(2)].filter(Boolean).join('; ')} (vs ${r.fastestClassical})` : '—';
     md.push(`| ${r.title} | ${present.map(([i]) => fmtTime(r.secondsPerOp[i])).join(' | ')} | ${vs} |`);
   }
   md.push('');
-  md.push(`One direction change (veilkit: a new sending chain with ML-KEM encapsulation + ML-KEM key generation, the peer's decapsulation, a DH ratchet step on each side): ${fmtTime(perDirection)} (half the round trip above).`, '');
+  md.push(`One direction change (veilkit: a new sending chain with ML-KEM encapsulation + ML-KEM key generation, the peer's decapsulation, a DH ratchet step on each side): ${fmtTime(perDirection)} (half the round trip above)${perDirectionHandle === undefined ? '' : `; through SessionState handles ${fmtTime(perDirectionHandle)}`}.`, '');
+  if (rows.some((r) => r.secondsPerOp['veilkit-handle'] !== undefined)) {
+    md.push('The SessionState handle row is the same veilkit conversation at the call level of Olm\'s `Session`: each side parsed once (`SessionState.fromBytes`) and kept in wasm memory, so `encrypt`/`decrypt` neither parse nor serialize the state; saving is a separate `toBytes()` (its row), as Olm\'s `pickle`. The keystore worker still stores the state after every change, so the Session API row does not change with it.', '');
+  }
   const loadPeerEk = perOp(ok['sess-x-load-peer-ek/veilkit-core']);
   if (loadPeerEk !== undefined) {
-    md.push(`veilkit's load row is a state with its own ML-KEM ek pending and its own ratchet key (every parse regenerates the ML-KEM key pair from its 64-byte seed and the X25519 public key from its secret, so every \`encrypt\`/\`decrypt\` of that party pays it too); a state holding the peer's ek and no ratchet secret loads in ${fmtTime(loadPeerEk)}.`, '');
+    md.push(`veilkit's load row is a state with its own ML-KEM ek pending and its own ratchet key (state format 2 stores the expanded decapsulation key, checked on load with the FIPS 203 hash and modulus checks instead of a key generation from its seed; the X25519 public key is recomputed from its secret; every core \`encrypt\`/\`decrypt\` of that party pays the parse too); a state holding the peer's ek and no ratchet secret loads in ${fmtTime(loadPeerEk)}.`, '');
   }
   const gcm = perOp(ok['sess-x-gcm/veilkit-core']);
   const gcmAd = perOp(ok['sess-x-gcm-ad/veilkit-core']);
   if (gcm !== undefined && gcmAd !== undefined) {
-    md.push(`AES-256-GCM in wasm (software AES) over a 2 KiB padded block: ${fmtTime(gcm)} alone, ${fmtTime(gcmAd)} with the 6,383-byte associated data of a session message (both identity encodings and a header carrying ct ‖ ek); a message pays it once to seal and once to open.`, '');
+    md.push(`AES-256-GCM in wasm (software AES) over a 2 KiB padded block: ${fmtTime(gcm)} alone, ${fmtTime(gcmAd)} with the 6,383-byte associated data a session message had before the H_ID refinement (both identity encodings and a header carrying ct ‖ ek; today 2,381 bytes: H_ID instead of the encodings, docs/SESSIONS.md §5.2) — the measurement behind that change; a message pays AES-GCM once to seal and once to open.`, '');
   }
   md.push(`Worker round trip, measured separately (postMessage of 1 KiB to a nested dedicated worker and a 4,398-byte reply, structured clone both ways, no crypto): ${fmtTime(rtt)}. A page calling a session in the keystore worker pays this once per operation on top of the figures above.`, '');
   if (rows.some((r) => r.secondsPerOp['veilkit-keystore'] !== undefined)) {

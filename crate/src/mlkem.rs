@@ -12,6 +12,9 @@
 //! decapsulating both the hash check `H(ek) = h` and the modulus check on the
 //! embedded `ek`. An invalid ciphertext of the right length is *not* an
 //! error: implicit rejection returns the pseudo-random key `J(z ‖ c)`.
+//! Two crate-private entry points skip a check that has already been made
+//! (the triple ratchet: a peer `ek` checked when accepted, an own `dk`
+//! expanded here from its seed): `encapsulate_prechecked_derand`, `decapsulate_own`.
 //!
 //! The crate's key types do not wipe themselves: decapsulation keys are held
 //! in [`PrivateKey`], which zeroizes them in place on drop.
@@ -232,6 +235,69 @@ pub fn mlkem_decapsulate(dk: &[u8], ct: &[u8]) -> Result<Zeroizing<[u8; 32]>> {
             "ML-KEM decapsulation key: embedded H(ek) mismatch or ek fails the modulus check",
         ))
     }
+}
+
+/// Encapsulation with randomness `m` to an `ek` the caller has already
+/// checked with the FIPS 203 §7.2 modulus check (the ratchet checks a peer
+/// `ek` when it accepts it and again when a state is loaded), so the check
+/// is not run a second time.
+///
+/// # Errors
+/// [`CryptoError::InvalidLength`] (`encapsulationKey` 1184 bytes, `m` 32 bytes).
+pub(crate) fn encapsulate_prechecked_derand(
+    ek: &[u8],
+    m: &[u8],
+) -> Result<(Vec<u8>, Zeroizing<[u8; 32]>)> {
+    let key = MlKem768PublicKey::from(exact::<EK_LEN>("encapsulationKey", "1184 bytes", ek)?);
+    let m = exact::<M_LEN>("m", "32 bytes", m)?;
+    Ok(encapsulate_with(&key, m))
+}
+
+/// The FIPS 203 §7.3 input checks of an expanded decapsulation key, made
+/// once when the key is loaded rather than at each decapsulation: the hash
+/// check `H(ek) = h` and the modulus check of the embedded `ek`, which it
+/// returns (the ratchet's own epoch key, stored expanded in a serialized state).
+///
+/// # Errors
+/// [`CryptoError::InvalidLength`] (`decapsulationKey` 2400 bytes),
+/// [`CryptoError::InvalidKey`] if either check fails.
+pub(crate) fn check_decapsulation_key(dk: &[u8]) -> Result<&[u8]> {
+    let arr = exact::<DK_LEN>("decapsulationKey", "2400 bytes", dk)?;
+    let embedded_ek = dk
+        .get(DK_EK_OFFSET..DK_EK_OFFSET + EK_LEN)
+        .and_then(|ek| <&[u8; EK_LEN]>::try_from(ek).ok())
+        .ok_or(CryptoError::InvalidKey(
+            "ML-KEM decapsulation key too short",
+        ))?;
+    let key = PrivateKey(MlKem768PrivateKey::from(arr));
+    // libcrux's private-key check is the hash check alone; the ciphertext
+    // argument only fixes the parameter set (its bytes are not read).
+    let no_ct = MlKem768Ciphertext::from([0u8; CT_LEN]);
+    if mlkem768::validate_private_key(&key.0, &no_ct)
+        && mlkem768::validate_public_key(&MlKem768PublicKey::from(embedded_ek))
+    {
+        Ok(embedded_ek)
+    } else {
+        Err(CryptoError::InvalidKey(
+            "ML-KEM decapsulation key: embedded H(ek) mismatch or ek fails the modulus check",
+        ))
+    }
+}
+
+/// Decapsulation with a key this crate derived itself with
+/// [`mlkem_from_seed`], or loaded and checked once with
+/// [`check_decapsulation_key`] (the ratchet's own epoch keys): the FIPS 203
+/// §7.3 input checks guard against a malformed or substituted `dk` from
+/// outside; such a key has passed them already, so they are skipped.
+/// Implicit rejection is unchanged.
+///
+/// # Errors
+/// [`CryptoError::InvalidLength`] (`decapsulationKey` 2400 bytes, `ciphertext` 1088 bytes).
+pub(crate) fn decapsulate_own(dk: &[u8], ct: &[u8]) -> Result<Zeroizing<[u8; 32]>> {
+    let dk = exact::<DK_LEN>("decapsulationKey", "2400 bytes", dk)?;
+    let ct = MlKem768Ciphertext::from(exact::<CT_LEN>("ciphertext", "1088 bytes", ct)?);
+    let key = PrivateKey(MlKem768PrivateKey::from(dk));
+    Ok(shared_secret(&mut mlkem768::decapsulate(&key.0, &ct)))
 }
 
 #[cfg(test)]

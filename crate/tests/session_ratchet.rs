@@ -13,8 +13,9 @@
 mod session_util;
 
 use session_util::{NOW, TestRng, pair, pair_with, recv, send, snap};
-use veilkit::session::SessionError;
-use veilkit::session::ratchet::{Limits, Message, PqPhase, RatchetState};
+use veilkit::session::ratchet::{Limits, Message, PqPhase, RatchetState, header};
+use veilkit::session::{SessionBinding, SessionError};
+use zeroize::Zeroizing;
 
 fn err<T>(r: Result<T, SessionError>) -> SessionError {
     match r {
@@ -69,6 +70,60 @@ fn wrong_aad_fails_and_leaves_state_usable() {
     assert_eq!(
         b.decrypt(&m, b"aad-1", NOW).unwrap().1.to_vec(),
         b"hi".to_vec()
+    );
+}
+
+#[test]
+fn every_message_binds_both_identities_through_their_hash() {
+    // The AD layout of §5.2, built by hand: label ‖ version ‖
+    // SHA-256(Enc(ID_init) ‖ Enc(ID_resp)) ‖ lp(header) ‖ lp(aad).
+    let b = session_util::binding();
+    let h_id = header::identities_hash(&b);
+    let both = [b.initiator_identity.clone(), b.responder_identity.clone()].concat();
+    assert_eq!(h_id, veilkit::hash::sha256(&both));
+    let (hdr, aad) = (b"header bytes".as_slice(), b"user aad".as_slice());
+    let mut expected = b"veilkit-session-v1".to_vec();
+    expected.push(1);
+    expected.extend_from_slice(&h_id);
+    expected.extend_from_slice(&12u32.to_be_bytes());
+    expected.extend_from_slice(hdr);
+    expected.extend_from_slice(&8u32.to_be_bytes());
+    expected.extend_from_slice(aad);
+    assert_eq!(
+        header::associated_data(1, &h_id, hdr, aad).unwrap(),
+        expected
+    );
+
+    // A receiver whose binding differs in one identity byte, or has the two
+    // identities swapped, cannot authenticate the message; the genuine one can.
+    let mut rng = TestRng::new(0x1d);
+    let (mut a, genuine) = pair(&mut rng);
+    let m = a.encrypt(b"bound", b"", &mut rng).unwrap();
+    let responder = |binding: SessionBinding| {
+        RatchetState::new_responder(
+            session_util::keys(),
+            binding,
+            Zeroizing::new(session_util::SPK_SECRET),
+            Limits::default(),
+        )
+        .unwrap()
+    };
+    let mut flipped = session_util::binding();
+    flipped.responder_identity[63] ^= 1;
+    let mut swapped = session_util::binding();
+    core::mem::swap(
+        &mut swapped.initiator_identity,
+        &mut swapped.responder_identity,
+    );
+    for other in [flipped, swapped] {
+        assert_eq!(
+            err(responder(other).decrypt(&m, b"", NOW)),
+            SessionError::AuthenticationFailed
+        );
+    }
+    assert_eq!(
+        genuine.decrypt(&m, b"", NOW).unwrap().1.to_vec(),
+        b"bound".to_vec()
     );
 }
 
@@ -625,6 +680,68 @@ fn state_serialization_round_trips_and_counts_changes() {
     assert_eq!(recv(&mut b2, &m), b"after restore".to_vec());
 }
 
+/// Format 2 stores the own pending ML-KEM key pair as its expanded
+/// decapsulation key `dk_PKE ‖ ek ‖ H(ek) ‖ z` (docs/SESSIONS.md §5.9); a
+/// load checks it once (FIPS 203 hash check and the modulus check of its
+/// `ek`) instead of regenerating it. Format 1 (the 64-byte seed) is refused.
+#[test]
+fn stored_own_decapsulation_key_is_checked_on_load() {
+    let mut rng = TestRng::new(85);
+    let (mut a, _) = pair(&mut rng);
+    assert_eq!(a.pq_phase(), PqPhase::OwnEkPending);
+    let m = send(&mut a, &mut rng, b"ek_1 attached");
+    let ek = Message::parse(&m).unwrap().header.pq.ek().unwrap().to_vec();
+    let bytes = a.to_bytes();
+    assert_eq!(bytes[4], 2, "format 2");
+    // The embedded ek of the stored dk, then H(ek): dk starts 1,152 bytes before it.
+    let at = bytes.windows(ek.len()).position(|w| w == ek).unwrap();
+    let dk = &bytes[at - 1152..at - 1152 + 2400];
+    assert_eq!(
+        &dk[1152 + 1184..1152 + 1184 + 32],
+        &libcrux_sha3::sha256(&ek)[..]
+    );
+    assert_eq!(
+        bytes[at - 1152 - 8 - 1],
+        1,
+        "the option flag before u64 k ‖ dk"
+    );
+    let back = RatchetState::from_bytes(&bytes).unwrap();
+    assert_eq!(*back.to_bytes(), *bytes);
+    // A flipped bit in ek or in H(ek) fails the hash check; a coefficient
+    // ≥ q in ek (after fixing H(ek)) fails the modulus check.
+    for i in [at, at + 700, at + 1184, at + 1184 + 31] {
+        let mut t = bytes.to_vec();
+        t[i] ^= 0x01;
+        assert_eq!(
+            err(RatchetState::from_bytes(&t)).code(),
+            "INVALID_KEY",
+            "byte {i}"
+        );
+    }
+    let mut t = bytes.to_vec();
+    t[at] = 0xff;
+    t[at + 1] |= 0x0f; // first 12-bit coefficient 0xfff >= q
+    let h = libcrux_sha3::sha256(&t[at..at + 1184]);
+    t[at + 1184..at + 1184 + 32].copy_from_slice(&h[..]);
+    assert_eq!(err(RatchetState::from_bytes(&t)).code(), "INVALID_KEY");
+    let mut old = bytes.to_vec();
+    old[4] = 1;
+    assert_eq!(
+        err(RatchetState::from_bytes(&old)).code(),
+        "MALFORMED_INPUT"
+    );
+    // The loaded key decapsulates: B's reply (ct_1) opens epoch 1 in the loaded state.
+    let (_, mut b) = {
+        let mut rng = TestRng::new(85);
+        pair(&mut rng)
+    };
+    recv(&mut b, &m);
+    let r = send(&mut b, &mut rng, b"ct_1");
+    let mut loaded = RatchetState::from_bytes(&bytes).unwrap();
+    assert_eq!(recv(&mut loaded, &r), b"ct_1".to_vec());
+    assert_eq!(loaded.pq_epoch(), 1);
+}
+
 #[test]
 fn wire_sizes_per_message_and_per_epoch() {
     let mut rng = TestRng::new(90);
@@ -665,6 +782,12 @@ fn wire_sizes_per_message_and_per_epoch() {
 /// Known-answer check: with the deterministic test randomness the first
 /// messages in each direction and the states after them are fixed bytes
 /// (any change to the format, a label or a derivation changes them).
+/// Provenance: the two message values were regenerated with this test when
+/// the associated data moved from both identity encodings to their hash
+/// `H_ID` (docs/SESSIONS.md §5.2, refinement of the design note); the two
+/// state values were regenerated with this test for state format 2 (the own
+/// pending ML-KEM key stored as its expanded `dk` instead of its seed, §5.9;
+/// the messages did not change).
 #[test]
 fn known_answer_first_round_trip() {
     let mut rng = TestRng::new(0x4b);
@@ -679,8 +802,8 @@ fn known_answer_first_round_trip() {
 }
 
 const KAT: [&str; 4] = [
-    "3ec066530cee6ae764b1e9b331bd9a397e8a4dbdee597a729f10e07a5d7c84cf",
-    "83549ec352f9b66815b7436598edcd00b3573576314c7c6418b8ca926698f75b",
-    "c2940cadd6e51c5d659b863c00855fc9a1f89a5441ed947350760eb8ffe59c9d",
-    "0e49d0d54fc74fdb4a033e9f4846fea9cc89df6b18aede2b25c4aba9fe777bd3",
+    "c04860ae523774e9015ba6aa3e2aef83b4fa6ebbf6a55209def6647e64959a2d",
+    "8e77b2f89fa8f3f24f89ad824b5eb5eba3896b28434e2818b1fdc94a337a0abe",
+    "f4e1c77c65a2ac8fe469a5eabcb4393aea5885e728c51ecd3e16337ab8216c17",
+    "88251796d6fc5a9e11e9af382a3de889b9c98126301b274f618c962b0a77070c",
 ];

@@ -1,20 +1,27 @@
-// The README's Keys snippet runs in Chromium as written (tests/node/readme.test.ts runs the snippets that
-// need no browser; this one needs IndexedDB and workers). Issue 17: the snippet used to restore the
+// The README's Keys and Sessions snippets run in Chromium as written (tests/node/readme.test.ts runs the
+// snippets that need no browser; these need IndexedDB and workers). Issue 17: the snippet used to restore the
 // phrase where the identity already was and to promise "same public keys" without saying that the phrase
 // does not carry the ML-DSA-65 setting. Every `…; // true` line must yield true; the prose around the
 // snippet (KEY_EXISTS with the other setting, another id without `{ mlDsa: true }`) is checked too.
 import { test, expect } from '@playwright/test';
 import { readFileSync } from 'node:fs';
 
-/** The first ```ts block of the README's "## Keys" section, made runnable in the test page. */
-function keysSnippet(): { code: string; stated: number } {
+/**
+ * The first ```ts block of the README's `## <section>` section, made runnable in the test page: its
+ * `import { … } from 'veilkit';` line becomes a dynamic import of the built package, and every
+ * `…; // true` statement pushes its value to `__stated`.
+ */
+function readmeSnippet(section: string): { code: string; stated: number } {
   const readme = readFileSync('README.md', 'utf8');
-  const section = readme.slice(readme.indexOf('\n## Keys\n'));
-  const block = /```ts\n([\s\S]*?)```/.exec(section.slice(0, section.indexOf('\n## ', 1)))?.[1];
-  if (block === undefined) throw new Error('README: no ts block in the Keys section');
+  const start = readme.indexOf(`\n## ${section}\n`);
+  if (start < 0) throw new Error(`README: no ${section} section`);
+  const rest = readme.slice(start);
+  const block = /```ts\n([\s\S]*?)```/.exec(rest.slice(0, rest.indexOf('\n## ', 1)))?.[1];
+  if (block === undefined) throw new Error(`README: no ts block in the ${section} section`);
   let stated = 0;
   const lines = block.split('\n').map((line) => {
-    if (line.trim() === "import { Keystore } from 'veilkit';") return "const { Keystore } = await import('/dist/ts/index.js');";
+    const imp = /^import \{ ([\w, ]+) \} from 'veilkit';$/.exec(line.trim());
+    if (imp !== null) return `const { ${imp[1]} } = await import('/dist/ts/index.js');`;
     const m = /^(.*?);\s*\/\/\s*true\s*$/.exec(line);
     if (m === null) return line;
     stated++;
@@ -26,7 +33,7 @@ function keysSnippet(): { code: string; stated: number } {
 test('README Keys snippet: runs as written; a restore on another keystore with { mlDsa: true } gives the same id', async ({ page }) => {
   test.setTimeout(120_000);
   await page.goto('/tests/playwright/fixtures/threads.html');
-  const { code, stated } = keysSnippet();
+  const { code, stated } = readmeSnippet('Keys');
   expect(stated).toBe(1);
   const r = await page.evaluate(`(async () => {
     const __stated = [];
@@ -57,5 +64,44 @@ test('README Keys snippet: runs as written; a restore on another keystore with {
     withoutMlDsa: { mlDsa: false, sameId: false },
     extractable: false,
     backupBytes: true,
+  });
+});
+
+test('README Sessions snippet: runs as written; each stated value holds, the session persists and a tampered reply is refused', async ({ page }) => {
+  test.setTimeout(120_000);
+  await page.goto('/tests/playwright/fixtures/threads.html');
+  const { code, stated } = readmeSnippet('Sessions');
+  expect(stated).toBe(3);
+  const r = await page.evaluate(`(async () => {
+    const __stated = [];
+    const { init, VeilError } = await import('/dist/ts/index.js');
+    await init();
+    ${code}
+    const codeOf = async (p) => { try { await p; return 'resolved'; } catch (e) { return e instanceof VeilError ? e.code : String(e); } };
+    const tampered = reply.slice();
+    tampered[tampered.length - 1] ^= 1;
+    const more = await toAlice.encrypt(new TextEncoder().encode('again'), { aad });
+    const bad = more.slice();
+    bad[bad.length - 1] ^= 1;
+    const result = {
+      stated: __stated,
+      peerIsAlice: (await toBob.info()).localIdentity.join() === peer.identity.join(),
+      replayed: await codeOf(toBob.decrypt(reply, { aad })),
+      tampered: await codeOf(toBob.decrypt(bad, { aad })),
+      genuineAfter: new TextDecoder().decode((await toBob.decrypt(more, { aad })).plaintext),
+      listed: (await Session.list(alice, a)).map((s) => s.id).includes(toBob.id),
+      lastResortLeft: bundle.length > 0 && oneTime.length === 10,
+    };
+    alice.dispose(); bob.dispose();
+    return result;
+  })()`);
+  expect(r).toEqual({
+    stated: [true, true, true],
+    peerIsAlice: true,
+    replayed: 'DUPLICATE_MESSAGE',
+    tampered: 'AUTHENTICATION_FAILED',
+    genuineAfter: 'again',
+    listed: true,
+    lastResortLeft: true,
   });
 });

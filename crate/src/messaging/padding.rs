@@ -16,7 +16,7 @@
 //! `padded_len(len)` and the fill must be zero; anything else is
 //! `INVALID_PADDING`.
 
-use subtle::{Choice, ConstantTimeEq};
+use subtle::ConstantTimeEq;
 use zeroize::Zeroizing;
 
 use super::codec::Reader;
@@ -93,10 +93,9 @@ pub fn unpad_message(padded: &[u8]) -> Result<Zeroizing<Vec<u8>>> {
     if padded_len(len).map_err(|_| MessagingError::InvalidPadding)? != padded.len() {
         return Err(MessagingError::InvalidPadding);
     }
-    let zero_fill = r
-        .rest()
-        .iter()
-        .fold(Choice::from(1u8), |acc, b| acc & b.ct_eq(&0u8));
+    // OR of every fill byte, then one constant-time comparison: no
+    // data-dependent branch, and no per-byte optimisation barrier.
+    let zero_fill = r.rest().iter().fold(0u8, |acc, b| acc | b).ct_eq(&0u8);
     if !bool::from(zero_fill) {
         return Err(MessagingError::InvalidPadding);
     }

@@ -12,6 +12,7 @@
 //! The message therefore begins with the version byte. Integers are big-endian.
 
 use crate::bytes::ByteReader;
+use crate::hash::Sha256;
 use crate::mlkem::{CT_LEN, EK_LEN};
 use crate::session::{Result, SessionBinding, SessionError, VERSION_1};
 
@@ -90,29 +91,68 @@ pub struct Header {
     pub pq: PqField,
 }
 
-impl Header {
-    /// Canonical encoding.
-    #[must_use]
-    pub fn to_bytes(&self) -> Vec<u8> {
-        let (kind, extra) = match &self.pq {
-            PqField::None => (KIND_NONE, 0),
-            PqField::Ek(ek) => (KIND_EK, ek.len()),
-            PqField::Ct(ct) => (KIND_CT, ct.len()),
-            PqField::CtEk(ct, ek) => (KIND_CT_EK, ct.len().saturating_add(ek.len())),
+/// The fields of a header, borrowed for encoding (the sender builds its
+/// header from its state without copying the PQ data twice).
+pub(crate) struct HeaderRef<'a> {
+    pub(crate) version: u8,
+    pub(crate) ratchet_public: &'a [u8; 32],
+    pub(crate) previous_chain_length: u32,
+    pub(crate) message_number: u32,
+    pub(crate) epoch: u64,
+    pub(crate) ct: Option<&'a [u8]>,
+    pub(crate) ek: Option<&'a [u8]>,
+}
+
+impl HeaderRef<'_> {
+    /// Encoded length.
+    pub(crate) fn len(&self) -> usize {
+        HEADER_FIXED_LEN
+            .saturating_add(self.ct.map_or(0, <[u8]>::len))
+            .saturating_add(self.ek.map_or(0, <[u8]>::len))
+    }
+
+    /// Appends the canonical encoding to `out`.
+    pub(crate) fn encode_into(&self, out: &mut Vec<u8>) {
+        let kind = match (self.ct.is_some(), self.ek.is_some()) {
+            (false, false) => KIND_NONE,
+            (false, true) => KIND_EK,
+            (true, false) => KIND_CT,
+            (true, true) => KIND_CT_EK,
         };
-        let mut out = Vec::with_capacity(HEADER_FIXED_LEN.saturating_add(extra));
         out.push(self.version);
-        out.extend_from_slice(&self.ratchet_public);
+        out.extend_from_slice(self.ratchet_public);
         out.extend_from_slice(&self.previous_chain_length.to_be_bytes());
         out.extend_from_slice(&self.message_number.to_be_bytes());
         out.extend_from_slice(&self.epoch.to_be_bytes());
         out.push(kind);
-        if let Some(ct) = self.pq.ct() {
+        if let Some(ct) = self.ct {
             out.extend_from_slice(ct);
         }
-        if let Some(ek) = self.pq.ek() {
+        if let Some(ek) = self.ek {
             out.extend_from_slice(ek);
         }
+    }
+}
+
+impl Header {
+    fn as_ref(&self) -> HeaderRef<'_> {
+        HeaderRef {
+            version: self.version,
+            ratchet_public: &self.ratchet_public,
+            previous_chain_length: self.previous_chain_length,
+            message_number: self.message_number,
+            epoch: self.epoch,
+            ct: self.pq.ct(),
+            ek: self.pq.ek(),
+        }
+    }
+
+    /// Canonical encoding.
+    #[must_use]
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let h = self.as_ref();
+        let mut out = Vec::with_capacity(h.len());
+        h.encode_into(&mut out);
         out
     }
 
@@ -180,19 +220,11 @@ impl Message {
     /// [`SessionError::Malformed`] for a wrong version, unknown PQ kind,
     /// a ciphertext in epoch 0, truncation, or an AEAD part shorter than 80 bytes.
     pub fn parse(bytes: &[u8]) -> Result<Self> {
-        let mut r = ByteReader::new(bytes);
-        let header = Header::read(&mut r)?;
-        let nonce = r
-            .array::<NONCE_LEN>()
-            .ok_or(SessionError::Malformed("message: truncated nonce"))?;
-        let sealed = r.rest().to_vec();
-        if sealed.len() < MIN_SEALED_LEN {
-            return Err(SessionError::Malformed("message: ciphertext too short"));
-        }
+        let parsed = ParsedMessage::parse(bytes)?;
         Ok(Self {
-            header,
-            nonce,
-            sealed,
+            header: parsed.header,
+            nonce: parsed.nonce,
+            sealed: parsed.sealed.to_vec(),
         })
     }
 
@@ -206,6 +238,41 @@ impl Message {
     }
 }
 
+/// A parsed message that borrows the wire bytes: the header's encoding and
+/// the AEAD part are slices of the input (`decrypt` binds the header bytes
+/// as received, which are canonical, instead of re-encoding them).
+pub(crate) struct ParsedMessage<'a> {
+    pub(crate) header: Header,
+    pub(crate) header_bytes: &'a [u8],
+    pub(crate) nonce: [u8; NONCE_LEN],
+    pub(crate) sealed: &'a [u8],
+}
+
+impl<'a> ParsedMessage<'a> {
+    /// As [`Message::parse`] (same checks, same errors).
+    pub(crate) fn parse(bytes: &'a [u8]) -> Result<Self> {
+        let mut r = ByteReader::new(bytes);
+        let header = Header::read(&mut r)?;
+        let header_len = bytes.len().saturating_sub(r.rest().len());
+        let header_bytes = bytes
+            .get(..header_len)
+            .ok_or(SessionError::Malformed("message: truncated header"))?;
+        let nonce = r
+            .array::<NONCE_LEN>()
+            .ok_or(SessionError::Malformed("message: truncated nonce"))?;
+        let sealed = r.rest();
+        if sealed.len() < MIN_SEALED_LEN {
+            return Err(SessionError::Malformed("message: ciphertext too short"));
+        }
+        Ok(Self {
+            header,
+            header_bytes,
+            nonce,
+            sealed,
+        })
+    }
+}
+
 /// Appends `u32(len) ‖ bytes`.
 fn put_lp(out: &mut Vec<u8>, bytes: &[u8]) -> Result<()> {
     let len = u32::try_from(bytes.len())
@@ -215,25 +282,41 @@ fn put_lp(out: &mut Vec<u8>, bytes: &[u8]) -> Result<()> {
     Ok(())
 }
 
-/// `"veilkit-session-v1" ‖ version ‖ Enc(ID_init) ‖ Enc(ID_resp) ‖ lp(header) ‖ lp(aad)`
-/// with `lp(x) = u32(len x) ‖ x`.
+/// `H_ID = SHA-256(Enc(ID_init) ‖ Enc(ID_resp))`: what the associated data
+/// of every message binds in place of the two identity encodings (each
+/// `Enc(ID)` is self-delimiting, so the concatenation is unambiguous).
+/// A state computes it once, when it is built or loaded.
+#[must_use]
+pub fn identities_hash(binding: &SessionBinding) -> [u8; 32] {
+    let mut h = Sha256::new();
+    h.update(&binding.initiator_identity);
+    h.update(&binding.responder_identity);
+    h.finalize()
+}
+
+/// Length of the associated data before `lp(header)`: label, version, `H_ID`.
+const AD_PREFIX_LEN: usize = AD_LABEL.len() + 1 + 32;
+
+/// `"veilkit-session-v1" ‖ version ‖ H_ID ‖ lp(header) ‖ lp(aad)` with
+/// `lp(x) = u32(len x) ‖ x` and `H_ID` = [`identities_hash`] of the session's binding.
 ///
 /// # Errors
-/// [`SessionError::Malformed`] if `aad` is longer than 2^32 − 1 bytes.
-pub fn associated_data(binding: &SessionBinding, header: &[u8], aad: &[u8]) -> Result<Vec<u8>> {
+/// [`SessionError::Malformed`] if `header` or `aad` is longer than 2^32 − 1 bytes.
+pub fn associated_data(
+    version: u8,
+    identities_hash: &[u8; 32],
+    header: &[u8],
+    aad: &[u8],
+) -> Result<Vec<u8>> {
     let mut out = Vec::with_capacity(
-        AD_LABEL
-            .len()
-            .saturating_add(binding.initiator_identity.len())
-            .saturating_add(binding.responder_identity.len())
+        AD_PREFIX_LEN
             .saturating_add(header.len())
             .saturating_add(aad.len())
-            .saturating_add(9),
+            .saturating_add(8),
     );
     out.extend_from_slice(AD_LABEL);
-    out.push(binding.version);
-    out.extend_from_slice(&binding.initiator_identity);
-    out.extend_from_slice(&binding.responder_identity);
+    out.push(version);
+    out.extend_from_slice(identities_hash);
     put_lp(&mut out, header)?;
     put_lp(&mut out, aad)?;
     Ok(out)

@@ -36,6 +36,8 @@ pub use limits::Limits;
 pub use pq::ek_sender;
 pub use rng::{RandomPurpose, RatchetRng};
 
+use std::sync::Arc;
+
 use zeroize::Zeroizing;
 
 use self::kdf::{ChainKeys, Key};
@@ -80,7 +82,10 @@ struct SendChain {
 /// used to send forks the session, so keep one live copy per session.
 #[derive(Clone)]
 pub struct RatchetState {
-    binding: SessionBinding,
+    /// Shared between copies (`decrypt` clones the state): it never changes.
+    binding: Arc<SessionBinding>,
+    /// `H_ID` = [`header::identities_hash`] of `binding`, bound by every message's AD.
+    identities_hash: [u8; 32],
     role: Role,
     limits: Limits,
     counter: u64,
@@ -117,8 +122,10 @@ impl RatchetState {
     ) -> Result<Self> {
         check_binding(&binding)?;
         limits.validate()?;
+        let identities_hash = header::identities_hash(&binding);
         Ok(Self {
-            binding,
+            binding: Arc::new(binding),
+            identities_hash,
             role,
             limits,
             counter: 0,
@@ -177,9 +184,10 @@ impl RatchetState {
         self.role
     }
 
-    /// What every message binds (version, both identity encodings).
+    /// What every message binds (version, and both identity encodings through
+    /// their hash `H_ID`, docs/SESSIONS.md §5.2).
     #[must_use]
-    pub const fn binding(&self) -> &SessionBinding {
+    pub fn binding(&self) -> &SessionBinding {
         &self.binding
     }
 

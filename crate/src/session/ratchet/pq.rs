@@ -9,9 +9,10 @@
 //! the start of the next sending chain, the only place where the sending
 //! epoch may change anyway.
 
+use std::sync::Arc;
+
 use zeroize::Zeroizing;
 
-use super::header::PqField;
 use super::kdf::{self, EpochKeys, Key};
 use super::rng::{RandomPurpose, RatchetRng};
 use crate::error::CryptoError;
@@ -28,31 +29,38 @@ pub const fn ek_sender(k: u64) -> Role {
     }
 }
 
-/// Our own pending encapsulation key `ek_k` and its decapsulation key.
+/// Our own pending encapsulation key `ek_k` and its expanded decapsulation
+/// key (`dk_PKE ‖ ek ‖ H(ek) ‖ z`, the form a serialized state stores, so a
+/// load does not regenerate the key pair).
 #[derive(Clone)]
 pub(crate) struct OwnEk {
     pub(crate) epoch: u64,
-    pub(crate) seed: Zeroizing<[u8; SEED_LEN]>,
     pub(crate) ek: Vec<u8>,
     pub(crate) dk: Zeroizing<Vec<u8>>,
 }
 
 impl OwnEk {
     /// The key pair of `seed` for epoch `epoch`.
-    pub(crate) fn from_seed(epoch: u64, seed: Zeroizing<[u8; SEED_LEN]>) -> Result<Self> {
+    fn from_seed(epoch: u64, seed: &Zeroizing<[u8; SEED_LEN]>) -> Result<Self> {
         let kp = mlkem::mlkem_from_seed(&seed[..])?;
         Ok(Self {
             epoch,
-            seed,
             ek: kp.encapsulation_key.clone(),
             dk: kp.decapsulation_key.clone(),
         })
     }
 
+    /// A stored decapsulation key for epoch `epoch`, checked once here (FIPS
+    /// 203 §7.3 hash check and the modulus check of its `ek`): `INVALID_KEY`.
+    pub(crate) fn from_dk(epoch: u64, dk: Zeroizing<Vec<u8>>) -> Result<Self> {
+        let ek = mlkem::check_decapsulation_key(&dk)?.to_vec();
+        Ok(Self { epoch, ek, dk })
+    }
+
     fn generate<R: RatchetRng + ?Sized>(epoch: u64, rng: &mut R) -> Result<Self> {
         let mut seed = Zeroizing::new([0u8; SEED_LEN]);
         rng.fill(RandomPurpose::KemKeygen, &mut seed[..])?;
-        Self::from_seed(epoch, seed)
+        Self::from_seed(epoch, &seed)
     }
 }
 
@@ -78,12 +86,15 @@ pub(crate) struct PqState {
     pub(crate) own_dir: Key,
     /// `pq_dir(latest, peer direction)`, advanced at every new peer chain.
     pub(crate) peer_dir: Key,
-    /// Own `ek_{latest+1}` sent until `ct_{latest+1}` is processed.
-    pub(crate) own_ek: Option<OwnEk>,
+    /// Own `ek_{latest+1}` sent until `ct_{latest+1}` is processed. The
+    /// immutable key material is shared between copies of the state (an
+    /// `Arc`: `decrypt`'s copy does not duplicate the 2,400-byte `dk`); it is
+    /// zeroized when the last copy drops.
+    pub(crate) own_ek: Option<Arc<OwnEk>>,
     /// Own `ct_k`, sent until a peer message of epoch ≥ k is authenticated.
-    pub(crate) own_ct: Option<(u64, Vec<u8>)>,
+    pub(crate) own_ct: Option<(u64, Arc<[u8]>)>,
     /// The peer's authenticated `ek_{latest+1}`, encapsulated to at the start of the next sending chain.
-    pub(crate) peer_ek: Option<(u64, Vec<u8>)>,
+    pub(crate) peer_ek: Option<(u64, Arc<[u8]>)>,
 }
 
 /// Own direction byte.
@@ -147,7 +158,7 @@ impl PqState {
 
     /// The initiator's `ek_1`.
     pub(crate) fn generate_first_ek<R: RatchetRng + ?Sized>(&mut self, rng: &mut R) -> Result<()> {
-        self.own_ek = Some(OwnEk::generate(1, rng)?);
+        self.own_ek = Some(Arc::new(OwnEk::generate(1, rng)?));
         Ok(())
     }
 
@@ -167,33 +178,35 @@ impl PqState {
             if k == next_k {
                 let mut m = Zeroizing::new([0u8; mlkem::M_LEN]);
                 rng.fill(RandomPurpose::KemEncapsulation, &mut m[..])?;
-                let (ct, ss) = mlkem::mlkem_encapsulate_derand(&ek, &m[..])?;
+                // `ek` passed `check_ek` when it was accepted (or loaded).
+                let (ct, ss) = mlkem::encapsulate_prechecked_derand(&ek, &m[..])?;
                 let keys = kdf::epoch_next(&self.root, &ss, k, &ek, &ct)?;
                 let after = k
                     .checked_add(1)
                     .ok_or(SessionError::InvalidState("epoch overflow"))?;
                 let own = OwnEk::generate(after, rng)?;
                 self.install(role, k, keys);
-                self.own_ct = Some((k, ct));
-                self.own_ek = Some(own);
+                self.own_ct = Some((k, Arc::from(ct)));
+                self.own_ek = Some(Arc::new(own));
             }
         }
         Ok(self.latest)
     }
 
-    /// The PQ field of a message of a sending chain of epoch `epoch`.
-    pub(crate) fn field_for(&self, epoch: u64) -> PqField {
+    /// The PQ field of a message of a sending chain of epoch `epoch`:
+    /// `(ct_epoch, ek_{epoch+1})`, each if pending (borrowed, not copied).
+    pub(crate) fn field_for(&self, epoch: u64) -> (Option<&[u8]>, Option<&[u8]>) {
         let ct = self
             .own_ct
             .as_ref()
             .filter(|(k, _)| *k == epoch)
-            .map(|(_, ct)| ct.clone());
+            .map(|(_, ct)| &ct[..]);
         let ek = self
             .own_ek
             .as_ref()
             .filter(|o| Some(o.epoch) == epoch.checked_add(1))
-            .map(|o| o.ek.clone());
-        PqField::from_parts(ct, ek)
+            .map(|o| o.ek.as_slice());
+        (ct, ek)
     }
 
     /// Before authentication, for the first message of a new peer chain: a
@@ -212,7 +225,9 @@ impl PqState {
         if own.epoch != header_epoch {
             return Ok(());
         }
-        let ss = mlkem::mlkem_decapsulate(&own.dk, ct)?;
+        // `dk` was expanded here from its seed, or checked when the state was
+        // loaded (`OwnEk::from_dk`).
+        let ss = mlkem::decapsulate_own(&own.dk, ct)?;
         let keys = kdf::epoch_next(&self.root, &ss, header_epoch, &own.ek, ct)?;
         self.install(role, header_epoch, keys);
         self.own_ek = None;
@@ -244,7 +259,7 @@ impl PqState {
             && self.own_ek.is_none()
         {
             check_ek(ek)?;
-            self.peer_ek = Some((next_k, ek.to_vec()));
+            self.peer_ek = Some((next_k, Arc::from(ek)));
         }
         Ok(())
     }

@@ -3,7 +3,7 @@
 use zeroize::Zeroizing;
 
 use super::RatchetState;
-use super::header::{self, Header, Message};
+use super::header::{self, Header, ParsedMessage};
 use super::kdf::{self, ChainKeys, Key};
 use super::pq;
 use super::skipped::{Ctx, RecvChain};
@@ -94,7 +94,7 @@ impl RatchetState {
         aad: &[u8],
         now: u64,
     ) -> Result<(Self, Zeroizing<Vec<u8>>)> {
-        let msg = Message::parse(message)?;
+        let msg = ParsedMessage::parse(message)?;
         let h = &msg.header;
         if h.version != self.binding.version {
             return Err(SessionError::Malformed(
@@ -125,9 +125,11 @@ impl RatchetState {
             s.new_peer_chain(h, &ctx, &mut seq)?
         };
         s.recv.next_seq = seq;
-        let ad = header::associated_data(&s.binding, &h.to_bytes(), aad)?;
+        // The header as received: `ParsedMessage::parse` accepts canonical encodings only.
+        let ad =
+            header::associated_data(s.binding.version, &s.identities_hash, msg.header_bytes, aad)?;
         let padded = Zeroizing::new(
-            aead::aes_gcm_decrypt_with_iv(&mk[..], &msg.nonce, &msg.sealed, &ad)
+            aead::aes_gcm_decrypt_with_iv(&mk[..], &msg.nonce, msg.sealed, &ad)
                 .map_err(|_| SessionError::AuthenticationFailed)?,
         );
         let plaintext =

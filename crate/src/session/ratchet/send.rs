@@ -1,7 +1,7 @@
 //! Sending: starting a sending chain (DH step, PQ encapsulation) and
 //! `encrypt` (docs/SESSIONS.md §5.4).
 
-use super::header::{self, Header, NONCE_LEN};
+use super::header::{self, HeaderRef, NONCE_LEN};
 use super::kdf::{self, Key};
 use super::pq::{self, PqState};
 use super::rng::{RandomPurpose, RatchetRng};
@@ -95,18 +95,16 @@ impl RatchetState {
         let mk = chain
             .keys
             .step(self.binding.version, chain.epoch, &ratchet_public, n)?;
-        let header = Header {
+        let (ct, ek) = pq_state.field_for(chain.epoch);
+        let header = HeaderRef {
             version: self.binding.version,
-            ratchet_public,
+            ratchet_public: &ratchet_public,
             previous_chain_length: self.previous_send_len,
             message_number: n,
             epoch: chain.epoch,
-            pq: pq_state.field_for(chain.epoch),
+            ct,
+            ek,
         };
-        let mut out = header.to_bytes();
-        let ad = header::associated_data(&self.binding, &out, aad)?;
-        let mut nonce = [0u8; NONCE_LEN];
-        rng.fill(RandomPurpose::Nonce, &mut nonce)?;
         let padded = padding::pad_message(plaintext).map_err(|_| {
             SessionError::Crypto(CryptoError::length(
                 "plaintext",
@@ -114,6 +112,17 @@ impl RatchetState {
                 plaintext.len(),
             ))
         })?;
+        let mut out = Vec::with_capacity(
+            header
+                .len()
+                .saturating_add(NONCE_LEN)
+                .saturating_add(padded.len())
+                .saturating_add(aead::TAG_LEN),
+        );
+        header.encode_into(&mut out);
+        let ad = header::associated_data(self.binding.version, &self.identities_hash, &out, aad)?;
+        let mut nonce = [0u8; NONCE_LEN];
+        rng.fill(RandomPurpose::Nonce, &mut nonce)?;
         // Ciphertext: not secret, no need to wipe.
         let sealed = aead::aes_gcm_encrypt_with_iv(&mk[..], &nonce, &padded, &ad)?;
         out.extend_from_slice(&nonce);

@@ -14,11 +14,13 @@
 //!
 //! Files: [`prekeys`] (identity, prekeys, bundles, initial-message fields),
 //! [`handshake`] (initiate, respond), [`ratchet`] (encrypt, decrypt, state
-//! info); the shared helpers are here.
+//! info on serialized states), [`state`] (`SessionStateHandle`: a state kept
+//! in wasm memory); the shared helpers are here.
 
 mod handshake;
 mod prekeys;
 mod ratchet;
+mod state;
 
 use super::JsResult;
 use crate::error::CryptoError;
