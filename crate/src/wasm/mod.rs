@@ -78,7 +78,7 @@ pub(crate) enum StackUse {
     /// Classical primitives, KDFs, BIP-39, Shamir (measured ≤ 9 KiB).
     Small,
     /// ML-KEM-768 and X-Wing (libcrux; measured ≤ 41 KiB, X-Wing decapsulation);
-    /// the session ratchet exports (measured ≤ 34 KiB, `sessionEncrypt`).
+    /// the session ratchet exports (measured ≤ 33 KiB, `sessionEncrypt`).
     Kem,
     /// ML-DSA-65 (libcrux; measured ≤ 131 KiB, signing from the seed; RustCrypto `ml-dsa` took 266 KiB);
     /// the session identity, prekey and handshake exports (measured ≤ 132 KiB,
