@@ -9,21 +9,12 @@ import { init } from '../../ts/init.js';
 import { VeilError } from '../../ts/errors.js';
 import * as core from '../../ts/session/core.js';
 import { SIM_NOW, handshake, prng, runSessionSimulation, seedsFrom } from '../shared/session-sim.js';
+import { code } from '../shared/session-fixtures.js';
 
 const te = new TextEncoder();
 const td = new TextDecoder();
 const NOW = SIM_NOW;
 const DAY = 86_400;
-
-function code(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (e) {
-    assert.ok(e instanceof VeilError, `expected a VeilError, got ${String(e)}`);
-    return e.code;
-  }
-  throw new Error('expected an exception');
-}
 
 interface Peer {
   seeds: core.IdentitySeeds;

@@ -5,24 +5,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { init } from '../../ts/init.js';
-import { VeilError } from '../../ts/errors.js';
 import * as core from '../../ts/session/core.js';
 import { SessionState } from '../../ts/session/state.js';
 import { SIM_NOW, handshake, prng } from '../shared/session-sim.js';
+import { code } from '../shared/session-fixtures.js';
 
 const te = new TextEncoder();
 const td = new TextDecoder();
 const NOW = SIM_NOW;
-
-function code(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (e) {
-    assert.ok(e instanceof VeilError, `expected a VeilError, got ${String(e)}`);
-    return e.code;
-  }
-  throw new Error('expected an exception');
-}
 
 /** Initiator and responder states after a handshake (the responder can send). */
 function pair(seed: number): { a: Uint8Array; b: Uint8Array } {
