@@ -44,7 +44,7 @@ export class SessionState extends WasmResource {
    */
   static fromBytes(state: Uint8Array): SessionState {
     const s = atLeast('state', state, 1);
-    return new SessionState(call(() => wasm.SessionStateHandle.fromBytes(s)));
+    return new SessionState(call(() => new wasm.SessionStateHandle(s)));
   }
 
   #live(): wasm.SessionStateHandle {

@@ -20,7 +20,10 @@ pub struct SessionState {
 impl SessionState {
     /// Parses a serialized state (docs/SESSIONS.md §5.9; secret, moved into
     /// a zeroizing buffer): `MALFORMED_INPUT` / `INVALID_STATE` / `INVALID_KEY`.
-    #[wasm_bindgen(js_name = "fromBytes")]
+    /// A constructor (`new SessionStateHandle(state)`), not a static
+    /// factory, so the panic-boundary harness can build a live instance
+    /// from a seed state (tests/playwright/fixtures/boundary-plan.ts).
+    #[wasm_bindgen(constructor)]
     pub fn from_bytes(state: Vec<u8>) -> JsResult<SessionState> {
         scrubbed(StackUse::Kem, || {
             let state = secret_in(state);
