@@ -219,12 +219,7 @@ fn encapsulate_with(key: &MlKem768PublicKey, m: &[u8; 32]) -> (Vec<u8>, Zeroizin
 pub fn mlkem_decapsulate(dk: &[u8], ct: &[u8]) -> Result<Zeroizing<[u8; 32]>> {
     let dk = exact::<DK_LEN>("decapsulationKey", "2400 bytes", dk)?;
     let ct = MlKem768Ciphertext::from(exact::<CT_LEN>("ciphertext", "1088 bytes", ct)?);
-    let embedded_ek = dk
-        .get(DK_EK_OFFSET..DK_EK_OFFSET + EK_LEN)
-        .and_then(|ek| <&[u8; EK_LEN]>::try_from(ek).ok())
-        .ok_or(CryptoError::InvalidKey(
-            "ML-KEM decapsulation key too short",
-        ))?;
+    let embedded_ek = embedded_ek(dk)?;
     let key = PrivateKey(MlKem768PrivateKey::from(dk));
     if mlkem768::validate_private_key(&key.0, &ct)
         && mlkem768::validate_public_key(&MlKem768PublicKey::from(embedded_ek))
@@ -235,6 +230,19 @@ pub fn mlkem_decapsulate(dk: &[u8], ct: &[u8]) -> Result<Zeroizing<[u8; 32]>> {
             "ML-KEM decapsulation key: embedded H(ek) mismatch or ek fails the modulus check",
         ))
     }
+}
+
+/// The encapsulation key embedded in an expanded decapsulation key (FIPS 203
+/// `dk = dk_PKE ‖ ek ‖ H(ek) ‖ z`, `ek` at byte 1152), unchecked.
+///
+/// # Errors
+/// [`CryptoError::InvalidKey`] if `dk` is too short to hold it.
+pub(crate) fn embedded_ek(dk: &[u8]) -> Result<&[u8; EK_LEN]> {
+    dk.get(DK_EK_OFFSET..DK_EK_OFFSET + EK_LEN)
+        .and_then(|ek| <&[u8; EK_LEN]>::try_from(ek).ok())
+        .ok_or(CryptoError::InvalidKey(
+            "ML-KEM decapsulation key too short",
+        ))
 }
 
 /// Encapsulation with randomness `m` to an `ek` the caller has already
@@ -263,12 +271,7 @@ pub(crate) fn encapsulate_prechecked_derand(
 /// [`CryptoError::InvalidKey`] if either check fails.
 pub(crate) fn check_decapsulation_key(dk: &[u8]) -> Result<&[u8]> {
     let arr = exact::<DK_LEN>("decapsulationKey", "2400 bytes", dk)?;
-    let embedded_ek = dk
-        .get(DK_EK_OFFSET..DK_EK_OFFSET + EK_LEN)
-        .and_then(|ek| <&[u8; EK_LEN]>::try_from(ek).ok())
-        .ok_or(CryptoError::InvalidKey(
-            "ML-KEM decapsulation key too short",
-        ))?;
+    let embedded_ek = embedded_ek(dk)?;
     let key = PrivateKey(MlKem768PrivateKey::from(arr));
     // libcrux's private-key check is the hash check alone; the ciphertext
     // argument only fixes the parameter set (its bytes are not read).

@@ -16,9 +16,6 @@ use crate::session::versions::{SUPPORTED_VERSIONS, check_versions, highest_commo
 use crate::session::{HandshakeKeys, SessionBinding};
 use crate::{mlkem, x25519};
 
-/// Offset of the encapsulation key inside an expanded ML-KEM-768 decapsulation key.
-const DK_EK_OFFSET: usize = 1152;
-
 /// The replay-cache key of an initial message that used no one-time prekey:
 /// `SHA-256(EK_A ‖ CT)`, kept per (signed prekey id, last-resort prekey id)
 /// until those prekeys are deleted.
@@ -159,11 +156,7 @@ pub fn respond(
     } else {
         None
     };
-    let pq_prekey =
-        dk.get(DK_EK_OFFSET..DK_EK_OFFSET + mlkem::EK_LEN)
-            .ok_or(SessionError::Crypto(crate::error::CryptoError::InvalidKey(
-                "ML-KEM decapsulation key length",
-            )))?;
+    let pq_prekey = mlkem::embedded_ek(&dk)?;
     let spk_public = x25519::x25519_public(spk_secret.as_slice())?;
     let opk_public = match &opk_secret {
         Some(s) => Some(x25519::x25519_public(s.as_slice())?),
