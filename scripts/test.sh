@@ -75,11 +75,14 @@ if [[ $BUILD_OK -eq 1 ]]; then
   # An independent implementation (pyca/cryptography on OpenSSL) re-derives every messaging KAT.
   run_step "messaging KATs vs pyca/cryptography" python3 vectors/messaging/crosscheck_pyca.py
   run_step "playwright (chromium)" npx --no-install playwright test
+  # The npm tarball installed into the examples and scratch apps (Vite, Next, an import map).
+  run_step "packed package: bundler matrix and examples" bash scripts/test-packed.sh
 else
   skip_step "eslint (typescript-eslint strict-type-checked)" "build failed"
   skip_step "node tests" "build failed"
   skip_step "messaging KATs vs pyca/cryptography" "build failed"
   skip_step "playwright (chromium)" "build failed"
+  skip_step "packed package: bundler matrix and examples" "build failed"
 fi
 
 passed=0
