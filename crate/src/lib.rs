@@ -24,6 +24,7 @@ pub mod container;
 pub mod ed25519;
 pub mod error;
 pub mod hash;
+pub mod hpke;
 pub mod kdf;
 pub mod keywrap;
 pub mod messaging;
