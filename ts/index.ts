@@ -30,3 +30,6 @@ export {
   type VerificationReport, type OpenedContainer, type EncryptToResult, type SaveFileOptions, type SignatureInfo, type UnlockOptions,
   type FileJobStatus, type FileJobSnapshot, type FileOperation,
 } from './files.js';
+export {
+  seal, open, sealExport, openExport, SEALED_BOX, type SealRecipient, type OpenKey, type SealOptions, type ExportOptions,
+} from './sealed.js';

@@ -392,6 +392,32 @@ export class Keystore {
   }
 
   /**
+   * Opens a sealed box (ts/sealed.ts `open`, docs/SEALED.md) with the identity's X-Wing key, in the
+   * keystore's worker: only the plaintext comes back. Any modified byte, a wrong identity, `info` or
+   * `aad`: `AUTHENTICATION_FAILED`.
+   */
+  async openSealed(identity: IdentityHandle | string, sealed: Uint8Array, opts?: { info?: Uint8Array; aad?: Uint8Array }): Promise<Uint8Array> {
+    const o = options(opts, false);
+    return this.run({
+      type: 'keystore/open-sealed', identity: identityId(identity), sealed: bytes('sealed', sealed),
+      info: o.info === undefined ? new Uint8Array(0) : bytes('info', o.info), aad: o.aad === undefined ? new Uint8Array(0) : bytes('aad', o.aad),
+    });
+  }
+
+  /** HPKE single-shot receive-export (ts/sealed.ts `openExport`) with the identity's X-Wing key, in the keystore's worker. */
+  async openSealedExport(
+    identity: IdentityHandle | string, enc: Uint8Array, opts: { info?: Uint8Array; exporterContext?: Uint8Array; length: number },
+  ): Promise<Uint8Array> {
+    const o = options(opts, true);
+    return this.run({
+      type: 'keystore/open-sealed-export', identity: identityId(identity), enc: bytes('enc', enc),
+      info: o.info === undefined ? new Uint8Array(0) : bytes('info', o.info),
+      exporterContext: o.exporterContext === undefined ? new Uint8Array(0) : bytes('exporterContext', o.exporterContext),
+      length: integer('length', o.length, 1, 8160),
+    });
+  }
+
+  /**
    * Prekeys for sessions (docs/KEYSTORE.md#sessions-and-prekeys): the identity's signed bundle for this device —
    * current signed X25519 and last-resort ML-KEM-768 prekeys, made (or rotated, when due) as needed — and
    * `oneTime` new one-time bundles, each a full bundle with its own one-time X25519 and ML-KEM-768 prekey.

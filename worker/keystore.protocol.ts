@@ -146,6 +146,12 @@ export type KeystoreRequest =
     readonly identity: string; readonly kem: 'ml-kem-768' | 'x-wing'; readonly ciphertext: Uint8Array;
     readonly info: Uint8Array; readonly output: 'aes-gcm' | 'hkdf'; readonly port?: MessagePort;
   }>
+  /** Sealed box (ts/sealed.ts, docs/SEALED.md): opened with the identity's X-Wing key; only the plaintext comes back. */
+  | R<'keystore/open-sealed', { readonly identity: string; readonly sealed: Uint8Array; readonly info: Uint8Array; readonly aad: Uint8Array }>
+  /** HPKE single-shot receive-export with the identity's X-Wing key. */
+  | R<'keystore/open-sealed-export', {
+    readonly identity: string; readonly enc: Uint8Array; readonly info: Uint8Array; readonly exporterContext: Uint8Array; readonly length: number;
+  }>
   | R<'keystore/create-prekey-bundle', { readonly identity: string; readonly oneTime: number }>
   | R<'keystore/replenish-prekeys', { readonly identity: string; readonly oneTime: number; readonly rotate: boolean }>
   // Chat sessions (docs/SESSIONS.md §7, worker/keystore/sessions.ts). Secret state never leaves the worker.
@@ -219,6 +225,8 @@ export interface KeystoreReplies {
   'keystore/derive-shared-key': CryptoKey;
   /** `true` when the key went to `port`. */
   'keystore/decapsulate': CryptoKey | true;
+  'keystore/open-sealed': Uint8Array;
+  'keystore/open-sealed-export': Uint8Array;
   'keystore/create-prekey-bundle': PrekeyBundles;
   'keystore/replenish-prekeys': PrekeyBundles;
   'keystore/session-initiate': { readonly session: SessionInfo; readonly initialMessage: Uint8Array };

@@ -4,7 +4,7 @@ import type { KeystoreReplies, KeystoreRequest } from '../keystore.protocol.js';
 import { bytes } from '../../ts/validate.js';
 import { exportBackup, importBackup } from './backup.js';
 import { createIdentity, deleteIdentity, exportPhrase, listIdentities, publicBundle, restorePhrase } from './identities.js';
-import { decapsulateRequest, deriveSharedKey, sign, signHybrid } from './keys.js';
+import { decapsulateRequest, deriveSharedKey, openSealed, openSealedExport, sign, signHybrid } from './keys.js';
 import { lock, setPassphrase, status, unlock } from './lock.js';
 import { prekeyBundles } from './prekeys.js';
 import { capabilities } from './capabilities.js';
@@ -31,6 +31,8 @@ export const keystoreHandlers: HandlerTable<KeystoreRequest, KeystoreReplies> = 
   'keystore/sign-hybrid': async (req) => signHybrid(await open(req), req.identity, req.message, req.context),
   'keystore/derive-shared-key': async (req) => deriveSharedKey(await open(req), req.identity, req.peerPublicKey, req.info),
   'keystore/decapsulate': (req) => decapsulateRequest(req),
+  'keystore/open-sealed': async (req) => openSealed(await open(req), req.identity, req.sealed, req.info, req.aad),
+  'keystore/open-sealed-export': async (req) => openSealedExport(await open(req), req.identity, req.enc, req.info, req.exporterContext, req.length),
   'keystore/create-prekey-bundle': async (req) => prekeyBundles(await open(req), req.identity, req.oneTime, false),
   'keystore/replenish-prekeys': async (req) => prekeyBundles(await open(req), req.identity, req.oneTime, req.rotate),
   'keystore/session-initiate': async (req) => sessions.initiate(await open(req), req.identity, req.bundle, req),

@@ -5,7 +5,8 @@
  */
 import * as P from '../../ts/primitives.js';
 import { VeilError } from '../../ts/errors.js';
-import { bytes, exact, wipe } from '../../ts/validate.js';
+import { bytes, exact, integer, wipe } from '../../ts/validate.js';
+import { SEALED_BOX, checkedRequest, checkedSealed, exportWithSecretKey, openWithSecretKey } from '../../ts/sealed.js';
 import type { HybridSignature, KeystoreRequest } from '../keystore.protocol.js';
 import { notFound } from './db.js';
 import { identityRecord, loadSecret } from './identities.js';
@@ -151,4 +152,23 @@ async function decapsulate(req: DecapsulateRequest): Promise<CryptoKey> {
     }
     throw new TypeError(`kem must be 'ml-kem-768' or 'x-wing'`);
   }
+}
+
+/** Opens a sealed box with the identity's X-Wing key (docs/SEALED.md); the plaintext is the reply. */
+export async function openSealed(s: Store, id: string, sealed: unknown, info: unknown, aad: unknown): Promise<Uint8Array> {
+  const box = checkedSealed(sealed);
+  const args = checkedRequest(info, aad);
+  const { session, record } = await loadSecret(s, id, 'x-wing');
+  return withSecret(session, record, (sk) => openWithSecretKey(sk, box, args.info, args.aad));
+}
+
+/** HPKE single-shot receive-export with the identity's X-Wing key. */
+export async function openSealedExport(
+  s: Store, id: string, enc: unknown, info: unknown, exporterContext: unknown, length: unknown,
+): Promise<Uint8Array> {
+  const e = exact('enc', enc, SEALED_BOX.encLength);
+  const args = checkedRequest(info, exporterContext);
+  const len = integer('length', length, 1, SEALED_BOX.maxExportLength);
+  const { session, record } = await loadSecret(s, id, 'x-wing');
+  return withSecret(session, record, (sk) => exportWithSecretKey(sk, e, args.info, args.aad, len));
 }

@@ -30,6 +30,7 @@ mod ed25519;
 mod error;
 mod hash;
 mod header_info;
+mod hpke;
 mod kdf;
 mod keywrap;
 mod messaging;
