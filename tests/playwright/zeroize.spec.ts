@@ -9,7 +9,7 @@ declare global {
   interface Window { zeroizeTests: Zeroize }
 }
 
-const SCENARIOS = ['ed25519', 'x25519', 'mlkem', 'pq', 'bip39', 'symmetric'] as const;
+const SCENARIOS = ['ed25519', 'x25519', 'mlkem', 'pq', 'hpke', 'bip39', 'symmetric'] as const;
 
 /**
  * What each scenario must search for: the secrets it recomputes and the 16-byte windows of
@@ -22,6 +22,7 @@ const SEARCHED: Record<(typeof SCENARIOS)[number] | 'messaging' | 'container' | 
   x25519: { secrets: 7, windows: 14 },
   mlkem: { secrets: 6, windows: 46 },
   pq: { secrets: 5, windows: 10 },
+  hpke: { secrets: 3, windows: 9 },
   // bip39: 4 secrets (entropy, phrase, seed, fresh phrase); its windows depend on the phrases' lengths.
   bip39: { secrets: 4, windows: -1 },
   symmetric: { secrets: 10, windows: 23 },
@@ -140,6 +141,16 @@ test('no secret bytes left in wasm memory: session (identities, prekeys, initiat
 
 test('session exports: measured stack depth (wipe off) fits the wipe each one gets', async ({ page }) => {
   const { depths, wipes } = await page.evaluate(async () => ({ depths: await window.zeroizeTests.SESSION_STACK_DEPTHS(), wipes: window.zeroizeTests.SESSION_WIPES }));
+  for (const [name, d] of Object.entries(depths)) console.log(`  ${name}: ${d} bytes (${(d / 1024).toFixed(1)} KiB), wipe ${wipes[name]! / 1024} KiB`);
+  expect(Object.keys(depths).sort()).toEqual(Object.keys(wipes).sort());
+  for (const [name, d] of Object.entries(depths)) {
+    expect(d, name).toBeGreaterThan(0);
+    expect(d, name).toBeLessThanOrEqual(wipes[name]!);
+  }
+});
+
+test('sealed-box exports: measured stack depth (wipe off) fits the wipe each one gets', async ({ page }) => {
+  const { depths, wipes } = await page.evaluate(async () => ({ depths: await window.zeroizeTests.HPKE_STACK_DEPTHS(), wipes: window.zeroizeTests.HPKE_WIPES }));
   for (const [name, d] of Object.entries(depths)) console.log(`  ${name}: ${d} bytes (${(d / 1024).toFixed(1)} KiB), wipe ${wipes[name]! / 1024} KiB`);
   expect(Object.keys(depths).sort()).toEqual(Object.keys(wipes).sort());
   for (const [name, d] of Object.entries(depths)) {
