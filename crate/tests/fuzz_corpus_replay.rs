@@ -410,3 +410,16 @@ fn session_ratchet_seed_corpus_is_current() {
 fn session_ratchet_mutations_hold_the_invariants() {
     mutate_corpora(&session_entries::TARGETS, 600, 11, 0x5a);
 }
+
+// Entry point in fuzz/hpke_entries.rs (shared with fuzz/fuzz_targets/hpke_open.rs).
+#[path = "../../fuzz/hpke_entries.rs"]
+mod hpke_entries;
+
+#[test]
+fn hpke_open_corpus() {
+    replay(
+        "hpke_open",
+        hpke_entries::open_sealed,
+        hpke_entries::accepts,
+    );
+}
