@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// npm run bench [-- --only <substring>] [-- --group sessions|primitives] [-- --native]
+// npm run bench [-- --only <substring>] [-- --group sessions|primitives|hpke] [-- --native]
 //
 // Side-by-side benchmark in headless Chromium (Debian's /usr/bin/chromium via
 // Playwright, the flags of playwright.config.ts), against tests/server.mjs
@@ -10,6 +10,8 @@
 // The session cases (`sess-*`, bench/session.ts: veilkit's ratchet beside libsignal-ts and Olm)
 // are reported in bench/results/sessions.json and sessions.md (bench/session-report.mjs);
 // `--group sessions` runs only them (latest.* is then left as it is), `--group primitives` the rest.
+// The sealed-box cases (`hpke-*`: veilkit beside @hpke/core + X-Wing and libsodium crypto_box_seal)
+// go to bench/results/hpke.json and hpke.md; `--group hpke` runs only them.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
@@ -26,11 +28,12 @@ const args = process.argv.slice(2);
 const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined;
 const withNative = args.includes('--native');
 const group = args.includes('--group') ? args[args.indexOf('--group') + 1] : undefined;
-if (group !== undefined && group !== 'sessions' && group !== 'primitives') {
-  console.error('bench: --group takes sessions or primitives');
+if (group !== undefined && group !== 'sessions' && group !== 'primitives' && group !== 'hpke') {
+  console.error('bench: --group takes sessions, primitives or hpke');
   process.exit(1);
 }
-const inGroup = (id) => group === undefined || (group === 'sessions') === id.startsWith('sess-');
+const inGroup = (id) => group === undefined || (group === 'hpke' ? id.startsWith('hpke-')
+  : !id.startsWith('hpke-') && (group === 'sessions') === id.startsWith('sess-'));
 // --rounds N: run the whole case list N times, one round after another, and keep each case's
 // median across rounds (this shared VM drifts by ±30% over minutes; rounds spread that over
 // every library alike instead of landing on whichever case ran during a slow spell).
@@ -48,7 +51,7 @@ const CHROMIUM_ARGS = [
 ];
 
 // The session cases need only the SIMD build (a VEILKIT_THREADS=0 build will do for them).
-const needsThreads = group !== 'sessions';
+const needsThreads = group !== 'sessions' && group !== 'hpke';
 if (!existsSync(resolve(ROOT, 'dist/ts/index.js')) || (needsThreads && !existsSync(resolve(ROOT, 'dist/ts/wasm-threads/veilkit_bg.wasm')))) {
   console.error('bench: dist/ is missing — run `npm run build` first');
   process.exit(1);
@@ -159,7 +162,37 @@ if (results.some((r) => r.id.startsWith('sess-'))) {
   log('wrote bench/results/sessions.json and bench/results/sessions.md');
   console.log(`\n${md}`);
 }
-if (results.every((r) => r.id.startsWith('sess-'))) process.exit(0);
+if (results.some((r) => r.id.startsWith('hpke-'))) {
+  const by = Object.fromEntries(results.filter((r) => r.ok && r.id.startsWith('hpke-')).map((r) => [r.id, r.value]));
+  const cases = [['hpke-seal-256', 'seal 256 B'], ['hpke-open-256', 'open 256 B'], ['hpke-seal-64k', 'seal 64 KiB'], ['hpke-open-64k', 'open 64 KiB']];
+  const us = (ops) => (ops === undefined ? '—' : `${(1e6 / ops).toFixed(1)} µs`);
+  const ratio = (a, b) => (a !== undefined && b !== undefined ? a / b : undefined);
+  const rowsH = cases.map(([id, title]) => {
+    const v = by[`${id}/veilkit-wasm`];
+    const h = by[`${id}/hpke-js`];
+    const so = by[`${id}/libsodium`];
+    // ops/s, so veilkit / peer > 1 means veilkit is faster.
+    return { id, title, opsPerSecond: { veilkit: v, hpkeJs: h, libsodium: so }, veilkitVsHpkeJs: ratio(v, h), veilkitVsLibsodium: ratio(v, so) };
+  });
+  const json = { date: new Date().toISOString(), browser: browserMeta, method, rows: rowsH, results: results.filter((r) => r.id.startsWith('hpke-')) };
+  const xr = (r) => (r === undefined ? '—' : `${r.toFixed(2)}×`);
+  const md = [
+    `# Sealed box benchmark (${json.date.slice(0, 10)})`, '',
+    `${browserMeta.userAgent.match(/Chrom\w+\/[\d.]+/)?.[0] ?? 'Chromium'} headless, ${browserMeta.cores} cores. ${method}`, '',
+    'veilkit `seal` / `open` (HPKE base mode, X-Wing, HKDF-SHA256, AES-256-GCM; wasm SIMD build) beside `@hpke/core` 1.9.0 +',
+    '`@hpke/hybridkem-x-wing` 0.7.0 (same suite, pure JS KEM + WebCrypto AES-GCM) and libsodium-wrappers-sumo `crypto_box_seal`',
+    '(X25519 + XSalsa20-Poly1305: classical, no post-quantum part). Time per operation; ratios are speeds (> 1: veilkit faster).', '',
+    '| case | veilkit | @hpke/core + X-Wing | libsodium crypto_box_seal | veilkit vs @hpke | veilkit vs libsodium |',
+    '|---|---|---|---|---|---|',
+    ...rowsH.map((r) => `| ${r.title} | ${us(r.opsPerSecond.veilkit)} | ${us(r.opsPerSecond.hpkeJs)} | ${us(r.opsPerSecond.libsodium)} | ${xr(r.veilkitVsHpkeJs)} | ${xr(r.veilkitVsLibsodium)} |`),
+  ].join('\n');
+  mkdirSync(resolve(ROOT, 'bench/results'), { recursive: true });
+  writeFileSync(resolve(ROOT, 'bench/results/hpke.json'), `${JSON.stringify(json, null, 2)}\n`);
+  writeFileSync(resolve(ROOT, 'bench/results/hpke.md'), `${md}\n`);
+  log('wrote bench/results/hpke.json and bench/results/hpke.md');
+  console.log(`\n${md}`);
+}
+if (results.every((r) => r.id.startsWith('sess-') || r.id.startsWith('hpke-'))) process.exit(0);
 
 // ------------------------------------------------------------------ report
 function fmt(v, unit) {

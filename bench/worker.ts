@@ -65,6 +65,69 @@ const ARGON = { memoryKib: 64 * 1024, iterations: 3, length: 32 };
 const PASSWORD = new TextEncoder().encode('correct horse battery staple');
 const SALT16 = new Uint8Array(16).fill(7);
 
+
+/** The independent HPKE implementation the sealed box interoperates with (same suite). */
+async function hpkeLib() {
+  const [{ Aes256Gcm, CipherSuite, HkdfSha256 }, { XWing }] = await Promise.all([import('@hpke/core'), import('@hpke/hybridkem-x-wing')]);
+  return new CipherSuite({ kem: new XWing(), kdf: new HkdfSha256(), aead: new Aes256Gcm() });
+}
+
+/**
+ * `hpke-seal-<size>` / `hpke-open-<size>`: veilkit's sealed box (ts/sealed.ts), `@hpke/core` +
+ * `@hpke/hybridkem-x-wing` (same suite, single-shot: a fresh sender context per message), and
+ * libsodium's classical `crypto_box_seal` (X25519 + XSalsa20-Poly1305) for scale.
+ */
+function hpkeCases(size: number): Record<string, () => Promise<Prepared>> {
+  const tag = size >= 1024 ? `${size / 1024}k` : `${size}`;
+  const pt = new Uint8Array(size).map((_, i) => i & 0xff);
+  const info = new TextEncoder().encode('veilkit bench');
+  return {
+    [`hpke-seal-${tag}/veilkit-wasm`]: async () => {
+      const vk = await veilkit();
+      const [, pk] = vk.xWingKeygen();
+      return { async: true, op: () => vk.seal(pk, pt, { info }) };
+    },
+    [`hpke-open-${tag}/veilkit-wasm`]: async () => {
+      const vk = await veilkit();
+      const [sk, pk] = vk.xWingKeygen();
+      const box = await vk.seal(pk, pt, { info });
+      return { async: true, op: () => vk.open(box, { xWingSecretKey: sk }, { info }) };
+    },
+    [`hpke-seal-${tag}/hpke-js`]: async () => {
+      const suite = await hpkeLib();
+      const kp = await suite.kem.generateKeyPair();
+      return {
+        async: true,
+        op: async () => {
+          const s = await suite.createSenderContext({ recipientPublicKey: kp.publicKey, info });
+          return [s.enc, await s.seal(pt)];
+        },
+      };
+    },
+    [`hpke-open-${tag}/hpke-js`]: async () => {
+      const suite = await hpkeLib();
+      const kp = await suite.kem.generateKeyPair();
+      const s = await suite.createSenderContext({ recipientPublicKey: kp.publicKey, info });
+      const ct = await s.seal(pt);
+      return {
+        async: true,
+        op: async () => (await suite.createRecipientContext({ recipientKey: kp, enc: s.enc, info })).open(ct),
+      };
+    },
+    [`hpke-seal-${tag}/libsodium`]: async () => {
+      const so = await sodium();
+      const { publicKey } = so.crypto_box_keypair();
+      return { op: () => so.crypto_box_seal(pt, publicKey), note: 'crypto_box_seal: X25519 + XSalsa20-Poly1305, classical' };
+    },
+    [`hpke-open-${tag}/libsodium`]: async () => {
+      const so = await sodium();
+      const { publicKey, privateKey } = so.crypto_box_keypair();
+      const box = so.crypto_box_seal(pt, publicKey);
+      return { op: () => so.crypto_box_seal_open(box, publicKey, privateKey), note: 'crypto_box_seal_open, classical' };
+    },
+  };
+}
+
 const CASES: Record<string, () => Promise<Prepared>> = {
   // ------------------------------------------------------------ ML-KEM-768
   'mlkem-keygen/veilkit-wasm': async () => {
@@ -321,6 +384,9 @@ const CASES: Record<string, () => Promise<Prepared>> = {
     const ct = m.encryptAesGcmPadded(key, MSG);
     return { op: () => m.decryptAesGcmPadded(key, ct), note: 'window key derived once; padded AES-256-GCM' };
   },
+  // ------------------------------------------------------------ sealed box (HPKE X-Wing / HKDF-SHA256 / AES-256-GCM), 256 B and 64 KiB
+  ...hpkeCases(256),
+  ...hpkeCases(65536),
   // ------------------------------------------------------------ Argon2id m = 64 MiB, t = 3
   'argon2id-p1/veilkit-wasm': async () => {
     const vk = await veilkit();

@@ -8,7 +8,7 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_m
 use std::hint::black_box;
 use std::time::Duration;
 use veilkit::kdf::Argon2Params;
-use veilkit::{aead, ed25519, hash, kdf, mldsa, mlkem, x25519, xwing};
+use veilkit::{aead, ed25519, hash, hpke, kdf, mldsa, mlkem, x25519, xwing};
 
 fn kems(c: &mut Criterion) {
     let mut g = c.benchmark_group("kem");
@@ -116,5 +116,31 @@ fn symmetric(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, kems, signatures, kdfs, symmetric);
+/// Sealed box (HPKE base mode, X-Wing, HKDF-SHA256, AES-256-GCM): seal and open of 256 B and
+/// 64 KiB, beside the browser figures of `node bench/run.mjs --group hpke`.
+fn sealed_box(c: &mut Criterion) {
+    let mut g = c.benchmark_group("hpke");
+    let kp = xwing::xwing_from_seed(&[9u8; 32]).unwrap();
+    for size in [256usize, 65536] {
+        let pt = vec![0x5au8; size];
+        let tag = if size >= 1024 {
+            format!("{}k", size / 1024)
+        } else {
+            size.to_string()
+        };
+        let sealed = hpke::seal(&kp.public, b"bench", b"", &pt).unwrap();
+        g.throughput(Throughput::Bytes(size as u64));
+        g.bench_function(format!("seal {tag}"), |b| {
+            b.iter(|| hpke::seal(black_box(&kp.public), b"bench", b"", black_box(&pt)).unwrap())
+        });
+        g.bench_function(format!("open {tag}"), |b| {
+            b.iter(|| {
+                hpke::open(black_box(&kp.secret[..]), black_box(&sealed), b"bench", b"").unwrap()
+            })
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, kems, signatures, kdfs, symmetric, sealed_box);
 criterion_main!(benches);
