@@ -25,3 +25,6 @@ write('invalid_wrong_info.bin', await box(te.encode('other info'), 'veilkit fuzY
 write('invalid_wrong_aad.bin', await box(te.encode('other aad'), 'veilkit fuzz', 'aaD'));
 write('invalid_short.bin', good.subarray(0, 1135));
 write('invalid_truncated_tag.bin', good.subarray(0, good.length - 1));
+// Too short to be a box: the target seals these as plaintexts (round trip and a flipped byte).
+write('invalid_empty.bin', new Uint8Array(0));
+write('invalid_short_plaintext.bin', te.encode('short plaintext for the round trip'));

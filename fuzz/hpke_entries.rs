@@ -21,8 +21,6 @@ pub const INFO: &[u8] = b"veilkit fuzz";
 pub const AAD: &[u8] = b"aad";
 /// Encapsulation randomness of the round trip (fixed: fuzzing only).
 const ESEED: [u8; 64] = [0x22; 64];
-/// Longest plaintext the round trip seals (keeps one run fast).
-const MAX_ROUND_TRIP: usize = 4096;
 
 fn public_key() -> &'static [u8] {
     static PK: OnceLock<Vec<u8>> = OnceLock::new();
@@ -34,32 +32,30 @@ fn public_key() -> &'static [u8] {
 }
 
 /// Opening `data` either succeeds with `len - 1136` bytes of plaintext, or fails with
-/// `INVALID_LENGTH` (shorter than 1136 bytes) or the one opaque `AUTHENTICATION_FAILED`;
-/// a fuzzer-chosen plaintext seals and opens back, and one flipped byte of that box fails
-/// authentication.
+/// `INVALID_LENGTH` (shorter than 1136 bytes) or the one opaque `AUTHENTICATION_FAILED`.
+/// An input too short to be a box is used as a plaintext instead: it seals and opens back, and
+/// one flipped byte of that box fails authentication. (One decapsulation per long input, one
+/// encapsulation and two decapsulations per short one: about as fast as the other KEM targets.)
 ///
 /// # Errors
 /// The broken invariant.
 pub fn open_sealed(data: &[u8]) -> Result<(), &'static str> {
     match hpke::open(&SECRET_KEY, data, INFO, AAD) {
-        Ok(pt) if pt.len() + hpke::OVERHEAD == data.len() => {}
+        Ok(pt) if pt.len() + hpke::OVERHEAD == data.len() => return Ok(()),
         Ok(_) => return Err("opened plaintext has the wrong length"),
+        Err(CryptoError::AuthenticationFailed) if data.len() >= hpke::OVERHEAD => return Ok(()),
         Err(CryptoError::InvalidLength { .. }) if data.len() < hpke::OVERHEAD => {}
-        Err(CryptoError::AuthenticationFailed) if data.len() >= hpke::OVERHEAD => {}
         Err(_) => {
             return Err(
                 "open failed with an error other than INVALID_LENGTH / AUTHENTICATION_FAILED",
             );
         }
     }
-    let pt = data
-        .get(..data.len().min(MAX_ROUND_TRIP))
-        .unwrap_or_default();
-    let pk = public_key();
-    let mut sealed = hpke::seal_derand(pk, &ESEED, INFO, AAD, pt).map_err(|_| "sealing failed")?;
+    let mut sealed =
+        hpke::seal_derand(public_key(), &ESEED, INFO, AAD, data).map_err(|_| "sealing failed")?;
     let opened =
         hpke::open(&SECRET_KEY, &sealed, INFO, AAD).map_err(|_| "our own box does not open")?;
-    if opened.as_slice() != pt {
+    if opened.as_slice() != data {
         return Err("seal / open round trip changes the plaintext");
     }
     let at = data.first().map_or(0, |&b| usize::from(b)) * 7 % sealed.len();
