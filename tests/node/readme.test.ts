@@ -79,9 +79,9 @@ test('README snippets run in Node and give the values the README states', async 
   }
   t.diagnostic(`README: ${blocks.length} ts blocks, ${runnable.length} run, ${skipped.length} skipped`);
   for (const reason of skipped) t.diagnostic(`skipped: ${reason}`);
-  // Today: the quick start and the messaging snippet run; keys, sessions and files need a browser
+  // Today: the quick start, the messaging and the sealed-box snippets run; keys, sessions and files need a browser
   // (tests/playwright/readme.spec.ts runs the keys and sessions snippets in Chromium).
-  assert.deepEqual({ blocks: blocks.length, run: runnable.map((r) => r.index), skipped: skipped.length }, { blocks: 5, run: [0, 1], skipped: 3 });
+  assert.deepEqual({ blocks: blocks.length, run: runnable.map((r) => r.index), skipped: skipped.length }, { blocks: 6, run: [0, 1, 3], skipped: 3 });
 
   const entry = new URL('dist/ts/index.js', root).href;
   const expectations: Expectation[] = [];
@@ -116,10 +116,10 @@ test('README snippets run in Node and give the values the README states', async 
     t.diagnostic(`snippet ${e.snippet}: ${e.line} → ${got.map((v) => JSON.stringify(v)).join(', ') || '(not reached)'}`);
     assert.deepEqual(got, [e.want], `README snippet ${e.snippet}: ${e.line}`);
   }
-  // The quick start states "hello", true and "AUTHENTICATION_FAILED".
+  // The quick start states "hello", true and "AUTHENTICATION_FAILED"; the sealed box "a token".
   assert.deepEqual(
     expectations.map((e) => e.want),
-    ['hello', true, 'AUTHENTICATION_FAILED'],
+    ['hello', true, 'AUTHENTICATION_FAILED', 'a token'],
   );
   t.diagnostic(`other console.log calls of the snippets (no stated value): ${recorder.logs.length}`);
 });
