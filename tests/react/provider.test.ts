@@ -17,8 +17,10 @@ beforeEach(() => {
   f = fakeRuntime();
   fake.current = f;
 });
-afterEach(() => {
+afterEach(async () => {
   cleanup();
+  // The last unmount disposes the configuration's resources after a zero-delay timer.
+  await waitFor(() => expect(liveResources()).toBe(0));
 });
 
 function wrapper(props: Omit<VeilProviderProps, 'children'>, strict = false) {
