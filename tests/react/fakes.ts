@@ -217,6 +217,8 @@ export function fakeRuntime() {
   const keystores: FakeKeystore[] = [];
   const pools: FakePool[] = [];
   const state = { ignoreAbort: false };
+  /** A keystore reopened under the same name finds its identities again (as IndexedDB would). */
+  const stored = new Map<string, FakeKeystore['identities']>();
   const fileOp = (args: unknown[], options: { signal?: AbortSignal }) => {
     const op = new FakeOperation<unknown>(args, options.signal, state.ignoreAbort);
     ops.push(op);
@@ -236,6 +238,8 @@ export function fakeRuntime() {
       }),
       openKeystore: vi.fn(async (options: { name: string }) => {
         const ks = new FakeKeystore(options.name);
+        ks.identities = stored.get(options.name) ?? [];
+        stored.set(options.name, ks.identities);
         keystores.push(ks);
         return ks;
       }),
