@@ -12,7 +12,7 @@ import {
   type ChatPeer, type ChatStorage, type ChatTransport,
 } from '../../ts/react/index.js';
 
-const fake = vi.hoisted(() => ({ current: undefined as unknown }));
+const fake = vi.hoisted((): { current: unknown } => ({ current: undefined }));
 vi.mock('../../ts/react/runtime.js', () => ({
   runtime: new Proxy({}, { get: (_t, k: string) => (fake.current as FakeRuntime).runtime[k as keyof FakeRuntime['runtime']] }),
 }));
@@ -58,7 +58,7 @@ function provider(keystore: string, chatStorage: ChatStorage) {
 function party(keystore: string, storage: ChatStorage, transport: ChatTransport) {
   return renderHook(({ peer }: { peer: ChatPeer | undefined }) => ({ id: useIdentity(), chat: useChat('conv-1', transport, peer) }), {
     wrapper: provider(keystore, storage),
-    initialProps: { peer: undefined },
+    initialProps: { peer: undefined as ChatPeer | undefined },
   });
 }
 

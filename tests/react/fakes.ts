@@ -230,7 +230,7 @@ export function fakeRuntime() {
     pools,
     state,
     runtime: {
-      start: vi.fn(async (_options: unknown) => fakeCapabilities()),
+      start: vi.fn(async () => fakeCapabilities()),
       createPool: vi.fn((options: unknown) => {
         const p = new FakePool(options);
         pools.push(p);

@@ -7,7 +7,7 @@ import { liveResources } from '../../ts/react/resources.js';
 import { fakeRuntime, type FakeRuntime } from './fakes.js';
 import { VeilProvider, useIdentity } from '../../ts/react/index.js';
 
-const fake = vi.hoisted(() => ({ current: undefined as unknown }));
+const fake = vi.hoisted((): { current: unknown } => ({ current: undefined }));
 vi.mock('../../ts/react/runtime.js', () => ({
   runtime: new Proxy({}, { get: (_t, k: string) => (fake.current as FakeRuntime).runtime[k as keyof FakeRuntime['runtime']] }),
 }));
