@@ -74,6 +74,28 @@ export class FakeKeystore {
     return { id, bytes: new TextEncoder().encode(`public:${id}`) };
   }
 
+  async deleteIdentity(identity: FakeIdentity | string): Promise<true> {
+    const id = typeof identity === 'string' ? identity : identity.id;
+    const i = this.identities.findIndex((x) => x.id === id);
+    if (i < 0) throw new FakeError('KEY_NOT_FOUND', `no identity ${id}`);
+    this.identities.splice(i, 1);
+    this.emit('identity-deleted');
+    return true;
+  }
+
+  async exportBackup(passphrase: string): Promise<Uint8Array> {
+    return new TextEncoder().encode(JSON.stringify({ passphrase, identities: this.identities }));
+  }
+
+  async importBackup(backup: Uint8Array, passphrase: string): Promise<{ imported: FakeIdentity[]; skipped: string[] }> {
+    const b = JSON.parse(new TextDecoder().decode(backup)) as { passphrase: string; identities: FakeIdentity[] };
+    if (b.passphrase !== passphrase) throw new FakeError('AUTHENTICATION_FAILED', 'wrong passphrase');
+    const imported = b.identities.filter((i) => !this.identities.some((x) => x.id === i.id));
+    this.identities.push(...imported);
+    this.emit('backup-imported');
+    return { imported, skipped: [] };
+  }
+
   async lock(): Promise<void> {
     this.locked = true;
   }

@@ -80,6 +80,28 @@ describe('useIdentity', () => {
     await waitFor(() => expect(result.current.locked).toBe(false));
   });
 
+  test('remove() deletes the current identity; a backup brings it back in another keystore', async () => {
+    const { result } = renderHook(() => useIdentity(), { wrapper });
+    await waitFor(() => expect(result.current.status).toBe('success'));
+    let id = '';
+    await act(async () => {
+      id = (await result.current.create({ label: 'x' })).id;
+    });
+    await waitFor(() => expect(result.current.identity?.id).toBe(id));
+    let backup = new Uint8Array(0);
+    await act(async () => {
+      backup = await result.current.exportBackup('backup pw');
+      await result.current.remove();
+    });
+    await waitFor(() => expect(result.current.identity).toBeUndefined());
+    expect(result.current.identities).toHaveLength(0);
+    await act(async () => {
+      await expect(result.current.importBackup(backup, 'wrong')).rejects.toMatchObject({ code: 'AUTHENTICATION_FAILED' });
+      await result.current.importBackup(backup, 'backup pw');
+    });
+    await waitFor(() => expect(result.current.identity?.id).toBe(id));
+  });
+
   test('without a keystore, actions reject with a clear error', async () => {
     const noKs = ({ children }: { children: ReactNode }) => createElement(VeilProvider, { pool: { workers: 1 } }, children);
     const { result } = renderHook(() => useIdentity(), { wrapper: noKs });
