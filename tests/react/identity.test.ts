@@ -88,7 +88,7 @@ describe('useIdentity', () => {
       id = (await result.current.create({ label: 'x' })).id;
     });
     await waitFor(() => expect(result.current.identity?.id).toBe(id));
-    let backup = new Uint8Array(0);
+    let backup: Uint8Array = new Uint8Array(0);
     await act(async () => {
       backup = await result.current.exportBackup('backup pw');
       await result.current.remove();
