@@ -180,6 +180,18 @@ describe('useEncryptFile', () => {
   });
 });
 
+describe('outside a provider', () => {
+  test('useEncryptFile runs on the default pool (no pool option)', async () => {
+    const { result } = renderHook(() => useEncryptFile());
+    act(() => {
+      void result.current.run(file, { password: 'pw' });
+    });
+    const o = await op(0);
+    expect('pool' in (o.args[1] as object)).toBe(false);
+    expect(f.runtime.createPool).not.toHaveBeenCalled();
+  });
+});
+
 describe('useDecryptFile', () => {
   test('run(file, unlock, options): verified mode on the provider pool; the result is the plaintext Blob', async () => {
     const { result } = renderHook(() => useDecryptFile(), { wrapper });
