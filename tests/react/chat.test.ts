@@ -124,6 +124,14 @@ describe('useChat', () => {
     expect(bob.result.current.chat.messages).toHaveLength(3);
     expect(bob.result.current.chat.status).toBe('success');
 
+    // Frames delivered again (a relay after a reconnect): ignored, not rejected, nothing shown twice.
+    act(() => {
+      for (const frame of t.control.frames.slice(0, 2)) void t.a.send(frame);
+    });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(bob.result.current.chat.rejected).toBe(1);
+    expect(bob.result.current.chat.messages).toHaveLength(3);
+
     // Remount Bob (a reload): the history comes back, the session is loaded by its stored id.
     const sessionId = bob.result.current.chat.sessionId;
     expect(sessionId).toBeDefined();

@@ -212,9 +212,14 @@ export class FakeSession {
     return seal(this.pair, plaintext);
   }
 
+  readonly #seen = new Set<number>();
+
   async decrypt(message: Uint8Array): Promise<{ plaintext: Uint8Array; counter: number }> {
     const { pair, plaintext } = open(message);
     if (pair !== this.pair) throw new FakeError('AUTHENTICATION_FAILED', 'another session');
+    const tag = checksum(message);
+    if (this.#seen.has(tag)) throw new FakeError('DUPLICATE_MESSAGE', 'already decrypted');
+    this.#seen.add(tag);
     return { plaintext, counter: 0 };
   }
 
@@ -241,6 +246,8 @@ export function fakeRuntime() {
   const state = { ignoreAbort: false };
   /** A keystore reopened under the same name finds its identities again (as IndexedDB would). */
   const stored = new Map<string, FakeKeystore['identities']>();
+  /** Initial messages a keystore already answered (no one-time prekeys: a replay is REPLAY_DETECTED). */
+  const answered = new Set<string>();
   const fileOp = (args: unknown[], options: { signal?: AbortSignal }) => {
     const op = new FakeOperation<unknown>(args, options.signal, state.ignoreAbort);
     ops.push(op);
@@ -276,6 +283,9 @@ export function fakeRuntime() {
       }),
       respond: vi.fn(async (ks: FakeKeystore, identity: FakeIdentity | string, message: Uint8Array) => {
         const { pair: both, plaintext } = open(message);
+        const tag = `${ks.name}:${String(checksum(message))}`;
+        if (answered.has(tag)) throw new FakeError('REPLAY_DETECTED', 'initial message answered before');
+        answered.add(tag);
         const [pair = '', from = ''] = both.split('/');
         const session = new FakeSession(ks, pair, identityIdOf(identity), from);
         return { session, plaintext, peer: { identity: enc.encode(from), deviceId: 1 } };
