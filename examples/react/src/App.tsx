@@ -36,8 +36,8 @@ function Status() {
   if (status !== 'success' || capabilities === undefined) return <span className="badge" data-testid="veil-status">loading…</span>;
   return (
     <span className="badge ok" data-testid="veil-status" data-build={capabilities.wasmBuild}>
-      {capabilities.wasmBuild} build · {capabilities.threads} thread{capabilities.threads === 1 ? '' : 's'}
-      {capabilities.crossOriginIsolated ? ' · cross-origin isolated' : ''}
+      page: {capabilities.wasmBuild} wasm
+      {capabilities.crossOriginIsolated ? ' · cross-origin isolated (workers may use threads)' : ' · not cross-origin isolated (SIMD everywhere)'}
     </span>
   );
 }

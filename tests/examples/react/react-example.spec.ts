@@ -142,7 +142,7 @@ test('file drop: cancelling mid-file stops the job, shows it cancelled and offer
   await expect(page.getByTestId('cancel')).toHaveCount(0);
 });
 
-test('keys: create an identity, the phrase shown once, lock and unlock, export and import a backup', async ({ page }, info) => {
+test('keys: create an identity, the phrase shown once, lock and unlock, export and import a backup, then encrypt a file to it', async ({ page }, info) => {
   await page.goto('/#keys');
   await ready(page);
   await page.getByTestId('label').fill('alice');
@@ -182,6 +182,22 @@ test('keys: create an identity, the phrase shown once, lock and unlock, export a
   await page.getByTestId('import-backup').click();
   await expect(page.getByTestId('identity-id')).toHaveText(id, { timeout: 60_000 });
   await expect(page.getByTestId('keys-status')).toHaveText('backup imported');
+
+  // The identity as a file recipient (and signer): encrypted to it, opened with it.
+  await page.goto('/#files');
+  await ready(page);
+  const original = await drop(page, 'note.txt', { random: 64 * 1024 });
+  await page.getByTestId('mode-recipient').check();
+  await expect(page.getByTestId('sign')).toBeChecked();
+  await page.getByTestId('encrypt').click();
+  await expect(page.getByTestId('file-status')).toHaveAttribute('data-status', 'success', { timeout: 60_000 });
+  await page.getByTestId('inspect-result').click();
+  await expect(page.getByTestId('wraps')).toContainText('recipient');
+  await expect(page.getByTestId('signer')).toHaveAttribute('data-signature', 'hybrid');
+  await page.getByTestId('decrypt').click();
+  await expect(page.getByTestId('file-status')).toHaveAttribute('data-status', 'success', { timeout: 60_000 });
+  await expect(page.getByTestId('signature-info')).toHaveText('signature: hybrid');
+  expect(await hashOfLink(page, 'download-plain')).toBe(original);
 });
 
 test('chat: two panes establish a session from a prekey bundle, equal verification codes, a tampered message rejected', async ({ page }, info) => {

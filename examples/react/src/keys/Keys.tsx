@@ -100,8 +100,10 @@ export function Keys() {
       <div className="panel">
         <h3>Backup</h3>
         <p className="hint">An encrypted file of every identity in the keystore (Argon2id over the backup passphrase).</p>
-        <input type="password" placeholder="Backup passphrase" data-testid="backup-passphrase" value={backupPassphrase}
-          onChange={(e) => { setBackupPassphrase(e.target.value); }} />
+        <div className="row">
+          <input type="password" placeholder="Backup passphrase" data-testid="backup-passphrase" value={backupPassphrase}
+            onChange={(e) => { setBackupPassphrase(e.target.value); }} />
+        </div>
         <div className="row">
           <button type="button" data-testid="export-backup" disabled={me === undefined || id.locked || busy !== undefined || backupPassphrase.length === 0}
             onClick={() => { run('export', async () => {
