@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { useIdentity } from 'veilkit/react';
+import { useIdentity, useVeil } from 'veilkit/react';
 import { blobOf, describeError, hex, useObjectUrl } from '../util';
 
 /** Runs one action at a time and keeps its outcome for the status line. */
@@ -24,6 +24,7 @@ function useAction() {
  */
 export function Keys() {
   const id = useIdentity();
+  const { keystore } = useVeil();
   const { busy, message, run } = useAction();
   const [label, setLabel] = useState('me');
   const [phrase, setPhrase] = useState<string>();
@@ -37,7 +38,10 @@ export function Keys() {
   const create = () => { run('create', async () => {
     const handle = await id.create({ label });
     // The phrase restores the identity on another device: shown here once, never stored by the page.
-    setPhrase(await id.exportRecoveryPhrase());
+    // (Asked of the keystore for exactly this handle: useIdentity's current identity may still be
+    // the previous snapshot right after create() resolves.)
+    if (keystore === undefined) throw new Error('no keystore');
+    setPhrase(await keystore.exportRecoveryPhrase(handle));
     return `created ${handle.label}`;
   }); };
 
