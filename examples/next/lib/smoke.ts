@@ -15,7 +15,7 @@ export async function smoke(veilkit: typeof Veilkit): Promise<string[]> {
   const pool = new WorkerPool({ size: 1 });
   try {
     const plain = crypto.getRandomValues(new Uint8Array(60_000));
-    const sealed = await encryptFile(new Blob([plain]), { password: 'smoke', kdf: { algorithm: 'pbkdf2', iterations: 10_000 }, pool });
+    const sealed = await encryptFile(new Blob([plain]), { password: 'smoke', kdf: { algorithm: 'pbkdf2', iterations: 600_000 }, pool });
     const opened = await decryptFile(sealed, { password: 'smoke' }, { pool });
     if (!same(new Uint8Array(await opened.arrayBuffer()), plain)) throw new Error('file round trip differs');
     steps.push('file encrypt/decrypt');
