@@ -14,7 +14,11 @@ node --input-type=module - .pack/dry-run.json <<'NODE'
 import { readFileSync } from 'node:fs';
 const [p] = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
-for (const f of [...p.files].sort((a, b) => a.path.localeCompare(b.path))) console.log(`pack:   ${kib(f.size).padStart(11)}  ${f.path}`);
+const dts = p.files.filter((f) => f.path.endsWith('.d.ts'));
+for (const f of p.files.filter((f) => !f.path.endsWith('.d.ts')).sort((a, b) => a.path.localeCompare(b.path))) {
+  console.log(`pack:   ${kib(f.size).padStart(11)}  ${f.path}`);
+}
+console.log(`pack:   ${kib(dts.reduce((n, f) => n + f.size, 0)).padStart(11)}  ${dts.length} declaration files (dist/ts/**/*.d.ts, dist/worker/**/*.d.ts)`);
 console.log(`pack: ${p.entryCount} files, ${p.size} bytes packed (${kib(p.size)}), ${p.unpackedSize} bytes unpacked (${kib(p.unpackedSize)})`);
 NODE
 name="$(npm pack --silent --ignore-scripts --pack-destination .pack)"
