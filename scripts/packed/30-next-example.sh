@@ -53,4 +53,14 @@ t=$(date +%s)
 VEILKIT_NEXT_TURBOPACK_PORT=$TURBOPACK_PORT VEILKIT_NEXT_WEBPACK_PORT=$WEBPACK_PORT \
   npx --no-install playwright test -c tests/examples/next/playwright.config.ts
 lap 'playwright (both builds)' "$t"
+stop
+pids=()
+
+# The bundler matrix's Next cells (tests/bundlers, @next): /smoke of both builds with and without
+# COOP/COEP; each cell starts and stops its own `next start`.
+if [[ -f tests/bundlers/playwright.config.ts ]]; then
+  t=$(date +%s)
+  npx --no-install playwright test -c tests/bundlers/playwright.config.ts --grep @next
+  lap 'bundler matrix @next cells' "$t"
+fi
 lap total "$t0"
