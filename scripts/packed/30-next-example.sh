@@ -55,6 +55,14 @@ VEILKIT_NEXT_TURBOPACK_PORT=$TURBOPACK_PORT VEILKIT_NEXT_WEBPACK_PORT=$WEBPACK_P
 lap 'playwright (both builds)' "$t"
 stop
 pids=()
+# Nothing of veilkit runs on the server: a server that logged an error (e.g. wasm or a worker
+# evaluated while rendering) fails the part, even if the pages still worked.
+for build in turbopack webpack; do
+  if grep -n -E 'Error|⨯' "$ROOT/test-results/next-server-$build.log"; then
+    echo "30-next-example: the $build server logged errors (above)" >&2
+    exit 1
+  fi
+done
 
 # The bundler matrix's Next cells (tests/bundlers, @next): /smoke of both builds with and without
 # COOP/COEP; each cell starts and stops its own `next start`.
