@@ -40,6 +40,31 @@ describe('useIdentity', () => {
     expect(await result.current.exportRecoveryPhrase()).toBe(`phrase of ${made?.id ?? ''}`);
   });
 
+  test('create() resolves with the state updated even when the change event overtakes its own refresh', async () => {
+    const { result } = renderHook(() => useIdentity(), { wrapper });
+    await waitFor(() => expect(result.current.status).toBe('success'));
+    const ks = f.keystores[0]!;
+    // As in a browser: the change event arrives a moment after createIdentity resolved, while the
+    // refresh the action started is still reading (a slow getPublicBundle), and starts a newer one.
+    ks.createIdentity.mockImplementationOnce(async (o: { label: string; mlDsa?: boolean }) => {
+      const h = { kind: 'identity' as const, id: 'late-event', label: o.label, createdAt: 0, mlDsa: o.mlDsa === true, routes: {} };
+      ks.identities.push(h);
+      setTimeout(() => ks.emit('identity-created'), 1);
+      return h;
+    });
+    const bundle = ks.getPublicBundle.bind(ks);
+    vi.spyOn(ks, 'getPublicBundle').mockImplementation(async (i) => {
+      await new Promise((r) => setTimeout(r, 20));
+      return bundle(i);
+    });
+    let phrase = '';
+    await act(async () => {
+      await result.current.create({ label: 'late' });
+      phrase = await result.current.exportRecoveryPhrase();
+    });
+    expect(phrase).toBe('phrase of late-event');
+  });
+
   test('select() switches the current identity; every useIdentity of the provider sees it', async () => {
     const { result } = renderHook(() => [useIdentity(), useIdentity()] as const, { wrapper });
     await waitFor(() => expect(result.current[0].status).toBe('success'));

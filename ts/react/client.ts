@@ -50,6 +50,8 @@ export class VeilClient {
   #lease: Lease | undefined;
   #generation = 0;
   #refresh = 0;
+  /** The newest refresh (what an overtaken one waits for). */
+  #latest: Promise<void> | undefined;
   #selected: string | undefined;
   #offChange: (() => void) | undefined;
 
@@ -125,21 +127,44 @@ export class VeilClient {
     if (generation === this.#generation) void this.refresh();
   }
 
-  /** Re-reads the identities, the current one's bundle and the lock state. */
-  async refresh(): Promise<void> {
+  /**
+   * Re-reads the identities, the current one's bundle and the lock state. Resolves once the state is
+   * at least as new as the keystore was when it was called: a read overtaken by a newer one (a change
+   * event arriving meanwhile) waits for that one, so an action's `await` sees its own result.
+   */
+  refresh(): Promise<void> {
+    const p = this.#read(++this.#refresh);
+    this.#latest = p;
+    return p;
+  }
+
+  async #read(n: number): Promise<void> {
     const generation = this.#generation;
-    const n = ++this.#refresh;
-    const stale = () => generation !== this.#generation || n !== this.#refresh;
+    const overtaken = () => generation !== this.#generation || n !== this.#refresh;
+    // Overtaken by a newer read of the same generation: resolve with it (it resolves after its own newer ones).
+    const stale = () => {
+      if (!overtaken()) return false;
+      if (generation === this.#generation) return this.#latest;
+      return true;
+    };
     if (this.identity.getSnapshot().status !== 'success') this.identity.set({ status: 'pending' });
     try {
       const ks = await this.keystore();
       const [identities, status] = await Promise.all([ks.listIdentities(), ks.status()]);
       const identity = identities.find((i) => i.id === this.#selected) ?? identities[0];
       const bundle = identity === undefined ? undefined : await ks.getPublicBundle(identity);
-      if (stale()) return;
+      const s = stale();
+      if (s !== false) {
+        if (s !== true) await s;
+        return;
+      }
       this.identity.set({ status: 'success', error: undefined, identities: Object.freeze([...identities]), identity, bundle, locked: status.locked });
     } catch (e) {
-      if (stale()) return;
+      const s = stale();
+      if (s !== false) {
+        if (s !== true) await s;
+        return;
+      }
       this.identity.set({ status: 'error', error: e });
     }
   }
