@@ -9,7 +9,7 @@ export default tseslint.config(
     ignores: ['dist/**', 'node_modules/**', 'target/**', 'ts/wasm/**', 'ts/wasm-threads/**', 'test-results/**',
       'playwright-report/**', 'bench/dist/**', 'fuzz/**', 'crate/**', 'vectors/**',
       // Apps with their own toolchain (type-checked by their own build, outside this program).
-      'examples/react/**',
+      'examples/react/**', 'examples/next/**',
       // JavaScript (the test server, the bench runners, this file) is Node tooling outside the
       // gate: the rules below need TypeScript's types.
       '**/*.js', '**/*.mjs', '**/*.cjs'],
