@@ -7,7 +7,9 @@
 #                                         threads glue when init() loads that build (ES live
 #                                         bindings: the facade's imports follow)
 #   ts/wasm-threads/veilkit{.js,.d.ts,_bg.wasm}, snippets/   threads glue (generated, gitignored)
-#   dist/ts/** (+ dist/ts/wasm/, dist/ts/wasm-threads/), dist/worker/**, dist/tests/**
+#   dist/ts/** (+ dist/ts/wasm/, dist/ts/wasm-threads/), dist/worker/**, dist/tests/**   tsc, unbundled
+#                                         (the repository's tests; the package ships only their .d.ts)
+#   dist/pkg/                             the published runtime, flat and bundled (scripts/bundle.mjs)
 # Both wasm builds are required: if either fails, the build fails. VEILKIT_THREADS=0 builds on
 # stable Rust alone: no threads build; ts/wasm-threads/ then holds a stub whose loader rejects, so
 # init() uses the SIMD build (and init({ threads: true }) fails). Not for release: CI builds both.
@@ -135,6 +137,11 @@ cp "$GLUE_DIR/veilkit.d.ts" "$DIST_WASM_DIR/"
 rm -rf "$DIST_THREADS_DIR"
 mkdir -p "$DIST_THREADS_DIR"
 cp -R "$THREADS_GLUE_DIR"/. "$DIST_THREADS_DIR/"
+
+# The published package's runtime: flat, bundled (one self-contained worker module, the threads glue
+# as one module, single-level new URL('./file', import.meta.url) assets): see scripts/bundle.mjs.
+say "bundle -> dist/pkg/ (the published runtime)"
+node scripts/bundle.mjs
 
 for f in "$DIST_WASM_DIR/veilkit_bg.wasm" "$DIST_THREADS_DIR/veilkit_bg.wasm"; do
   [[ -f $f ]] || continue

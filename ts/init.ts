@@ -6,6 +6,8 @@ import initWasm, { initSync, __veilkitSelect } from './wasm/veilkit.js';
 import { VeilError, poisonedError, toVeilError } from './errors.js';
 import { chooseRoutes, setCapabilities, type RoutePreference, type WasmBuild } from './webcrypto/routes.js';
 import { detectWebCrypto } from './webcrypto/probe.js';
+import { importThreadsGlue, simdWasmUrl, threadsWasmUrl } from './assets.js';
+import { VITE_DEPS_HINT, inViteDeps } from './vite-deps.js';
 
 /** Where the `.wasm` comes from. By default it is resolved next to this module. */
 export type WasmSource = URL | string | Response | BufferSource | WebAssembly.Module;
@@ -68,7 +70,7 @@ async function loadInNode(): Promise<void> {
   const url = (await import(/* @vite-ignore */ /* webpackIgnore: true */ urlName)) as {
     fileURLToPath(u: URL): string;
   };
-  const bytes = await fs.readFile(url.fileURLToPath(new URL('./wasm/veilkit_bg.wasm', import.meta.url)));
+  const bytes = await fs.readFile(url.fileURLToPath(simdWasmUrl()));
   initSync({ module: bytes });
 }
 
@@ -136,8 +138,8 @@ async function loadThreads(options: InitOptions): Promise<number | undefined> {
     // A helper worker that never loads (a bundler's worker format, a dev server's rewrites) leaves
     // initThreadPool pending forever: bounded, so the automatic choice falls back to SIMD.
     const glue = await within((async () => {
-      const g = (await import('./wasm-threads/veilkit.js')) as unknown as ThreadsGlue;
-      await g.default({ module_or_path: options.threadsWasm ?? new URL('./wasm-threads/veilkit_bg.wasm', import.meta.url) });
+      const g = (await importThreadsGlue()) as ThreadsGlue;
+      await g.default({ module_or_path: options.threadsWasm ?? threadsWasmUrl() });
       await g.initThreadPool(count);
       return g;
     })(), ms, 'loading the threads build and starting its helper workers');
@@ -186,7 +188,7 @@ export function init(options: InitOptions = {}): Promise<void> {
       } else if (isNode()) {
         await loadInNode();
       } else {
-        const url = new URL('./wasm/veilkit_bg.wasm', import.meta.url);
+        const url = simdWasmUrl();
         from = url.href;
         await initWasm({ module_or_path: url });
       }
@@ -207,7 +209,8 @@ export function init(options: InitOptions = {}): Promise<void> {
       if (e instanceof VeilError) throw e;
       // "expected magic word 00 61 73 6d, found 3c 21 64 6f": an HTML page (a dev server's fallback) came back instead of the .wasm.
       const html = /found 3c/i.test(String(e)) ? ' (the server answered with an HTML page, not the .wasm: serve veilkit_bg.wasm as a file, or pass init({ wasm }))' : '';
-      throw new VeilError('UNSUPPORTED_PLATFORM', `could not load the wasm core${from === undefined ? '' : ` from ${from}`}: ${String(e)}${html}`, { cause: e });
+      const vite = from !== undefined && inViteDeps(from) ? ` — ${VITE_DEPS_HINT}` : '';
+      throw new VeilError('UNSUPPORTED_PLATFORM', `could not load the wasm core${from === undefined ? '' : ` from ${from}`}: ${String(e)}${html}${vite}`, { cause: e });
     }
   })();
   return ready;

@@ -3,28 +3,27 @@
  * errors, and `VeilError('WORKER_START_FAILED')` with the cause of a failed start.
  */
 import { VeilError } from './errors.js';
+import { defaultWorkerHref, startDefaultWorker } from './assets.js';
+import { VITE_DEPS_HINT, inViteDeps } from './vite-deps.js';
 
 /** Default of `PoolOptions.startTimeoutMs`. */
 export const DEFAULT_WORKER_START_TIMEOUT_MS = 15_000;
 
 /** The default `createWorker`: a module worker from `url`, or veilkit's own worker module. */
 export function defaultWorker(url: string | URL | undefined): Worker {
-  // A literal `new URL('…', import.meta.url)` in the `new Worker(…)` call: bundlers find the worker there.
-  if (url === undefined) return new Worker(new URL('../worker/veilkit.worker.js', import.meta.url), { type: 'module', name: 'veilkit' });
+  if (url === undefined) return startDefaultWorker();
   return new Worker(url, { type: 'module', name: 'veilkit' });
 }
-
-/** Where the default worker is, relative to this module (unbundled: dist/ts/pool-start.js → dist/worker/). */
-const DEFAULT_WORKER_PATH = '../worker/veilkit.worker.js';
 
 /** The worker script a pool names in its errors. */
 export function workerLabel(url: string | URL | undefined, custom: boolean): string {
   if (url !== undefined) return String(url);
   if (custom) return '(custom createWorker)';
-  // Unbundled (npm layout, import map, CDN): the URL the default worker loads. Bundled, this module
-  // is inside a chunk and the bundler rewrote the worker's URL, which only it knows. (A variable, not
-  // a literal: bundlers would emit a literal `new URL('…', import.meta.url)` as one more asset.)
-  if (/\/ts\/pool-start\.js$/.test(import.meta.url)) return new URL(DEFAULT_WORKER_PATH, import.meta.url).href;
+  // Unbundled (npm layout, import map, CDN): the URL the default worker loads. Bundled, the URL the
+  // bundler emitted, which only it knows.
+  const href = defaultWorkerHref();
+  if (href !== undefined) return href;
+  if (inViteDeps(import.meta.url)) return `veilkit.worker.js (from ${import.meta.url}: ${VITE_DEPS_HINT})`;
   return 'veilkit.worker.js (the module worker your bundler emitted for veilkit)';
 }
 
