@@ -8,9 +8,9 @@ export default tseslint.config(
   {
     ignores: ['dist/**', 'node_modules/**', 'target/**', 'ts/wasm/**', 'ts/wasm-threads/**', 'test-results/**',
       'playwright-report/**', 'bench/dist/**', 'fuzz/**', 'crate/**', 'vectors/**',
-      // Scratch apps with their own toolchain (type-checked by their own build); the smoke flow,
-      // the matrix spec and its config in tests/bundlers/ stay linted.
-      'tests/bundlers/vite6/**', 'tests/bundlers/vite8/**', 'tests/bundlers/importmap/**',
+      // Apps with their own toolchain (type-checked by their own build): examples/next and the
+      // scratch apps of tests/bundlers/ (the smoke flow, the matrix spec and its config stay linted).
+      'examples/next/**', 'tests/bundlers/vite6/**', 'tests/bundlers/vite8/**', 'tests/bundlers/importmap/**',
       // JavaScript (the test server, the bench runners, this file) is Node tooling outside the
       // gate: the rules below need TypeScript's types.
       '**/*.js', '**/*.mjs', '**/*.cjs'],

@@ -1,3 +1,20 @@
-// Placeholder written by the pkg helper so the `veilkit/react` entry builds; the hooks helper's
-// ts/react/index.ts replaces this file.
-export {};
+'use client';
+/**
+ * `veilkit/react`: React (≥ 18) hooks over veilkit — `<VeilProvider>`, `useVeil`, `useIdentity`,
+ * `useEncryptFile`, `useDecryptFile`, `useSession`, `useChat` — on one framework-free store
+ * (`createVeilStore`). Reference: docs/REACT.md. Importing this module touches no `window`,
+ * `Worker`, `indexedDB` or wasm; the provider creates its pool and keystore in an effect.
+ */
+export {
+  VeilProvider, useVeil, useIdentity, useEncryptFile, useDecryptFile, useSession, useChat,
+  type VeilProviderProps, type VeilPoolOptions, type UseIdentityResult, type UseFileResult, type EncryptOptions, type DecryptOptions,
+  type DecryptResult, type SessionState, type UseSessionResult, type UseChatResult,
+} from './hooks.js';
+export { createVeilStore, type VeilStore, type VeilStatus } from './store.js';
+export type { VeilState, IdentityState } from './client.js';
+export type { FileTaskState, FileTaskProgress } from './file-task.js';
+export { broadcastChannelTransport, CHAT_FRAME, type ChatTransport, type ChatPeer, type ChatState } from './chat.js';
+export {
+  memoryChatStorage, indexedDbChatStorage, type ChatStorage, type ChatRecord, type ChatMessage,
+} from './chat-storage.js';
+export { fingerprintEmoji, type ChatVerificationCode } from './verification.js';

@@ -1,0 +1,270 @@
+/**
+ * Fakes of the veilkit objects the hooks use (tests/react/*.test.ts install them with
+ * `vi.mock('../../ts/react/runtime.js', …)`): a pool and keystore that count their disposals,
+ * controllable file operations, and sessions whose "ciphertext" carries a checksum, so that a
+ * flipped byte fails like a real tampered message (`AUTHENTICATION_FAILED`).
+ */
+import { vi } from 'vitest';
+import type { Capabilities } from '../../ts/index.js';
+
+export class FakeError extends Error {
+  readonly code: string;
+  constructor(code: string, message: string) {
+    super(message);
+    this.code = code;
+  }
+}
+
+export class FakePool {
+  readonly options: unknown;
+  readonly dispose = vi.fn();
+  constructor(options: unknown) {
+    this.options = options;
+  }
+}
+
+interface FakeIdentity {
+  readonly kind: 'identity';
+  readonly id: string;
+  readonly label: string;
+  readonly createdAt: number;
+  readonly mlDsa: boolean;
+  readonly routes: Record<string, never>;
+}
+
+let identityCounter = 0;
+
+export class FakeKeystore {
+  readonly name: string;
+  readonly dispose = vi.fn();
+  identities: FakeIdentity[] = [];
+  locked = false;
+  passphrase: string | null = null;
+  readonly createIdentity = vi.fn(async (o: { label: string; mlDsa?: boolean }) => {
+    const h: FakeIdentity = { kind: 'identity', id: `${this.name}-id-${++identityCounter}`, label: o.label, createdAt: 0, mlDsa: o.mlDsa === true, routes: {} };
+    this.identities.push(h);
+    this.emit('identity-created');
+    return h;
+  });
+  readonly listeners = new Set<(c: { change: string }) => void>();
+
+  constructor(name: string) {
+    this.name = name;
+  }
+
+  emit(change: string): void {
+    for (const l of this.listeners) l({ change });
+  }
+
+  onChange(l: (c: { change: string }) => void): () => void {
+    this.listeners.add(l);
+    return () => this.listeners.delete(l);
+  }
+
+  async listIdentities(): Promise<FakeIdentity[]> {
+    return [...this.identities];
+  }
+
+  async status(): Promise<{ locked: boolean; passphrase: boolean; revision: number; identities: number; persisted: boolean }> {
+    return { locked: this.locked, passphrase: this.passphrase !== null, revision: 0, identities: this.identities.length, persisted: false };
+  }
+
+  async getPublicBundle(identity: FakeIdentity | string): Promise<{ id: string; bytes: Uint8Array }> {
+    const id = typeof identity === 'string' ? identity : identity.id;
+    return { id, bytes: new TextEncoder().encode(`public:${id}`) };
+  }
+
+  async lock(): Promise<void> {
+    this.locked = true;
+  }
+
+  async unlock(p: string): Promise<void> {
+    if (p !== this.passphrase) throw new FakeError('AUTHENTICATION_FAILED', 'wrong passphrase');
+    this.locked = false;
+  }
+
+  async setPassphrase(p: string | null): Promise<void> {
+    this.passphrase = p;
+  }
+
+  async exportRecoveryPhrase(identity: FakeIdentity | string): Promise<string> {
+    return `phrase of ${typeof identity === 'string' ? identity : identity.id}`;
+  }
+
+  /** The "prekey bundle" names the identity and keystore it belongs to. */
+  async createPrekeyBundle(identity: FakeIdentity | string): Promise<{ bundle: Uint8Array; oneTime: Uint8Array[] }> {
+    const id = typeof identity === 'string' ? identity : identity.id;
+    return { bundle: new TextEncoder().encode(`prekeys:${id}`), oneTime: [] };
+  }
+}
+
+/** A controllable file operation: `progress`, `resolve`, `reject`; it rejects on abort unless `ignoreAbort`. */
+export class FakeOperation<T> {
+  readonly promise: Promise<T>;
+  resolve!: (v: T) => void;
+  reject!: (e: unknown) => void;
+  readonly signal: AbortSignal | undefined;
+  readonly args: unknown[];
+  #snapshot: { status: string; progress: unknown; error: unknown; result: unknown } = { status: 'running', progress: undefined, error: undefined, result: undefined };
+  readonly #listeners = new Set<() => void>();
+
+  constructor(args: unknown[], signal: AbortSignal | undefined, ignoreAbort: boolean) {
+    this.args = args;
+    this.signal = signal;
+    this.promise = new Promise<T>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+    if (!ignoreAbort) signal?.addEventListener('abort', () => this.reject(signal.reason), { once: true });
+  }
+
+  progress(p: { phase: 'kdf' | 'chunks'; bytesDone: number; bytesTotal: number; chunksDone?: number; chunksTotal?: number }): void {
+    this.#snapshot = { ...this.#snapshot, progress: { chunksDone: 0, chunksTotal: 1, ...p } };
+    for (const l of this.#listeners) l();
+  }
+
+  operation(): Promise<T> & { subscribe: (l: () => void) => () => void; getSnapshot: () => unknown } {
+    return Object.assign(this.promise, {
+      subscribe: (l: () => void) => {
+        this.#listeners.add(l);
+        return () => this.#listeners.delete(l);
+      },
+      getSnapshot: () => this.#snapshot,
+    });
+  }
+}
+
+// ---------------------------------------------------------------- sessions
+
+/** FNV-1a over the bytes: the fake "tag". */
+function checksum(b: Uint8Array): number {
+  let h = 0x811c9dc5;
+  for (const x of b) h = Math.imul(h ^ x, 0x01000193) >>> 0;
+  return h;
+}
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+
+function seal(sessionPair: string, plaintext: Uint8Array): Uint8Array {
+  const head = enc.encode(`${sessionPair}|`);
+  const body = new Uint8Array(head.length + plaintext.length);
+  body.set(head);
+  body.set(plaintext, head.length);
+  const out = new Uint8Array(body.length + 4);
+  out.set(body);
+  new DataView(out.buffer).setUint32(body.length, checksum(body));
+  return out;
+}
+
+function open(message: Uint8Array): { pair: string; plaintext: Uint8Array } {
+  if (message.length < 4) throw new FakeError('AUTHENTICATION_FAILED', 'too short');
+  const body = message.subarray(0, message.length - 4);
+  if (new DataView(message.buffer, message.byteOffset).getUint32(message.length - 4) !== checksum(body)) {
+    throw new FakeError('AUTHENTICATION_FAILED', 'tag mismatch');
+  }
+  const bar = body.indexOf(0x7c);
+  return { pair: dec.decode(body.subarray(0, bar)), plaintext: body.slice(bar + 1) };
+}
+
+/** Sessions by id, shared by every fake keystore of a test (the "worker" state). */
+export const sessions = new Map<string, FakeSession>();
+let sessionCounter = 0;
+
+export class FakeSession {
+  readonly id: string;
+  readonly pair: string;
+  readonly local: string;
+  readonly peer: string;
+  readonly keystore: FakeKeystore;
+  constructor(keystore: FakeKeystore, pair: string, local: string, peer: string) {
+    this.id = `session-${++sessionCounter}`;
+    this.keystore = keystore;
+    this.pair = pair;
+    this.local = local;
+    this.peer = peer;
+    sessions.set(this.id, this);
+  }
+
+  async encrypt(plaintext: Uint8Array): Promise<Uint8Array> {
+    return seal(this.pair, plaintext);
+  }
+
+  async decrypt(message: Uint8Array): Promise<{ plaintext: Uint8Array; counter: number }> {
+    const { pair, plaintext } = open(message);
+    if (pair !== this.pair) throw new FakeError('AUTHENTICATION_FAILED', 'another session');
+    return { plaintext, counter: 0 };
+  }
+
+  async verificationCode(): Promise<{ numeric: string; fingerprint: string }> {
+    const [a, b] = [this.local, this.peer].sort();
+    const h = checksum(enc.encode(`${a ?? ''}+${b ?? ''}`)).toString(16).padStart(8, '0');
+    return { numeric: `${h}-digits`, fingerprint: h.repeat(8) };
+  }
+}
+
+function identityIdOf(identity: FakeIdentity | string): string {
+  return typeof identity === 'string' ? identity : identity.id;
+}
+
+export function fakeCapabilities(): Capabilities {
+  return { wasmBuild: 'simd', threads: 1 } as Capabilities;
+}
+
+/** The runtime object of ts/react/runtime.ts, faked. `ops` collects the file operations started. */
+export function fakeRuntime() {
+  const ops: FakeOperation<unknown>[] = [];
+  const keystores: FakeKeystore[] = [];
+  const pools: FakePool[] = [];
+  const state = { ignoreAbort: false };
+  /** A keystore reopened under the same name finds its identities again (as IndexedDB would). */
+  const stored = new Map<string, FakeKeystore['identities']>();
+  const fileOp = (args: unknown[], options: { signal?: AbortSignal }) => {
+    const op = new FakeOperation<unknown>(args, options.signal, state.ignoreAbort);
+    ops.push(op);
+    return op.operation();
+  };
+  return {
+    ops,
+    keystores,
+    pools,
+    state,
+    runtime: {
+      start: vi.fn(async (_options: unknown) => fakeCapabilities()),
+      createPool: vi.fn((options: unknown) => {
+        const p = new FakePool(options);
+        pools.push(p);
+        return p;
+      }),
+      openKeystore: vi.fn(async (options: { name: string }) => {
+        const ks = new FakeKeystore(options.name);
+        ks.identities = stored.get(options.name) ?? [];
+        stored.set(options.name, ks.identities);
+        keystores.push(ks);
+        return ks;
+      }),
+      encryptFile: vi.fn((input: unknown, options: { signal?: AbortSignal }) => fileOp([input, options], options)),
+      decryptFile: vi.fn((input: unknown, unlock: unknown, options: { signal?: AbortSignal }) => fileOp([input, unlock, options], options)),
+      initiate: vi.fn(async (ks: FakeKeystore, identity: FakeIdentity | string, bundle: Uint8Array, o: { plaintext?: Uint8Array } = {}) => {
+        const peer = dec.decode(bundle).replace(/^prekeys:/, '');
+        const pair = `pair-${++sessionCounter}`;
+        const session = new FakeSession(ks, pair, identityIdOf(identity), peer);
+        const initial = seal(`${pair}/${identityIdOf(identity)}`, o.plaintext ?? new Uint8Array(0));
+        return { session, initialMessage: initial };
+      }),
+      respond: vi.fn(async (ks: FakeKeystore, identity: FakeIdentity | string, message: Uint8Array) => {
+        const { pair: both, plaintext } = open(message);
+        const [pair = '', from = ''] = both.split('/');
+        const session = new FakeSession(ks, pair, identityIdOf(identity), from);
+        return { session, plaintext, peer: { identity: enc.encode(from), deviceId: 1 } };
+      }),
+      load: vi.fn(async (ks: FakeKeystore, id: string) => {
+        const s = sessions.get(id);
+        if (s === undefined || s.keystore.name !== ks.name) throw new FakeError('KEY_NOT_FOUND', `no session ${id}`);
+        return s;
+      }),
+    },
+  };
+}
+
+export type FakeRuntime = ReturnType<typeof fakeRuntime>;

@@ -1,0 +1,230 @@
+/**
+ * What one `<VeilProvider>` holds, framework-free: the provider's state (`veil` store), the
+ * identity state shared by every `useIdentity()` below it (`identity` store), and the actions.
+ * `attach` (from the provider's effect) takes a lease on the configuration's pool and keystore;
+ * `detach` gives it back. Every asynchronous result carries the attach generation it started in,
+ * and a result from an older generation is dropped.
+ */
+import { acquire, type Lease, type VeilConfig, type VeilResources } from './resources.js';
+import { createVeilStore, type VeilStatus, type VeilStore } from './store.js';
+import type { ChatStorage } from './chat-storage.js';
+import type { Capabilities } from '../webcrypto/routes.js';
+import type { WorkerPool } from '../pool.js';
+import type {
+  CreatePrekeyBundleOptions, IdentityHandle, Keystore, PrekeyBundles, PublicBundle, RestoreOptions,
+} from '../keystore.js';
+
+/** `useVeil()`: the provider's resources. */
+export interface VeilState {
+  readonly status: VeilStatus;
+  readonly capabilities: Capabilities | undefined;
+  readonly error: unknown;
+  readonly keystore: Keystore | undefined;
+  readonly pool: WorkerPool | undefined;
+}
+
+/** The identity part of `useIdentity()`. */
+export interface IdentityState {
+  readonly status: VeilStatus;
+  readonly error: unknown;
+  /** The current identity: the selected one, else the first in the keystore. */
+  readonly identity: IdentityHandle | undefined;
+  /** Its signed public bundle (send `bundle.bytes`). */
+  readonly bundle: PublicBundle | undefined;
+  /** Whether the keystore is passphrase-locked. */
+  readonly locked: boolean;
+  /** Every identity of the keystore, oldest first. */
+  readonly identities: readonly IdentityHandle[];
+}
+
+const VEIL_IDLE: VeilState = { status: 'idle', capabilities: undefined, error: undefined, keystore: undefined, pool: undefined };
+const IDENTITY_IDLE: IdentityState = { status: 'idle', error: undefined, identity: undefined, bundle: undefined, locked: false, identities: [] };
+
+/** Changes that concern sessions only: no identity refresh. */
+const SESSION_CHANGES = new Set(['prekeys-changed', 'session-created', 'session-updated', 'session-deleted']);
+
+export class VeilClient {
+  readonly veil: VeilStore<VeilState> = createVeilStore(VEIL_IDLE);
+  readonly identity: VeilStore<IdentityState> = createVeilStore(IDENTITY_IDLE);
+  readonly chatStorage: ChatStorage | undefined;
+  #lease: Lease | undefined;
+  #generation = 0;
+  #refresh = 0;
+  #selected: string | undefined;
+  #offChange: (() => void) | undefined;
+
+  constructor(chatStorage: ChatStorage | undefined) {
+    this.chatStorage = chatStorage;
+  }
+
+  /** Takes the resources of `config` (the provider's effect). */
+  attach(config: VeilConfig): void {
+    this.detach();
+    const generation = ++this.#generation;
+    const lease = acquire(config);
+    this.#lease = lease;
+    this.veil.set({ status: 'pending', error: undefined });
+    lease.ready.then(
+      (r) => {
+        if (generation !== this.#generation) return;
+        this.veil.set({ status: 'success', capabilities: r.capabilities, pool: r.pool, keystore: r.keystore, error: undefined });
+        if (r.keystore !== undefined) this.#watch(r.keystore, generation);
+      },
+      (e: unknown) => {
+        if (generation !== this.#generation) return;
+        this.veil.set({ status: 'error', error: e });
+        this.identity.set({ status: 'error', error: e });
+      },
+    );
+  }
+
+  /** Gives the resources back (the provider's cleanup); the state returns to idle. */
+  detach(): void {
+    this.#generation++;
+    this.#offChange?.();
+    this.#offChange = undefined;
+    this.#lease?.release();
+    this.#lease = undefined;
+    this.veil.reset();
+    this.identity.reset();
+  }
+
+  /** The resources once the provider is ready (rejects with its error). */
+  ready(): Promise<VeilResources> {
+    return new Promise((resolve, reject) => {
+      const check = (): boolean => {
+        const s = this.veil.getSnapshot();
+        if (s.status === 'success' && s.pool !== undefined && s.capabilities !== undefined) {
+          resolve({ pool: s.pool, keystore: s.keystore, capabilities: s.capabilities });
+          return true;
+        }
+        if (s.status === 'error') {
+          reject(s.error);
+          return true;
+        }
+        return false;
+      };
+      if (check()) return;
+      const off = this.veil.subscribe(() => {
+        if (check()) off();
+      });
+    });
+  }
+
+  /** The keystore once ready (rejects without one). */
+  async keystore(): Promise<Keystore> {
+    const { keystore } = await this.ready();
+    if (keystore === undefined) throw new TypeError('no keystore: give <VeilProvider> a keystore="name" (or keystoreOptions)');
+    return keystore;
+  }
+
+  #watch(ks: Keystore, generation: number): void {
+    this.#offChange = ks.onChange((c) => {
+      if (!SESSION_CHANGES.has(c.change)) void this.refresh();
+    });
+    if (generation === this.#generation) void this.refresh();
+  }
+
+  /** Re-reads the identities, the current one's bundle and the lock state. */
+  async refresh(): Promise<void> {
+    const generation = this.#generation;
+    const n = ++this.#refresh;
+    const stale = () => generation !== this.#generation || n !== this.#refresh;
+    if (this.identity.getSnapshot().status !== 'success') this.identity.set({ status: 'pending' });
+    try {
+      const ks = await this.keystore();
+      const [identities, status] = await Promise.all([ks.listIdentities(), ks.status()]);
+      const identity = identities.find((i) => i.id === this.#selected) ?? identities[0];
+      const bundle = identity === undefined ? undefined : await ks.getPublicBundle(identity);
+      if (stale()) return;
+      this.identity.set({ status: 'success', error: undefined, identities: Object.freeze([...identities]), identity, bundle, locked: status.locked });
+    } catch (e) {
+      if (stale()) return;
+      this.identity.set({ status: 'error', error: e });
+    }
+  }
+
+  /** Runs an identity action: its error is also the state's `error`; the state is re-read after it. */
+  async #act<T>(f: (ks: Keystore, current: IdentityHandle | undefined) => Promise<T>, refresh = true): Promise<T> {
+    try {
+      const ks = await this.keystore();
+      const r = await f(ks, this.identity.getSnapshot().identity);
+      if (refresh) await this.refresh();
+      return r;
+    } catch (e) {
+      this.identity.set({ error: e });
+      throw e;
+    }
+  }
+
+  #current(current: IdentityHandle | undefined): IdentityHandle {
+    if (current === undefined) throw new TypeError('no identity yet: create() or restoreFromPhrase() one first');
+    return current;
+  }
+
+  create(options: { label?: string; mlDsa?: boolean } = {}): Promise<IdentityHandle> {
+    return this.#act(async (ks) => {
+      const h = await ks.createIdentity({ label: options.label ?? '', mlDsa: options.mlDsa ?? true });
+      this.#selected = h.id;
+      return h;
+    });
+  }
+
+  restoreFromPhrase(phrase: string, options: RestoreOptions = {}): Promise<IdentityHandle> {
+    return this.#act(async (ks) => {
+      const h = await ks.restoreFromPhrase(phrase, { ...options, mlDsa: options.mlDsa ?? true });
+      this.#selected = h.id;
+      return h;
+    });
+  }
+
+  exportRecoveryPhrase(): Promise<string> {
+    return this.#act((ks, current) => ks.exportRecoveryPhrase(this.#current(current)), false);
+  }
+
+  lock(): Promise<void> {
+    return this.#act(async (ks) => {
+      await ks.lock();
+    });
+  }
+
+  unlock(passphrase: string): Promise<void> {
+    return this.#act(async (ks) => {
+      await ks.unlock(passphrase);
+    });
+  }
+
+  setPassphrase(passphrase: string | null): Promise<void> {
+    return this.#act(async (ks) => {
+      await ks.setPassphrase(passphrase);
+    });
+  }
+
+  exportBackup(passphrase: string): Promise<Uint8Array> {
+    return this.#act((ks) => ks.exportBackup(passphrase), false);
+  }
+
+  importBackup(backup: Uint8Array, passphrase: string): Promise<void> {
+    return this.#act(async (ks) => {
+      await ks.importBackup(backup, passphrase);
+    });
+  }
+
+  createPrekeyBundle(options?: CreatePrekeyBundleOptions): Promise<PrekeyBundles> {
+    return this.#act((ks, current) => ks.createPrekeyBundle(this.#current(current), options), false);
+  }
+
+  select(id: string): void {
+    if (typeof id !== 'string') throw new TypeError('id must be an identity id');
+    this.#selected = id;
+    void this.refresh();
+  }
+
+  remove(): Promise<void> {
+    return this.#act(async (ks, current) => {
+      const c = this.#current(current);
+      await ks.deleteIdentity(c);
+      if (this.#selected === c.id) this.#selected = undefined;
+    });
+  }
+}

@@ -1,0 +1,30 @@
+/**
+ * The veilkit calls `veilkit/react` makes, in one object: the hooks never call the core directly,
+ * so the Vitest suite (tests/react/) substitutes fakes for exactly these with one module mock.
+ * Importing this module runs nothing (no `window`, `Worker`, `indexedDB` or wasm).
+ */
+import { init, type InitOptions } from '../init.js';
+import { capabilities, type Capabilities } from '../webcrypto/routes.js';
+import { WorkerPool, type PoolOptions } from '../pool.js';
+import { Keystore, type KeystoreOptions } from '../keystore.js';
+import { Session } from '../session.js';
+import { encryptFile, decryptFile } from '../files.js';
+import type { DecryptFileOptions, EncryptFileOptions, FileInput, FileOperation, FileUnlock, SignatureInfo } from '../files.js';
+
+export const runtime = {
+  /** `init()` then `capabilities()` of this thread. */
+  async start(options: InitOptions): Promise<Capabilities> {
+    await init(options);
+    return capabilities();
+  },
+  createPool: (options: PoolOptions): WorkerPool => new WorkerPool(options),
+  openKeystore: (options: KeystoreOptions): Promise<Keystore> => Keystore.open(options),
+  encryptFile: (input: FileInput, options: EncryptFileOptions): FileOperation<Blob> => encryptFile(input, options),
+  decryptFile: (input: FileInput, unlock: FileUnlock, options: DecryptFileOptions & { readonly releaseMode?: 'verified' }):
+    FileOperation<Blob & { readonly signature: SignatureInfo }> => decryptFile(input, unlock, options),
+  initiate: Session.initiate.bind(Session),
+  respond: Session.respond.bind(Session),
+  load: Session.load.bind(Session),
+};
+
+export type Runtime = typeof runtime;
