@@ -75,8 +75,8 @@ const walk = (suite) => {
   for (const s of suite.suites ?? []) walk(s);
 };
 report.suites.forEach(walk);
-console.log(`\nbundlers: ${'cell'.padEnd(34)}${'result'.padEnd(18)}${'worker build'.padEnd(14)}${'time'.padStart(7)}`);
-for (const [cell, res, build, time] of rows) console.log(`bundlers: ${cell.padEnd(34)}${res.padEnd(18)}${build.padEnd(14)}${time.padStart(7)}`);
+console.log(`\nbundlers: ${'cell'.padEnd(38)}${'result'.padEnd(18)}${'worker build'.padEnd(14)}${'time'.padStart(7)}`);
+for (const [cell, res, build, time] of rows) console.log(`bundlers: ${cell.padEnd(38)}${res.padEnd(18)}${build.padEnd(14)}${time.padStart(7)}`);
 NODE
 fi
 say "total $(( $(date +%s) - START ))s"
