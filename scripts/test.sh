@@ -72,6 +72,8 @@ if [[ $BUILD_OK -eq 1 ]]; then
   # `npm run lint` = TypeScript 7's tsc over tsconfig.lint.json (every .ts, specs included), then ESLint.
   run_step "eslint (typescript-eslint strict-type-checked)" npm run --silent lint
   run_step "node tests" node --test dist/tests/node/
+  # veilkit/react hook logic (fakes of the veilkit objects, happy-dom; SSR in Node): tests/react/.
+  run_step "react hooks (vitest)" npx --no-install vitest run --config tests/react/vitest.config.ts
   # An independent implementation (pyca/cryptography on OpenSSL) re-derives every messaging KAT.
   run_step "messaging KATs vs pyca/cryptography" python3 vectors/messaging/crosscheck_pyca.py
   run_step "playwright (chromium)" npx --no-install playwright test

@@ -3,16 +3,16 @@
 // both sides, a tampered frame rejected (error + count, messages kept), history and session
 // restored after a remount. useSession: load by id.
 import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
-import { createElement, type ReactNode } from 'react';
+import { StrictMode, createElement, type ReactNode } from 'react';
 import { act, cleanup, renderHook, waitFor } from '@testing-library/react';
 import { liveResources } from '../../ts/react/resources.js';
 import { fakeRuntime, type FakeRuntime } from './fakes.js';
 import {
-  VeilProvider, memoryChatStorage, useChat, useIdentity, useSession, CHAT_FRAME, fingerprintEmoji,
+  VeilProvider, broadcastChannelTransport, memoryChatStorage, useChat, useIdentity, useSession, CHAT_FRAME, fingerprintEmoji,
   type ChatPeer, type ChatStorage, type ChatTransport,
 } from '../../ts/react/index.js';
 
-const fake = vi.hoisted(() => ({ current: undefined as unknown }));
+const fake = vi.hoisted((): { current: unknown } => ({ current: undefined }));
 vi.mock('../../ts/react/runtime.js', () => ({
   runtime: new Proxy({}, { get: (_t, k: string) => (fake.current as FakeRuntime).runtime[k as keyof FakeRuntime['runtime']] }),
 }));
@@ -51,14 +51,17 @@ function pipe() {
   return { a: end('a', 'b'), b: end('b', 'a'), control };
 }
 
-function provider(keystore: string, chatStorage: ChatStorage) {
-  return ({ children }: { children: ReactNode }) => createElement(VeilProvider, { keystore, chatStorage }, children);
+function provider(keystore: string, chatStorage: ChatStorage, strict = false) {
+  return ({ children }: { children: ReactNode }) => {
+    const p = createElement(VeilProvider, { keystore, chatStorage }, children);
+    return strict ? createElement(StrictMode, null, p) : p;
+  };
 }
 
-function party(keystore: string, storage: ChatStorage, transport: ChatTransport) {
+function party(keystore: string, storage: ChatStorage, transport: ChatTransport, strict = false) {
   return renderHook(({ peer }: { peer: ChatPeer | undefined }) => ({ id: useIdentity(), chat: useChat('conv-1', transport, peer) }), {
-    wrapper: provider(keystore, storage),
-    initialProps: { peer: undefined },
+    wrapper: provider(keystore, storage, strict),
+    initialProps: { peer: undefined as ChatPeer | undefined },
   });
 }
 
@@ -121,6 +124,14 @@ describe('useChat', () => {
     expect(bob.result.current.chat.messages).toHaveLength(3);
     expect(bob.result.current.chat.status).toBe('success');
 
+    // Frames delivered again (a relay after a reconnect): ignored, not rejected, nothing shown twice.
+    act(() => {
+      for (const frame of t.control.frames.slice(0, 2)) void t.a.send(frame);
+    });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(bob.result.current.chat.rejected).toBe(1);
+    expect(bob.result.current.chat.messages).toHaveLength(3);
+
     // Remount Bob (a reload): the history comes back, the session is loaded by its stored id.
     const sessionId = bob.result.current.chat.sessionId;
     expect(sessionId).toBeDefined();
@@ -173,6 +184,59 @@ describe('useChat', () => {
     expect(failure).toBeInstanceOf(TypeError);
     expect(alice.result.current.chat.error).toBe(failure);
     expect(alice.result.current.chat.messages).toHaveLength(0);
+  });
+});
+
+describe('useChat under StrictMode', () => {
+  test('the double effect leaves one subscription: each frame is one message', async () => {
+    const t = pipe();
+    const bob = party('bob4', memoryChatStorage(), t.b, true);
+    await waitFor(() => expect(bob.result.current.id.status).toBe('success'));
+    await act(async () => {
+      await bob.result.current.id.create({ label: 'bob' });
+    });
+    await waitFor(() => expect(bob.result.current.id.identity).toBeDefined());
+    const { bundle } = await bob.result.current.id.createPrekeyBundle();
+    const alice = party('alice4', memoryChatStorage(), t.a, true);
+    await waitFor(() => expect(alice.result.current.id.status).toBe('success'));
+    await act(async () => {
+      await alice.result.current.id.create({ label: 'alice' });
+    });
+    alice.rerender({ peer: { bundle } });
+    await waitFor(() => expect(alice.result.current.chat.status).toBe('idle'));
+    await act(async () => {
+      await alice.result.current.chat.send('one');
+      await alice.result.current.chat.send('two');
+    });
+    await waitFor(() => expect(bob.result.current.chat.messages.map((m) => m.text)).toEqual(['one', 'two']));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(bob.result.current.chat.messages).toHaveLength(2);
+    expect(bob.result.current.chat.rejected).toBe(0);
+    expect(f.runtime.respond).toHaveBeenCalledTimes(1);
+  });
+});
+
+describe('broadcastChannelTransport', () => {
+  test('delivers frames from the peer to self only, as copies', async () => {
+    const a = broadcastChannelTransport('veil-test-channel', 'alice', 'bob');
+    const b = broadcastChannelTransport('veil-test-channel', 'bob', 'alice');
+    const eve = broadcastChannelTransport('veil-test-channel', 'eve', 'bob');
+    const got: Uint8Array[] = [];
+    const eveGot: Uint8Array[] = [];
+    const off = b.subscribe((bytes) => got.push(bytes));
+    const offEve = eve.subscribe((bytes) => eveGot.push(bytes));
+    const sent = Uint8Array.of(2, 9, 9);
+    void a.send(sent);
+    sent[1] = 0;
+    await waitFor(() => expect(got).toHaveLength(1));
+    expect([...got[0]!]).toEqual([2, 9, 9]);
+    void b.send(Uint8Array.of(1));
+    await new Promise((r) => setTimeout(r, 50));
+    expect(got).toHaveLength(1);
+    expect(eveGot).toHaveLength(0);
+    off();
+    offEve();
+    expect(() => broadcastChannelTransport('c', 'a', 1 as unknown as string)).toThrow(TypeError);
   });
 });
 

@@ -74,6 +74,28 @@ export class FakeKeystore {
     return { id, bytes: new TextEncoder().encode(`public:${id}`) };
   }
 
+  async deleteIdentity(identity: FakeIdentity | string): Promise<true> {
+    const id = typeof identity === 'string' ? identity : identity.id;
+    const i = this.identities.findIndex((x) => x.id === id);
+    if (i < 0) throw new FakeError('KEY_NOT_FOUND', `no identity ${id}`);
+    this.identities.splice(i, 1);
+    this.emit('identity-deleted');
+    return true;
+  }
+
+  async exportBackup(passphrase: string): Promise<Uint8Array> {
+    return new TextEncoder().encode(JSON.stringify({ passphrase, identities: this.identities }));
+  }
+
+  async importBackup(backup: Uint8Array, passphrase: string): Promise<{ imported: FakeIdentity[]; skipped: string[] }> {
+    const b = JSON.parse(new TextDecoder().decode(backup)) as { passphrase: string; identities: FakeIdentity[] };
+    if (b.passphrase !== passphrase) throw new FakeError('AUTHENTICATION_FAILED', 'wrong passphrase');
+    const imported = b.identities.filter((i) => !this.identities.some((x) => x.id === i.id));
+    this.identities.push(...imported);
+    this.emit('backup-imported');
+    return { imported, skipped: [] };
+  }
+
   async lock(): Promise<void> {
     this.locked = true;
   }
@@ -190,9 +212,14 @@ export class FakeSession {
     return seal(this.pair, plaintext);
   }
 
+  readonly #seen = new Set<number>();
+
   async decrypt(message: Uint8Array): Promise<{ plaintext: Uint8Array; counter: number }> {
     const { pair, plaintext } = open(message);
     if (pair !== this.pair) throw new FakeError('AUTHENTICATION_FAILED', 'another session');
+    const tag = checksum(message);
+    if (this.#seen.has(tag)) throw new FakeError('DUPLICATE_MESSAGE', 'already decrypted');
+    this.#seen.add(tag);
     return { plaintext, counter: 0 };
   }
 
@@ -219,6 +246,8 @@ export function fakeRuntime() {
   const state = { ignoreAbort: false };
   /** A keystore reopened under the same name finds its identities again (as IndexedDB would). */
   const stored = new Map<string, FakeKeystore['identities']>();
+  /** Initial messages a keystore already answered (no one-time prekeys: a replay is REPLAY_DETECTED). */
+  const answered = new Set<string>();
   const fileOp = (args: unknown[], options: { signal?: AbortSignal }) => {
     const op = new FakeOperation<unknown>(args, options.signal, state.ignoreAbort);
     ops.push(op);
@@ -230,7 +259,7 @@ export function fakeRuntime() {
     pools,
     state,
     runtime: {
-      start: vi.fn(async (_options: unknown) => fakeCapabilities()),
+      start: vi.fn(async () => fakeCapabilities()),
       createPool: vi.fn((options: unknown) => {
         const p = new FakePool(options);
         pools.push(p);
@@ -254,6 +283,9 @@ export function fakeRuntime() {
       }),
       respond: vi.fn(async (ks: FakeKeystore, identity: FakeIdentity | string, message: Uint8Array) => {
         const { pair: both, plaintext } = open(message);
+        const tag = `${ks.name}:${String(checksum(message))}`;
+        if (answered.has(tag)) throw new FakeError('REPLAY_DETECTED', 'initial message answered before');
+        answered.add(tag);
         const [pair = '', from = ''] = both.split('/');
         const session = new FakeSession(ks, pair, identityIdOf(identity), from);
         return { session, plaintext, peer: { identity: enc.encode(from), deviceId: 1 } };

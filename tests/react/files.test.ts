@@ -7,7 +7,7 @@ import { liveResources } from '../../ts/react/resources.js';
 import { fakeRuntime, type FakeRuntime } from './fakes.js';
 import { VeilProvider, useDecryptFile, useEncryptFile } from '../../ts/react/index.js';
 
-const fake = vi.hoisted(() => ({ current: undefined as unknown }));
+const fake = vi.hoisted((): { current: unknown } => ({ current: undefined }));
 vi.mock('../../ts/react/runtime.js', () => ({
   runtime: new Proxy({}, { get: (_t, k: string) => (fake.current as FakeRuntime).runtime[k as keyof FakeRuntime['runtime']] }),
 }));
@@ -177,6 +177,18 @@ describe('useEncryptFile', () => {
     expect(o.signal?.aborted).toBe(true);
     await waitFor(() => expect(result.current.status).toBe('error'));
     expect(result.current.error).toBe(reason);
+  });
+});
+
+describe('outside a provider', () => {
+  test('useEncryptFile runs on the default pool (no pool option)', async () => {
+    const { result } = renderHook(() => useEncryptFile());
+    act(() => {
+      void result.current.run(file, { password: 'pw' });
+    });
+    const o = await op(0);
+    expect('pool' in (o.args[1] as object)).toBe(false);
+    expect(f.runtime.createPool).not.toHaveBeenCalled();
   });
 });
 

@@ -7,7 +7,7 @@ import { liveResources } from '../../ts/react/resources.js';
 import { fakeRuntime, type FakeRuntime } from './fakes.js';
 import { VeilProvider, useIdentity } from '../../ts/react/index.js';
 
-const fake = vi.hoisted(() => ({ current: undefined as unknown }));
+const fake = vi.hoisted((): { current: unknown } => ({ current: undefined }));
 vi.mock('../../ts/react/runtime.js', () => ({
   runtime: new Proxy({}, { get: (_t, k: string) => (fake.current as FakeRuntime).runtime[k as keyof FakeRuntime['runtime']] }),
 }));
@@ -78,6 +78,28 @@ describe('useIdentity', () => {
       await result.current.unlock('secret');
     });
     await waitFor(() => expect(result.current.locked).toBe(false));
+  });
+
+  test('remove() deletes the current identity; a backup brings it back in another keystore', async () => {
+    const { result } = renderHook(() => useIdentity(), { wrapper });
+    await waitFor(() => expect(result.current.status).toBe('success'));
+    let id = '';
+    await act(async () => {
+      id = (await result.current.create({ label: 'x' })).id;
+    });
+    await waitFor(() => expect(result.current.identity?.id).toBe(id));
+    let backup: Uint8Array = new Uint8Array(0);
+    await act(async () => {
+      backup = await result.current.exportBackup('backup pw');
+      await result.current.remove();
+    });
+    await waitFor(() => expect(result.current.identity).toBeUndefined());
+    expect(result.current.identities).toHaveLength(0);
+    await act(async () => {
+      await expect(result.current.importBackup(backup, 'wrong')).rejects.toMatchObject({ code: 'AUTHENTICATION_FAILED' });
+      await result.current.importBackup(backup, 'backup pw');
+    });
+    await waitFor(() => expect(result.current.identity?.id).toBe(id));
   });
 
   test('without a keystore, actions reject with a clear error', async () => {

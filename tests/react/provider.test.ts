@@ -7,7 +7,7 @@ import { fakeRuntime, type FakeRuntime } from './fakes.js';
 import { VeilProvider, useVeil, type VeilProviderProps } from '../../ts/react/index.js';
 import { liveResources } from '../../ts/react/resources.js';
 
-const fake = vi.hoisted(() => ({ current: undefined as unknown }));
+const fake = vi.hoisted((): { current: unknown } => ({ current: undefined }));
 vi.mock('../../ts/react/runtime.js', () => ({
   runtime: new Proxy({}, { get: (_t, k: string) => (fake.current as FakeRuntime).runtime[k as keyof FakeRuntime['runtime']] }),
 }));
@@ -85,6 +85,22 @@ describe('VeilProvider', () => {
     expect(a.result.current.pool).not.toBe(b.result.current.pool);
     expect(a.result.current.keystore).toBeUndefined();
     expect(f.runtime.openKeystore).not.toHaveBeenCalled();
+  });
+
+  test('new props of another configuration release the old pool and take a new one', async () => {
+    let workers = 1;
+    const Wrapper = ({ children }: { children: ReactNode }) => createElement(VeilProvider, { pool: { workers } }, children);
+    const r = renderHook(() => useVeil(), { wrapper: Wrapper });
+    await waitFor(() => expect(r.result.current.status).toBe('success'));
+    const first = r.result.current.pool;
+    workers = 4;
+    r.rerender();
+    await waitFor(() => expect(r.result.current.pool).not.toBe(first));
+    await waitFor(() => expect(r.result.current.status).toBe('success'));
+    expect(f.runtime.createPool).toHaveBeenCalledTimes(2);
+    expect(f.runtime.createPool).toHaveBeenLastCalledWith({ size: 4 });
+    await waitFor(() => expect(f.pools[0]?.dispose).toHaveBeenCalledTimes(1));
+    expect(f.pools[1]?.dispose).not.toHaveBeenCalled();
   });
 
   test('a failed start is status error with the error', async () => {

@@ -49,7 +49,7 @@ export function memoryChatStorage(): ChatStorage {
 function request<T>(r: IDBRequest<T>): Promise<T> {
   return new Promise((resolve, reject) => {
     r.onsuccess = () => resolve(r.result);
-    r.onerror = () => reject(r.error);
+    r.onerror = () => reject(r.error ?? new Error('IndexedDB request failed'));
   });
 }
 
@@ -73,8 +73,8 @@ export function indexedDbChatStorage(): ChatStorage {
     const result = request(f(t.objectStore('conversations')));
     await new Promise<void>((resolve, reject) => {
       t.oncomplete = () => resolve();
-      t.onerror = () => reject(t.error);
-      t.onabort = () => reject(t.error);
+      t.onerror = () => reject(t.error ?? new Error('IndexedDB transaction failed'));
+      t.onabort = () => reject(t.error ?? new Error('IndexedDB transaction aborted'));
     });
     return result;
   };

@@ -39,7 +39,7 @@ export interface ChatState {
   readonly verificationCode: ChatVerificationCode | undefined;
   /** The last failure (a rejected incoming frame, a failed send, …); messages are kept. */
   readonly error: unknown;
-  /** Incoming frames that failed (tampered, replayed, unknown kind, before any session). */
+  /** Incoming frames that failed (tampered, wrong session, unknown kind, before any session); redeliveries of frames already read are not counted. */
   readonly rejected: number;
   /** The keystore session of the conversation. */
   readonly sessionId: string | undefined;
@@ -194,9 +194,20 @@ export class ChatConversation {
       if (plaintext.length > 0) this.#append('peer', new TextDecoder('utf-8', { fatal: false }).decode(plaintext));
       await this.#persist();
     } catch (e) {
-      if (this.#stopped) return;
+      if (this.#stopped || this.#redelivered(bytes, e)) return;
       this.#set({ error: e, rejected: this.#store.getSnapshot().rejected + 1 });
     }
+  }
+
+  /**
+   * A frame delivered again (a relay redelivering after a reconnect or reload): a message the session
+   * already decrypted (`DUPLICATE_MESSAGE`), or an initial message answered before while a session
+   * exists (`REPLAY_DETECTED`, `PREKEY_NOT_FOUND`). Nothing is shown for it; the session refused it as usual.
+   */
+  #redelivered(bytes: Uint8Array, e: unknown): boolean {
+    const code = typeof e === 'object' && e !== null ? (e as { code?: unknown }).code : undefined;
+    if (bytes[0] === CHAT_FRAME.message) return code === 'DUPLICATE_MESSAGE';
+    return bytes[0] === CHAT_FRAME.initial && this.#session !== undefined && (code === 'REPLAY_DETECTED' || code === 'PREKEY_NOT_FOUND');
   }
 }
 

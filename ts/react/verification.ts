@@ -25,7 +25,8 @@ export interface ChatVerificationCode {
 /** The 256-bit hex fingerprint as 43 emoji. */
 export function fingerprintEmoji(hex: string): string {
   if (!/^[0-9a-f]{64}$/.test(hex)) throw new TypeError('fingerprint must be 64 lowercase hex digits');
-  const bits = [...hex].map((c) => parseInt(c, 16).toString(2).padStart(4, '0')).join('');
+  let bits = '';
+  for (let i = 0; i < hex.length; i++) bits += parseInt(hex.charAt(i), 16).toString(2).padStart(4, '0');
   const out: string[] = [];
   for (let i = 0; i < bits.length; i += 6) out.push(EMOJI[parseInt(bits.slice(i, i + 6).padEnd(6, '0'), 2)] ?? '?');
   return out.join(' ');

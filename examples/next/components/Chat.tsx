@@ -27,17 +27,23 @@ export function Chat() {
   const [name, setName] = useState('');
   const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<string | undefined>(undefined);
+  const [published, setPublished] = useState(false);
   const me = id.identity?.label;
 
   // Publish this identity's prekeys once (again if this browser never did, e.g. a restored identity).
   const { identity, createPrekeyBundle } = id;
   useEffect(() => {
-    if (!identity || localStorage.getItem(key('published', identity.id)) !== null) return;
+    if (!identity) return;
+    if (localStorage.getItem(key('published', identity.id)) !== null) {
+      setPublished(true);
+      return;
+    }
     let live = true;
     void (async () => {
       try {
         await publishPrekeys(identity.label, await createPrekeyBundle({ oneTime: ONE_TIME_BUNDLES }));
         localStorage.setItem(key('published', identity.id), String(Date.now()));
+        if (live) setPublished(true);
       } catch (e) {
         if (live) setProblem(describe(e));
       }
@@ -83,7 +89,10 @@ export function Chat() {
         )
       ) : (
         <>
-          <p className="muted">Signed in as <strong data-testid="me">{me}</strong> (keys in this browser only).</p>
+          <p className="muted">
+            Signed in as <strong data-testid="me">{me}</strong> (keys in this browser only).{' '}
+            <span data-testid="prekeys">{published ? 'Prekeys published.' : 'Publishing prekeys…'}</span>
+          </p>
           <Peer me={me} />
         </>
       )}
