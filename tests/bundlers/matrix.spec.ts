@@ -46,8 +46,6 @@ interface Cell {
   readonly coiBuild: CoiBuild;
   /** A cell that must fail, with this text in its message (a documented setting left out). */
   readonly failsWith?: string;
-  /** The page writes data-wasm-build and friends (the Next example's /smoke page may not yet). */
-  readonly reportsBuilds?: false;
   readonly tag?: string;
 }
 
@@ -74,7 +72,7 @@ const next = (bundler: 'turbopack' | 'webpack', basePort: number): Cell[] => {
   const cwd = join(ROOT, 'examples/next');
   const distDir = `.next-${bundler}`;
   const needs = { file: join(cwd, distDir, 'BUILD_ID'), why: `the ${bundler} build of examples/next is missing (scripts/packed/30-next-example.sh builds it, then runs these cells)` };
-  const base = { cwd, env: { NEXT_DIST_DIR: distDir }, path: '/smoke', needs, coiBuild: 'threads', reportsBuilds: false, tag: '@next' } as const;
+  const base = { cwd, env: { NEXT_DIST_DIR: distDir }, path: '/smoke', needs, coiBuild: 'threads', tag: '@next' } as const;
   return [false, true].map((coi, i) => ({
     ...base,
     name: `next ${bundler} start${coi ? ' coop-coep' : ''}`,
@@ -202,11 +200,6 @@ for (const cell of CELLS) {
         return;
       }
       expect(r.smoke, context).toBe('pass');
-      if (cell.reportsBuilds === false && r.wasmBuild === undefined) {
-        // The page reports only data-smoke: the builds go unchecked (and unrecorded) for this cell.
-        testInfo.annotations.push({ type: 'note', description: 'the page reports no wasm build' });
-        return;
-      }
       expect(r.coi, `${cell.name}: crossOriginIsolated`).toBe(String(cell.coi));
       // A window's main thread keeps the SIMD build (init() docs); the pool worker is where threads run.
       expect(r.pageBuild, `${cell.name}: the page's build`).toBe('simd');
