@@ -45,6 +45,7 @@ NODE
     npm ci --no-audit --no-fund --ignore-scripts
     restore
     trap - EXIT
+    mkdir -p node_modules # an app whose only dependency is veilkit gets none from npm ci
     printf '%s\n' "$stamp" >node_modules/.install-packed
   fi
 else
