@@ -1,4 +1,5 @@
 import { defineConfig } from '@playwright/test';
+import { CHROMIUM } from './tests/shared/chromium.js';
 
 // VEILKIT_TEST_PORT lets two checkouts run their suites side by side (each serves its own files).
 const PORT = Number(process.env.VEILKIT_TEST_PORT ?? 8787);
@@ -23,23 +24,7 @@ export default defineConfig({
   projects: [
     {
       name: 'chromium',
-      use: {
-        browserName: 'chromium',
-        launchOptions: {
-          // Debian's Chromium; Playwright's own browser download is not possible here.
-          executablePath: '/usr/bin/chromium',
-          args: [
-            '--headless',
-            '--no-sandbox',
-            '--disable-gpu',
-            '--disable-quic',
-            '--disable-background-networking',
-            '--disable-component-update',
-            '--disable-sync',
-            '--no-first-run',
-          ],
-        },
-      },
+      use: CHROMIUM,
     },
   ],
   webServer: {

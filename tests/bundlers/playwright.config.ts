@@ -1,4 +1,5 @@
 import { defineConfig } from '@playwright/test';
+import { CHROMIUM } from '../shared/chromium.js';
 
 // The bundler matrix (tests/bundlers/matrix.spec.ts, run by scripts/packed/10-bundlers.sh): one test
 // per cell, each starting its own server (tests/bundlers/servers.ts) and stopping it by pid.
@@ -22,23 +23,7 @@ export default defineConfig({
   projects: [
     {
       name: 'chromium',
-      use: {
-        browserName: 'chromium',
-        launchOptions: {
-          // Debian's Chromium, with the flags of the root playwright.config.ts.
-          executablePath: '/usr/bin/chromium',
-          args: [
-            '--headless',
-            '--no-sandbox',
-            '--disable-gpu',
-            '--disable-quic',
-            '--disable-background-networking',
-            '--disable-component-update',
-            '--disable-sync',
-            '--no-first-run',
-          ],
-        },
-      },
+      use: CHROMIUM,
     },
   ],
 });

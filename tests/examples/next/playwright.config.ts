@@ -1,4 +1,5 @@
 import { defineConfig } from '@playwright/test';
+import { CHROMIUM } from '../../shared/chromium.js';
 
 // The Next.js example (examples/next) under both of its builds, each served by `next start`:
 // scripts/packed/30-next-example.sh builds it with Turbopack and with webpack, starts one server per
@@ -22,21 +23,7 @@ export default defineConfig({
     headless: true,
     trace: 'off',
     actionTimeout: 60_000,
-    browserName: 'chromium',
-    launchOptions: {
-      // Debian's Chromium, with the root playwright.config.ts flags.
-      executablePath: '/usr/bin/chromium',
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    },
+    ...CHROMIUM,
   },
   projects: NEXT_BUILDS.map(({ name, port }) => ({
     name,

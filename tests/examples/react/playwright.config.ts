@@ -1,4 +1,5 @@
 import { defineConfig } from '@playwright/test';
+import { CHROMIUM } from '../../shared/chromium.js';
 
 // The React example (examples/react) as built by scripts/packed/20-react-example.sh (or
 // `cd examples/react && npm run build`), served by `vite preview` with COOP/COEP (its
@@ -27,15 +28,7 @@ export default defineConfig({
   projects: [
     {
       name: 'chromium',
-      use: {
-        browserName: 'chromium',
-        launchOptions: {
-          // Debian's Chromium; Playwright's own browser download is not possible here.
-          executablePath: '/usr/bin/chromium',
-          args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking',
-            '--disable-component-update', '--disable-sync', '--no-first-run'],
-        },
-      },
+      use: CHROMIUM,
     },
   ],
   webServer: {
