@@ -11,6 +11,11 @@ WEBPACK_PORT=8971
 t0=$(date +%s)
 lap() { printf '30-next-example: %s in %ds\n' "$1" $(( $(date +%s) - $2 )); }
 
+# The /smoke page's flow is a copy (the example builds on its own, outside this repository's tree):
+# it must stay the matrix's flow, line for line after its one-line header.
+tail -n +2 "$APP/lib/smoke.ts" | cmp -s - "$ROOT/tests/bundlers/smoke.ts" \
+  || { echo '30-next-example: examples/next/lib/smoke.ts is no longer a copy of tests/bundlers/smoke.ts' >&2; exit 1; }
+
 t=$(date +%s)
 bash "$ROOT/scripts/install-packed.sh" "$APP"
 lap install "$t"
