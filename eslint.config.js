@@ -10,7 +10,7 @@ export default tseslint.config(
       'playwright-report/**', 'bench/dist/**', 'fuzz/**', 'crate/**', 'vectors/**',
       // Apps with their own toolchain (type-checked by their own build): the examples and the
       // scratch apps of tests/bundlers/ (the smoke flow, the matrix spec and its config stay linted).
-      'examples/react/**', 'examples/next/**', 'tests/bundlers/vite6/**', 'tests/bundlers/vite8/**', 'tests/bundlers/importmap/**',
+      'examples/react/**', 'examples/next/**', 'tests/bundlers/vite6/**', 'tests/bundlers/vite8/**', 'tests/bundlers/vite-page/**', 'tests/bundlers/importmap/**',
       // JavaScript (the test server, the bench runners, this file) is Node tooling outside the
       // gate: the rules below need TypeScript's types.
       '**/*.js', '**/*.mjs', '**/*.cjs'],

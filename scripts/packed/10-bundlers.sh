@@ -18,8 +18,13 @@ say() { printf 'bundlers: %s\n' "$*"; }
 
 # The shared smoke flow into each app: the Vite apps compile the TypeScript themselves; the
 # no-bundler page gets it with its types stripped.
-cp "$B/smoke.ts" "$B/vite8/src/smoke.ts"
-cp "$B/smoke.ts" "$B/vite6/src/smoke.ts"
+# Both Vite apps are the same page (tests/bundlers/vite-page/) under two bundler versions.
+for app in vite8 vite6; do
+  mkdir -p "$B/$app/src" # every file in it is copied here (a fresh clone has no src/)
+  cp "$B/smoke.ts" "$B/$app/src/smoke.ts"
+  cp "$B/vite-page/main.ts" "$B/$app/src/main.ts"
+  cp "$B/vite-page/index.html" "$B/$app/index.html"
+done
 npx --no-install esbuild "$B/smoke.ts" --format=esm --target=es2022 --log-level=warning --outfile="$B/importmap/smoke.js" \
   || { say "esbuild of smoke.ts FAILED"; failed=1; }
 

@@ -1,5 +1,6 @@
-// The scratch app: imports veilkit by name, runs the shared smoke flow (src/smoke.ts, copied from
-// tests/bundlers/smoke.ts by scripts/packed/10-bundlers.sh) and reports on <body>:
+// The page of both Vite scratch apps (scripts/packed/10-bundlers.sh copies it to vite6/src/main.ts and
+// vite8/src/main.ts, with index.html beside it): imports veilkit by name, runs the shared smoke flow
+// (src/smoke.ts, copied from tests/bundlers/smoke.ts) and reports on <body>:
 // data-smoke="pass" | "fail: <message>", data-wasm-build (the pool worker's build), data-step (the
 // step running, so that a hang names it), data-timings (each step's duration).
 import * as veilkit from 'veilkit';
