@@ -2,29 +2,21 @@
 // initiates, the peer's first frame responds, messages both ways, the same verification code on
 // both sides, a tampered frame rejected (error + count, messages kept), history and session
 // restored after a remount. useSession: load by id.
-import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import { StrictMode, createElement, type ReactNode } from 'react';
-import { act, cleanup, renderHook, waitFor } from '@testing-library/react';
+import { act, renderHook, waitFor } from '@testing-library/react';
 import { liveResources } from '../../ts/react/resources.js';
-import { fakeRuntime, type FakeRuntime } from './fakes.js';
+import { installFakeRuntime, type FakeRuntime } from './fakes.js';
 import {
   VeilProvider, broadcastChannelTransport, memoryChatStorage, useChat, useIdentity, useSession, CHAT_FRAME, fingerprintEmoji,
   type ChatPeer, type ChatStorage, type ChatTransport,
 } from '../../ts/react/index.js';
 
-const fake = vi.hoisted((): { current: unknown } => ({ current: undefined }));
-vi.mock('../../ts/react/runtime.js', () => ({
-  runtime: new Proxy({}, { get: (_t, k: string) => (fake.current as FakeRuntime).runtime[k as keyof FakeRuntime['runtime']] }),
-}));
+vi.mock('../../ts/react/runtime.js', async () => (await import('./fakes.js')).fakeRuntimeModule);
 
 let f: FakeRuntime;
-beforeEach(() => {
-  f = fakeRuntime();
-  fake.current = f;
-});
-afterEach(async () => {
-  cleanup();
-  await waitFor(() => expect(liveResources()).toBe(0));
+installFakeRuntime((r) => {
+  f = r;
 });
 
 /** Two connected transports; `tamper` flips a byte of the next frame `a` sends; `frames` records what `a` sent. */

@@ -4,7 +4,8 @@
  * controllable file operations, and sessions whose "ciphertext" carries a checksum, so that a
  * flipped byte fails like a real tampered message (`AUTHENTICATION_FAILED`).
  */
-import { vi } from 'vitest';
+import { afterEach, beforeEach, expect, vi } from 'vitest';
+import { cleanup, waitFor } from '@testing-library/react';
 import type { Capabilities } from '../../ts/index.js';
 
 export class FakeError extends Error {
@@ -300,3 +301,38 @@ export function fakeRuntime() {
 }
 
 export type FakeRuntime = ReturnType<typeof fakeRuntime>;
+
+/** The fake runtime of the running test (installed by {@link installFakeRuntime}). */
+let installed: FakeRuntime | undefined;
+
+/**
+ * What `vi.mock('../../ts/react/runtime.js', …)` gives the hooks in every test file:
+ * `vi.mock('../../ts/react/runtime.js', async () => (await import('./fakes.js')).fakeRuntimeModule)`.
+ * Each property read goes to the fake runtime the running test installed.
+ */
+export const fakeRuntimeModule = {
+  runtime: new Proxy({}, {
+    get: (_t, k: string) => {
+      if (installed === undefined) throw new Error('no fake runtime installed (installFakeRuntime)');
+      return installed.runtime[k as keyof FakeRuntime['runtime']];
+    },
+  }),
+};
+
+/**
+ * Before each test: a fresh fake runtime, handed to `use`. After each: unmount everything and wait
+ * until every provider resource is disposed (the last unmount disposes them after a zero-delay timer).
+ */
+export function installFakeRuntime(use: (f: FakeRuntime) => void): void {
+  beforeEach(() => {
+    installed = fakeRuntime();
+    use(installed);
+  });
+  afterEach(async () => {
+    cleanup();
+    // Imported here, not at the top: this module is the runtime mock's factory, and resources.js
+    // imports the runtime (a static import would wait on the mock that waits on this module).
+    const { liveResources } = await import('../../ts/react/resources.js');
+    await waitFor(() => expect(liveResources()).toBe(0));
+  });
+}

@@ -1,26 +1,16 @@
 // useEncryptFile / useDecryptFile: progress and rate, the provider's pool, unmount aborts,
 // cancel, and stale results dropped after reset and after a newer run.
-import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import { createElement, type ReactNode } from 'react';
-import { act, cleanup, renderHook, waitFor } from '@testing-library/react';
-import { liveResources } from '../../ts/react/resources.js';
-import { fakeRuntime, type FakeRuntime } from './fakes.js';
+import { act, renderHook, waitFor } from '@testing-library/react';
+import { installFakeRuntime, type FakeRuntime } from './fakes.js';
 import { VeilProvider, useDecryptFile, useEncryptFile } from '../../ts/react/index.js';
 
-const fake = vi.hoisted((): { current: unknown } => ({ current: undefined }));
-vi.mock('../../ts/react/runtime.js', () => ({
-  runtime: new Proxy({}, { get: (_t, k: string) => (fake.current as FakeRuntime).runtime[k as keyof FakeRuntime['runtime']] }),
-}));
+vi.mock('../../ts/react/runtime.js', async () => (await import('./fakes.js')).fakeRuntimeModule);
 
 let f: FakeRuntime;
-beforeEach(() => {
-  f = fakeRuntime();
-  fake.current = f;
-});
-afterEach(async () => {
-  cleanup();
-  // The last unmount disposes the configuration's resources after a zero-delay timer.
-  await waitFor(() => expect(liveResources()).toBe(0));
+installFakeRuntime((r) => {
+  f = r;
 });
 
 const wrapper = ({ children }: { children: ReactNode }) => createElement(VeilProvider, { pool: { workers: 2 } }, children);

@@ -1,25 +1,16 @@
 // useIdentity: the current identity and bundle from the provider's keystore, create (mlDsa by
 // default), select, lock / unlock, errors surfaced and rethrown, shared by every hook of a provider.
-import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import { createElement, type ReactNode } from 'react';
-import { act, cleanup, renderHook, waitFor } from '@testing-library/react';
-import { liveResources } from '../../ts/react/resources.js';
-import { fakeRuntime, type FakeRuntime } from './fakes.js';
+import { act, renderHook, waitFor } from '@testing-library/react';
+import { installFakeRuntime, type FakeRuntime } from './fakes.js';
 import { VeilProvider, useIdentity } from '../../ts/react/index.js';
 
-const fake = vi.hoisted((): { current: unknown } => ({ current: undefined }));
-vi.mock('../../ts/react/runtime.js', () => ({
-  runtime: new Proxy({}, { get: (_t, k: string) => (fake.current as FakeRuntime).runtime[k as keyof FakeRuntime['runtime']] }),
-}));
+vi.mock('../../ts/react/runtime.js', async () => (await import('./fakes.js')).fakeRuntimeModule);
 
 let f: FakeRuntime;
-beforeEach(() => {
-  f = fakeRuntime();
-  fake.current = f;
-});
-afterEach(async () => {
-  cleanup();
-  await waitFor(() => expect(liveResources()).toBe(0));
+installFakeRuntime((r) => {
+  f = r;
 });
 
 const wrapper = ({ children }: { children: ReactNode }) => createElement(VeilProvider, { keystore: 'ids' }, children);

@@ -1,26 +1,17 @@
 // <VeilProvider>: resources created in an effect, one ref-counted pool + keystore per
 // configuration, StrictMode's double effects create one pool and dispose it once, on the last unmount.
-import { afterEach, beforeEach, describe, expect, test, vi } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import { StrictMode, createElement, type ReactNode } from 'react';
-import { cleanup, renderHook, waitFor } from '@testing-library/react';
-import { fakeRuntime, type FakeRuntime } from './fakes.js';
+import { renderHook, waitFor } from '@testing-library/react';
+import { installFakeRuntime, type FakeRuntime } from './fakes.js';
 import { VeilProvider, useVeil, type VeilProviderProps } from '../../ts/react/index.js';
 import { liveResources } from '../../ts/react/resources.js';
 
-const fake = vi.hoisted((): { current: unknown } => ({ current: undefined }));
-vi.mock('../../ts/react/runtime.js', () => ({
-  runtime: new Proxy({}, { get: (_t, k: string) => (fake.current as FakeRuntime).runtime[k as keyof FakeRuntime['runtime']] }),
-}));
+vi.mock('../../ts/react/runtime.js', async () => (await import('./fakes.js')).fakeRuntimeModule);
 
 let f: FakeRuntime;
-beforeEach(() => {
-  f = fakeRuntime();
-  fake.current = f;
-});
-afterEach(async () => {
-  cleanup();
-  // The last unmount disposes the configuration's resources after a zero-delay timer.
-  await waitFor(() => expect(liveResources()).toBe(0));
+installFakeRuntime((r) => {
+  f = r;
 });
 
 function wrapper(props: Omit<VeilProviderProps, 'children'>, strict = false) {
