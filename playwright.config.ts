@@ -1,5 +1,6 @@
 import { defineConfig } from '@playwright/test';
 import { CHROMIUM } from './tests/shared/chromium.js';
+import { ENGINE, FIREFOX } from './tests/shared/engines.js';
 
 // VEILKIT_TEST_PORT lets two checkouts run their suites side by side (each serves its own files).
 const PORT = Number(process.env.VEILKIT_TEST_PORT ?? 8787);
@@ -21,11 +22,15 @@ export default defineConfig({
     headless: true,
     trace: 'off',
   },
+  // One project: the engine VEILKIT_ENGINE names (tests/shared/engines.ts; chromium by default).
+  // WebKit's `browserName` is never launched by Playwright: tests/playwright/test.ts replaces the
+  // context and page fixtures with the WebDriver adapter.
   projects: [
-    {
-      name: 'chromium',
-      use: CHROMIUM,
-    },
+    ENGINE === 'firefox'
+      ? { name: 'firefox', use: FIREFOX }
+      : ENGINE === 'webkit'
+        ? { name: 'webkit', use: { browserName: 'webkit' } }
+        : { name: 'chromium', use: CHROMIUM },
   ],
   webServer: {
     command: 'node tests/server.mjs',

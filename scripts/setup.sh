@@ -4,7 +4,7 @@
 #   - nightly toolchain + rust-src (the threads build: -Z build-std with atomics)
 #   - wasm-bindgen-cli of exactly the wasm-bindgen version in Cargo.lock
 #   - npm dev dependencies (no browser download)
-#   - Debian Chromium at /usr/bin/chromium (Playwright drives it)
+#   - Debian browser engines: chromium, firefox-esr, webkit2gtk-driver + xvfb (the test corpus runs in all three)
 # Fast on a second run: every step first checks whether it is already done.
 set -euo pipefail
 
@@ -100,16 +100,37 @@ else
 fi
 
 # 4. Chromium (Debian package; Playwright cannot download its own browser here) --
-if [[ -x /usr/bin/chromium ]]; then
-  step "chromium" "already present (/usr/bin/chromium)"
-elif [[ "$(id -u)" -eq 0 ]] && command -v apt-get >/dev/null 2>&1; then
-  step "chromium" "installing Debian package…"
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
-  [[ -x /usr/bin/chromium ]] || die "apt-get installed chromium but /usr/bin/chromium is missing"
-  step "chromium" "done (apt-get install chromium)"
-else
-  step "chromium" "MISSING: /usr/bin/chromium not found and not root; run: sudo apt-get install -y chromium (browser tests will fail)"
+# The three browser engines of the test corpus (tests/shared/engines.ts), all Debian packages:
+# Chromium (Playwright over CDP), Firefox ESR (Playwright over WebDriver BiDi) and WebKitGTK's
+# MiniBrowser (WebKitWebDriver under Xvfb). One apt-get run installs whichever are missing.
+# package:binary that shows it is installed
+ENGINE_PACKAGES=(
+  "chromium:/usr/bin/chromium"
+  "firefox-esr:/usr/bin/firefox-esr"
+  "webkit2gtk-driver:/usr/bin/WebKitWebDriver"
+  "xvfb:/usr/bin/Xvfb"
+)
+missing=()
+for entry in "${ENGINE_PACKAGES[@]}"; do
+  package="${entry%%:*}"; binary="${entry#*:}"
+  if [[ -x "$binary" ]]; then
+    step "$package" "already present ($binary)"
+  else
+    missing+=("$package")
+  fi
+done
+if [[ ${#missing[@]} -gt 0 ]]; then
+  if [[ "$(id -u)" -eq 0 ]] && command -v apt-get >/dev/null 2>&1; then
+    step "${missing[*]}" "installing Debian packages…"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+    for entry in "${ENGINE_PACKAGES[@]}"; do
+      [[ -x "${entry#*:}" ]] || die "apt-get ran but ${entry#*:} (package ${entry%%:*}) is missing"
+    done
+    step "${missing[*]}" "done (apt-get install)"
+  else
+    step "${missing[*]}" "MISSING and not root; run: sudo apt-get install -y ${missing[*]} (those engines' browser tests will fail)"
+  fi
 fi
 
 # 5. pyca/cryptography for the independent messaging cross-check (PyPI) --------------

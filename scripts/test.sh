@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Full test run: setup, native vectors, clippy (native + wasm), build, lint (tsc +
-# ESLint), Node tests, Playwright (Chromium). Every step runs even after a failure
+# ESLint), Node tests, Playwright (Chromium, Firefox, WebKit). Every step runs even after a failure
 # so the summary is complete; exit status is non-zero if any step failed. The last
 # line of output is exactly "N passed, N failed" (steps).
 set -uo pipefail
@@ -76,14 +76,20 @@ if [[ $BUILD_OK -eq 1 ]]; then
   run_step "react hooks (vitest)" npx --no-install vitest run --config tests/react/vitest.config.ts
   # An independent implementation (pyca/cryptography on OpenSSL) re-derives every messaging KAT.
   run_step "messaging KATs vs pyca/cryptography" python3 vectors/messaging/crosscheck_pyca.py
-  run_step "playwright (chromium)" npx --no-install playwright test
+  # The browser corpus once per engine (tests/shared/engines.ts); each step prints its passed,
+  # failed and skipped counts, and every skip its reason.
+  for engine in chromium firefox webkit; do
+    run_step "playwright ($engine)" env VEILKIT_ENGINE="$engine" npx --no-install playwright test
+  done
   # The npm tarball installed into the examples and scratch apps (Vite, Next, an import map).
   run_step "packed package: bundler matrix and examples" bash scripts/test-packed.sh
 else
   skip_step "eslint (typescript-eslint strict-type-checked)" "build failed"
   skip_step "node tests" "build failed"
   skip_step "messaging KATs vs pyca/cryptography" "build failed"
-  skip_step "playwright (chromium)" "build failed"
+  for engine in chromium firefox webkit; do
+    skip_step "playwright ($engine)" "build failed"
+  done
   skip_step "packed package: bundler matrix and examples" "build failed"
 fi
 

@@ -1,7 +1,7 @@
 // Argument checks and error contract of the public API on Chromium's main thread.
 // One page load runs every shared check; each check is its own step with soft
 // assertions.
-import { test, expect } from '@playwright/test';
+import { test, expect } from './test.js';
 import { API_CHECKS, type ApiCheckResult } from '../shared/api-checks.js';
 
 type ApiPageResult =

@@ -6,7 +6,7 @@
 // may also get the glue's own TypeError) — never a WebAssembly.RuntimeError —
 // and the module must still work afterwards (known SHA-256, Ed25519 round trip).
 // Skipped exports and members are listed, with reasons, in boundary-plan.ts.
-import { test, expect } from '@playwright/test';
+import { test, expect } from './test.js';
 
 type Boundary = typeof import('./fixtures/boundary-page.js');
 declare global {

@@ -2,7 +2,7 @@
 // leads to it; a file is chosen, protected by a password or for a recipient
 // (a keystore identity), encrypted with a progress bar and MB/s, downloaded;
 // the container is dropped back and the original comes out, byte for byte.
-import { test, expect, type Page } from '@playwright/test';
+import { test, expect, type Page } from './test.js';
 import { readFileSync } from 'node:fs';
 
 const ORIGINAL = Buffer.from(Array.from({ length: 3 * 1024 * 1024 + 4321 }, (_, i) => (i * 131 + (i >> 9)) & 0xff));

@@ -12,7 +12,8 @@
 // requested file could not be read" reading such blobs back).
 // The test launches its own browser with a fresh persistent profile (for the OPFS
 // quota): no Blob, file or worker of another test lives in it.
-import { test, expect, chromium, type CDPSession } from '@playwright/test';
+import { type CDPSession } from '@playwright/test';
+import { test, expect, launchPersistent } from './test.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -83,10 +84,7 @@ test('1 GiB generated on the fly is encrypted to a file and decrypted as a strea
   test.setTimeout(600_000);
   const mib = Number(process.env.VEILKIT_LARGE_MIB ?? 1024);
   const dir = mkdtempSync(join(tmpdir(), 'veilkit-large-'));
-  const launchOptions = config.projects?.[0]?.use?.launchOptions ?? {};
-  const context = await chromium.launchPersistentContext(dir, {
-    executablePath: '/usr/bin/chromium', args: launchOptions.args ?? [], headless: true, baseURL: String(testInfo.project.use.baseURL),
-  });
+  const context = await launchPersistent(dir, String(testInfo.project.use.baseURL));
   try {
     await run(context, mib);
   } finally {

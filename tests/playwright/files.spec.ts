@@ -3,7 +3,7 @@
 // to the Rust engine; cross-decryption with Rust-made fixtures (and browser-made
 // fixtures for crate/tests/container_browser_fixtures.rs); typed failures;
 // random access; abort; OPFS sink; no secret bytes on the page.
-import { test, expect, type Page } from '@playwright/test';
+import { test, expect, type Page } from './test.js';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 

@@ -2,7 +2,7 @@
 // directions with @hpke/core + @hpke/hybridkem-x-wing (bundled for the page by esbuild here),
 // exporter secrets, the tamper matrix and argument checks (tests/shared/hpke-interop.ts), and a
 // keystore-held X-Wing key opening boxes from both implementations inside the keystore worker.
-import { test, expect } from '@playwright/test';
+import { test, expect } from './test.js';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';

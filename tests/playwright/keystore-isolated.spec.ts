@@ -8,7 +8,7 @@
 // own first-party storage is what this Chromium gives it when third-party storage is allowed, and
 // where the browser blocks third-party storage (this Chromium's default) the frame fails with
 // STORAGE_FAILED instead of keeping keys elsewhere.
-import { test, expect, chromium, type Page } from '@playwright/test';
+import { test, expect, type Page, launchPersistent } from './test.js';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -110,7 +110,7 @@ async function identityId(page: Page, name: string): Promise<string> {
 
 test('same site: the store survives a browser restart and is the keystore origin\'s own first-party store', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'veilkit-iso-'));
-  const launch = () => chromium.launchPersistentContext(dir, { ...config.projects?.[0]?.use?.launchOptions, headless: true });
+  const launch = () => launchPersistent(dir, String(config.use?.baseURL));
   const name = storeName('persist');
   try {
     let ctx = await launch();
@@ -153,7 +153,7 @@ test('another site, third-party storage allowed: the store survives a restart (t
   // Third-party cookies (and so third-party storage) allowed, as in a default desktop profile.
   mkdirSync(join(dir, 'Default'), { recursive: true });
   writeFileSync(join(dir, 'Default', 'Preferences'), JSON.stringify({ profile: { cookie_controls_mode: 0 } }));
-  const launch = () => chromium.launchPersistentContext(dir, { ...config.projects?.[0]?.use?.launchOptions, headless: true });
+  const launch = () => launchPersistent(dir, String(config.use?.baseURL));
   const name = storeName('partitioned');
   try {
     let ctx = await launch();

@@ -2,7 +2,7 @@
 // one-time bundles, key ids never reused, rotation, PQ identities only, secrets re-wrapped by a
 // passphrase change and never in IndexedDB in the clear, consumption and the replay cache, deletion
 // with the identity, backups without prekeys, and the schema 2 → 3 migration.
-import { test, expect, type Page } from '@playwright/test';
+import { test, expect, type Page } from './test.js';
 
 type PrekeyTests = typeof import('./fixtures/prekeys-page.js');
 declare global {

@@ -1,7 +1,7 @@
 // Keystore (issue #6) in Chromium: persistence, non-extractable keys, recovery,
 // backup, passphrase lock, multi-tab races, storage faults, schema migrations,
 // and no secret bytes in any worker→page message.
-import { test, expect, chromium, type Page } from '@playwright/test';
+import { test, expect, type Page, launchPersistent } from './test.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -83,10 +83,9 @@ test('keys survive a page reload', async ({ page }) => {
 
 test('keys survive a browser context restart (persistent context)', async ({}, testInfo) => {
   const dir = mkdtempSync(join(tmpdir(), 'veilkit-profile-'));
-  const launchOptions = config.projects?.[0]?.use?.launchOptions ?? {};
   const baseURL = String(testInfo.project.use.baseURL);
   const name = storeName('restart');
-  const open = () => chromium.launchPersistentContext(dir, { executablePath: '/usr/bin/chromium', args: launchOptions.args ?? [], headless: true, baseURL });
+  const open = () => launchPersistent(dir, baseURL);
   try {
     let context = await open();
     let page = context.pages()[0] ?? (await context.newPage());

@@ -2,7 +2,7 @@
 // known-answer tests of vectors/messaging/kat.json, the seed's full E2EE flow
 // and adversarial cases. One page load runs everything; each family / case is
 // its own step with soft assertions.
-import { test, expect } from '@playwright/test';
+import { test, expect } from './test.js';
 import { ADVERSARIAL_CASE_COUNT, KAT_FAMILIES } from '../shared/messaging-suite.js';
 import type { MessagingWorkerMessage } from './fixtures/messaging-worker.js';
 

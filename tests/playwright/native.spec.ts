@@ -1,7 +1,7 @@
 // Native WebCrypto routes vs the wasm core (ts/webcrypto/): the same vectors
 // through a WorkerPool forced onto each route, identical bytes across routes,
 // and the capability report.
-import { test, expect } from '@playwright/test';
+import { test, expect } from './test.js';
 import type { RouteReport } from './fixtures/native-page.js';
 import { skipIf } from './skip.js';
 

@@ -1,4 +1,4 @@
-import { test, expect } from '@playwright/test';
+import { test, expect } from './test.js';
 
 type PoolTests = typeof import('./fixtures/pool-page.js');
 declare global {

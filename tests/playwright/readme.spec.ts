@@ -3,7 +3,7 @@
 // phrase where the identity already was and to promise "same public keys" without saying that the phrase
 // does not carry the ML-DSA-65 setting. Every `…; // true` line must yield true; the prose around the
 // snippet (KEY_EXISTS with the other setting, another id without `{ mlDsa: true }`) is checked too.
-import { test, expect } from '@playwright/test';
+import { test, expect } from './test.js';
 import { readFileSync } from 'node:fs';
 
 /**

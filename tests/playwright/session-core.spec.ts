@@ -2,7 +2,7 @@
 // Chromium: the seeded two-party simulation of tests/shared/session-sim.ts
 // (handshake, then 300 messages with drops, duplicates and reordering), the
 // same code Node runs with 1,000 messages (tests/node/session-core.test.ts).
-import { test, expect } from '@playwright/test';
+import { test, expect } from './test.js';
 import { CHROMIUM_SIM } from '../shared/session-sim.js';
 import type { SessionWorkerMessage } from './fixtures/session-worker.js';
 

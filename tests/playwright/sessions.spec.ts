@@ -2,7 +2,7 @@
 // messages between two keystores, failures that change nothing, prekey reuse and replay, two
 // tabs on one session, persistence across reload and restart, rollback, verification codes,
 // deletion, and no secret bytes in any worker→page message.
-import { test, expect, chromium, type Page } from '@playwright/test';
+import { test, expect, type Page, launchPersistent } from './test.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -121,10 +121,9 @@ test('sessions survive a page reload', async ({ page }) => {
 
 test('sessions survive a browser restart (persistent context)', async ({}, testInfo) => {
   const dir = mkdtempSync(join(tmpdir(), 'veilkit-profile-'));
-  const launchOptions = config.projects?.[0]?.use?.launchOptions ?? {};
   const baseURL = String(testInfo.project.use.baseURL);
   const [a, b] = names('restart');
-  const open = () => chromium.launchPersistentContext(dir, { executablePath: '/usr/bin/chromium', args: launchOptions.args ?? [], headless: true, baseURL });
+  const open = () => launchPersistent(dir, baseURL);
   try {
     let context = await open();
     let page = context.pages()[0] ?? (await context.newPage());

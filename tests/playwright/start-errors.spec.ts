@@ -1,7 +1,7 @@
 // Start failures name what failed and why (issue 17), in a real browser: a worker script that 404s, a
 // worker that never reports ready, and a wasm URL that answers with an HTML page (what a dev server's
 // fallback route returns when it does not serve the file).
-import { test, expect } from '@playwright/test';
+import { test, expect } from './test.js';
 
 test.beforeEach(async ({ page }) => {
   await page.goto('/tests/playwright/fixtures/threads.html');

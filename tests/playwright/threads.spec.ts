@@ -4,7 +4,7 @@
 // parallel lanes (each tag checked against hash-wasm's independent Argon2, computed
 // here in Node), the batched KEM exports of the threads build and the public
 // batch functions (ts/batch.ts) on both builds.
-import { test, expect } from '@playwright/test';
+import { test, expect } from './test.js';
 import { EXPECTED, FAMILIES, expectedCases, formatReport, formatSkips, skippedCases } from '../shared/vector-suites.js';
 import type { ThreadsWorkerMessage } from './fixtures/threads-worker.js';
 import { argon2id as hashWasmArgon2id } from 'hash-wasm';

@@ -2,7 +2,7 @@
 // One page load runs every family; each family is its own step with soft
 // assertions, so one failing family never hides the others. Counts are the pinned
 // ones of tests/shared/vector-suites.ts (EXPECTED), not the worker's own.
-import { test, expect } from '@playwright/test';
+import { test, expect } from './test.js';
 import { EXPECTED, FAMILIES, expectedCases, formatReport, formatSkips, skippedCases } from '../shared/vector-suites.js';
 import type { VectorWorkerMessage } from './fixtures/vector-worker.js';
 

@@ -2,7 +2,7 @@
 // derive sequences on a fresh instance of the raw wasm glue, no 16-byte window
 // of any secret remains anywhere in linear memory (stack, data, heap, freed
 // chunks). See SECURITY.md "Zeroization" for what this does and does not show.
-import { test, expect } from '@playwright/test';
+import { test, expect } from './test.js';
 
 type Zeroize = typeof import('./fixtures/zeroize-page.js');
 declare global {

@@ -1,0 +1,30 @@
+/**
+ * What every spec imports instead of '@playwright/test': the same `test` and `expect`, with the
+ * `context` and `page` fixtures of the engine under test (tests/shared/engines.ts). In Chromium and
+ * Firefox they are Playwright's own; in WebKit they come from the WebDriver adapter
+ * (tests/shared/webkit/), which implements the part of the Page API the specs use and throws a
+ * named error for the rest.
+ */
+import { test as base, expect, chromium, firefox, type BrowserContext } from '@playwright/test';
+import { ENGINE, persistentLaunch, type Engine } from '../shared/engines.js';
+import { webkitContext, webkitPage, launchWebKitPersistent } from '../shared/webkit/fixtures.js';
+
+export { expect };
+export type { Page, BrowserContext } from '@playwright/test';
+
+/** The engine this run tests. */
+export const engine: Engine = ENGINE;
+
+/** `test` with the engine's fixtures. */
+export const test = ENGINE === 'webkit' ? base.extend({ context: webkitContext, page: webkitPage }) : base;
+
+/**
+ * A browser with a profile kept in `userDataDir` (the restart tests close it and open it again on the
+ * same directory). `baseURL` resolves relative `goto` paths.
+ */
+export async function launchPersistent(userDataDir: string, baseURL: string): Promise<BrowserContext> {
+  if (ENGINE === 'webkit') return launchWebKitPersistent(userDataDir, baseURL);
+  const { browserName, options } = persistentLaunch(ENGINE);
+  const type = browserName === 'firefox' ? firefox : chromium;
+  return type.launchPersistentContext(userDataDir, { ...options, baseURL });
+}
