@@ -103,19 +103,33 @@ async function waitReady(url: string, child: ChildProcess): Promise<void> {
 const running = new Set<ChildProcess>();
 let exitHook = false;
 
-/** Kills what is still running when this process exits without stopping it (synchronous, best effort). */
+/** Kills everything still running, synchronously (the driver with its process group). */
+function killAllSync(): void {
+  for (const child of running) {
+    try {
+      if (child.pid !== undefined) process.kill(child.spawnargs[0] === 'WebKitWebDriver' ? -child.pid : child.pid, 'SIGKILL');
+    } catch {
+      /* gone */
+    }
+  }
+  running.clear();
+}
+
+/**
+ * Kills what is still running when this process exits without stopping it: on `exit`, and on
+ * SIGTERM/SIGHUP/SIGINT (which end Node without `exit` handlers; the driver's own process group does
+ * not receive a signal sent to ours). The signal is raised again afterwards when nobody else handles it.
+ */
 function hookExit(): void {
   if (exitHook) return;
   exitHook = true;
-  process.once('exit', () => {
-    for (const child of running) {
-      try {
-        if (child.pid !== undefined) process.kill(child.spawnargs[0] === 'WebKitWebDriver' ? -child.pid : child.pid, 'SIGKILL');
-      } catch {
-        /* gone */
-      }
-    }
-  });
+  process.once('exit', killAllSync);
+  for (const signal of ['SIGTERM', 'SIGHUP', 'SIGINT'] as const) {
+    process.once(signal, () => {
+      killAllSync();
+      if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+    });
+  }
 }
 
 /** Starts Xvfb and WebKitWebDriver on a free display and port, ready for sessions. */
