@@ -1,9 +1,11 @@
 /**
- * A small W3C WebDriver (classic) client over Node's fetch, enough to drive WebKitGTK's MiniBrowser
+ * A small W3C WebDriver (classic) client over node:http, enough to drive WebKitGTK's MiniBrowser
  * through WebKitWebDriver: sessions, navigation, windows, script execution, elements. Every command of
  * one session runs after the previous one finished (WebDriver sessions are single-threaded: a second
  * command sent while an `execute/async` runs would be refused or reordered).
  */
+
+import { request as httpRequest } from 'node:http';
 
 /** The capabilities WebKitWebDriver needs to start MiniBrowser in automation mode. */
 export const MINIBROWSER = '/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser';
@@ -22,12 +24,30 @@ const ELEMENT = 'element-6066-11e4-a52f-4a6f6b8c0f5b';
 /** A reference to an element returned by Find Element. */
 export interface ElementRef { [ELEMENT]: string }
 
+/**
+ * One HTTP exchange with the driver. node:http rather than fetch: fetch (undici) gives up on a
+ * response whose headers take over 300 s, and an `execute/async` running a long suite answers only
+ * when the suite is done.
+ */
+function exchange(url: string, method: string, body: string | undefined): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method, headers: { 'content-type': 'application/json; charset=utf-8' } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    if (body !== undefined) req.end(body);
+    else req.end();
+  });
+}
+
 async function request(url: string, method: string, body?: unknown): Promise<unknown> {
-  const init: RequestInit = { method, headers: { 'content-type': 'application/json; charset=utf-8' } };
-  if (body !== undefined) init.body = JSON.stringify(body);
-  else if (method === 'POST') init.body = '{}';
-  const response = await fetch(url, init);
-  const text = await response.text();
+  const payload = body !== undefined ? JSON.stringify(body) : method === 'POST' ? '{}' : undefined;
+  const response = await exchange(url, method, payload);
+  const text = response.text;
+  const ok = response.status >= 200 && response.status < 300;
   let parsed: { value?: unknown };
   try {
     parsed = text === '' ? {} : (JSON.parse(text) as { value?: unknown });
@@ -35,7 +55,7 @@ async function request(url: string, method: string, body?: unknown): Promise<unk
     throw new WebDriverError('invalid response', `${method} ${url}: HTTP ${response.status} ${text.slice(0, 200)}`);
   }
   const value = parsed.value;
-  if (!response.ok) {
+  if (!ok) {
     const v = (value ?? {}) as { error?: string; message?: string };
     throw new WebDriverError(v.error ?? `HTTP ${response.status}`, v.message ?? text.slice(0, 500));
   }
