@@ -2,7 +2,8 @@
  * Values crossing between Node and the page as JSON, with what JSON loses kept: undefined, NaN,
  * ±Infinity, -0, bigint, Date, RegExp, Error, typed arrays / ArrayBuffer, Map, Set, nested arrays and
  * objects (shared references are copied, cycles become `"[Circular]"`). Every non-JSON-primitive
- * value is an object tagged with `$`, so plain objects never collide with tags.
+ * value is an object tagged with `$`, so plain objects never collide with tags; objects travel as
+ * key/value pairs so that their key order survives.
  *
  * `PAGE_CODEC` is the same codec as page-side source text (the adapter inlines it in each script).
  */
@@ -61,9 +62,8 @@ function codec(g: typeof globalThis, TYPED_NAMES: readonly string[]) {
       if (Array.isArray(o)) return { $: 'a', v: o.map((x) => encode(x, seen)) };
       if (o instanceof Map) return { $: 'm', v: Array.from(o.entries()).map(([k, x]) => [encode(k, seen), encode(x, seen)]) };
       if (o instanceof Set) return { $: 's', v: Array.from(o.values()).map((x) => encode(x, seen)) };
-      const out: Record<string, unknown> = {};
-      for (const key of Object.keys(o)) out[key] = encode((o as Record<string, unknown>)[key], seen);
-      return { $: 'o', v: out };
+      // Key/value pairs, not an object: WebKitWebDriver's JSON does not keep the order of object keys.
+      return { $: 'o', v: Object.keys(o).map((key) => [key, encode((o as Record<string, unknown>)[key], seen)]) };
     } finally {
       seen.pop();
     }
@@ -97,7 +97,7 @@ function codec(g: typeof globalThis, TYPED_NAMES: readonly string[]) {
       case 's': return new Set((t.v as unknown[]).map(decode));
       case 'o': {
         const out: Record<string, unknown> = {};
-        for (const [k, x] of Object.entries(t.v as Record<string, unknown>)) out[k] = decode(x);
+        for (const [k, x] of t.v as [string, unknown][]) out[k] = decode(x);
         return out;
       }
       default: return value;
