@@ -7,7 +7,7 @@
  */
 import { test as base, expect as baseExpect, chromium, firefox, type BrowserContext } from '@playwright/test';
 import { ENGINE, persistentLaunch, type Engine } from '../shared/engines.js';
-import { webkitContext, webkitPage, launchWebKitPersistent, webkitMatchers } from '../shared/webkit/fixtures.js';
+import { webkitContext, webkitPage, launchWebKitPersistent, webkitMatchers, WEBKIT_NO_PROFILE } from '../shared/webkit/fixtures.js';
 
 /**
  * `expect`; in WebKit extended with web-first matchers (toHaveTitle, toHaveText, …) that work on the
@@ -21,6 +21,12 @@ export const engine: Engine = ENGINE;
 
 /** `test` with the engine's fixtures. */
 export const test = ENGINE === 'webkit' ? base.extend({ context: webkitContext, page: webkitPage }) : base;
+
+/**
+ * Why this engine cannot keep a browser profile across a restart (`launchPersistent`), or undefined
+ * when it can. The restart tests skip with this reason.
+ */
+export const noPersistentProfile: string | undefined = ENGINE === 'webkit' ? WEBKIT_NO_PROFILE : undefined;
 
 /**
  * A browser with a profile kept in `userDataDir` (the restart tests close it and open it again on the

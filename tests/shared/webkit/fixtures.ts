@@ -16,7 +16,9 @@ import { WebKitContextImpl, type WebKitPageImpl } from './page.js';
 import { startWebKitServers } from './servers.js';
 import { WebDriverSession } from './webdriver.js';
 
-export { NotSupportedError } from './page.js';
+import { NotSupportedError } from './page.js';
+
+export { NotSupportedError };
 export { webkitMatchers } from './matchers.js';
 
 /** Every fixture value a test-scoped fixture can depend on. */
@@ -58,14 +60,19 @@ export const webkitPage: TestFixture<Page, Args> = async ({ context }, use) => {
 };
 
 /**
- * A WebKit browser on a kept profile directory. MiniBrowser in automation mode (the only mode
- * WebKitWebDriver drives) uses an ephemeral website data manager, so nothing in `userDataDir`
- * survives a restart: the restart specs detect this with `webkitKeepsProfile()` and skip.
+ * Why WebKit has no persistent profile here: checked by starting MiniBrowser twice with
+ * XDG_DATA_HOME/XDG_CACHE_HOME pointing at one directory — IndexedDB and localStorage written in the
+ * first run were gone in the second.
  */
-export async function launchWebKitPersistent(userDataDir: string, baseURL: string): Promise<BrowserContext> {
-  if (userDataDir === '') throw new Error('launchWebKitPersistent: userDataDir is empty');
-  const { context } = await newContext(baseURL);
-  return context as unknown as BrowserContext;
+export const WEBKIT_NO_PROFILE =
+  'WebKitWebDriver drives MiniBrowser only in automation mode, whose website data (IndexedDB, localStorage) is ephemeral: nothing survives a browser restart';
+
+/**
+ * A WebKit browser on a kept profile directory: not available (see WEBKIT_NO_PROFILE); rejects with
+ * NotSupportedError rather than hand out a context whose data would silently vanish on restart.
+ */
+export function launchWebKitPersistent(userDataDir: string, baseURL: string): Promise<BrowserContext> {
+  return Promise.reject(new NotSupportedError(`launchPersistent(${userDataDir}, ${baseURL}): ${WEBKIT_NO_PROFILE}`));
 }
 
 /** WebKit for scripts outside the test runner: a page at `baseURL` and a `close` that stops everything. */
