@@ -6,8 +6,8 @@
  *
  * What is implemented, and how:
  * - `page.goto` (relative to `baseURL`, waits for `load` — WebDriver's normal page-load strategy),
- *   `reload`, `url`, `title`, `close`, `evaluate(fn | expression, arg)` (the function's source runs
- *   through `execute/async`; arguments and results go through ./codec.ts, so undefined, NaN, ±Infinity,
+ *   `reload`, `url`, `title`, `close`, `evaluate(fn | expression, arg)` (the function's source is
+ *   started by `execute/sync` and its result polled, so evaluates in two windows run concurrently; arguments and results go through ./codec.ts, so undefined, NaN, ±Infinity,
  *   -0, bigint, typed arrays, Date, Map, Set and Error survive; an exception in the page rejects with
  *   `page.evaluate: <name>: <message>` like Playwright), `waitForFunction`, `waitForLoadState`.
  * - Elements by CSS selector: `click` / `check` (real WebDriver clicks, so they count as user gestures),
@@ -80,17 +80,29 @@ const HOOKS = `(() => {
   document.addEventListener('click', (e) => { const a = e.target instanceof Element ? e.target.closest('a[download]') : null; if (a && capture(a)) e.preventDefault(); }, true);
 })()`;
 
-/** The script `evaluate` runs: arguments[0] = encoded argument; the function source is inlined. */
-function evaluateScript(source: string, isFunction: boolean): string {
+/**
+ * The script that starts an `evaluate`: runs the function (source inlined; arguments[0] = encoded
+ * argument) without waiting for it, and returns a run id; the result lands in
+ * `window.__veilkitRuns[id]`, which `evaluate` polls. Start-and-poll rather than one
+ * `execute/async`: a WebDriver session runs one script at a time, so an `execute/async` in one window
+ * would hold back every other window's evaluate (two pages racing each other would run one after
+ * the other).
+ */
+function startScript(source: string, isFunction: boolean): string {
   const body = isFunction ? `const fn = (${source});\n return fn(C.decode(args[0]));` : `return (${source});`;
-  return `const done = arguments[arguments.length - 1];
-const C = ${PAGE_CODEC};
+  return `const C = ${PAGE_CODEC};
+const runs = (window.__veilkitRuns ??= { next: 0, results: {} });
+const id = ++runs.next;
 const drain = () => { const h = window.__veilkitHooks; if (!h) return []; const l = h.log; h.log = []; return l; };
 const args = arguments;
 (async function () { ${body} })()
-  .then((v) => { try { done({ ok: C.encode(v), log: drain() }); } catch (e) { done({ err: { name: 'Error', message: 'result not serializable: ' + e }, log: drain() }); } },
-        (e) => done({ err: e instanceof Error ? { name: e.name, message: e.message, stack: String(e.stack || '') } : { name: '', message: typeof e === 'string' ? e : JSON.stringify(C.encode(e)) }, log: drain() }));`;
+  .then((v) => { try { runs.results[id] = { ok: C.encode(v), log: drain() }; } catch (e) { runs.results[id] = { err: { name: 'Error', message: 'result not serializable: ' + e }, log: drain() }; } },
+        (e) => { runs.results[id] = { err: e instanceof Error ? { name: e.name, message: e.message, stack: String(e.stack || '') } : { name: '', message: typeof e === 'string' ? e : JSON.stringify(C.encode(e)) }, log: drain() }; });
+return id;`;
 }
+
+/** Polls run `arguments[0]`: its result (and forgets it), null while running, 'gone' after a navigation. */
+const POLL = `const runs = window.__veilkitRuns; if (!runs) return 'gone'; const r = runs.results[arguments[0]]; if (r === undefined) return null; delete runs.results[arguments[0]]; return r;`;
 
 /** A download captured from the page. */
 export interface WebKitDownload {
@@ -253,13 +265,19 @@ export class WebKitPageImpl {
 
   async evaluate<R, A>(fn: string | ((arg: A) => R | Promise<R>), arg?: A): Promise<R> {
     const isFunction = typeof fn === 'function';
-    const script = evaluateScript(isFunction ? fn.toString() : fn, isFunction);
-    const result = (await this.cmd('POST', '/execute/async', { script, args: [encode(arg)] })) as {
+    const id = (await this.cmd('POST', '/execute/sync', { script: startScript(isFunction ? fn.toString() : fn, isFunction), args: [encode(arg)] })) as number;
+    type Outcome = {
       ok?: unknown;
       err?: { name: string; message: string; stack?: string };
       log?: { kind: string; type?: string; text?: string; name?: string; message?: string }[];
-    } | null;
-    for (const entry of result?.log ?? []) {
+    } | null | 'gone';
+    let result: Outcome = null;
+    for (let wait = 2; result === null; wait = Math.min(wait * 2, 50)) {
+      await sleep(wait);
+      result = (await this.cmd('POST', '/execute/sync', { script: POLL, args: [id] })) as Outcome;
+    }
+    if (result === 'gone') throw new Error('page.evaluate: the page navigated or closed while evaluating');
+    for (const entry of result.log ?? []) {
       if (entry.kind === 'console') this.emit('console', { type: () => entry.type ?? 'log', text: () => entry.text ?? '' });
       else if (entry.kind === 'pageerror') {
         const e = new Error(entry.message ?? '');
@@ -267,7 +285,6 @@ export class WebKitPageImpl {
         this.emit('pageerror', e);
       }
     }
-    if (result === null || result === undefined) throw new Error('page.evaluate: no result (the page navigated or closed while evaluating)');
     if (result.err !== undefined) {
       const { name, message, stack } = result.err;
       const e = new Error(`page.evaluate: ${name === '' ? '' : `${name}: `}${message}`);
