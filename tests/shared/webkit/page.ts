@@ -191,6 +191,19 @@ export class WebKitPageImpl {
     return this._context;
   }
 
+  /** `page.request`: HTTP from Node (fetch), like Playwright's APIRequestContext for `get`; no cookies shared. */
+  readonly request = guarded({
+    get: async (url: string) => {
+      const response = await fetch(new URL(url, this._context._options.baseURL));
+      const body = Buffer.from(await response.arrayBuffer());
+      const headers: Record<string, string> = {};
+      response.headers.forEach((value, key) => {
+        headers[key] = value;
+      });
+      return { status: () => response.status, ok: () => response.ok, headers: () => headers, body: () => Promise.resolve(body), text: () => Promise.resolve(body.toString('utf8')) };
+    },
+  }, 'page.request');
+
   on(event: string, listener: Listener): this {
     this.listeners.set(event, [...(this.listeners.get(event) ?? []), listener]);
     return this;
