@@ -1,4 +1,4 @@
-// Messaging through the public API inside a module Worker in Chromium: the
+// Messaging through the public API inside a module Worker, in every engine: the
 // known-answer tests of vectors/messaging/kat.json, the seed's full E2EE flow
 // and adversarial cases. One page load runs everything; each family / case is
 // its own step with soft assertions.
@@ -6,7 +6,7 @@ import { test, expect } from './test.js';
 import { ADVERSARIAL_CASE_COUNT, KAT_FAMILIES } from '../shared/messaging-suite.js';
 import type { MessagingWorkerMessage } from './fixtures/messaging-worker.js';
 
-test('messaging KATs, E2EE flow and adversarial cases in a module worker (Chromium)', async ({ page }) => {
+test('messaging KATs, E2EE flow and adversarial cases in a module worker', async ({ page }) => {
   const pageLog: string[] = [];
   page.on('console', (m) => pageLog.push(`[console.${m.type()}] ${m.text()}`));
   page.on('pageerror', (e) => pageLog.push(`[pageerror] ${e.message}`));

@@ -1,4 +1,4 @@
-// Known-answer vectors through the public API inside a module Worker in Chromium.
+// Known-answer vectors through the public API inside a module Worker, in every engine.
 // One page load runs every family; each family is its own step with soft
 // assertions, so one failing family never hides the others. Counts are the pinned
 // ones of tests/shared/vector-suites.ts (EXPECTED), not the worker's own.
@@ -6,7 +6,7 @@ import { test, expect } from './test.js';
 import { EXPECTED, FAMILIES, expectedCases, formatReport, formatSkips, skippedCases } from '../shared/vector-suites.js';
 import type { VectorWorkerMessage } from './fixtures/vector-worker.js';
 
-test('vector suites in a module worker (Chromium)', async ({ page }) => {
+test('vector suites in a module worker', async ({ page }) => {
   test.setTimeout(10 * 60_000);
   const pageLog: string[] = [];
   page.on('console', (m) => pageLog.push(`[console.${m.type()}] ${m.text()}`));
