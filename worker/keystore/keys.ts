@@ -89,9 +89,11 @@ export async function deriveSharedKey(s: Store, id: string, peerPublicKey: Uint8
   const { session, identity, record } = await loadSecret(s, id, 'x25519');
   let shared: Uint8Array;
   if (identity.routes.x25519 === 'native') {
-    const peerKey = await subtle().importKey('raw', bs(peer), { name: 'X25519' }, true, []);
     const own = await nativeKey(session, record, 'x25519');
     try {
+      // Inside the try: Firefox already refuses a low-order peer key at import (DataError), Chromium
+      // at deriveBits (OperationError); the length was checked above, so either is the key's fault.
+      const peerKey = await subtle().importKey('raw', bs(peer), { name: 'X25519' }, true, []);
       shared = new Uint8Array(await subtle().deriveBits({ name: 'X25519', public: peerKey }, own, 256));
     } catch (e) {
       throw new VeilError('WEAK_KEY', `X25519 with this peer key failed (${(e as Error).message})`);
