@@ -207,13 +207,26 @@ export function init(options: InitOptions = {}): Promise<void> {
     } catch (e) {
       ready = undefined; // allow a retry (e.g. after a network error)
       if (e instanceof VeilError) throw e;
-      // "expected magic word 00 61 73 6d, found 3c 21 64 6f": an HTML page (a dev server's fallback) came back instead of the .wasm.
-      const html = /found 3c/i.test(String(e)) ? ' (the server answered with an HTML page, not the .wasm: serve veilkit_bg.wasm as a file, or pass init({ wasm }))' : '';
+      // An HTML page (a dev server's fallback) came back instead of the .wasm. Chromium says "expected
+      // magic word 00 61 73 6d, found 3c 21 64 6f"; Firefox only "failed to match magic number", so
+      // there the answer is fetched again and its first byte checked for '<'.
+      const html = /found 3c/i.test(String(e)) || (/failed to match magic number/i.test(String(e)) && from !== undefined && await startsWithTag(from)) ? ' (the server answered with an HTML page, not the .wasm: serve veilkit_bg.wasm as a file, or pass init({ wasm }))' : '';
       const vite = from !== undefined && inViteDeps(from) ? ` — ${VITE_DEPS_HINT}` : '';
       throw new VeilError('UNSUPPORTED_PLATFORM', `could not load the wasm core${from === undefined ? '' : ` from ${from}`}: ${String(e)}${html}${vite}`, { cause: e });
     }
   })();
   return ready;
+}
+
+/** Whether the resource at `url` starts with '<' (an HTML page); false when it cannot be fetched. */
+async function startsWithTag(url: string): Promise<boolean> {
+  try {
+    const r = await fetch(url);
+    const head = new Uint8Array(await r.arrayBuffer(), 0, 1);
+    return head[0] === 0x3c;
+  } catch {
+    return false;
+  }
 }
 
 /** Whether {@link init} has completed. */
