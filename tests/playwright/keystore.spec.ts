@@ -43,7 +43,7 @@ test('capabilities name a route per key type; no private key is stored; the devi
   // What this engine's WebCrypto generates, probed here independently of the SDK: capabilities()
   // reports exactly that (Chromium 13x+ has all four; Firefox ESR 153 has no ML-KEM-768 / ML-DSA-65).
   const engineHas = await page.evaluate(async () => {
-    const gen = async (name: string, usages: KeyUsage[]) => crypto.subtle.generateKey({ name } as Algorithm, false, usages).then(() => true, () => false);
+    const gen = async (name: string, usages: KeyUsage[]) => crypto.subtle.generateKey({ name }, false, usages).then(() => true, () => false);
     return {
       'ed25519': await gen('Ed25519', ['sign', 'verify']), 'x25519': await gen('X25519', ['deriveBits']),
       'ml-kem-768': await gen('ML-KEM-768', ['encapsulateBits', 'decapsulateBits'] as unknown as KeyUsage[]),
