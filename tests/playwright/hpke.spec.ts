@@ -1,8 +1,8 @@
-// Sealed box (HPKE base mode, X-Wing, HKDF-SHA256, AES-256-GCM) in Chromium: interop both
+// Sealed box (HPKE base mode, X-Wing, HKDF-SHA256, AES-256-GCM) in every engine: interop both
 // directions with @hpke/core + @hpke/hybridkem-x-wing (bundled for the page by esbuild here),
 // exporter secrets, the tamper matrix and argument checks (tests/shared/hpke-interop.ts), and a
 // keystore-held X-Wing key opening boxes from both implementations inside the keystore worker.
-import { test, expect } from './test.js';
+import { test, expect, engine } from './test.js';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -27,7 +27,7 @@ test('sealed box interoperates with @hpke/core + @hpke/hybridkem-x-wing', async 
     const { api, lib, suite } = w.hpke;
     return { interop: await suite.runInterop(api, lib, 40), checks: await suite.argumentChecks(api) };
   });
-  console.log(`hpke interop (Chromium): ${r.interop.veilkitToLib} veilkit→lib, ${r.interop.libToVeilkit} lib→veilkit, ${r.interop.exports} exports, ${r.interop.rejected} rejected`);
+  console.log(`hpke interop (${engine}): ${r.interop.veilkitToLib} veilkit→lib, ${r.interop.libToVeilkit} lib→veilkit, ${r.interop.exports} exports, ${r.interop.rejected} rejected`);
   expect(r.interop.failures).toEqual([]);
   expect(r.interop.veilkitToLib).toBe(40);
   expect(r.interop.libToVeilkit).toBe(40);

@@ -1,4 +1,4 @@
-// The isolated-origin keystore (docs/KEYSTORE.md#isolated-origin-mode) in Chromium. The app runs on
+// The isolated-origin keystore (docs/KEYSTORE.md#isolated-origin-mode), in every engine. The app runs on
 // http://127.0.0.1:PORT, the keystore on http://127.0.0.1:PORT+100 (another origin of the same
 // site, the deployment docs/KEYSTORE.md recommends) or on http://localhost:PORT (another site).
 // Attack-shaped: app page script tries to read the store directly, to call the export paths, to
@@ -8,7 +8,7 @@
 // own first-party storage is what this Chromium gives it when third-party storage is allowed, and
 // where the browser blocks third-party storage (this Chromium's default) the frame fails with
 // STORAGE_FAILED instead of keeping keys elsewhere.
-import { test, expect, type Page, launchPersistent, noPersistentProfile } from './test.js';
+import { test, expect, type Page, launchPersistent, noPersistentProfile, engine } from './test.js';
 import { skipIf } from './skip.js';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -142,18 +142,40 @@ test('same site: the store survives a browser restart and is the keystore origin
   }
 });
 
-test('another site, third-party storage blocked (this Chromium\'s default): the frame fails with STORAGE_FAILED and nothing is kept', async ({ page }) => {
-  await load(page);
-  expect(await page.evaluate((n) => window.isoTests.refusedOpen(n, 'keystore.frame.html', 10_000, 'cross'), storeName('blocked')))
-    .toEqual({ code: 'STORAGE_FAILED', framesBefore: 0, framesAfter: 0 });
+test('another site, third-party storage blocked (Chromium\'s headless default; Firefox with third-party cookies blocked): the frame fails with STORAGE_FAILED and nothing is kept', async ({ page }) => {
+  const expected = { code: 'STORAGE_FAILED', framesBefore: 0, framesAfter: 0 };
+  if (engine !== 'firefox') {
+    await load(page);
+    expect(await page.evaluate((n) => window.isoTests.refusedOpen(n, 'keystore.frame.html', 10_000, 'cross'), storeName('blocked'))).toEqual(expected);
+    return;
+  }
+  // Firefox's default partitions third-party storage instead of blocking it (the next test); its
+  // blocking setting is network.cookie.cookieBehavior = 1 (all third-party cookies and storage),
+  // in a fresh profile.
+  const dir = mkdtempSync(join(tmpdir(), 'veilkit-iso-'));
+  try {
+    const ctx = await launchPersistent(dir, String(config.use?.baseURL), { firefoxUserPrefs: { 'network.cookie.cookieBehavior': 1 } });
+    try {
+      const p = await ctx.newPage();
+      await load(p);
+      expect(await p.evaluate((n) => window.isoTests.refusedOpen(n, 'keystore.frame.html', 10_000, 'cross'), storeName('blocked'))).toEqual(expected);
+    } finally {
+      await ctx.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 // What a cross-site frame keeps depends on the browser's third-party storage rule; docs/KEYSTORE.md
-// lists it per engine. This Chromium, with third-party cookies allowed, does not partition it.
-test('another site, third-party storage allowed: the store survives a restart (this Chromium gives the frame the keystore origin\'s first-party storage)', async () => {
+// lists it per engine. Chromium, with third-party cookies allowed, does not partition it; Firefox
+// (its default, Total Cookie Protection) partitions it by the app's top-level site.
+const PARTITIONS_THIRD_PARTY_STORAGE = engine !== 'chromium';
+test('another site, third-party storage allowed: the store survives a restart (Chromium: the keystore origin\'s first-party storage; Firefox: a store partitioned by the app\'s site)', async () => {
   skipIf(noPersistentProfile !== undefined, noPersistentProfile ?? '');
   const dir = mkdtempSync(join(tmpdir(), 'veilkit-iso-'));
-  // Third-party cookies (and so third-party storage) allowed, as in a default desktop profile.
+  // Third-party cookies (and so third-party storage) allowed, as in a default desktop profile
+  // (Chromium's profile setting; Firefox allows partitioned third-party storage by default).
   mkdirSync(join(dir, 'Default'), { recursive: true });
   writeFileSync(join(dir, 'Default', 'Preferences'), JSON.stringify({ profile: { cookie_controls_mode: 0 } }));
   const launch = () => launchPersistent(dir, String(config.use?.baseURL));
@@ -170,7 +192,8 @@ test('another site, third-party storage allowed: the store survives a restart (t
     page = await ctx.newPage();
     await load(page);
     expect(await page.evaluate((n) => window.isoTests.identities(n, 'cross'), name)).toEqual([id]);
-    // First-party on the keystore origin: the same store (a partitioning browser would show none).
+    // First-party on the keystore origin: the same store where the engine does not partition, none
+    // where it does (the frame's store lives in the app site's partition).
     await page.goto(`${CROSS_SITE_ORIGIN}/tests/playwright/fixtures/keystore-page.html`);
     await expect(page).toHaveTitle('ready');
     expect(await page.evaluate(async (n) => {
@@ -180,7 +203,7 @@ test('another site, third-party storage allowed: the store survives a restart (t
       } finally {
         ks.close();
       }
-    }, name)).toEqual([id]);
+    }, name)).toEqual(PARTITIONS_THIRD_PARTY_STORAGE ? [] : [id]);
     await ctx.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });

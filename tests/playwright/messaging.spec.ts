@@ -1,4 +1,4 @@
-// Messaging through the public API inside a module Worker in Chromium: the
+// Messaging through the public API inside a module Worker, in every engine: the
 // known-answer tests of vectors/messaging/kat.json, the seed's full E2EE flow
 // and adversarial cases. One page load runs everything; each family / case is
 // its own step with soft assertions.

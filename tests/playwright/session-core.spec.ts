@@ -1,5 +1,5 @@
-// PQ chat sessions through the byte-level wasm wrapper inside a module Worker in
-// Chromium: the seeded two-party simulation of tests/shared/session-sim.ts
+// PQ chat sessions through the byte-level wasm wrapper inside a module Worker, in
+// every engine: the seeded two-party simulation of tests/shared/session-sim.ts
 // (handshake, then 300 messages with drops, duplicates and reordering), the
 // same code Node runs with 1,000 messages (tests/node/session-core.test.ts).
 import { test, expect } from './test.js';

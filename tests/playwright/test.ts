@@ -30,11 +30,15 @@ export const noPersistentProfile: string | undefined = ENGINE === 'webkit' ? WEB
 
 /**
  * A browser with a profile kept in `userDataDir` (the restart tests close it and open it again on the
- * same directory). `baseURL` resolves relative `goto` paths.
+ * same directory). `baseURL` resolves relative `goto` paths. `firefoxUserPrefs` are Firefox
+ * preferences for this profile (Playwright writes the profile's user.js itself, so a test cannot);
+ * other engines ignore them.
  */
-export async function launchPersistent(userDataDir: string, baseURL: string): Promise<BrowserContext> {
+export async function launchPersistent(
+  userDataDir: string, baseURL: string, extra: { firefoxUserPrefs?: Record<string, string | number | boolean> } = {},
+): Promise<BrowserContext> {
   if (ENGINE === 'webkit') return launchWebKitPersistent(userDataDir, baseURL);
   const { browserName, options } = persistentLaunch(ENGINE);
-  const type = browserName === 'firefox' ? firefox : chromium;
-  return type.launchPersistentContext(userDataDir, { ...options, baseURL });
+  if (browserName === 'firefox') return firefox.launchPersistentContext(userDataDir, { ...options, baseURL, firefoxUserPrefs: extra.firefoxUserPrefs ?? {} });
+  return chromium.launchPersistentContext(userDataDir, { ...options, baseURL });
 }

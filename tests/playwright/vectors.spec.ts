@@ -1,4 +1,4 @@
-// Known-answer vectors through the public API inside a module Worker in Chromium.
+// Known-answer vectors through the public API inside a module Worker, in every engine.
 // One page load runs every family; each family is its own step with soft
 // assertions, so one failing family never hides the others. Counts are the pinned
 // ones of tests/shared/vector-suites.ts (EXPECTED), not the worker's own.

@@ -8,7 +8,8 @@
 // /usr/bin/firefox-esr (VEILKIT_FIREFOX overrides) with Playwright's arguments, puts a WebSocket
 // relay between Playwright and Firefox, prints the relay's address in place of Firefox's, and answers
 // the commands listed in EMULATION_ONLY with an empty success itself. Those commands only emulate
-// display settings no test depends on; every other command, event and error passes through unchanged.
+// display settings no test depends on. It also gives link-started downloads the id Playwright needs
+// (see withDownloadId below). Every other command, event and error passes through unchanged.
 // Signals are forwarded to Firefox and this process exits with it, so Playwright's process handling
 // (graceful browser.close, then SIGKILL by pid) works as with Firefox itself.
 import { spawn } from 'node:child_process';
@@ -26,6 +27,40 @@ for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP']) {
 }
 firefox.on('exit', (code, signal) => process.exit(code ?? (signal === null ? 0 : 1)));
 
+// Firefox ESR 153 sends browsingContext.downloadWillBegin and downloadEnd with `navigation: null` and
+// no `download` id for a download started by a link (an <a download> click on a blob: URL, which is
+// how web apps save files). Playwright 1.65 identifies a download by one of those two and ignores
+// events with neither, so page.waitForEvent('download') never fired. The relay gives such a pair an
+// id of its own in `navigation`: a downloadWillBegin gets a new one, remembered by context and URL;
+// the downloadEnd of the same context and URL gets the same one. Events that carry an id pass
+// unchanged.
+const downloadIds = new Map();
+let nextDownload = 1;
+function withDownloadId(data) {
+  if (!data.includes('browsingContext.download')) return data;
+  let message;
+  try {
+    message = JSON.parse(data.toString());
+  } catch {
+    return data;
+  }
+  const method = message.method;
+  const params = message.params;
+  if (message.type !== 'event' || (method !== 'browsingContext.downloadWillBegin' && method !== 'browsingContext.downloadEnd')) return data;
+  if (params === null || typeof params !== 'object' || params.download != null || params.navigation != null) return data;
+  const key = `${params.context} ${params.url}`;
+  let id;
+  if (method === 'browsingContext.downloadWillBegin') {
+    id = `veilkit-relay-download-${nextDownload++}`;
+    downloadIds.set(key, id);
+  } else {
+    id = downloadIds.get(key);
+    downloadIds.delete(key);
+    if (id === undefined) return data;
+  }
+  return JSON.stringify({ ...message, params: { ...params, navigation: id } });
+}
+
 const http = createServer();
 const relay = new WebSocketServer({ server: http });
 let upstreamBase = '';
@@ -36,7 +71,7 @@ relay.on('connection', (client, request) => {
   upstream.on('open', () => {
     for (const m of queued.splice(0)) upstream.send(m);
   });
-  upstream.on('message', (data, isBinary) => client.send(data, { binary: isBinary }));
+  upstream.on('message', (data, isBinary) => client.send(isBinary ? data : withDownloadId(data), { binary: isBinary }));
   upstream.on('close', () => client.close());
   upstream.on('error', () => client.close());
   client.on('message', (data, isBinary) => {

@@ -59,7 +59,17 @@ export async function pbkdf2Native(s: Subtle, password: Uint8Array, salt: Uint8A
 /** X25519 shared secret of a 32-byte secret and a 32-byte public key. */
 export async function x25519Native(s: Subtle, secret: Uint8Array, pub: Uint8Array): Promise<Uint8Array> {
   const priv = await importSeedKey(s, 'x25519', secret);
-  const pk = await importPublic(s, 'X25519', 'raw', pub, []);
+  let pk: CryptoKey;
+  try {
+    pk = await importPublic(s, 'X25519', 'raw', pub, []);
+  } catch (e) {
+    // Firefox refuses a small-order public key already at import (DataError; 32 bytes were checked
+    // by the caller), where Chromium refuses the all-zero secret at deriveBits below.
+    if (e instanceof DOMException && e.name === 'DataError') {
+      throw new VeilError('WEAK_KEY', 'X25519: small-order public key (refused at import)');
+    }
+    throw e;
+  }
   try {
     return new Uint8Array(await s.deriveBits({ name: 'X25519', public: pk }, priv, 256));
   } catch (e) {

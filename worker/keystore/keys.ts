@@ -89,9 +89,11 @@ export async function deriveSharedKey(s: Store, id: string, peerPublicKey: Uint8
   const { session, identity, record } = await loadSecret(s, id, 'x25519');
   let shared: Uint8Array;
   if (identity.routes.x25519 === 'native') {
-    const peerKey = await subtle().importKey('raw', bs(peer), { name: 'X25519' }, true, []);
     const own = await nativeKey(session, record, 'x25519');
     try {
+      // Inside the try: Firefox already refuses a low-order peer key at import (DataError), Chromium
+      // at deriveBits (OperationError); the length was checked above, so either is the key's fault.
+      const peerKey = await subtle().importKey('raw', bs(peer), { name: 'X25519' }, true, []);
       shared = new Uint8Array(await subtle().deriveBits({ name: 'X25519', public: peerKey }, own, 256));
     } catch (e) {
       throw new VeilError('WEAK_KEY', `X25519 with this peer key failed (${(e as Error).message})`);
@@ -110,14 +112,16 @@ export async function decapsulateRequest(req: DecapsulateRequest): Promise<Crypt
   if (port === undefined) return decapsulate(req);
   // Straight to the worker holding the other end: the page relayed only the port. On failure
   // the other end learns it too (its request must not wait for ever); the error itself is ours.
+  // This end is not closed here: the receiving worker closes its end once it has the message
+  // (worker/files.ts), which disentangles both. Firefox (ESR 153) drops a message posted on a port
+  // closed before the other end has reached its worker, and the page transfers that end only
+  // after this request has returned.
   try {
     port.postMessage({ key: await decapsulate(req) });
     return true;
   } catch (e) {
     port.postMessage({ failed: true });
     throw e;
-  } finally {
-    port.close();
   }
 }
 
