@@ -540,6 +540,30 @@ async function coldInit(id: string): Promise<CaseResult> {
 // KEYSTORE_CASE_IDS run on the page (bench/index.html), not in a case worker.
 export const CASE_IDS = [...Object.keys(CASES), ...KEYSTORE_CASE_IDS, ...Object.keys(SESSION_WIRE), 'pool/size-1', 'pool/size-2', 'init/cold-simd', 'init/cold-threads'];
 
+/** The `capabilities().routes` entry a `<group>/veilkit-native` case measures. */
+const NATIVE_ROUTE: Record<string, keyof import('../ts/webcrypto/routes.js').Routes> = {
+  'mlkem-keygen': 'mlKemDecapsulationKey',
+  'mlkem-decaps': 'mlKemDecapsulationKey',
+  'mlkem-encaps': 'mlKemEncapsulate',
+  'x25519-dh': 'ecdhSharedSecret',
+  'ed25519-sign': 'signMessage',
+  'ed25519-verify': 'verifySignature',
+  pbkdf2: 'derivePbkdf2',
+};
+
+/**
+ * A `veilkit-native` case where this engine's WebCrypto lacks the algorithm would silently measure
+ * the wasm fallback (`route: 'native'` falls back per operation): report it as not loaded instead,
+ * naming the route users get here.
+ */
+async function nativeRouteMissing(id: string): Promise<string | undefined> {
+  const key = NATIVE_ROUTE[id.slice(0, id.indexOf('/'))];
+  if (key === undefined) return undefined;
+  const vk = await veilkit({ route: 'native' });
+  const route = vk.capabilities().routes[key];
+  return route === 'native' ? undefined : `no native route in this engine (capabilities().routes.${key} is '${route}' under route: 'native': WebCrypto lacks the algorithm or failed the self-test); users get the wasm route, measured as veilkit-wasm`;
+}
+
 async function main(): Promise<void> {
   const id = new URL(self.location.href).searchParams.get('case') ?? '';
   let result: CaseResult;
@@ -555,11 +579,16 @@ async function main(): Promise<void> {
       const setup = CASES[id];
       if (wire) result = await wire();
       else if (!setup) throw new Error(`unknown case ${id}`);
-      else result = await measure(id, await setup());
+      else {
+        const missing = id.endsWith('/veilkit-native') ? await nativeRouteMissing(id) : undefined;
+        result = missing !== undefined ? { id, ok: false, error: missing } : await measure(id, await setup());
+      }
     }
   } catch (e) {
-    result = { id, ok: false, error: e instanceof Error ? `${e.name}: ${e.message}` : String(e) };
+    const message = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+    result = { id, ok: false, error: id.endsWith('/webcrypto') ? `this engine's WebCrypto rejected the algorithm or key (${message})` : message };
   }
+  if (result.ok && id.includes('/veilkit-')) result.route = id.endsWith('/veilkit-native') ? 'native' : 'wasm';
   postMessage(result);
 }
 
