@@ -92,10 +92,10 @@ export async function openEngine(engine, { persistent = false, extraChromiumArgs
 }
 
 async function openWebKitEngine() {
-  const mod = await shared('webkit/index.js').catch((e) => {
+  const mod = await shared('webkit/fixtures.js').catch((e) => {
     throw new Error(`WebKit: the WebDriver adapter (tests/shared/webkit/, openWebKit) is not available: ${e.message}`);
   });
-  if (typeof mod.openWebKit !== 'function') throw new Error('WebKit: tests/shared/webkit/index.ts exports no openWebKit');
+  if (typeof mod.openWebKit !== 'function') throw new Error('WebKit: tests/shared/webkit/fixtures.ts exports no openWebKit (merge branch wk)');
   const wk = await mod.openWebKit();
   const page = {
     goto: (url) => wk.page.goto(url),
