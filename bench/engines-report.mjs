@@ -87,6 +87,14 @@ const lines = [
   `| decryptFile (verified), full pool | ${present.flatMap((e) => fileCells(e, 'decrypt')).join(' | ')} |`,
 ];
 
+/** A one-line reason for the README (the result files keep the full text). */
+function short(error) {
+  const e = error.replace(/\s+/g, ' ');
+  if (e.startsWith('no native route')) return 'no native route (WebCrypto lacks the algorithm here), so users get the wasm route';
+  if (e.startsWith("this engine's WebCrypto rejected")) return `WebCrypto has no such algorithm here (${e.slice(e.indexOf('(') + 1, -1)})`;
+  return e.length > 160 ? `${e.slice(0, 157)}…` : e;
+}
+
 const notes = [];
 for (const e of present) {
   const { prim, files } = runs[e];
@@ -98,7 +106,7 @@ for (const e of present) {
   const byImpl = new Map();
   for (const r of missing) {
     const impl = r.id.slice(r.id.indexOf('/') + 1);
-    const reason = r.error.replace(/\s+/g, ' ');
+    const reason = short(r.error);
     const key = `${impl}\u0000${reason}`;
     byImpl.set(key, [...(byImpl.get(key) ?? []), r.id.slice(0, r.id.indexOf('/'))]);
   }

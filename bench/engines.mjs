@@ -7,8 +7,8 @@
 //   - webkit: WebKitGTK's MiniBrowser through WebKitWebDriver, with the adapter of
 //     tests/shared/webkit/ (`openWebKit`), which starts and stops Xvfb and the driver itself.
 // The runners use only `goto`, `evaluate` and `until` (a polling wait built on `evaluate`), so the
-// three engines are driven the same way; `onConsole` is best effort (WebDriver classic has no
-// console events: WebKit runs print their progress only at the end).
+// three engines are driven the same way; `onConsole` is best effort in WebKit (WebDriver classic has
+// no console events: the adapter hands over the page's console lines after each evaluate).
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -101,8 +101,9 @@ async function openWebKitEngine() {
     goto: (url) => wk.page.goto(url),
     evaluate: (fn, arg) => wk.page.evaluate(fn, arg),
     until: (fn, opts) => until((f) => wk.page.evaluate(f), fn, opts),
-    onConsole: () => {},
-    onPageError: () => {},
+    // Best effort: the adapter replays the page's console/pageerror entries after each evaluate.
+    onConsole: (cb) => wk.page.on('console', (m) => cb(m.text())),
+    onPageError: (cb) => wk.page.on('pageerror', (e) => cb(e.message)),
   };
   return { engine: 'webkit', page, close: () => wk.close() };
 }
