@@ -62,7 +62,7 @@ const subtle = (): SubtleCrypto & {
  * repeat of the same password, salt and count from that cache (0.2 ms for 600k iterations), which would
  * measure the cache, not the derivation.
  */
-const freshSalt = (): Uint8Array => crypto.getRandomValues(new Uint8Array(16));
+const freshSalt = (): Uint8Array<ArrayBuffer> => crypto.getRandomValues(new Uint8Array(16));
 
 const MSG = new Uint8Array(1024).map((_, i) => i & 0xff);
 const rnd = (n: number) => crypto.getRandomValues(new Uint8Array(n));
