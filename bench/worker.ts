@@ -571,6 +571,22 @@ async function nativeRouteMissing(id: string): Promise<string | undefined> {
   return route === 'native' ? undefined : `no native route in this engine (capabilities().routes.${key} is '${route}' under route: 'native': WebCrypto lacks the algorithm or failed the self-test); users get the wasm route, measured as veilkit-wasm`;
 }
 
+/**
+ * A `veilkit-threads` case whose engine could not start the threads build (no SharedArrayBuffer, as in
+ * WebKit) ran the SIMD build: report that instead of a figure labelled "threads".
+ */
+async function threadsBuildCheck(result: CaseResult): Promise<CaseResult> {
+  const url = VEILKIT;
+  const vk = (await import(/* @vite-ignore */ url)) as Veilkit;
+  const caps = vk.capabilities();
+  if (caps.wasmBuild === 'threads') return result;
+  return {
+    id: result.id,
+    ok: false,
+    error: `the threads build did not load here (sharedArrayBuffer: ${String(caps.sharedArrayBuffer)}, crossOriginIsolated: ${String(caps.crossOriginIsolated)}); veilkit ran the SIMD build, measured as veilkit-wasm`,
+  };
+}
+
 async function main(): Promise<void> {
   const id = new URL(self.location.href).searchParams.get('case') ?? '';
   let result: CaseResult;
@@ -589,6 +605,7 @@ async function main(): Promise<void> {
       else {
         const missing = id.endsWith('/veilkit-native') ? await nativeRouteMissing(id) : undefined;
         result = missing !== undefined ? { id, ok: false, error: missing } : await measure(id, await setup());
+        if (result.ok && id.endsWith('/veilkit-threads')) result = await threadsBuildCheck(result);
       }
     }
   } catch (e) {
