@@ -127,6 +127,6 @@ export function resultsDir(dir, engine) {
 /** A short engine name + version from a user agent string. */
 export function engineName(engine, userAgent = '') {
   if (engine === 'firefox') return userAgent.match(/Firefox\/[\d.]+/)?.[0] ?? 'Firefox';
-  if (engine === 'webkit') return `WebKitGTK ${userAgent.match(/AppleWebKit\/[\d.]+/)?.[0] ?? ''}`.trim();
+  if (engine === 'webkit') return `WebKitGTK MiniBrowser (UA ${userAgent.match(/AppleWebKit\/[\d.]+/)?.[0] ?? '?'})`;
   return userAgent.match(/Chrom\w+\/[\d.]+/)?.[0] ?? 'Chromium';
 }
