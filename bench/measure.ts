@@ -22,6 +22,8 @@ export interface CaseResult {
   /** Untimed figures of a case (the session wire sizes). */
   details?: Record<string, number>;
   error?: string;
+  /** veilkit cases: the route measured (`'native'`: WebCrypto; `'wasm'`: the Rust core). */
+  route?: 'wasm' | 'native';
 }
 
 export const RUNS = 7;

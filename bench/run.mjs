@@ -1,10 +1,14 @@
 #!/usr/bin/env node
-// npm run bench [-- --only <substring>] [-- --group sessions|primitives|hpke] [-- --native]
+// npm run bench [-- --browser chromium|firefox|webkit] [-- --only <substring>[,<substring>…]]
+//               [-- --group sessions|primitives|hpke] [-- --native]
 //
-// Side-by-side benchmark in headless Chromium (Debian's /usr/bin/chromium via
-// Playwright, the flags of playwright.config.ts), against tests/server.mjs
+// Side-by-side benchmark in one browser engine (`--browser`, default chromium; launched by
+// bench/engines.mjs with the test corpus's settings), against tests/server.mjs
 // (cross-origin isolated). Every case runs in its own dedicated worker; all
-// libraries in one run. Writes bench/results/latest.json and latest.md.
+// libraries in one run. Writes bench/results/latest.json and latest.md (Chromium) or
+// bench/results/<engine>/latest.{json,md} (Firefox, WebKit). A case whose library or route
+// does not exist in the engine is reported as "did not load: <reason>", never dropped; every
+// veilkit result carries the route it measured (`route`: 'wasm' | 'native').
 // `--native` first runs the criterion bench (cargo bench -p veilkit --bench
 // primitives) and adds the wasm/native ratio. Never part of `npm test`.
 // The session cases (`sess-*`, bench/session.ts: veilkit's ratchet beside libsignal-ts and Olm)
@@ -18,14 +22,16 @@ import { gzipSync } from 'node:zlib';
 import { resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { chromium } from '@playwright/test';
+import { browserArg, engineName, openEngine, resultsDir } from './engines.mjs';
 import { sessionReport } from './session-report.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const PORT = Number(process.env.BENCH_PORT ?? 8779);
 const BASE = `http://127.0.0.1:${PORT}`;
 const args = process.argv.slice(2);
-const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined;
+const engine = browserArg(args, 'bench');
+const only = args.includes('--only') ? args[args.indexOf('--only') + 1].split(',') : undefined;
+const OUT = resultsDir(resolve(ROOT, 'bench/results'), engine);
 const withNative = args.includes('--native');
 const group = args.includes('--group') ? args[args.indexOf('--group') + 1] : undefined;
 if (group !== undefined && group !== 'sessions' && group !== 'primitives' && group !== 'hpke') {
@@ -37,18 +43,12 @@ const inGroup = (id) => group === undefined || (group === 'hpke' ? id.startsWith
 // --rounds N: run the whole case list N times, one round after another, and keep each case's
 // median across rounds (this shared VM drifts by ±30% over minutes; rounds spread that over
 // every library alike instead of landing on whichever case ran during a slow spell).
-const rounds = args.includes('--rounds') ? Number(args[args.indexOf('--rounds') + 1]) : 1;
+const rounds = args.includes('--rounds') ? Number(args[args.lastIndexOf('--rounds') + 1]) : 1; // the last one: npm's script gives 3, `-- --rounds 1` overrides
 if (!Number.isInteger(rounds) || rounds < 1) {
   console.error('bench: --rounds needs a positive integer');
   process.exit(1);
 }
 const log = (...a) => console.log('bench:', ...a);
-
-// Chromium flags: the same as playwright.config.ts.
-const CHROMIUM_ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync', '--no-first-run',
-];
 
 // The session cases need only the SIMD build (a VEILKIT_THREADS=0 build will do for them).
 const needsThreads = group !== 'sessions' && group !== 'hpke';
@@ -109,16 +109,19 @@ await new Promise((ok, fail) => {
   server.stdout.on('data', (d) => String(d).includes('serving') && ok());
   server.on('exit', (c) => fail(new Error(`test server exited (${c}); is port ${PORT} free? set BENCH_PORT`)));
 });
-const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
 const results = [];
+let session;
 try {
-  const page = await browser.newPage();
-  page.on('pageerror', (e) => log('pageerror', e.message));
+  log(`launching ${engine}`);
+  session = await openEngine(engine);
+  const { page } = session;
+  page.onPageError((m) => log('pageerror', m));
   await page.goto(`${BASE}/bench/index.html`);
-  await page.waitForFunction(() => document.title === 'ready');
-  const ids = (await page.evaluate(() => window.runCase('list'))).filter((id) => (!only || id.includes(only)) && inGroup(id));
+  await page.until(() => document.title === 'ready');
+  const ids = (await page.evaluate(() => window.runCase('list'))).filter((id) => (!only || only.some((o) => id.includes(o))) && inGroup(id));
   const meta = await page.evaluate(() => ({ userAgent: navigator.userAgent, cores: navigator.hardwareConcurrency, crossOriginIsolated }));
-  log(`${ids.length} cases, ${meta.cores} cores, crossOriginIsolated=${meta.crossOriginIsolated}`);
+  meta.engine = engine;
+  log(`${engineName(engine, meta.userAgent)}: ${ids.length} cases, ${meta.cores} cores, crossOriginIsolated=${meta.crossOriginIsolated}`);
   const perId = new Map(ids.map((id) => [id, []]));
   for (let round = 1; round <= rounds; round++) {
     if (rounds > 1) log(`round ${round} of ${rounds}`);
@@ -133,7 +136,7 @@ try {
         Object.assign(r, { value: xs[reps >> 1], samples: xs });
       }
       perId.get(id).push(r);
-      log(r.ok ? `${id.padEnd(34)} ${fmt(r.value, r.unit)}${r.note ? `  (${r.note})` : ''}` : `${id.padEnd(34)} FAILED ${r.error}`);
+      log(r.ok ? `${id.padEnd(34)} ${fmt(r.value, r.unit)}${r.note ? `  (${r.note})` : ''}` : `${id.padEnd(34)} did not load: ${r.error}`);
     }
   }
   for (const id of ids) {
@@ -148,7 +151,7 @@ try {
   }
   var browserMeta = meta;
 } finally {
-  await browser.close();
+  await session?.close();
   server.kill();
 }
 
@@ -156,10 +159,10 @@ try {
 const method = `one dedicated worker per case; warm-up 400 ms; 7 timed batches of ~250 ms (slow cases: 1 warm-up + 5 single ops); median${rounds > 1 ? `; the whole list run ${rounds} times, one round after another, and each case's median across rounds kept` : ''}. Async APIs awaited one call at a time.`;
 if (results.some((r) => r.id.startsWith('sess-'))) {
   const { json, md } = sessionReport(results, { date: new Date().toISOString(), browser: browserMeta, method });
-  mkdirSync(resolve(ROOT, 'bench/results'), { recursive: true });
-  writeFileSync(resolve(ROOT, 'bench/results/sessions.json'), `${JSON.stringify(json, null, 2)}\n`);
-  writeFileSync(resolve(ROOT, 'bench/results/sessions.md'), `${md}\n`);
-  log('wrote bench/results/sessions.json and bench/results/sessions.md');
+  mkdirSync(OUT, { recursive: true });
+  writeFileSync(resolve(OUT, 'sessions.json'), `${JSON.stringify(json, null, 2)}\n`);
+  writeFileSync(resolve(OUT, 'sessions.md'), `${md}\n`);
+  log(`wrote ${OUT}/sessions.json and sessions.md`);
   console.log(`\n${md}`);
 }
 if (results.some((r) => r.id.startsWith('hpke-'))) {
@@ -178,7 +181,7 @@ if (results.some((r) => r.id.startsWith('hpke-'))) {
   const xr = (r) => (r === undefined ? '—' : `${r.toFixed(2)}×`);
   const md = [
     `# Sealed box benchmark (${json.date.slice(0, 10)})`, '',
-    `${browserMeta.userAgent.match(/Chrom\w+\/[\d.]+/)?.[0] ?? 'Chromium'} headless, ${browserMeta.cores} cores. ${method}`, '',
+    `${engineName(engine, browserMeta.userAgent)} headless, ${browserMeta.cores} cores. ${method}`, '',
     'veilkit `seal` / `open` (HPKE base mode, X-Wing, HKDF-SHA256, AES-256-GCM; wasm SIMD build) beside `@hpke/core` 1.9.0 +',
     '`@hpke/hybridkem-x-wing` 0.7.0 (same suite, pure JS KEM + WebCrypto AES-GCM) and libsodium-wrappers-sumo `crypto_box_seal`',
     '(X25519 + XSalsa20-Poly1305: classical, no post-quantum part). Time per operation; ratios are speeds (> 1: veilkit faster).', '',
@@ -186,10 +189,10 @@ if (results.some((r) => r.id.startsWith('hpke-'))) {
     '|---|---|---|---|---|---|',
     ...rowsH.map((r) => `| ${r.title} | ${us(r.opsPerSecond.veilkit)} | ${us(r.opsPerSecond.hpkeJs)} | ${us(r.opsPerSecond.libsodium)} | ${xr(r.veilkitVsHpkeJs)} | ${xr(r.veilkitVsLibsodium)} |`),
   ].join('\n');
-  mkdirSync(resolve(ROOT, 'bench/results'), { recursive: true });
-  writeFileSync(resolve(ROOT, 'bench/results/hpke.json'), `${JSON.stringify(json, null, 2)}\n`);
-  writeFileSync(resolve(ROOT, 'bench/results/hpke.md'), `${md}\n`);
-  log('wrote bench/results/hpke.json and bench/results/hpke.md');
+  mkdirSync(OUT, { recursive: true });
+  writeFileSync(resolve(OUT, 'hpke.json'), `${JSON.stringify(json, null, 2)}\n`);
+  writeFileSync(resolve(OUT, 'hpke.md'), `${md}\n`);
+  log(`wrote ${OUT}/hpke.json and hpke.md`);
   console.log(`\n${md}`);
 }
 if (results.every((r) => r.id.startsWith('sess-') || r.id.startsWith('hpke-'))) process.exit(0);
@@ -276,7 +279,7 @@ const report = {
   browser: browserMeta,
   method,
   skipped: [
-    'file encrypt/decrypt 256 MiB (vs a raw WebCrypto chunk loop and openpgp.js): measured by `npm run bench:files` (bench/files/results/latest.md), in its own Chromium run',
+    'file encrypt/decrypt 256 MiB (vs a raw WebCrypto chunk loop and openpgp.js): measured by `npm run bench:files` (bench/files/results/latest.md), in its own run (`npm run bench:files -- --browser <engine>`)',
     'X-Wing in libsodium-wrappers-sumo 0.8.4: not exported (ML-KEM-768 is)',
     'libsodium HKDF: not exported by libsodium-wrappers-sumo 0.8.4',
     'chat sessions (issue 16: initiate, respond, 1 KiB messages, direction changes, save/load, wire bytes; vs libsignal-protocol-typescript and Olm): bench/results/sessions.md, written by the same run',
@@ -289,13 +292,13 @@ const report = {
   nativeRustSeconds: native,
   targets: T,
 };
-mkdirSync(resolve(ROOT, 'bench/results'), { recursive: true });
-writeFileSync(resolve(ROOT, 'bench/results/latest.json'), `${JSON.stringify(report, null, 2)}\n`);
+mkdirSync(OUT, { recursive: true });
+writeFileSync(resolve(OUT, 'latest.json'), `${JSON.stringify(report, null, 2)}\n`);
 
 const x = (r) => (r === undefined ? '—' : `${r.toFixed(2)}×`);
 const md = [];
 md.push(`# veilkit benchmark (${report.date.slice(0, 10)})`, '');
-md.push(`${browserMeta.userAgent.match(/Chrom\w+\/[\d.]+/)?.[0] ?? 'Chromium'} headless, ${browserMeta.cores} cores, crossOriginIsolated=${browserMeta.crossOriginIsolated}. ${report.method}`, '');
+md.push(`${engineName(engine, browserMeta.userAgent)} headless, ${browserMeta.cores} cores, crossOriginIsolated=${browserMeta.crossOriginIsolated}. ${report.method}`, '');
 md.push('Ratios are speed ratios (higher is better for veilkit): "vs fastest" compares veilkit\'s best route with the fastest of native WebCrypto and every peer.', '');
 md.push('| case | veilkit wasm | veilkit native route | WebCrypto | libsodium-sumo | noble | hash-wasm | veilkit best vs fastest | wasm vs libsodium | wasm vs noble | wasm / native Rust |');
 md.push('|---|---|---|---|---|---|---|---|---|---|---|');
@@ -317,7 +320,7 @@ md.push(`Cold \`init()\` (fetch + compile + instantiate + WebCrypto probe, fresh
 md.push(`wasm size: SIMD ${(report.wasmSize.simd.raw / 1024).toFixed(0)} KiB raw / ${(report.wasmSize.simd.gzip / 1024).toFixed(0)} KiB gzip -9; threads ${(report.wasmSize.threads.raw / 1024).toFixed(0)} KiB / ${(report.wasmSize.threads.gzip / 1024).toFixed(0)} KiB.`, '');
 md.push('Not measured:', '', ...report.skipped.map((s) => `- ${s}`), '');
 const failed = results.filter((r) => !r.ok);
-if (failed.length) md.push('Failed cases:', '', ...failed.map((r) => `- ${r.id}: ${r.error}`), '');
-writeFileSync(resolve(ROOT, 'bench/results/latest.md'), `${md.join('\n')}\n`);
-log('wrote bench/results/latest.json and bench/results/latest.md');
+if (failed.length) md.push(`Did not load in ${engineName(engine, browserMeta.userAgent)} (library, route or API missing in this engine, or the case failed):`, '', ...failed.map((r) => `- ${r.id}: ${r.error}`), '');
+writeFileSync(resolve(OUT, 'latest.md'), `${md.join('\n')}\n`);
+log(`wrote ${OUT}/latest.json and latest.md`);
 console.log(`\n${md.join('\n')}`);

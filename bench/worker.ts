@@ -57,6 +57,13 @@ const subtle = (): SubtleCrypto & {
   decapsulateBits(a: { name: string }, k: CryptoKey, ct: BufferSource): Promise<ArrayBuffer>;
 } => crypto.subtle as never;
 
+/**
+ * A new 16-byte salt for every PBKDF2 derivation: Firefox's NSS keeps the last PBKDF2 result and answers a
+ * repeat of the same password, salt and count from that cache (0.2 ms for 600k iterations), which would
+ * measure the cache, not the derivation.
+ */
+const freshSalt = (): Uint8Array<ArrayBuffer> => crypto.getRandomValues(new Uint8Array(16));
+
 const MSG = new Uint8Array(1024).map((_, i) => i & 0xff);
 const rnd = (n: number) => crypto.getRandomValues(new Uint8Array(n));
 const KEM = { name: 'ML-KEM-768' };
@@ -463,18 +470,18 @@ const CASES: Record<string, () => Promise<Prepared>> = {
   // ------------------------------------------------------------ PBKDF2-HMAC-SHA256, 600 000 iterations
   'pbkdf2/veilkit-wasm': async () => {
     const vk = await veilkit();
-    return { slow: true, op: () => vk.derivePbkdf2(PASSWORD, SALT16, 600_000, 32) };
+    return { slow: true, op: () => vk.derivePbkdf2(PASSWORD, freshSalt(), 600_000, 32) };
   },
   'pbkdf2/veilkit-native': async () => {
     const n = await native();
-    return { slow: true, async: true, op: () => n.nativeCall('derivePbkdf2', [PASSWORD, SALT16, 600_000, 32]) };
+    return { slow: true, async: true, op: () => n.nativeCall('derivePbkdf2', [PASSWORD, freshSalt(), 600_000, 32]) };
   },
   'pbkdf2/webcrypto': async () => ({
     slow: true,
     async: true,
     op: async () => {
       const k = await crypto.subtle.importKey('raw', PASSWORD, 'PBKDF2', false, ['deriveBits']);
-      return crypto.subtle.deriveBits({ name: 'PBKDF2', hash: 'SHA-256', salt: SALT16, iterations: 600_000 }, k, 256);
+      return crypto.subtle.deriveBits({ name: 'PBKDF2', hash: 'SHA-256', salt: freshSalt(), iterations: 600_000 }, k, 256);
     },
   }),
   'pbkdf2/hash-wasm': async () => {
@@ -482,13 +489,13 @@ const CASES: Record<string, () => Promise<Prepared>> = {
     return {
       slow: true,
       async: true,
-      op: () => pbkdf2({ password: PASSWORD, salt: SALT16, iterations: 600_000, hashLength: 32, hashFunction: createSHA256(), outputType: 'binary' }),
+      op: () => pbkdf2({ password: PASSWORD, salt: freshSalt(), iterations: 600_000, hashLength: 32, hashFunction: createSHA256(), outputType: 'binary' }),
     };
   },
   'pbkdf2/noble': async () => {
     const { pbkdf2 } = await import('@noble/hashes/pbkdf2.js');
     const { sha256 } = await import('@noble/hashes/sha2.js');
-    return { slow: true, op: () => pbkdf2(sha256, PASSWORD, SALT16, { c: 600_000, dkLen: 32 }) };
+    return { slow: true, op: () => pbkdf2(sha256, PASSWORD, freshSalt(), { c: 600_000, dkLen: 32 }) };
   },
   // ------------------------------------------------------------ sessions (issue 16): bench/session.ts
   ...SESSION_CASES,
@@ -540,6 +547,46 @@ async function coldInit(id: string): Promise<CaseResult> {
 // KEYSTORE_CASE_IDS run on the page (bench/index.html), not in a case worker.
 export const CASE_IDS = [...Object.keys(CASES), ...KEYSTORE_CASE_IDS, ...Object.keys(SESSION_WIRE), 'pool/size-1', 'pool/size-2', 'init/cold-simd', 'init/cold-threads'];
 
+/** The `capabilities().routes` entry a `<group>/veilkit-native` case measures. */
+const NATIVE_ROUTE: Record<string, keyof import('../ts/webcrypto/routes.js').Routes> = {
+  'mlkem-keygen': 'mlKemDecapsulationKey',
+  'mlkem-decaps': 'mlKemDecapsulationKey',
+  'mlkem-encaps': 'mlKemEncapsulate',
+  'x25519-dh': 'ecdhSharedSecret',
+  'ed25519-sign': 'signMessage',
+  'ed25519-verify': 'verifySignature',
+  pbkdf2: 'derivePbkdf2',
+};
+
+/**
+ * A `veilkit-native` case where this engine's WebCrypto lacks the algorithm would silently measure
+ * the wasm fallback (`route: 'native'` falls back per operation): report it as not loaded instead,
+ * naming the route users get here.
+ */
+async function nativeRouteMissing(id: string): Promise<string | undefined> {
+  const key = NATIVE_ROUTE[id.slice(0, id.indexOf('/'))];
+  if (key === undefined) return undefined;
+  const vk = await veilkit({ route: 'native' });
+  const route = vk.capabilities().routes[key];
+  return route === 'native' ? undefined : `no native route in this engine (capabilities().routes.${key} is '${route}' under route: 'native': WebCrypto lacks the algorithm or failed the self-test); users get the wasm route, measured as veilkit-wasm`;
+}
+
+/**
+ * A `veilkit-threads` case whose engine could not start the threads build (no SharedArrayBuffer, as in
+ * WebKit) ran the SIMD build: report that instead of a figure labelled "threads".
+ */
+async function threadsBuildCheck(result: CaseResult): Promise<CaseResult> {
+  const url = VEILKIT;
+  const vk = (await import(/* @vite-ignore */ url)) as Veilkit;
+  const caps = vk.capabilities();
+  if (caps.wasmBuild === 'threads') return result;
+  return {
+    id: result.id,
+    ok: false,
+    error: `the threads build did not load here (sharedArrayBuffer: ${String(caps.sharedArrayBuffer)}, crossOriginIsolated: ${String(caps.crossOriginIsolated)}); veilkit ran the SIMD build, measured as veilkit-wasm`,
+  };
+}
+
 async function main(): Promise<void> {
   const id = new URL(self.location.href).searchParams.get('case') ?? '';
   let result: CaseResult;
@@ -555,11 +602,17 @@ async function main(): Promise<void> {
       const setup = CASES[id];
       if (wire) result = await wire();
       else if (!setup) throw new Error(`unknown case ${id}`);
-      else result = await measure(id, await setup());
+      else {
+        const missing = id.endsWith('/veilkit-native') ? await nativeRouteMissing(id) : undefined;
+        result = missing !== undefined ? { id, ok: false, error: missing } : await measure(id, await setup());
+        if (result.ok && id.endsWith('/veilkit-threads')) result = await threadsBuildCheck(result);
+      }
     }
   } catch (e) {
-    result = { id, ok: false, error: e instanceof Error ? `${e.name}: ${e.message}` : String(e) };
+    const message = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+    result = { id, ok: false, error: id.endsWith('/webcrypto') ? `this engine's WebCrypto rejected the algorithm or key (${message})` : message };
   }
+  if (result.ok && id.includes('/veilkit-')) result.route = id.endsWith('/veilkit-native') ? 'native' : 'wasm';
   postMessage(result);
 }
 

@@ -3,7 +3,8 @@
 // of AES-CTR keystream, disk-backed, so in-memory Blob quotas only count the
 // outputs). Each case runs `reps` times; results are MiB/s of plaintext.
 import { encryptFile, decryptFile, WorkerPool, init, blake3 } from '/dist/ts/index.js';
-import * as openpgp from '/node_modules/openpgp/dist/openpgp.min.mjs';
+// openpgp.js is loaded when its cases run, so an engine where it cannot load still runs the rest
+// (reported under notRun with the reason).
 
 const MIB = 1 << 20;
 const q = new URLSearchParams(location.search);
@@ -23,21 +24,31 @@ const gc = () => globalThis.gc?.();
 const FAST = { algorithm: 'argon2id', memoryKib: 19456, iterations: 2, parallelism: 1 };
 const PASSWORD = 'benchmark password';
 
+/** Whether this engine can write OPFS files from the page (createWritable); where not, inputs stay in-memory Blobs. */
+let opfsWritable = true;
+
 async function generate(dir, name) {
   const key = await crypto.subtle.importKey('raw', new Uint8Array(16).fill(3), 'AES-CTR', false, ['encrypt']);
   const zero = new Uint8Array(MIB);
-  const fh = await dir.getFileHandle(name, { create: true });
-  const w = await fh.createWritable();
-  for (let i = 0; i < mib; i++) {
+  const chunk = async (i) => {
     const counter = new Uint8Array(16);
     new DataView(counter.buffer).setUint32(8, i);
-    await w.write(new Uint8Array(await crypto.subtle.encrypt({ name: 'AES-CTR', counter, length: 64 }, key, zero)));
+    return new Uint8Array(await crypto.subtle.encrypt({ name: 'AES-CTR', counter, length: 64 }, key, zero));
+  };
+  if (!opfsWritable) {
+    const parts = [];
+    for (let i = 0; i < mib; i++) parts.push(new Blob([await chunk(i)]));
+    return new Blob(parts);
   }
+  const fh = await dir.getFileHandle(name, { create: true });
+  const w = await fh.createWritable();
+  for (let i = 0; i < mib; i++) await w.write(await chunk(i));
   await w.close();
   return fh.getFile();
 }
 
 async function toFile(dir, name, blob) {
+  if (!opfsWritable) return blob;
   const fh = await dir.getFileHandle(name, { create: true });
   const w = await fh.createWritable();
   await w.write(blob);
@@ -67,8 +78,28 @@ async function main() {
     results.push({ name, mibps: bytes / MIB / (median / 1000), bestMibps: bytes / MIB / (sorted[0] / 1000), ms: ms.map((x) => Math.round(x)), note });
   };
   const want = (name) => !only || name.includes(only);
-  const root = await navigator.storage.getDirectory();
-  const dir = await root.getDirectoryHandle(`bench-files-${Date.now()}`, { create: true });
+  /** Cases that could not run here, with the reason (never dropped silently). */
+  const notRun = [];
+  const section = async (name, fn) => {
+    try {
+      await fn();
+    } catch (e) {
+      log(`${name} did not run: ${e?.message ?? e}`);
+      notRun.push({ name, reason: String(e?.message ?? e) });
+    }
+  };
+  const notes = [];
+  let root;
+  let dir;
+  try {
+    root = await navigator.storage.getDirectory();
+    dir = await root.getDirectoryHandle(`bench-files-${Date.now()}`, { create: true });
+    const probe = await dir.getFileHandle('probe', { create: true });
+    if (typeof probe.createWritable !== 'function') throw new Error('FileSystemFileHandle.createWritable is missing');
+  } catch (e) {
+    opfsWritable = false;
+    notes.push(`no writable OPFS on this page (${e?.message ?? e}): the plaintext and the ciphertexts are in-memory Blobs, not disk-backed Files`);
+  }
   try {
     log(`generating ${mib} MiB`);
     const plain = await generate(dir, 'plain.bin');
@@ -76,7 +107,7 @@ async function main() {
     const cores = navigator.hardwareConcurrency || 2;
 
     // ---- ceiling: raw WebCrypto AES-GCM over the same 1 MiB chunks, already in memory
-    if (want('ceiling')) {
+    if (want('ceiling')) await section('ceiling', async () => {
       const chunks = [];
       for (let i = 0; i < mib; i++) chunks.push(new Uint8Array(await plain.slice(i * MIB, (i + 1) * MIB).arrayBuffer()));
       const key = await crypto.subtle.importKey('raw', crypto.getRandomValues(new Uint8Array(32)), 'AES-GCM', false, ['encrypt']);
@@ -89,12 +120,12 @@ async function main() {
         }
       }), bytes);
       chunks.length = 0;
-    }
+    });
 
     // ---- the leaf hash alone (FORMAT.md §7: every chunk's leaf covers its whole ciphertext), over the
     // same 1 MiB chunks in memory: SHA-256 by WebCrypto `digest` (what the workers use for hash 0) and
     // BLAKE3 by the SIMD wasm (hash 1), on this thread; the pool spreads either over its workers.
-    if (want('hash')) {
+    if (want('hash')) await section('leaf hash', async () => {
       await init({ threads: false });
       const chunks = [];
       for (let i = 0; i < Math.min(mib, 64); i++) chunks.push(new Uint8Array(await plain.slice(i * MIB, (i + 1) * MIB).arrayBuffer()));
@@ -109,22 +140,22 @@ async function main() {
         for (const c of chunks) blake3(c);
       }), hashed);
       chunks.length = 0;
-    }
+    });
 
     // ---- the I/O alone (no crypto): the same File read in 16 MiB slices into a new Blob, on this thread
-    if (want('io')) {
+    if (want('io')) await section('I/O floor', async () => {
       record('I/O floor: File read in 16 MiB slices → new Blob, no crypto', await timed('io', async () => {
         const parts = [];
         for (let off = 0; off < bytes; off += 16 * MIB) parts.push(new Blob([await plain.slice(off, off + 16 * MIB).arrayBuffer()]));
         const out = new Blob(parts);
         await out.slice(out.size - 1).arrayBuffer();
       }), bytes);
-    }
+    });
 
     // ---- the raw WebCrypto chunk loop over the same I/O: the same File read in 16-chunk slices (one read
     // ahead), every 1 MiB chunk of a slice sealed with WebCrypto AES-GCM (one key, counter IVs, no
     // key derivation, no format), the ciphertexts collected into a Blob — the peer for "≥ 0.8× raw loop"
-    if (want('raw')) {
+    if (want('raw')) await section('raw WebCrypto chunk loop', async () => {
       const key = await crypto.subtle.importKey('raw', crypto.getRandomValues(new Uint8Array(32)), 'AES-GCM', false, ['encrypt', 'decrypt']);
       const loop = async (src, chunk, op) => {
         const SLICE = 16 * chunk;
@@ -155,13 +186,14 @@ async function main() {
         const out = await loop(rawFile, MIB + 16, 'decrypt');
         if (out.size !== bytes) throw new Error('size');
       }), bytes);
-    }
+    });
 
     // ---- veilkit: File → container Blob, container File → plaintext Blob
     let sealedFile;
     for (const workers of [1, cores]) {
       const label = workers === 1 ? '1 worker' : `full pool (${workers} workers)`;
       if (!want('veilkit') && !(workers === 1 && want('w1'))) continue;
+      await section(`veilkit, ${label}`, async () => {
       const pool = new WorkerPool({ size: workers, idleTimeoutMs: 0, threads: false });
       try {
         await decryptFile(await encryptFile(new Blob([new Uint8Array(1000)]), { password: PASSWORD, kdf: FAST, pool }), PASSWORD, { pool }); // warm-up
@@ -189,10 +221,11 @@ async function main() {
       } finally {
         pool.dispose();
       }
+      });
     }
 
     // ---- veilkit with the BLAKE3 Merkle hash (leaves hashed by the wasm in each worker)
-    if (want('blake3')) {
+    if (want('blake3')) await section('veilkit BLAKE3 leaves', async () => {
       const pool = new WorkerPool({ size: cores, idleTimeoutMs: 0, threads: false });
       try {
         await decryptFile(await encryptFile(new Blob([new Uint8Array(1000)]), { password: PASSWORD, kdf: FAST, pool, hash: 'blake3' }), PASSWORD, { pool });
@@ -210,15 +243,21 @@ async function main() {
       } finally {
         pool.dispose();
       }
-    }
+    });
 
     // ---- openpgp.js password encryption over a web stream, output collected into a Blob
+    let openpgp;
     const pgp = async (config) => {
       const message = await openpgp.createMessage({ binary: plain.stream() });
       const stream = await openpgp.encrypt({ message, passwords: [PASSWORD], format: 'binary', config });
       return new Response(stream).blob();
     };
-    if (want('openpgp')) {
+    if (want('openpgp')) await section('openpgp.js', async () => {
+      try {
+        openpgp = await import('/node_modules/openpgp/dist/openpgp.min.mjs');
+      } catch (e) {
+        throw new Error(`openpgp.js did not load: ${e?.message ?? e}`);
+      }
       let v2;
       record('openpgp.js SEIPDv2 AES-GCM (aeadProtect), web stream → Blob', await timed('openpgp-v2', async () => {
         v2 = undefined;
@@ -235,11 +274,11 @@ async function main() {
         const out = await new Response(data).blob();
         if (out.size !== bytes) throw new Error('size');
       }), bytes);
-    }
+    });
 
     // ---- one-off: default-cost password setup (Argon2id 64 MiB, t=3, p=4) on an empty file
     const setup = [];
-    if (want('setup')) {
+    if (want('setup')) await section('default-cost password setup', async () => {
       const pool = new WorkerPool({ size: 1, idleTimeoutMs: 0, threads: false });
       try {
         await encryptFile(new Blob([]), { password: PASSWORD, kdf: FAST, pool });
@@ -251,10 +290,10 @@ async function main() {
       } finally {
         pool.dispose();
       }
-    }
-    return { mib, reps, cores, tuning, userAgent: navigator.userAgent, results, defaultArgon2idSetupMs: setup };
+    });
+    return { mib, reps, cores, tuning, userAgent: navigator.userAgent, results, notRun, notes, defaultArgon2idSetupMs: setup };
   } finally {
-    await root.removeEntry(dir.name, { recursive: true }).catch(() => {});
+    if (dir) await root.removeEntry(dir.name, { recursive: true }).catch(() => {});
   }
 }
 

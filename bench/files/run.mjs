@@ -1,9 +1,10 @@
 #!/usr/bin/env node
-// npm run bench:files [-- --mib 256] [-- --reps 3] [-- --only <substring>] [-- --batch <MiB>] [-- --concurrency <n>]
+// npm run bench:files [-- --browser chromium|firefox|webkit] [-- --mib 256] [-- --reps 3] [-- --only <substring>]
+//                     [-- --batch <MiB>] [-- --concurrency <n>]
 //
 // Browser file encryption benchmark (issue #5), never part of `npm test`: in
-// headless Chromium (Debian's /usr/bin/chromium, the flags of
-// playwright.config.ts, a temporary persistent profile for OPFS), against
+// one engine (`--browser`, default chromium; bench/engines.mjs launches it with the test
+// corpus's settings and a temporary persistent profile for OPFS), against
 // tests/server.mjs (cross-origin isolated), in one run:
 //   - the ceiling: raw WebCrypto AES-GCM over the same 1 MiB chunks in memory;
 //   - the I/O floor: the same File read and written to a Blob without any crypto;
@@ -12,17 +13,20 @@
 //   - openpgp.js password encryption of the same data over a web stream:
 //     SEIPDv2 AES-GCM (config.aeadProtect) and the default SEIPDv1;
 // prints MiB/s and the ratios veilkit/ceiling and veilkit/openpgp, and writes
-// bench/files/results/latest.{json,md}.
+// bench/files/results/latest.{json,md} (Chromium) or bench/files/results/<engine>/latest.{json,md}.
+// A case that cannot run in the engine (openpgp.js not loading, no OPFS writable) is listed
+// with its reason under "did not run", never dropped.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from '@playwright/test';
+import { browserArg, engineName, openEngine, resultsDir } from '../engines.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const PORT = Number(process.env.BENCH_FILES_PORT ?? 8794);
 const args = process.argv.slice(2);
+const engine = browserArg(args, 'bench:files');
 const arg = (name, fallback) => (args.includes(`--${name}`) ? args[args.indexOf(`--${name}`) + 1] : fallback);
 const mib = Number(arg('mib', 256));
 const reps = Number(arg('reps', 3));
@@ -36,11 +40,8 @@ if (!existsSync(resolve(ROOT, 'dist/ts/files.js'))) {
   process.exit(1);
 }
 
-// Chromium flags: those of playwright.config.ts, plus an exposed gc() to settle memory between runs.
-const CHROMIUM_ARGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking',
-  '--disable-component-update', '--disable-sync', '--no-first-run', '--js-flags=--expose-gc',
-];
+// Chromium: the corpus flags plus an exposed gc() to settle memory between runs (elsewhere gc() is absent and skipped).
+const EXTRA_CHROMIUM_ARGS = ['--js-flags=--expose-gc'];
 
 const server = spawn(process.execPath, [resolve(ROOT, 'tests/server.mjs')], { env: { ...process.env, PORT: String(PORT) }, stdio: ['ignore', 'pipe', 'inherit'] });
 await new Promise((res, rej) => {
@@ -49,28 +50,28 @@ await new Promise((res, rej) => {
   });
   server.on('exit', (code) => rej(new Error(`server exited (${code})`)));
 });
-const profile = mkdtempSync(join(tmpdir(), 'veilkit-bench-files-'));
-let context;
+let session;
 try {
-  context = await chromium.launchPersistentContext(profile, { executablePath: '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
-  const page = context.pages()[0] ?? (await context.newPage());
-  page.on('console', (m) => {
-    if (m.text().startsWith('bench-files:')) log(m.text().slice(13));
+  log(`launching ${engine}`);
+  session = await openEngine(engine, { persistent: true, extraChromiumArgs: EXTRA_CHROMIUM_ARGS });
+  const { page } = session;
+  page.onConsole((text) => {
+    if (text.startsWith('bench-files:')) log(text.slice(13));
   });
-  page.on('pageerror', (e) => log('page error:', e.message));
+  page.onPageError((m) => log('page error:', m));
   const load = loadavg()[0];
-  log(`${mib} MiB, ${reps} runs per case (median reported); load average ${load.toFixed(2)}`);
+  log(`${engine}: ${mib} MiB, ${reps} runs per case (median reported); load average ${load.toFixed(2)}`);
   const url = `http://127.0.0.1:${PORT}/bench/files/index.html?mib=${mib}&reps=${reps}${only ? `&only=${encodeURIComponent(only)}` : ''}${batch ? `&batch=${batch}` : ''}${concurrency ? `&concurrency=${concurrency}` : ''}`;
   await page.goto(url);
-  await page.waitForFunction(() => window.__benchFiles !== undefined, null, { timeout: 30 * 60_000, polling: 500 });
+  await page.until(() => window.__benchFiles !== undefined, { timeoutMs: 30 * 60_000, pollMs: 1000 });
   const r = await page.evaluate(() => window.__benchFiles);
-  if (!r.ok) throw new Error(r.error);
+  if (!r.ok) throw new Error(`${engine}: ${r.error}`);
+  r.engine = engine;
   r.loadAverage = [load, loadavg()[0]];
   r.date = new Date().toISOString();
   report(r);
 } finally {
-  await context?.close();
-  rmSync(profile, { recursive: true, force: true });
+  await session?.close();
   server.kill();
 }
 
@@ -103,7 +104,7 @@ function report(r) {
     `# veilkit file benchmark (${r.date})`,
     '',
     `${r.mib} MiB, ${r.reps} runs per case, median (best) MiB/s of plaintext; ${r.cores} logical cores; load average ${r.loadAverage.map((l) => l.toFixed(2)).join(' → ')}.`,
-    `${r.userAgent}`,
+    `${engineName(engine, r.userAgent)}: ${r.userAgent}`,
     '',
     '| case | MiB/s (median) | best | runs (ms) |',
     '|---|---:|---:|---|',
@@ -119,9 +120,11 @@ function report(r) {
     'and the I/O floor row is that reading and writing alone, with no crypto. The raw loop is the peer of "≥ 0.8× raw WebCrypto AES-GCM chunk loop at the same chunk size":',
     'the same File, the same 1 MiB chunks, WebCrypto AES-GCM under one key, the same Blob output, no key derivation, no format, no workers.',
     '',
+    ...(r.notes?.length ? ['Notes for this engine:', '', ...r.notes.map((n) => `- ${n}`), ''] : []),
+    ...(r.notRun?.length ? [`Did not run in ${engineName(engine, r.userAgent)}:`, '', ...r.notRun.map((n) => `- ${n.name}: ${n.reason}`), ''] : []),
   ].join('\n');
   console.log(`\n${md}`);
-  const dir = resolve(ROOT, 'bench/files/results');
+  const dir = resultsDir(resolve(ROOT, 'bench/files/results'), engine);
   mkdirSync(dir, { recursive: true });
   writeFileSync(resolve(dir, 'latest.json'), `${JSON.stringify(r, null, 2)}\n`);
   writeFileSync(resolve(dir, 'latest.md'), md);
