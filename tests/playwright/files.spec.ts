@@ -1,4 +1,4 @@
-// Browser file encryption (issue #5) in Chromium: round trips for every
+// Browser file encryption (issue #5), in every engine: round trips for every
 // protection type through File, Blob and ReadableStream; chunk edges byte-identical
 // to the Rust engine; cross-decryption with Rust-made fixtures (and browser-made
 // fixtures for crate/tests/container_browser_fixtures.rs); typed failures;

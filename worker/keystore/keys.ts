@@ -110,14 +110,16 @@ export async function decapsulateRequest(req: DecapsulateRequest): Promise<Crypt
   if (port === undefined) return decapsulate(req);
   // Straight to the worker holding the other end: the page relayed only the port. On failure
   // the other end learns it too (its request must not wait for ever); the error itself is ours.
+  // This end is not closed here: the receiving worker closes its end once it has the message
+  // (worker/files.ts), which disentangles both. Firefox (ESR 153) drops a message posted on a port
+  // closed before the other end has reached its worker, and the page transfers that end only
+  // after this request has returned.
   try {
     port.postMessage({ key: await decapsulate(req) });
     return true;
   } catch (e) {
     port.postMessage({ failed: true });
     throw e;
-  } finally {
-    port.close();
   }
 }
 
