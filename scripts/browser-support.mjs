@@ -23,6 +23,10 @@ const support = await import(new URL('../dist/tests/shared/browser-support.js', 
 /** `capsTests.probe()` and `.reported()` of the capabilities page, as JSON. */
 const SCRIPT = 'return Promise.all([window.capsTests.probe(), window.capsTests.reported()]).then(([probe, reported]) => ({ probe, reported }))';
 
+if (args.includes('--write') && ENGINES.join(',') !== 'chromium,firefox,webkit') {
+  console.error('--write needs all three engines (the table has one row per engine)');
+  process.exit(2);
+}
 try {
   if (!existsSync(new URL('../dist/tests/playwright/fixtures/capabilities-page.js', import.meta.url))) {
     throw new Error('dist/ is missing the probe: run `npx --no-install tsc -p tsconfig.json` (and scripts/build.sh once) first');
