@@ -16,6 +16,8 @@ export default defineConfig({
   retries: 0,
   timeout: 120_000,
   reporter: 'list',
+  // WebKit: one Xvfb + WebKitWebDriver pair for the run, started and stopped (by pid) here.
+  ...(ENGINE === 'webkit' ? { globalSetup: './tests/shared/webkit/global-setup.ts' } : {}),
   outputDir: 'test-results',
   use: {
     baseURL: BASE_URL,

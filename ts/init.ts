@@ -207,13 +207,31 @@ export function init(options: InitOptions = {}): Promise<void> {
     } catch (e) {
       ready = undefined; // allow a retry (e.g. after a network error)
       if (e instanceof VeilError) throw e;
-      // "expected magic word 00 61 73 6d, found 3c 21 64 6f": an HTML page (a dev server's fallback) came back instead of the .wasm.
-      const html = /found 3c/i.test(String(e)) ? ' (the server answered with an HTML page, not the .wasm: serve veilkit_bg.wasm as a file, or pass init({ wasm }))' : '';
+      const html = (await servedHtml(from, e)) ? ' (the server answered with an HTML page, not the .wasm: serve veilkit_bg.wasm as a file, or pass init({ wasm }))' : '';
       const vite = from !== undefined && inViteDeps(from) ? ` — ${VITE_DEPS_HINT}` : '';
       throw new VeilError('UNSUPPORTED_PLATFORM', `could not load the wasm core${from === undefined ? '' : ` from ${from}`}: ${String(e)}${html}${vite}`, { cause: e });
     }
   })();
   return ready;
+}
+
+/**
+ * Whether a failed wasm load got an HTML page (a dev server's fallback) instead of the .wasm.
+ * Chromium says so in its CompileError ("expected magic word 00 61 73 6d, found 3c 21 64 6f"); other
+ * engines only say the magic number is wrong (WebKit: "module doesn't start with '\\0asm'"), so
+ * then the URL is fetched again and its content type or first bytes looked at.
+ */
+async function servedHtml(from: string | undefined, e: unknown): Promise<boolean> {
+  if (/found 3c/i.test(String(e))) return true;
+  if (from === undefined || !(e instanceof WebAssembly.CompileError) || typeof fetch !== 'function') return false;
+  try {
+    const response = await fetch(from);
+    if (/text\/html/i.test(response.headers.get('content-type') ?? '')) return true;
+    const head = new TextDecoder().decode((await response.arrayBuffer()).slice(0, 64));
+    return /^\s*</.test(head);
+  } catch {
+    return false;
+  }
 }
 
 /** Whether {@link init} has completed. */

@@ -1,4 +1,4 @@
-// Argument checks and error contract of the public API on Chromium's main thread.
+// Argument checks and error contract of the public API on the main thread.
 // One page load runs every shared check; each check is its own step with soft
 // assertions.
 import { test, expect } from './test.js';
@@ -8,7 +8,7 @@ type ApiPageResult =
   | { type: 'results'; results: ApiCheckResult[]; samePromise: boolean; crossOriginIsolated: boolean }
   | { type: 'error'; message: string };
 
-test('API argument checks and errors (Chromium main thread)', async ({ page }) => {
+test('API argument checks and errors (main thread)', async ({ page }) => {
   const pageLog: string[] = [];
   page.on('console', (m) => pageLog.push(`[console.${m.type()}] ${m.text()}`));
   page.on('pageerror', (e) => pageLog.push(`[pageerror] ${e.message}`));

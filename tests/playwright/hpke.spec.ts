@@ -19,7 +19,7 @@ test.beforeAll(async () => {
   });
 });
 
-test('sealed box interoperates with @hpke/core + @hpke/hybridkem-x-wing (Chromium)', async ({ page }) => {
+test('sealed box interoperates with @hpke/core + @hpke/hybridkem-x-wing', async ({ page }) => {
   await page.goto('/tests/playwright/fixtures/hpke.html');
   await expect(page).toHaveTitle('ready');
   const r = await page.evaluate(async () => {

@@ -8,7 +8,8 @@
 // own first-party storage is what this Chromium gives it when third-party storage is allowed, and
 // where the browser blocks third-party storage (this Chromium's default) the frame fails with
 // STORAGE_FAILED instead of keeping keys elsewhere.
-import { test, expect, type Page, launchPersistent } from './test.js';
+import { test, expect, type Page, launchPersistent, noPersistentProfile } from './test.js';
+import { skipIf } from './skip.js';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -109,6 +110,7 @@ async function identityId(page: Page, name: string): Promise<string> {
 }
 
 test('same site: the store survives a browser restart and is the keystore origin\'s own first-party store', async () => {
+  skipIf(noPersistentProfile !== undefined, noPersistentProfile ?? '');
   const dir = mkdtempSync(join(tmpdir(), 'veilkit-iso-'));
   const launch = () => launchPersistent(dir, String(config.use?.baseURL));
   const name = storeName('persist');
@@ -149,6 +151,7 @@ test('another site, third-party storage blocked (this Chromium\'s default): the 
 // What a cross-site frame keeps depends on the browser's third-party storage rule; docs/KEYSTORE.md
 // lists it per engine. This Chromium, with third-party cookies allowed, does not partition it.
 test('another site, third-party storage allowed: the store survives a restart (this Chromium gives the frame the keystore origin\'s first-party storage)', async () => {
+  skipIf(noPersistentProfile !== undefined, noPersistentProfile ?? '');
   const dir = mkdtempSync(join(tmpdir(), 'veilkit-iso-'));
   // Third-party cookies (and so third-party storage) allowed, as in a default desktop profile.
   mkdirSync(join(dir, 'Default'), { recursive: true });

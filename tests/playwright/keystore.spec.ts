@@ -1,7 +1,8 @@
 // Keystore (issue #6) in Chromium: persistence, non-extractable keys, recovery,
 // backup, passphrase lock, multi-tab races, storage faults, schema migrations,
 // and no secret bytes in any worker→page message.
-import { test, expect, type Page, launchPersistent } from './test.js';
+import { test, expect, type Page, launchPersistent, noPersistentProfile } from './test.js';
+import { skipIf } from './skip.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -82,6 +83,7 @@ test('keys survive a page reload', async ({ page }) => {
 });
 
 test('keys survive a browser context restart (persistent context)', async ({}, testInfo) => {
+  skipIf(noPersistentProfile !== undefined, noPersistentProfile ?? '');
   const dir = mkdtempSync(join(tmpdir(), 'veilkit-profile-'));
   const baseURL = String(testInfo.project.use.baseURL);
   const name = storeName('restart');

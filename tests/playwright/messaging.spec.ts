@@ -6,7 +6,7 @@ import { test, expect } from './test.js';
 import { ADVERSARIAL_CASE_COUNT, KAT_FAMILIES } from '../shared/messaging-suite.js';
 import type { MessagingWorkerMessage } from './fixtures/messaging-worker.js';
 
-test('messaging KATs, E2EE flow and adversarial cases in a module worker (Chromium)', async ({ page }) => {
+test('messaging KATs, E2EE flow and adversarial cases in a module worker', async ({ page }) => {
   const pageLog: string[] = [];
   page.on('console', (m) => pageLog.push(`[console.${m.type()}] ${m.text()}`));
   page.on('pageerror', (e) => pageLog.push(`[pageerror] ${e.message}`));

@@ -8,7 +8,7 @@ import type { SessionWorkerMessage } from './fixtures/session-worker.js';
 
 const MESSAGES = CHROMIUM_SIM.messages;
 
-test('session simulation in a module worker (Chromium)', async ({ page }) => {
+test('session simulation in a module worker', async ({ page }) => {
   const pageLog: string[] = [];
   page.on('console', (m) => pageLog.push(`[console.${m.type()}] ${m.text()}`));
   page.on('pageerror', (e) => pageLog.push(`[pageerror] ${e.message}`));

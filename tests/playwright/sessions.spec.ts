@@ -2,7 +2,8 @@
 // messages between two keystores, failures that change nothing, prekey reuse and replay, two
 // tabs on one session, persistence across reload and restart, rollback, verification codes,
 // deletion, and no secret bytes in any worker→page message.
-import { test, expect, type Page, launchPersistent } from './test.js';
+import { test, expect, type Page, launchPersistent, noPersistentProfile } from './test.js';
+import { skipIf } from './skip.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -120,6 +121,7 @@ test('sessions survive a page reload', async ({ page }) => {
 });
 
 test('sessions survive a browser restart (persistent context)', async ({}, testInfo) => {
+  skipIf(noPersistentProfile !== undefined, noPersistentProfile ?? '');
   const dir = mkdtempSync(join(tmpdir(), 'veilkit-profile-'));
   const baseURL = String(testInfo.project.use.baseURL);
   const [a, b] = names('restart');

@@ -1,10 +1,11 @@
-// Both wasm builds pass the same vector suites in Chromium: the single-threaded
+// Both wasm builds pass the same vector suites (the threads build where shared memory exists): the single-threaded
 // SIMD build (init({ threads: false })) and the threads build (wasm-bindgen-rayon,
 // chosen automatically in a cross-origin isolated worker), plus Argon2id with
 // parallel lanes (each tag checked against hash-wasm's independent Argon2, computed
 // here in Node), the batched KEM exports of the threads build and the public
 // batch functions (ts/batch.ts) on both builds.
-import { test, expect } from './test.js';
+import { test, expect, type Page } from './test.js';
+import { skipIf } from './skip.js';
 import { EXPECTED, FAMILIES, expectedCases, formatReport, formatSkips, skippedCases } from '../shared/vector-suites.js';
 import type { ThreadsWorkerMessage } from './fixtures/threads-worker.js';
 import { argon2id as hashWasmArgon2id } from 'hash-wasm';
@@ -15,6 +16,19 @@ type Veilkit = typeof import('../../ts/index.js');
 
 declare global {
   interface Window { runThreads(n: number): Promise<ThreadsWorkerMessage> }
+}
+
+const NO_SAB = 'no SharedArrayBuffer / shared WebAssembly memory in this cross-origin isolated page: the threads build cannot run (init() keeps the SIMD build, as documented)';
+
+/** Whether the page can create shared WebAssembly memory (what the threads build needs). */
+function sharedMemory(page: Page): Promise<boolean> {
+  return page.evaluate(() => {
+    try {
+      return typeof SharedArrayBuffer === 'function' && new WebAssembly.Memory({ initial: 1, maximum: 1, shared: true }).buffer instanceof SharedArrayBuffer;
+    } catch {
+      return false;
+    }
+  });
 }
 
 /** The Argon2id tags of ARGON2_LANES_CASES by an independent implementation (hash-wasm, in Node). */
@@ -36,6 +50,7 @@ for (const [label, n] of [['SIMD build (threads: false)', 0], ['threads build (2
     test.setTimeout(10 * 60_000);
     await page.goto('/tests/playwright/fixtures/threads.html');
     await expect(page).toHaveTitle('ready');
+    if (n !== 0) skipIf(!(await sharedMemory(page)), NO_SAB);
     const r = await page.evaluate((k) => window.runThreads(k), n);
     if (r.type !== 'reports') throw new Error(r.message);
     console.log(`${label}: ${r.millis} ms, build ${r.capabilities.wasmBuild}, ${r.capabilities.threads} thread(s), argon2id p=4 16 MiB ${r.argon2P4Millis} ms`);
@@ -79,6 +94,7 @@ test('a window main thread keeps the SIMD build unless threads are asked for', a
 
 test('a threads build that never finishes loading: threads: 2 rejects after threadsStartTimeoutMs, the automatic choice falls back to SIMD', async ({ page }) => {
   await page.goto('/tests/playwright/fixtures/threads.html');
+  skipIf(!(await sharedMemory(page)), NO_SAB);
   const r = await page.evaluate(() => new Promise<unknown>((resolve) => {
     const worker = new Worker('/dist/tests/playwright/fixtures/threads-fallback-worker.js', { type: 'module' });
     worker.addEventListener('message', (event) => {

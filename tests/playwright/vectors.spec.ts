@@ -6,7 +6,7 @@ import { test, expect } from './test.js';
 import { EXPECTED, FAMILIES, expectedCases, formatReport, formatSkips, skippedCases } from '../shared/vector-suites.js';
 import type { VectorWorkerMessage } from './fixtures/vector-worker.js';
 
-test('vector suites in a module worker (Chromium)', async ({ page }) => {
+test('vector suites in a module worker', async ({ page }) => {
   test.setTimeout(10 * 60_000);
   const pageLog: string[] = [];
   page.on('console', (m) => pageLog.push(`[console.${m.type()}] ${m.text()}`));
