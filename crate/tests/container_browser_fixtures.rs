@@ -270,3 +270,106 @@ fn browser_fixtures_carry_the_requested_parameters() {
     });
     check("empty.vvlt", &|h| assert_eq!(h.plaintext_size, 0));
 }
+
+/// The engines whose cross-engine sets are committed in `vectors/container/browser/<engine>/`
+/// (written by `node scripts/cross-engine-fixtures.mjs --write`; opened in every engine by
+/// tests/playwright/cross-engine.spec.ts).
+const ENGINES: [&str; 3] = ["chromium", "firefox", "webkit"];
+
+#[test]
+fn every_engines_containers_decrypt_natively() {
+    for engine in ENGINES {
+        let dir = dir().join(engine);
+        let index: Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.join("fixtures.json")).unwrap())
+                .unwrap();
+        assert_eq!(index["engine"], engine);
+        let fixtures = index["fixtures"].as_array().unwrap();
+        assert_eq!(fixtures.len(), 5, "{engine}");
+        for e in fixtures {
+            let name = e["file"].as_str().unwrap();
+            let bytes = std::fs::read(dir.join(name)).unwrap();
+            assert_eq!(
+                hex::encode(veilkit::hash::sha256(&bytes)),
+                e["container_sha256"].as_str().unwrap(),
+                "{engine}/{name}"
+            );
+            let u = &e["unlock"];
+            let password;
+            let secret;
+            let group_key;
+            let shares: Vec<ThresholdShare>;
+            let unlock = if let Some(p) = u["password"].as_str() {
+                password = p.as_bytes().to_vec();
+                Unlock::Password(&password)
+            } else if let Some(sk) = u["xwing_secret_key"].as_str() {
+                secret = hex::decode(sk).unwrap();
+                Unlock::Recipient {
+                    secret_key: &secret,
+                    recipient_id: None,
+                }
+            } else if let Some(k) = u["group_key"].as_str() {
+                group_key = hex::decode(k).unwrap();
+                Unlock::Group(GroupUnlock {
+                    group_id: hex16(&u["group_id"]),
+                    key_version: u32::try_from(u["key_version"].as_u64().unwrap()).unwrap(),
+                    group_key: &group_key,
+                    manifest: None,
+                })
+            } else {
+                let text =
+                    std::fs::read_to_string(dir.join(u["shares_file"].as_str().unwrap())).unwrap();
+                shares = text
+                    .lines()
+                    .filter(|l| !l.is_empty())
+                    .take(2)
+                    .map(|l| ThresholdShare::parse(l).unwrap())
+                    .collect();
+                Unlock::Shares(&shares)
+            };
+            // Signed containers: pinned to their signer (both halves), so a wrong signer fails.
+            let policy = match (
+                e["signer_ed25519_public"].as_str(),
+                e["signer_ed25519_seed"].as_str(),
+            ) {
+                (Some(ed), _) => VerificationPolicy {
+                    expected_signer: Some(ExpectedSigner {
+                        ed25519: hex::decode(ed).unwrap().try_into().unwrap(),
+                        mldsa65: e["signer_mldsa65_public"]
+                            .as_str()
+                            .map(|h| hex::decode(h).unwrap()),
+                    }),
+                    ..VerificationPolicy::strict()
+                },
+                (None, Some(_)) => {
+                    let seeds =
+                        SigningKeys::hybrid(&[0x11; 32], &[0x33; 32], [0x22; 32], 0).unwrap();
+                    VerificationPolicy {
+                        expected_signer: Some(ExpectedSigner {
+                            ed25519: *seeds.ed25519_public(),
+                            mldsa65: seeds.mldsa_public().map(<[u8]>::to_vec),
+                        }),
+                        ..VerificationPolicy::strict()
+                    }
+                }
+                (None, None) => VerificationPolicy::default(),
+            };
+            let d = decrypt(&bytes, &unlock, &policy)
+                .unwrap_or_else(|err| panic!("{engine}/{name}: {err}"));
+            assert!(d.report.is_intact(), "{engine}/{name}");
+            let len = usize::try_from(e["plaintext_len"].as_u64().unwrap()).unwrap();
+            assert_eq!(
+                d.plaintext.expect("intact").to_vec(),
+                plaintext(len),
+                "{engine}/{name}"
+            );
+            if policy.expected_signer.is_some() {
+                assert_eq!(
+                    (d.report.version, d.report.signature),
+                    (6, SignatureStatus::Hybrid),
+                    "{engine}/{name}"
+                );
+            }
+        }
+    }
+}
