@@ -6,7 +6,6 @@ import { skipIf } from './skip.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import config from '../../playwright.config.js';
 
 type KsTests = typeof import('./fixtures/keystore-page.js');
 declare global {

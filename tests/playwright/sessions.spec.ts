@@ -7,7 +7,6 @@ import { skipIf } from './skip.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import config from '../../playwright.config.js';
 
 type SessTests = typeof import('./fixtures/sessions-page.js');
 declare global {
