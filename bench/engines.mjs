@@ -1,4 +1,5 @@
-// The one engine-launch helper of both bench runners (bench/run.mjs, bench/files/run.mjs):
+// The one engine-launch helper of both bench runners (bench/run.mjs, bench/files/run.mjs) and of the
+// scripts that drive engines outside the test runner (scripts/lib/drive-engines.mjs):
 // `--browser chromium|firefox|webkit` (default chromium) opens a page in that engine with the
 // settings the test corpus uses (tests/shared/engines.ts, compiled to dist/tests/shared/):
 //   - chromium: Debian's /usr/bin/chromium through Playwright (tests/shared/chromium.ts flags);

@@ -8,8 +8,8 @@
 //   node scripts/browser-support.mjs --write    # write it into README.md between the markers
 //   node scripts/browser-support.mjs --json     # the raw probe (and veilkit's report) per engine
 //
-// Options: --engines chromium,firefox,webkit  --port 8805 (static server; +100 is also taken)
-//          --display 85 --driver-port 4485 (WebKit).
+// Options: --engines chromium,firefox,webkit  --port 8805 (static server). WebKit's Xvfb and
+// WebKitWebDriver are started on a free display and port and stopped by pid (tests/shared/webkit/).
 // tests/playwright/capabilities.spec.ts checks, in whichever engine runs it, that the README row
 // for that engine is what the probe says there.
 import { readFileSync, writeFileSync, existsSync } from 'node:fs';
@@ -34,7 +34,7 @@ try {
   const base = await serve(opts.port);
   const results = {};
   for (const engine of ENGINES) {
-    const r = await runIn(engine, `${base}/tests/playwright/fixtures/capabilities.html`, SCRIPT, opts);
+    const r = await runIn(engine, `${base}/tests/playwright/fixtures/capabilities.html`, SCRIPT);
     if (!r?.probe) throw new Error(`${engine}: no result`);
     results[engine] = { version: support.engineVersion(engine, r.probe.userAgent), ...r };
   }

@@ -7,7 +7,7 @@
 //   node scripts/cross-engine-fixtures.mjs --write        # regenerate every engine's set (random bytes change)
 //   node scripts/cross-engine-fixtures.mjs --check        # the matrix: every engine opens every engine's set
 //
-// Options: --engines chromium,firefox,webkit  --port 8805  --display 85  --driver-port 4485.
+// Options: --engines chromium,firefox,webkit  --port 8805.
 // Checked by tests/playwright/cross-engine.spec.ts (in the engine running it) and natively by
 // crate/tests/container_browser_fixtures.rs.
 import { mkdirSync, writeFileSync, rmSync } from 'node:fs';
@@ -22,7 +22,7 @@ try {
   if (args.includes('--write')) {
     for (const engine of opts.engines) {
       const t0 = Date.now();
-      const out = await runIn(engine, page, `return window.xengineTests.makeEngineSet(${JSON.stringify(engine)}, navigator.userAgent)`, opts);
+      const out = await runIn(engine, page, `return window.xengineTests.makeEngineSet(${JSON.stringify(engine)}, navigator.userAgent)`);
       const dir = join(ROOT, 'vectors/container/browser', engine);
       rmSync(dir, { recursive: true, force: true });
       mkdirSync(dir, { recursive: true });
@@ -35,7 +35,7 @@ try {
     let bad = 0;
     for (const engine of opts.engines) {
       const dirs = ['chromium', 'firefox', 'webkit'];
-      const r = await runIn(engine, page, `return (async () => { const out = []; for (const d of ${JSON.stringify(dirs)}) out.push(await window.xengineTests.checkEngineSet('/vectors/container/browser/' + d)); return out; })()`, opts);
+      const r = await runIn(engine, page, `return (async () => { const out = []; for (const d of ${JSON.stringify(dirs)}) out.push(await window.xengineTests.checkEngineSet('/vectors/container/browser/' + d)); return out; })()`);
       r.forEach((x, i) => {
         const ok = Object.values(x.containers).every((v) => v.startsWith('ok')) && x.backup.publicKeys && x.backup.signs;
         if (!ok) bad++;

@@ -1,14 +1,13 @@
 // Runs a script in a page of each browser engine, outside Playwright's test runner (used by
-// scripts/browser-support.mjs and scripts/cross-engine-fixtures.mjs): Chromium and Firefox ESR
-// through Playwright's library, WebKitGTK's MiniBrowser through WebKitWebDriver under Xvfb. Every
-// process started here (the static server, Xvfb, WebKitWebDriver) is stopped by its process id.
+// scripts/browser-support.mjs and scripts/cross-engine-fixtures.mjs), through bench/engines.mjs.
+// The static server started here is stopped by its process id.
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-/** Options from argv: --port (static server, +100 also taken), --display, --driver-port, --engines. */
+/** Options from argv: --port (static server), --engines. */
 export function options(argv) {
   const opt = (name, dflt) => {
     const i = argv.indexOf(`--${name}`);
@@ -17,8 +16,6 @@ export function options(argv) {
   return {
     engines: opt('engines', 'chromium,firefox,webkit').split(','),
     port: Number(opt('port', process.env.VEILKIT_TEST_PORT ?? '8805')),
-    display: opt('display', '85'),
-    driverPort: Number(opt('driver-port', '4485')),
   };
 }
 
@@ -54,56 +51,19 @@ export async function serve(port) {
 }
 
 /**
- * Opens `url` in `engine`, waits for the title 'ready' and runs `body` (the text of a function body
- * returning a promise of JSON) there; resolves with its value.
+ * Opens `url` in `engine` (through bench/engines.mjs's openEngine, the one launcher of the scripts
+ * and benchmarks: the corpus's settings, the Firefox BiDi relay, the WebKit WebDriver adapter, which
+ * starts and stops Xvfb and WebKitWebDriver by pid), waits for the title 'ready' and runs `body` (the
+ * text of a function body returning a promise of JSON) there; resolves with its value.
  */
-export async function runIn(engine, url, body, { display, driverPort }) {
-  if (engine === 'webkit') return viaWebDriver(url, body, display, driverPort);
-  const pw = await import('@playwright/test');
-  const { CHROMIUM } = await import(new URL('../../dist/tests/shared/chromium.js', import.meta.url).href);
-  // Firefox as tests/shared/engines.ts launches it (its relay path is relative to the .ts source).
-  const browser = engine === 'firefox'
-    ? await pw.firefox.launch({ executablePath: `${ROOT}tests/shared/firefox-bidi.mjs`, channel: 'moz-firefox', headless: true })
-    : await pw.chromium.launch({ ...CHROMIUM.launchOptions, headless: true });
+export async function runIn(engine, url, body) {
+  const { openEngine } = await import('../../bench/engines.mjs');
+  const { page, close } = await openEngine(engine);
   try {
-    const page = await browser.newPage();
     await page.goto(url);
-    await page.waitForFunction(() => document.title === 'ready');
+    await page.until(() => document.title === 'ready', { timeoutMs: 30_000, pollMs: 100 });
     return await page.evaluate(new Function(body));
   } finally {
-    await browser.close();
-  }
-}
-
-let driver;
-async function viaWebDriver(url, body, display, driverPort) {
-  if (!driver) {
-    start('Xvfb', [`:${display}`, '-screen', '0', '1280x800x24', '-nolisten', 'tcp']);
-    await sleep(500);
-    start('WebKitWebDriver', [`--port=${driverPort}`], { DISPLAY: `:${display}` });
-    driver = `http://127.0.0.1:${driverPort}`;
-    await waitFor(`${driver}/status`, 'WebKitWebDriver');
-  }
-  const call = async (method, path, data) => {
-    const r = await fetch(`${driver}${path}`, { method, headers: { 'content-type': 'application/json' }, ...(data ? { body: JSON.stringify(data) } : {}) });
-    const j = await r.json();
-    if (!r.ok) throw new Error(`WebDriver ${method} ${path}: ${JSON.stringify(j.value)}`);
-    return j.value;
-  };
-  const { sessionId } = await call('POST', '/session', {
-    capabilities: { alwaysMatch: { browserName: 'MiniBrowser', 'webkitgtk:browserOptions': { binary: '/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser', args: ['--automation'] } } },
-  });
-  try {
-    await call('POST', `/session/${sessionId}/timeouts`, { script: 120_000 });
-    await call('POST', `/session/${sessionId}/url`, { url });
-    for (let i = 0; i < 100 && (await call('GET', `/session/${sessionId}/title`)) !== 'ready'; i++) await sleep(100);
-    const r = await call('POST', `/session/${sessionId}/execute/async`, {
-      script: `const done = arguments[arguments.length - 1]; (() => { ${body}; })().then((v) => done({ ok: v }), (e) => done({ error: String(e && e.stack || e) }));`,
-      args: [],
-    });
-    if (r?.error) throw new Error(`webkit: ${r.error}`);
-    return r?.ok;
-  } finally {
-    await call('DELETE', `/session/${sessionId}`).catch(() => {});
+    await close();
   }
 }
