@@ -143,6 +143,9 @@ test('same site: the store survives a browser restart and is the keystore origin
 });
 
 test('another site, third-party storage blocked (Chromium\'s headless default; Firefox with third-party cookies blocked): the frame fails with STORAGE_FAILED and nothing is kept', async ({ page }) => {
+  // WebKit never blocks a cross-site frame's IndexedDB: it partitions it by the top-level site (the
+  // next test checks that), and WebKitGTK has no third-party storage blocking setting WebDriver can set.
+  skipIf(engine === 'webkit', 'WebKit partitions third-party IndexedDB and has no setting to block it (WebKitGTK cookie policy covers cookies only); checked by the partitioned-store test instead');
   const expected = { code: 'STORAGE_FAILED', framesBefore: 0, framesAfter: 0 };
   if (engine !== 'firefox') {
     await load(page);
@@ -165,6 +168,28 @@ test('another site, third-party storage blocked (Chromium\'s headless default; F
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('another site, WebKit\'s default: the frame opens a store partitioned by the app\'s site, which the keystore origin\'s first-party storage does not see', async ({ page }) => {
+  // The restart half of the allowed-storage test below needs a persistent profile WebKit does not
+  // have; this is the same partitioning check within one session.
+  skipIf(engine !== 'webkit', 'WebKit only: Chromium and Firefox run the blocked and allowed tests around it with a persistent profile');
+  const name = storeName('webkit-partitioned');
+  await load(page);
+  expect((await page.evaluate((n) => window.isoTests.scenario(n, 'cross'), name)).idMatches).toBe(true);
+  const [id] = await page.evaluate((n) => window.isoTests.identities(n, 'cross'), name);
+  expect(id).toMatch(/^[0-9a-f]{64}$/);
+  expect(await page.evaluate((n) => window.isoTests.identities(n, 'cross'), name)).toEqual([id]);
+  await page.goto(`${CROSS_SITE_ORIGIN}/tests/playwright/fixtures/keystore-page.html`);
+  await expect(page).toHaveTitle('ready');
+  expect(await page.evaluate(async (n) => {
+    const ks = await window.ksTests.Keystore.open({ name: n });
+    try {
+      return (await ks.listIdentities()).map((i) => i.id);
+    } finally {
+      ks.close();
+    }
+  }, name)).toEqual([]);
 });
 
 // What a cross-site frame keeps depends on the browser's third-party storage rule; docs/KEYSTORE.md

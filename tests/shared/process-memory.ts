@@ -53,10 +53,13 @@ function processBytes(pid: number): number {
   return 1024 * (pss ?? kib(read(`/proc/${pid}/status`), 'VmRSS') ?? 0);
 }
 
-/** The processes whose command line contains `marker`, and all their descendants. */
-export function processTree(marker: string): number[] {
+/**
+ * The processes whose command line contains `marker` (with `exact`: has an argument equal to it), and
+ * all their descendants.
+ */
+export function processTree(marker: string, exact = false): number[] {
   const all = pids();
-  const roots = all.filter((pid) => pid !== process.pid && (read(`/proc/${pid}/cmdline`) ?? '').split('\0').some((a) => a.includes(marker)));
+  const roots = all.filter((pid) => pid !== process.pid && (read(`/proc/${pid}/cmdline`) ?? '').split('\0').some((a) => (exact ? a === marker : a.includes(marker))));
   const children = new Map<number, number[]>();
   for (const pid of all) {
     const parent = parentOf(pid);
@@ -72,8 +75,8 @@ export function processTree(marker: string): number[] {
   return [...tree];
 }
 
-/** The summed memory of {@link processTree}(`marker`) now, and how many processes it has. */
-export function treeMemory(marker: string): { bytes: number; processes: number } {
-  const tree = processTree(marker);
+/** The summed memory of {@link processTree}(`marker`, `exact`) now, and how many processes it has. */
+export function treeMemory(marker: string, exact = false): { bytes: number; processes: number } {
+  const tree = processTree(marker, exact);
   return { bytes: tree.reduce((sum, pid) => sum + processBytes(pid), 0), processes: tree.length };
 }

@@ -75,6 +75,17 @@ export function launchWebKitPersistent(userDataDir: string, baseURL: string): Pr
   return Promise.reject(new NotSupportedError(`launchPersistent(${userDataDir}, ${baseURL}): ${WEBKIT_NO_PROFILE}`));
 }
 
+/**
+ * The argument that names the run's WebKitWebDriver on its command line (`--port=<port>`, from the
+ * driver URL the global setup published), or undefined without one. The driver's process tree is
+ * every MiniBrowser it launched and their WebKitWebProcess / WebKitNetworkProcess children, so
+ * tests/shared/process-memory.ts measures WebKit's browser processes from it.
+ */
+export function webkitDriverProcessArg(): string | undefined {
+  const shared = process.env[DRIVER_ENV];
+  return shared === undefined || shared === '' ? undefined : `--port=${new URL(shared).port}`;
+}
+
 /** WebKit for scripts outside the test runner: a page at `baseURL` and a `close` that stops everything. */
 export async function openWebKit(options: { baseURL?: string } = {}): Promise<{ page: Page; context: BrowserContext; close: () => Promise<void> }> {
   const { context, page } = await newContext(options.baseURL);

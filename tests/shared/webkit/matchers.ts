@@ -62,7 +62,7 @@ export const webkitMatchers = {
   toHaveURL(this: MatcherThis, received: unknown, expected: Expected, options: { timeout?: number } = {}) {
     const page = asPage(received, 'toHaveURL');
     const want = typeof expected === 'string' ? new URL(expected, page._context._options.baseURL).href : expected;
-    return poll(this, 'toHaveURL', expected, options.timeout, () => page.url(), (u) => matches(String(u), want, false));
+    return poll(this, 'toHaveURL', expected, options.timeout, () => page._currentUrl(), (u) => matches(String(u), want, false));
   },
   toHaveText(this: MatcherThis, received: unknown, expected: Expected, options: { timeout?: number } = {}) {
     return element(this, 'toHaveText', received, expected, options.timeout, (s) => matches(normalize(s.text), expected, false));

@@ -6,7 +6,7 @@
  *
  * What is implemented, and how:
  * - `page.goto` (relative to `baseURL`, waits for `load` — WebDriver's normal page-load strategy),
- *   `reload`, `url`, `title`, `close`, `evaluate(fn | expression, arg)` (the function's source is
+ *   `reload`, `url` (synchronous: the URL as of the last goto/reload/waitForLoadState), `title`, `close`, `evaluate(fn | expression, arg)` (the function's source is
  *   started by `execute/sync` and its result polled, so evaluates in two windows run concurrently; arguments and results go through ./codec.ts, so undefined, NaN, ±Infinity,
  *   -0, bigint, typed arrays, Date, Map, Set and Error survive; an exception in the page rejects with
  *   `page.evaluate: <name>: <message>` like Playwright), `waitForFunction`, `waitForLoadState`.
@@ -180,6 +180,7 @@ function sleep(ms: number): Promise<void> {
 export class WebKitPageImpl {
   private readonly listeners = new Map<string, Listener[]>();
   private closed = false;
+  private _url = 'about:blank';
 
   constructor(readonly _context: WebKitContextImpl, readonly _handle: string) {}
 
@@ -221,7 +222,7 @@ export class WebKitPageImpl {
     const target = new URL(url, this._context._options.baseURL).href;
     await this.cmd('POST', '/url', { url: target });
     await this.installHooks();
-    const finalUrl = this.url();
+    const finalUrl = this._currentUrl();
     const status = await this.evaluate<number, undefined>(() => {
       const nav = performance.getEntriesByType('navigation')[0] as (PerformanceEntry & { responseStatus?: number }) | undefined;
       return nav?.responseStatus ?? 0;
@@ -240,6 +241,7 @@ export class WebKitPageImpl {
   async reload(): Promise<null> {
     await this.cmd('POST', '/refresh');
     await this.installHooks();
+    await this._currentUrl();
     return null;
   }
 
@@ -249,6 +251,7 @@ export class WebKitPageImpl {
       const state = await this.evaluate(() => document.readyState).catch(() => 'loading');
       if (state === 'complete') {
         await this.installHooks();
+        await this._currentUrl();
         return;
       }
       await sleep(100);
@@ -256,8 +259,19 @@ export class WebKitPageImpl {
     throw new Error('page.waitForLoadState: the document did not finish loading within 30 s');
   }
 
-  async url(): Promise<string> {
-    return (await this.cmd('GET', '/url')) as string;
+  /**
+   * The URL as of the last `goto`, `reload`, `waitForLoadState` or URL matcher poll: synchronous like
+   * Playwright's `page.url()`, but WebDriver has no navigation events, so a navigation the page makes
+   * by itself shows here only after one of those (e.g. a popup's URL after `popup.waitForLoadState()`).
+   */
+  url(): string {
+    return this._url;
+  }
+
+  /** Asks the driver for the current URL (and remembers it for `url()`). */
+  async _currentUrl(): Promise<string> {
+    this._url = (await this.cmd('GET', '/url')) as string;
+    return this._url;
   }
 
   async title(): Promise<string> {

@@ -18,8 +18,8 @@ export class WebDriverError extends Error {
   }
 }
 
-/** The W3C element reference key. */
-const ELEMENT = 'element-6066-11e4-a52f-4a6f6b8c0f5b';
+/** The W3C element reference key (WebDriver spec, "web element identifier"). */
+const ELEMENT = 'element-6066-11e4-a52e-4f735466cecf';
 
 /** A reference to an element returned by Find Element. */
 export interface ElementRef { [ELEMENT]: string }
@@ -145,6 +145,8 @@ export class WebDriverSession {
 
   /** The element reference key, for building Element commands. */
   static elementId(ref: ElementRef): string {
-    return ref[ELEMENT];
+    const id = (ref as Partial<ElementRef> | null)?.[ELEMENT];
+    if (typeof id !== 'string') throw new WebDriverError('no such element', `Find Element answered without a "${ELEMENT}" key: ${JSON.stringify(ref)}`);
+    return id;
   }
 }
