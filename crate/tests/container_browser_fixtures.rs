@@ -57,50 +57,62 @@ fn hex32(v: &Value) -> [u8; 32] {
         .unwrap()
 }
 
-/// Decrypts fixture `name` with the unlock its manifest entry names and checks every hash.
-fn open(name: &str, policy: &VerificationPolicy) -> (Vec<u8>, VerificationReport) {
-    let e = entry(name);
-    let bytes = std::fs::read(dir().join(name)).unwrap();
+/// Reads the container a manifest entry `e` names from `dir` and checks its SHA-256.
+fn read_checked(dir: &std::path::Path, e: &Value, label: &str) -> Vec<u8> {
+    let bytes = std::fs::read(dir.join(e["file"].as_str().unwrap())).unwrap();
     assert_eq!(
         hex::encode(veilkit::hash::sha256(&bytes)),
         e["container_sha256"].as_str().unwrap(),
-        "{name}"
+        "{label}"
     );
+    bytes
+}
+
+/// Calls `f` with the unlock a manifest entry's `unlock` object names (password, X-Wing secret
+/// key, group key, or the first two shares of its `shares_file` in `dir`).
+fn with_unlock<R>(
+    dir: &std::path::Path,
+    e: &Value,
+    label: &str,
+    f: impl FnOnce(&Unlock<'_>) -> R,
+) -> R {
     let u = &e["unlock"];
-    let password;
-    let secret;
-    let group_key;
-    let shares: Vec<ThresholdShare>;
-    let unlock = if let Some(p) = u["password"].as_str() {
-        password = p.as_bytes().to_vec();
-        Unlock::Password(&password)
+    if let Some(p) = u["password"].as_str() {
+        f(&Unlock::Password(p.as_bytes()))
     } else if let Some(sk) = u["xwing_secret_key"].as_str() {
-        secret = hex::decode(sk).unwrap();
-        Unlock::Recipient {
+        let secret = hex::decode(sk).unwrap();
+        f(&Unlock::Recipient {
             secret_key: &secret,
             recipient_id: None,
-        }
+        })
     } else if let Some(k) = u["group_key"].as_str() {
-        group_key = hex::decode(k).unwrap();
-        Unlock::Group(GroupUnlock {
+        let group_key = hex::decode(k).unwrap();
+        f(&Unlock::Group(GroupUnlock {
             group_id: hex16(&u["group_id"]),
             key_version: u32::try_from(u["key_version"].as_u64().unwrap()).unwrap(),
             group_key: &group_key,
             manifest: None,
-        })
-    } else if let Some(f) = u["shares_file"].as_str() {
-        let text = std::fs::read_to_string(dir().join(f)).unwrap();
-        shares = text
+        }))
+    } else if let Some(file) = u["shares_file"].as_str() {
+        let text = std::fs::read_to_string(dir.join(file)).unwrap();
+        let shares: Vec<ThresholdShare> = text
             .lines()
             .filter(|l| !l.is_empty())
             .take(2)
             .map(|l| ThresholdShare::parse(l).unwrap())
             .collect();
-        Unlock::Shares(&shares)
+        f(&Unlock::Shares(&shares))
     } else {
-        panic!("{name}: unknown unlock {u}");
-    };
-    let d = decrypt(&bytes, &unlock, policy).unwrap_or_else(|err| panic!("{name}: {err}"));
+        panic!("{label}: unknown unlock {u}");
+    }
+}
+
+/// Decrypts fixture `name` with the unlock its manifest entry names and checks every hash.
+fn open(name: &str, policy: &VerificationPolicy) -> (Vec<u8>, VerificationReport) {
+    let e = entry(name);
+    let bytes = read_checked(&dir(), &e, name);
+    let d = with_unlock(&dir(), &e, name, |unlock| decrypt(&bytes, unlock, policy))
+        .unwrap_or_else(|err| panic!("{name}: {err}"));
     let pt = d.plaintext.expect("intact").to_vec();
     let len = usize::try_from(e["plaintext_len"].as_u64().unwrap()).unwrap();
     assert_eq!(pt, plaintext(len), "{name}");
@@ -288,45 +300,8 @@ fn every_engines_containers_decrypt_natively() {
         assert_eq!(fixtures.len(), 5, "{engine}");
         for e in fixtures {
             let name = e["file"].as_str().unwrap();
-            let bytes = std::fs::read(dir.join(name)).unwrap();
-            assert_eq!(
-                hex::encode(veilkit::hash::sha256(&bytes)),
-                e["container_sha256"].as_str().unwrap(),
-                "{engine}/{name}"
-            );
-            let u = &e["unlock"];
-            let password;
-            let secret;
-            let group_key;
-            let shares: Vec<ThresholdShare>;
-            let unlock = if let Some(p) = u["password"].as_str() {
-                password = p.as_bytes().to_vec();
-                Unlock::Password(&password)
-            } else if let Some(sk) = u["xwing_secret_key"].as_str() {
-                secret = hex::decode(sk).unwrap();
-                Unlock::Recipient {
-                    secret_key: &secret,
-                    recipient_id: None,
-                }
-            } else if let Some(k) = u["group_key"].as_str() {
-                group_key = hex::decode(k).unwrap();
-                Unlock::Group(GroupUnlock {
-                    group_id: hex16(&u["group_id"]),
-                    key_version: u32::try_from(u["key_version"].as_u64().unwrap()).unwrap(),
-                    group_key: &group_key,
-                    manifest: None,
-                })
-            } else {
-                let text =
-                    std::fs::read_to_string(dir.join(u["shares_file"].as_str().unwrap())).unwrap();
-                shares = text
-                    .lines()
-                    .filter(|l| !l.is_empty())
-                    .take(2)
-                    .map(|l| ThresholdShare::parse(l).unwrap())
-                    .collect();
-                Unlock::Shares(&shares)
-            };
+            let label = format!("{engine}/{name}");
+            let bytes = read_checked(&dir, e, &label);
             // Signed containers: pinned to their signer (both halves), so a wrong signer fails.
             let policy = match (
                 e["signer_ed25519_public"].as_str(),
@@ -354,8 +329,8 @@ fn every_engines_containers_decrypt_natively() {
                 }
                 (None, None) => VerificationPolicy::default(),
             };
-            let d = decrypt(&bytes, &unlock, &policy)
-                .unwrap_or_else(|err| panic!("{engine}/{name}: {err}"));
+            let d = with_unlock(&dir, e, &label, |unlock| decrypt(&bytes, unlock, &policy))
+                .unwrap_or_else(|err| panic!("{label}: {err}"));
             assert!(d.report.is_intact(), "{engine}/{name}");
             let len = usize::try_from(e["plaintext_len"].as_u64().unwrap()).unwrap();
             assert_eq!(
