@@ -170,6 +170,20 @@ test('another site, third-party storage blocked (Chromium\'s headless default; F
   }
 });
 
+
+/** The identities of store `name` as a top-level page on the keystore origin sees them (its first-party storage). */
+async function firstPartyIdentities(page: Page, name: string): Promise<string[]> {
+  await page.goto(`${CROSS_SITE_ORIGIN}/tests/playwright/fixtures/keystore-page.html`);
+  await expect(page).toHaveTitle('ready');
+  return page.evaluate(async (n) => {
+    const ks = await window.ksTests.Keystore.open({ name: n });
+    try {
+      return (await ks.listIdentities()).map((i) => i.id);
+    } finally {
+      ks.close();
+    }
+  }, name);
+}
 test('another site, WebKit\'s default: the frame opens a store partitioned by the app\'s site, which the keystore origin\'s first-party storage does not see', async ({ page }) => {
   // The restart half of the allowed-storage test below needs a persistent profile WebKit does not
   // have; this is the same partitioning check within one session.
@@ -180,16 +194,7 @@ test('another site, WebKit\'s default: the frame opens a store partitioned by th
   const [id] = await page.evaluate((n) => window.isoTests.identities(n, 'cross'), name);
   expect(id).toMatch(/^[0-9a-f]{64}$/);
   expect(await page.evaluate((n) => window.isoTests.identities(n, 'cross'), name)).toEqual([id]);
-  await page.goto(`${CROSS_SITE_ORIGIN}/tests/playwright/fixtures/keystore-page.html`);
-  await expect(page).toHaveTitle('ready');
-  expect(await page.evaluate(async (n) => {
-    const ks = await window.ksTests.Keystore.open({ name: n });
-    try {
-      return (await ks.listIdentities()).map((i) => i.id);
-    } finally {
-      ks.close();
-    }
-  }, name)).toEqual([]);
+  expect(await firstPartyIdentities(page, name)).toEqual([]);
 });
 
 // What a cross-site frame keeps depends on the browser's third-party storage rule; docs/KEYSTORE.md
@@ -219,16 +224,7 @@ test('another site, third-party storage allowed: the store survives a restart (C
     expect(await page.evaluate((n) => window.isoTests.identities(n, 'cross'), name)).toEqual([id]);
     // First-party on the keystore origin: the same store where the engine does not partition, none
     // where it does (the frame's store lives in the app site's partition).
-    await page.goto(`${CROSS_SITE_ORIGIN}/tests/playwright/fixtures/keystore-page.html`);
-    await expect(page).toHaveTitle('ready');
-    expect(await page.evaluate(async (n) => {
-      const ks = await window.ksTests.Keystore.open({ name: n });
-      try {
-        return (await ks.listIdentities()).map((i) => i.id);
-      } finally {
-        ks.close();
-      }
-    }, name)).toEqual(PARTITIONS_THIRD_PARTY_STORAGE ? [] : [id]);
+    expect(await firstPartyIdentities(page, name)).toEqual(PARTITIONS_THIRD_PARTY_STORAGE ? [] : [id]);
     await ctx.close();
   } finally {
     rmSync(dir, { recursive: true, force: true });
