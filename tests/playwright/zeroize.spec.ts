@@ -135,7 +135,9 @@ test('no secret bytes left in wasm memory: session (identities, prekeys, initiat
   // The recomputed secrets are the session's: identity keys match Enc(ID), the recomputed message
   // keys open the messages, Bob's stored skipped keys are the skipped messages' keys.
   expect(r.confirmed).toEqual(['identity keys', 'message keys open the messages', 'skipped keys']);
-  expect({ secrets: r.secrets, windows: r.windows, states: r.states, snapshots: r.snapshots }).toEqual(SEARCHED_SESSION);
+  // A ratchet secret that clamping leaves unchanged is one secret, not two: count it as the pair it stands for.
+  expect({ secrets: r.secrets + r.selfClamped.secrets, windows: r.windows + r.selfClamped.windows, states: r.states, snapshots: r.snapshots })
+    .toEqual(SEARCHED_SESSION);
   expect(r.hits).toEqual([]);
 });
 
