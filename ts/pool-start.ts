@@ -7,7 +7,7 @@ import { defaultWorkerHref, startDefaultWorker } from './assets.js';
 import { VITE_DEPS_HINT, inViteDeps } from './vite-deps.js';
 
 /** Default of `PoolOptions.startTimeoutMs`. */
-export const DEFAULT_WORKER_START_TIMEOUT_MS = 15_000;
+export const DEFAULT_WORKER_START_TIMEOUT_MS = 30_000;
 
 /** The default `createWorker`: a module worker from `url`, or veilkit's own worker module. */
 export function defaultWorker(url: string | URL | undefined): Worker {

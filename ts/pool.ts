@@ -50,7 +50,7 @@ export interface PoolOptions {
   workerUrl?: string | URL;
   /**
    * How long a new worker may take to load its script and the wasm core and report ready (ms,
-   * default 15 s; 0 = wait forever). Past it, the worker is terminated and the call that was waiting
+   * default 30 s; 0 = wait forever). Past it, the worker is terminated and the call that was waiting
    * for it rejects with `VeilError('WORKER_START_FAILED')`; the next call starts a fresh worker.
    */
   startTimeoutMs?: number;
