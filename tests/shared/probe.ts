@@ -63,6 +63,13 @@ export interface EngineProbe {
 // (module (func (result v128) i32.const 0 i8x16.splat)): validates only with SIMD128.
 const SIMD_MODULE = [0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 8, 1, 6, 0, 65, 0, 253, 15, 11];
 
+/** Runs the checks one after another; their results in order. */
+async function inOrder(checks: readonly (() => Promise<boolean>)[]): Promise<boolean[]> {
+  const out: boolean[] = [];
+  for (const check of checks) out.push(await check());
+  return out;
+}
+
 async function ok(f: () => Promise<boolean> | boolean): Promise<boolean> {
   try {
     return (await f()) === true;
@@ -94,21 +101,23 @@ async function probeWebCrypto(): Promise<ContextProbe['webCrypto']> {
   });
   const kem = s as unknown as SubtleCrypto & KemSubtle;
   const alg = { name: 'ML-KEM-768' };
-  const [pbkdf2, x25519, ed25519, ed25519RefusesMismatchedJwk, mlKem768, mlKem768SeedImport, mlDsa65] = await Promise.all([
-    ok(async () => {
+  // One check at a time: run concurrently, the mismatched-JWK check once came out false in WebKit (a
+  // CI run; 3 of 3 re-runs true) and the cause is not established.
+  const [pbkdf2, x25519, ed25519, ed25519RefusesMismatchedJwk, mlKem768, mlKem768SeedImport, mlDsa65] = await inOrder([
+    () => ok(async () => {
       const key = await s.importKey('raw', msg, 'PBKDF2', false, ['deriveBits']);
       const bits = await s.deriveBits({ name: 'PBKDF2', hash: 'SHA-256', salt: msg, iterations: 2 }, key, 256);
       return bits.byteLength === 32;
     }),
-    ok(async () => {
+    () => ok(async () => {
       const a = await s.generateKey({ name: 'X25519' }, false, ['deriveBits']);
       const b = await s.generateKey({ name: 'X25519' }, false, ['deriveBits']);
       const ab = await s.deriveBits({ name: 'X25519', public: b.publicKey }, a.privateKey, 256);
       const ba = await s.deriveBits({ name: 'X25519', public: a.publicKey }, b.privateKey, 256);
       return a.privateKey.extractable === false && same(ab, ba);
     }),
-    signs('Ed25519'),
-    ok(async () => {
+    () => signs('Ed25519'),
+    () => ok(async () => {
       const a = await s.exportKey('jwk', (await s.generateKey({ name: 'Ed25519' }, true, ['sign', 'verify'])).privateKey);
       const b = await s.exportKey('jwk', (await s.generateKey({ name: 'Ed25519' }, true, ['sign', 'verify'])).privateKey);
       try {
@@ -118,7 +127,7 @@ async function probeWebCrypto(): Promise<ContextProbe['webCrypto']> {
         return true;
       }
     }),
-    ok(async () => {
+    () => ok(async () => {
       if (typeof kem.encapsulateBits !== 'function') return false;
       const pair = await s.generateKey(alg, false, ['encapsulateBits', 'decapsulateBits'] as unknown as KeyUsage[]) as CryptoKeyPair;
       const ek = await s.exportKey('raw-public' as 'raw', pair.publicKey);
@@ -126,13 +135,17 @@ async function probeWebCrypto(): Promise<ContextProbe['webCrypto']> {
       const back = await kem.decapsulateBits(alg, pair.privateKey, ciphertext);
       return pair.privateKey.extractable === false && ek.byteLength === 1184 && ciphertext.byteLength === 1088 && same(back, sharedKey);
     }),
-    ok(async () => {
+    () => ok(async () => {
       const key = await s.importKey('raw-seed' as 'raw', new Uint8Array(64).fill(7), alg, false, ['decapsulateBits'] as unknown as KeyUsage[]);
       return key.extractable === false;
     }),
-    signs('ML-DSA-65'),
+    () => signs('ML-DSA-65'),
   ]);
-  return { pbkdf2, x25519, ed25519, ed25519RefusesMismatchedJwk, mlKem768, mlKem768SeedImport, mlDsa65 };
+  const is = (v: boolean | undefined): boolean => v === true;
+  return {
+    pbkdf2: is(pbkdf2), x25519: is(x25519), ed25519: is(ed25519), ed25519RefusesMismatchedJwk: is(ed25519RefusesMismatchedJwk),
+    mlKem768: is(mlKem768), mlKem768SeedImport: is(mlKem768SeedImport), mlDsa65: is(mlDsa65),
+  };
 }
 
 interface StorageWithDir {
