@@ -16,6 +16,10 @@ NAMES=()
 RESULTS=()
 TIMES=()
 BUILD_OK=0
+# Each step's output is also kept here, so the end of the run can repeat what failed (a CI log
+# shown as head and tail otherwise hides a failure in the middle).
+STEP_LOGS="$(mktemp -d "${TMPDIR:-/tmp}/veilkit-test.XXXXXX")"
+trap 'rm -rf "$STEP_LOGS"' EXIT
 
 now() { date +%s%N; }
 
@@ -26,8 +30,8 @@ run_step() {
   printf '\n==> %s: %s\n' "$name" "$*"
   local start end status
   start=$(now)
-  "$@"
-  status=$?
+  "$@" 2>&1 | tee "$STEP_LOGS/${#NAMES[@]}.log"
+  status=${PIPESTATUS[0]}
   end=$(now)
   NAMES+=("$name")
   TIMES+=("$(( (end - start) / 1000000 ))")
@@ -95,6 +99,18 @@ else
   done
   skip_step "packed package: bundler matrix and examples" "build failed"
 fi
+
+# What failed, once more at the end: Playwright's failed tests (its ✘ lines, at most 40) and the
+# last 25 lines of every failed step's output.
+for i in "${!NAMES[@]}"; do
+  log="$STEP_LOGS/$i.log"
+  if [[ ${RESULTS[$i]} == FAIL && -f $log ]]; then
+    printf '\n==> failed: %s\n' "${NAMES[$i]}"
+    grep -a '✘' "$log" | head -n 40
+    printf -- '--- last lines of its output:\n'
+    tail -n 25 "$log"
+  fi
+done
 
 passed=0
 failed=0
