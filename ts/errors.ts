@@ -105,7 +105,8 @@ const CODE_SET: ReadonlySet<string> = new Set(VEIL_ERROR_CODES);
  * `TRUNCATED`), `index` / `reason` (the failing entry or change and why, for `KEY_LOG_INVALID`
  * and `REGISTRY_INVALID`; `index` is `null` when no entry is to blame), `jump` / `limit` (message
  * keys, for `TOO_FAR_AHEAD`), `counter` / `highestSeen` (state counters, for `STATE_ROLLBACK`),
- * `url` / `reason` (the worker script and why it did not start, for `WORKER_START_FAILED`).
+ * `url` / `reason` / `step` (the worker script, why it did not start and the last start step it
+ * reported, for `WORKER_START_FAILED`).
  * Empty otherwise.
  */
 export interface VeilErrorDetails {
@@ -118,6 +119,7 @@ export interface VeilErrorDetails {
   readonly counter?: number;
   readonly highestSeen?: number;
   readonly url?: string;
+  readonly step?: string;
 }
 
 /** Keeps the known detail fields of `value` that have the right type (anything else is dropped). */
@@ -134,6 +136,7 @@ export function detailsOf(value: unknown): VeilErrorDetails {
   if (typeof v.counter === 'number') d.counter = v.counter;
   if (typeof v.highestSeen === 'number') d.highestSeen = v.highestSeen;
   if (typeof v.url === 'string') d.url = v.url;
+  if (typeof v.step === 'string') d.step = v.step;
   return d;
 }
 

@@ -8,6 +8,7 @@ import { chooseRoutes, setCapabilities, type RoutePreference, type WasmBuild } f
 import { detectWebCrypto } from './webcrypto/probe.js';
 import { importThreadsGlue, simdWasmUrl, threadsWasmUrl } from './assets.js';
 import { VITE_DEPS_HINT, inViteDeps } from './vite-deps.js';
+import { DEFAULT_THREADS_START_TIMEOUT_MS, initStep } from './init-steps.js';
 
 /** Where the `.wasm` comes from. By default it is resolved next to this module. */
 export type WasmSource = URL | string | Response | BufferSource | WebAssembly.Module;
@@ -112,8 +113,7 @@ function defaultThreadCount(): number {
   return typeof n === 'number' && n > 0 ? Math.min(n, 16) : 2;
 }
 
-/** Default of {@link InitOptions.threadsStartTimeoutMs}. */
-export const DEFAULT_THREADS_START_TIMEOUT_MS = 8_000;
+export { DEFAULT_THREADS_START_TIMEOUT_MS };
 
 /** `work`, or a rejection once `ms` have passed (the work itself cannot be cancelled: it is left behind). */
 function within<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
@@ -140,6 +140,7 @@ async function loadThreads(options: InitOptions): Promise<number | undefined> {
     const glue = await within((async () => {
       const g = (await importThreadsGlue()) as ThreadsGlue;
       await g.default({ module_or_path: options.threadsWasm ?? threadsWasmUrl() });
+      initStep("starting the threads build's helper workers");
       await g.initThreadPool(count);
       return g;
     })(), ms, 'loading the threads build and starting its helper workers');
@@ -179,7 +180,11 @@ export function init(options: InitOptions = {}): Promise<void> {
     try {
       let build: WasmBuild = 'simd';
       let threads: number | undefined;
-      if (options.threads !== false && threadsUsable(options.threads !== undefined)) threads = await loadThreads(options);
+      if (options.threads !== false && threadsUsable(options.threads !== undefined)) {
+        initStep('loading the threads build');
+        threads = await loadThreads(options);
+      }
+      if (threads === undefined) initStep('loading the SIMD build');
       if (threads !== undefined) {
         build = 'threads';
       } else if (options.wasm !== undefined) {
@@ -192,6 +197,7 @@ export function init(options: InitOptions = {}): Promise<void> {
         from = url.href;
         await initWasm({ module_or_path: url });
       }
+      initStep('probing WebCrypto');
       const wc = await webCrypto;
       const g = globalThis as { crossOriginIsolated?: boolean };
       setCapabilities({

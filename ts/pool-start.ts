@@ -5,9 +5,18 @@
 import { VeilError } from './errors.js';
 import { defaultWorkerHref, startDefaultWorker } from './assets.js';
 import { VITE_DEPS_HINT, inViteDeps } from './vite-deps.js';
+import { START_TICK_MS } from './init-steps.js';
 
 /** Default of `PoolOptions.startTimeoutMs`. */
 export const DEFAULT_WORKER_START_TIMEOUT_MS = 30_000;
+
+/**
+ * How long a worker loading the threads build may stay silent (it repeats its step every
+ * `START_TICK_MS`, ts/init-steps.ts) before the pool takes its thread as blocked and starts a
+ * SIMD-build worker instead (automatic `threads` only). Ten missed ticks: a busy machine delays
+ * timers, a blocked thread stops them.
+ */
+export const THREADS_STALL_MS = 10 * START_TICK_MS;
 
 /** The default `createWorker`: a module worker from `url`, or veilkit's own worker module. */
 export function defaultWorker(url: string | URL | undefined): Worker {
@@ -42,9 +51,10 @@ export function workerErrorCause(e: Event): string {
   return `the script could not be loaded (a 404, a wrong MIME type, a network or CSP refusal, or a failing import)${where}`;
 }
 
-export function startFailed(url: string, reason: string, cause?: unknown): VeilError {
+/** `step`: the last start step the worker reported (worker/protocol.ts StartingMessage), if any. */
+export function startFailed(url: string, reason: string, cause?: unknown, step?: string): VeilError {
   return new VeilError('WORKER_START_FAILED', `veilkit worker ${url} failed to start: ${reason}`, {
-    details: { url, reason },
+    details: { url, reason, ...(step === undefined ? {} : { step }) },
     ...(cause === undefined ? {} : { cause }),
   });
 }

@@ -14,10 +14,11 @@
  */
 import { VeilError, detailsOf, isVeilErrorCode } from './errors.js';
 import { disposeSymbol, disposedError } from './dispose.js';
-import { DEFAULT_WORKER_START_TIMEOUT_MS, defaultWorker, startFailed, workerErrorCause, workerLabel } from './pool-start.js';
+import { DEFAULT_WORKER_START_TIMEOUT_MS, THREADS_STALL_MS, defaultWorker, startFailed, workerErrorCause, workerLabel } from './pool-start.js';
+import { THREADS_STEPS } from './init-steps.js';
 import type { RoutePreference } from './webcrypto/routes.js';
 import type {
-  PrimitiveArgs, PrimitiveResult, ProgressMessage, ReadyMessage, Replies, Reply, Request, SerializedError, WorkerPrimitive,
+  PrimitiveArgs, PrimitiveResult, ProgressMessage, ReadyMessage, Replies, Reply, Request, SerializedError, StartingMessage, WorkerPrimitive,
 } from '../worker/protocol.js';
 
 /** Distributes `Omit` over a union, keeping each member's fields. */
@@ -262,7 +263,8 @@ export class WorkerPool {
     }
   }
 
-  private spawn(slot: Slot): Promise<void> {
+  /** `threads`: the worker's `init({ threads })` (the pool's option; `false` for a start retried without threads). */
+  private spawn(slot: Slot, threads: boolean | number | undefined = this.threads): Promise<void> {
     const worker = this.createWorker();
     slot.worker = worker;
     const url = this.workerLabel;
@@ -270,13 +272,24 @@ export class WorkerPool {
     let started = false;
     slot.ready = new Promise<void>((resolve, reject) => {
       let timer: ReturnType<typeof setTimeout> | undefined;
+      /** Armed while the threads build starts its helper workers (automatic choice only): see stalled(). */
+      let stall: ReturnType<typeof setTimeout> | undefined;
       const stop = () => {
         if (timer !== undefined) clearTimeout(timer);
+        if (stall !== undefined) clearTimeout(stall);
         worker.removeEventListener('message', onReady);
         worker.removeEventListener('error', onError);
       };
+      /** The last start step the worker reported (worker/protocol.ts StartingMessage). */
+      let step: string | undefined;
       const onReady = (e: MessageEvent) => {
-        const msg = e.data as ReadyMessage;
+        const msg = e.data as ReadyMessage | StartingMessage;
+        if (msg?.type === 'veilkit/starting') {
+          if (typeof msg.step === 'string') step = msg.step;
+          if (stall !== undefined) clearTimeout(stall);
+          stall = step !== undefined && THREADS_STEPS.has(step) && threads === undefined ? setTimeout(stalled, THREADS_STALL_MS) : undefined;
+          return;
+        }
         if (msg?.type !== 'veilkit/ready') return;
         stop();
         started = msg.ok;
@@ -290,12 +303,29 @@ export class WorkerPool {
         stop();
         reject(startFailed(url, workerErrorCause(e)));
       };
+      // Starting the threads build can block its worker for good: in Firefox ESR 153 a few starts in
+      // a hundred stop while creating the helper workers, with the worker's thread stuck (its own
+      // fallback timer, threadsStartTimeoutMs, never fires). A worker repeats its threads step every
+      // START_TICK_MS while its thread runs; with the automatic choice, one silent for
+      // THREADS_STALL_MS is replaced by a worker on the SIMD build.
+      const stalled = () => {
+        stop();
+        if (slot.worker !== worker) {
+          reject(startFailed(url, `it stopped responding while loading the threads build`, undefined, step));
+          return;
+        }
+        worker.terminate();
+        this.onWorkerExit?.({ slot: slot.index, reason: 'failed to start' });
+        this.spawn(slot, false).then(resolve, reject);
+      };
       worker.addEventListener('message', onReady);
       worker.addEventListener('error', onError);
       if (this.startTimeoutMs > 0) {
         timer = setTimeout(() => {
           stop();
-          reject(startFailed(url, `it did not report ready within ${this.startTimeoutMs} ms (its script, the wasm core or the threads build did not load)`));
+          reject(startFailed(url, step === undefined
+            ? `it did not report ready within ${this.startTimeoutMs} ms (its script did not load or run)`
+            : `it did not report ready within ${this.startTimeoutMs} ms (last step reported: ${step})`, undefined, step));
         }, this.startTimeoutMs);
       }
     });
@@ -303,7 +333,7 @@ export class WorkerPool {
     slot.ready.catch(() => {});
     worker.addEventListener('message', (e: MessageEvent) => {
       this.inspectReply?.(e.data);
-      this.onReply(slot, worker, e.data as Reply | ReadyMessage | ProgressMessage);
+      this.onReply(slot, worker, e.data as Reply | ReadyMessage | StartingMessage | ProgressMessage);
     });
     worker.addEventListener('error', (e: Event) => {
       e.preventDefault();
@@ -312,7 +342,7 @@ export class WorkerPool {
     worker.addEventListener('messageerror', () => {
       if (started) this.onCrash(slot, worker, 'a message could not be deserialized');
     });
-    worker.postMessage({ type: 'veilkit/init', wasmUrl: this.wasmUrl, debug: this.debug, route: this.route, threads: this.threads });
+    worker.postMessage({ type: 'veilkit/init', wasmUrl: this.wasmUrl, debug: this.debug, route: this.route, threads });
     return slot.ready;
   }
 
@@ -342,7 +372,7 @@ export class WorkerPool {
     );
   }
 
-  private onReply(slot: Slot, worker: Worker, msg: Reply | ReadyMessage | ProgressMessage): void {
+  private onReply(slot: Slot, worker: Worker, msg: Reply | ReadyMessage | StartingMessage | ProgressMessage): void {
     if (slot.worker !== worker) return;
     if ('type' in msg) {
       if (msg.type === 'veilkit/progress') this.onProgress(slot, msg);

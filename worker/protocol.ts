@@ -47,6 +47,16 @@ export interface InitRequest {
   readonly threads?: boolean | number;
 }
 
+/**
+ * Posted by a starting worker before its {@link ReadyMessage}: the step of its start it has reached
+ * (the script ran; then each loading step of `init()`, ts/init-steps.ts). A pool whose worker does
+ * not report ready in time names the last one in its `WORKER_START_FAILED` error.
+ */
+export interface StartingMessage {
+  readonly type: 'veilkit/starting';
+  readonly step: string;
+}
+
 export interface ReadyMessage {
   readonly type: 'veilkit/ready';
   readonly ok: boolean;

@@ -9,7 +9,9 @@ import { capabilities, nativeCall } from '../ts/webcrypto/routes.js';
 import {
   WORKER_PRIMITIVES, transferables, serializeError,
   type DebugHangStarted, type HandlerTable, type InitRequest, type ReadyMessage, type Replies, type Reply, type Request,
+  type StartingMessage,
 } from './protocol.js';
+import { START_TICK_MS, THREADS_STEPS, onInitStep } from '../ts/init-steps.js';
 import { keystoreHandlers } from './keystore.js';
 import { filesHandlers } from './files.js';
 
@@ -88,13 +90,32 @@ function onInit(e: MessageEvent): void {
     ...(msg.route === undefined ? {} : { route: msg.route }),
     ...(msg.threads === undefined ? {} : { threads: msg.threads }),
   };
+  // Each loading step of init() goes to the pool, which names the last one if ready never comes.
+  // The threads steps are repeated while they last: silence there means this thread is blocked.
+  let tick: ReturnType<typeof setInterval> | undefined;
+  const report = (step: string) => scope.postMessage({ type: 'veilkit/starting', step } satisfies StartingMessage);
+  const done = () => {
+    onInitStep(undefined);
+    if (tick !== undefined) clearInterval(tick);
+  };
+  onInitStep((step) => {
+    report(step);
+    if (tick !== undefined) clearInterval(tick);
+    tick = THREADS_STEPS.has(step) ? setInterval(() => report(step), START_TICK_MS) : undefined;
+  });
   primitives.init(options).then(
     () => {
+      done();
       scope.addEventListener('message', (ev) => void onRequest(ev));
       scope.postMessage({ type: 'veilkit/ready', ok: true } satisfies ReadyMessage);
     },
-    (err: unknown) => scope.postMessage({ type: 'veilkit/ready', ok: false, error: serializeError(err) } satisfies ReadyMessage),
+    (err: unknown) => {
+      done();
+      scope.postMessage({ type: 'veilkit/ready', ok: false, error: serializeError(err) } satisfies ReadyMessage);
+    },
   );
 }
 
 scope.addEventListener('message', onInit);
+// The module graph loaded and ran: the first step a pool can see.
+scope.postMessage({ type: 'veilkit/starting', step: 'script loaded' } satisfies StartingMessage);

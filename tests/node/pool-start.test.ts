@@ -2,16 +2,21 @@
 // fails the waiting call with VeilError('WORKER_START_FAILED') naming the worker URL and the cause,
 // instead of hanging or saying `worker failed to start: undefined`. Node has no Web Worker: the pool
 // runs on in-process fakes (`createWorker`), which is all it observes of a worker.
-import { test } from 'node:test';
+import { mock, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as api from '../../ts/index.js';
 import { workerErrorCause } from '../../ts/pool-start.js';
 
-type Behaviour = 'ready' | 'silent' | 'load-error' | 'throw-on-load' | 'init-fails';
+type Behaviour = 'ready' | 'silent' | 'load-error' | 'throw-on-load' | 'init-fails' | 'stuck-in-threads' | 'slow-threads';
+
+/** The step a worker reports while the threads build starts its helper workers (ts/init-steps.ts). */
+const HELPERS_STEP = "starting the threads build's helper workers";
 
 /** A Worker stand-in whose start goes as `behaviour` says; after a successful start it answers every request with null. */
 class FakeWorker extends EventTarget {
   terminated = false;
+  /** The `veilkit/init` messages it got. */
+  readonly inits: { threads?: boolean | number }[] = [];
   constructor(private readonly behaviour: Behaviour) {
     super();
     if (behaviour === 'load-error') {
@@ -29,6 +34,22 @@ class FakeWorker extends EventTarget {
   postMessage(message: { type: string; id?: number }): void {
     queueMicrotask(() => {
       if (message.type === 'veilkit/init') {
+        this.inits.push(message as { threads?: boolean | number });
+        const step = (s: string) => this.dispatchEvent(new MessageEvent('message', { data: { type: 'veilkit/starting', step: s } }));
+        // What a blocked threads start looks like from outside: its last steps, then nothing.
+        if (this.behaviour === 'stuck-in-threads') ['script loaded', 'loading the threads build', HELPERS_STEP].forEach(step);
+        // Slow but alive: repeats its step every 500 ms (as veilkit.worker.ts does) for 20 s, then is ready.
+        if (this.behaviour === 'slow-threads') {
+          step(HELPERS_STEP);
+          let ticks = 0;
+          const tick = setInterval(() => {
+            step(HELPERS_STEP);
+            if (++ticks < 40) return;
+            clearInterval(tick);
+            step('probing WebCrypto');
+            this.dispatchEvent(new MessageEvent('message', { data: { type: 'veilkit/ready', ok: true } }));
+          }, 500);
+        }
         if (this.behaviour === 'ready') this.dispatchEvent(new MessageEvent('message', { data: { type: 'veilkit/ready', ok: true } }));
         if (this.behaviour === 'init-fails') {
           this.dispatchEvent(new MessageEvent('message', {
@@ -132,4 +153,62 @@ test('workerErrorCause: message with location, message alone, and a bare load fa
   assert.equal(workerErrorCause(ev({ message: 'boom' })), 'boom');
   assert.match(workerErrorCause(ev({})), /^the script could not be loaded/);
   assert.match(workerErrorCause(ev({ message: '', filename: 'w.js' })), /^the script could not be loaded .*\(w\.js\)$/);
+});
+
+test('a worker blocked while the threads build starts its helpers (automatic threads) is replaced by a SIMD-build worker; the call succeeds', async () => {
+  mock.timers.enable({ apis: ['setTimeout'] });
+  try {
+    const { pool: p, workers, exits } = pool(['stuck-in-threads', 'ready']);
+    const call = p.run({ type: 'veilkit/ping' });
+    await new Promise<void>((r) => queueMicrotask(r));
+    await new Promise<void>((r) => queueMicrotask(r));
+    assert.equal(workers.length, 1);
+    mock.timers.tick(4_999);
+    assert.equal(workers.length, 1, 'not before 5 s of silence (ten missed 500 ms repeats)');
+    mock.timers.tick(1);
+    assert.equal(workers[0]?.terminated, true);
+    assert.deepEqual(exits, [{ slot: 0, reason: 'failed to start' }]);
+    assert.equal(workers.length, 2);
+    assert.equal(await call, null);
+    assert.deepEqual(workers.map((w) => w.inits[0]?.threads), [undefined, false], 'the replacement starts without threads');
+    p.dispose();
+  } finally {
+    mock.timers.reset();
+  }
+});
+
+test('threads asked for explicitly: no SIMD replacement; the start failure names the last step the worker reported', async () => {
+  mock.timers.enable({ apis: ['setTimeout'] });
+  try {
+    const { pool: p, workers } = pool(['stuck-in-threads'], { threads: true, startTimeoutMs: 20_000 });
+    const call = p.run({ type: 'veilkit/ping' });
+    const settled = assert.rejects(call, (e) => startFailed(e, /did not report ready within 20000 ms \(last step reported: starting the threads build's helper workers\)/)
+      && e instanceof api.VeilError && e.details.step === HELPERS_STEP);
+    await new Promise<void>((r) => queueMicrotask(r));
+    await new Promise<void>((r) => queueMicrotask(r));
+    mock.timers.tick(20_000);
+    await settled;
+    assert.equal(workers.length, 1);
+    assert.deepEqual(workers[0]?.inits[0]?.threads, true);
+    p.dispose();
+  } finally {
+    mock.timers.reset();
+  }
+});
+
+test('a worker that loads the threads build slowly but keeps repeating its step is not replaced', async () => {
+  mock.timers.enable({ apis: ['setTimeout', 'setInterval'] });
+  try {
+    const { pool: p, workers, exits } = pool(['slow-threads']);
+    const call = p.run({ type: 'veilkit/ping' });
+    await new Promise<void>((r) => queueMicrotask(r));
+    await new Promise<void>((r) => queueMicrotask(r));
+    for (let i = 0; i < 40; i++) mock.timers.tick(500);
+    assert.equal(await call, null);
+    assert.equal(workers.length, 1);
+    assert.deepEqual(exits, []);
+    p.dispose();
+  } finally {
+    mock.timers.reset();
+  }
 });
