@@ -22,6 +22,32 @@ export const THREADS_STEPS: ReadonlySet<string> = new Set<InitStep>(['loading th
 /** How often a worker repeats its current threads step (ms). */
 export const START_TICK_MS = 500;
 
+/**
+ * Engines where starting the threads build can block its worker for good: in Firefox (ESR 153
+ * measured) `new Worker()` inside a worker now and then never returns (about 3 starts in 100), and
+ * a blocked thread runs no timer, so nothing inside it can fall back. An engine fault, not a
+ * missing feature, so no feature test finds it: the user agent names it.
+ */
+export function blockingThreadsStart(userAgent: string | undefined): boolean {
+  return typeof userAgent === 'string' && /\bFirefox\//.test(userAgent);
+}
+
+let supervised = false;
+
+/**
+ * Marks this worker as one a `WorkerPool` supervises (worker/veilkit.worker.ts): a pool replaces a
+ * worker whose threads start blocks, so the automatic choice may take the threads build here even
+ * in an engine where that start can block (see {@link blockingThreadsStart}).
+ */
+export function superviseStart(): void {
+  supervised = true;
+}
+
+/** Whether {@link superviseStart} was called in this context. */
+export function startSupervised(): boolean {
+  return supervised;
+}
+
 let listener: ((step: InitStep) => void) | undefined;
 
 /** Sets (or, with `undefined`, removes) the one listener of {@link InitStep}s. */

@@ -8,7 +8,7 @@ import { chooseRoutes, setCapabilities, type RoutePreference, type WasmBuild } f
 import { detectWebCrypto } from './webcrypto/probe.js';
 import { importThreadsGlue, simdWasmUrl, threadsWasmUrl } from './assets.js';
 import { VITE_DEPS_HINT, inViteDeps } from './vite-deps.js';
-import { DEFAULT_THREADS_START_TIMEOUT_MS, initStep } from './init-steps.js';
+import { DEFAULT_THREADS_START_TIMEOUT_MS, blockingThreadsStart, initStep, startSupervised } from './init-steps.js';
 
 /** Where the `.wasm` comes from. By default it is resolved next to this module. */
 export type WasmSource = URL | string | Response | BufferSource | WebAssembly.Module;
@@ -21,7 +21,9 @@ export interface InitOptions {
   /**
    * The threads build (wasm-bindgen-rayon): `undefined` (default) loads it when
    * the context is cross-origin isolated, SharedArrayBuffer works and this is a
-   * worker (a window's main thread may not block, so it keeps the SIMD build);
+   * worker (a window's main thread may not block, so it keeps the SIMD build) —
+   * in Firefox only in a `WorkerPool`'s workers, because there a threads start can
+   * block its worker for good and only the pool can replace it;
    * `false` forces the single-threaded SIMD build; `true` wants threads wherever
    * they work (also on a main thread); a number also sets the pool size
    * (default `navigator.hardwareConcurrency`).
@@ -98,9 +100,11 @@ export function threadsBatchGlue(): BatchGlue | undefined {
 
 /** Whether this context can run the threads build (`explicit`: the caller asked for threads). */
 function threadsUsable(explicit: boolean): boolean {
-  const g = globalThis as { crossOriginIsolated?: boolean; document?: unknown };
+  const g = globalThis as { crossOriginIsolated?: boolean; document?: unknown; navigator?: { userAgent?: string } };
   if (g.crossOriginIsolated !== true || typeof SharedArrayBuffer !== 'function' || isNode()) return false;
   if (!explicit && g.document !== undefined) return false; // a window's main thread: Atomics.wait is not allowed
+  // Automatic choice where a start can block for good: only in a pool's worker (the pool replaces it).
+  if (!explicit && blockingThreadsStart(g.navigator?.userAgent) && !startSupervised()) return false;
   try {
     return new WebAssembly.Memory({ initial: 1, maximum: 1, shared: true }).buffer instanceof SharedArrayBuffer;
   } catch {

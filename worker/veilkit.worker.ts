@@ -11,7 +11,7 @@ import {
   type DebugHangStarted, type HandlerTable, type InitRequest, type ReadyMessage, type Replies, type Reply, type Request,
   type StartingMessage,
 } from './protocol.js';
-import { START_TICK_MS, THREADS_STEPS, onInitStep } from '../ts/init-steps.js';
+import { START_TICK_MS, THREADS_STEPS, onInitStep, superviseStart } from '../ts/init-steps.js';
 import { keystoreHandlers } from './keystore.js';
 import { filesHandlers } from './files.js';
 
@@ -117,5 +117,7 @@ function onInit(e: MessageEvent): void {
 }
 
 scope.addEventListener('message', onInit);
+// A WorkerPool starts this worker and replaces it if its threads start blocks (ts/pool.ts).
+superviseStart();
 // The module graph loaded and ran: the first step a pool can see.
 scope.postMessage({ type: 'veilkit/starting', step: 'script loaded' } satisfies StartingMessage);

@@ -6,6 +6,7 @@ import { mock, test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as api from '../../ts/index.js';
 import { workerErrorCause } from '../../ts/pool-start.js';
+import { blockingThreadsStart } from '../../ts/init-steps.js';
 
 type Behaviour = 'ready' | 'silent' | 'load-error' | 'throw-on-load' | 'init-fails' | 'stuck-in-threads' | 'slow-threads';
 
@@ -211,4 +212,11 @@ test('a worker that loads the threads build slowly but keeps repeating its step 
   } finally {
     mock.timers.reset();
   }
+});
+
+test('blockingThreadsStart names Firefox (its threads start can block a worker for good), not Chromium or WebKit', () => {
+  assert.equal(blockingThreadsStart('Mozilla/5.0 (X11; Linux x86_64; rv:153.0) Gecko/20100101 Firefox/153.0'), true);
+  assert.equal(blockingThreadsStart('Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/156.0.0.0 Safari/537.36'), false);
+  assert.equal(blockingThreadsStart('Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.0 Safari/605.1.15'), false);
+  assert.equal(blockingThreadsStart(undefined), false);
 });

@@ -52,9 +52,14 @@ test('capabilities() and the keystore report what the engine really has, and the
   }
   // The default build: SIMD on a page's main thread; threads in a worker exactly where a shared memory works.
   expect({ build: reported.page.wasmBuild, threads: reported.page.threads }).toEqual({ build: 'simd', threads: 1 });
-  expect(reported.worker.wasmBuild).toBe(expectedWorkerBuild(w));
-  if (reported.worker.wasmBuild === 'simd') expect(reported.worker.threads).toBe(1);
-  else expect(reported.worker.threads).toBeGreaterThan(1);
+  // A worker of the page's own, and a WorkerPool's worker (the one a pool replaced after a blocked
+  // threads start runs the SIMD build, as documented).
+  for (const [where, caps, pool] of [['own worker', reported.worker, false], ['pool worker', reported.poolWorker, true]] as const) {
+    const expected = pool && reported.poolReplaced ? 'simd' : expectedWorkerBuild(w, probe.userAgent, pool);
+    expect({ where, build: caps.wasmBuild }).toEqual({ where, build: expected });
+    if (caps.wasmBuild === 'simd') expect(caps.threads).toBe(1);
+    else expect(caps.threads).toBeGreaterThan(1);
+  }
 
   // The keystore (its worker) reports the key routes and storage features the probe found.
   const ks = reported.keystore;
