@@ -117,8 +117,6 @@ function defaultThreadCount(): number {
   return typeof n === 'number' && n > 0 ? Math.min(n, 16) : 2;
 }
 
-export { DEFAULT_THREADS_START_TIMEOUT_MS };
-
 /** `work`, or a rejection once `ms` have passed (the work itself cannot be cancelled: it is left behind). */
 function within<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;

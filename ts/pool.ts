@@ -272,7 +272,7 @@ export class WorkerPool {
     let started = false;
     slot.ready = new Promise<void>((resolve, reject) => {
       let timer: ReturnType<typeof setTimeout> | undefined;
-      /** Armed while the threads build starts its helper workers (automatic choice only): see stalled(). */
+      /** Armed while the worker is in a threads step, re-armed at each repeat (automatic choice only): see stalled(). */
       let stall: ReturnType<typeof setTimeout> | undefined;
       const stop = () => {
         if (timer !== undefined) clearTimeout(timer);
