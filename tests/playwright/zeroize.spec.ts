@@ -130,12 +130,12 @@ for (const s of EXTENDED) {
 
 test('no secret bytes left in wasm memory: session (identities, prekeys, initiate, respond, encrypt, decrypt, state info)', async ({ page }) => {
   const r = await page.evaluate(() => window.zeroizeTests.SESSION_SCENARIO());
-  console.log(`${r.name}: ${r.secrets} secrets, ${r.windows} windows, ${r.memoryBytes} bytes of memory, stack depth ${r.stackDepth}, ${r.states} states, confirmed ${r.confirmed.join(', ')}, ${r.snapshots} snapshots, ${r.hits.length} hits`);
+  console.log(`${r.name}: ${r.secrets} secrets, ${r.windows} windows, ${r.memoryBytes} bytes of memory, stack depth ${r.stackDepth}, ${r.states} states, ${r.selfClamped.secrets} self-clamped scalars, confirmed ${r.confirmed.join(', ')}, ${r.snapshots} snapshots, ${r.hits.length} hits`);
   for (const h of r.hits) console.log(`  ${h.secret} [+${h.at}] at ${h.offset} (${h.region})`);
   // The recomputed secrets are the session's: identity keys match Enc(ID), the recomputed message
   // keys open the messages, Bob's stored skipped keys are the skipped messages' keys.
   expect(r.confirmed).toEqual(['identity keys', 'message keys open the messages', 'skipped keys']);
-  // A ratchet secret that clamping leaves unchanged is one secret, not two: count it as the pair it stands for.
+  // A scalar that clamping leaves unchanged (X25519, Ed25519) is one secret, not two: count it as the pair it stands for.
   expect({ secrets: r.secrets + r.selfClamped.secrets, windows: r.windows + r.selfClamped.windows, states: r.states, snapshots: r.snapshots })
     .toEqual(SEARCHED_SESSION);
   expect(r.hits).toEqual([]);
