@@ -112,6 +112,17 @@ for i in "${!NAMES[@]}"; do
   fi
 done
 
+# Last, right above the table (the part of a long log that is always shown): one line per failed
+# test of each failed Playwright step (its final "N failed" list), or a failed step's last 3 lines.
+for i in "${!NAMES[@]}"; do
+  log="$STEP_LOGS/$i.log"
+  if [[ ${RESULTS[$i]} == FAIL && -f $log ]]; then
+    printf '\n==> failed: %s\n' "${NAMES[$i]}"
+    list="$(awk '/^ +[0-9]+ failed$/ { on = 1; next } on && /^ +\[[a-z]+\] › / { print; next } { on = 0 }' "$log" | head -n 12)"
+    if [[ -n $list ]]; then printf '%s\n' "$list"; else tail -n 3 "$log"; fi
+  fi
+done
+
 passed=0
 failed=0
 printf '\n%-48s %-6s %10s\n' "step" "result" "seconds"
