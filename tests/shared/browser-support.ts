@@ -34,8 +34,7 @@ export function expectedRoutes(p: ContextProbe): {
     routes: {
       ecdhSharedSecret: r(w.x25519),
       signMessage: 'wasm',
-      // The Ed25519 self-test also signs with a mismatched 64-byte secret, which must be refused.
-      verifySignature: r(w.ed25519 && w.ed25519RefusesMismatchedJwk),
+      verifySignature: r(w.ed25519),
       mlKemEncapsulate: r(w.mlKem768),
       derivePbkdf2: r(w.pbkdf2),
       mlKemDecapsulate: 'wasm',
@@ -77,9 +76,7 @@ export function renderRow(engine: EngineName, version: string, p: EngineProbe): 
   const c = page.webCrypto;
   const native = [
     c.x25519 && 'X25519',
-    c.ed25519 && (c.ed25519RefusesMismatchedJwk
-      ? 'Ed25519 (verification, keystore keys)'
-      : 'Ed25519 (keystore keys only: `verifySignature` stays on wasm because this engine signs with a JWK whose public half does not match its seed, failing the self-test)'),
+    c.ed25519 && 'Ed25519 (verification, keystore keys)',
     c.pbkdf2 && 'PBKDF2',
     c.mlKem768 && (c.mlKem768SeedImport ? 'ML-KEM-768 (encapsulation, key handles, keystore)' : 'ML-KEM-768 (encapsulation)'),
   ].filter((x): x is string => typeof x === 'string');

@@ -6,8 +6,9 @@
  * known-answer tests).
  *
  * - X25519: `deriveBits`, the secret imported as PKCS#8, non-extractable.
- * - Ed25519 signing: a 32-byte seed as PKCS#8; a 64-byte `seed ‖ public` as a
- *   JWK, so a public half that does not match the seed is rejected as in wasm.
+ * - Ed25519 signing: the 32-byte seed as PKCS#8; of a 64-byte `seed ‖ public`
+ *   the signature must verify under the public half, so a public half that does
+ *   not match the seed is rejected as in wasm (`INVALID_KEY`).
  * - Ed25519 verification: after the checks WebCrypto does not make (canonical A
  *   and R, small-order A/R, S < L), so the result equals the core's strict one.
  * - ML-KEM-768 encapsulation: `encapsulateBits` (modulus check on import).
@@ -16,7 +17,7 @@
  * Public keys are imported once and cached (bounded); secrets never are.
  */
 import { VeilError } from '../errors.js';
-import { base64urlEncode, copyBytes, equalBytes, hexToBytes } from '../bytes.js';
+import { copyBytes, equalBytes, hexToBytes } from '../bytes.js';
 import { importSeedKey, type Subtle } from './subtle.js';
 
 /** Public keys are imported once and kept (bounded, most recently used last); secrets never are. */
@@ -81,26 +82,25 @@ export async function x25519Native(s: Subtle, secret: Uint8Array, pub: Uint8Arra
   }
 }
 
-/** Ed25519 signature with a 32-byte seed or a 64-byte `seed ‖ public`. */
+/**
+ * Ed25519 signature with a 32-byte seed or a 64-byte `seed ‖ public`. A 64-byte secret's public
+ * half must be its seed's, as in the core: the signature (made with the seed) must verify under
+ * that half, or `INVALID_KEY` and no signature. Not a JWK import with `x`, which Firefox accepts
+ * (and signs with) when `x` belongs to another seed.
+ */
 export async function ed25519SignNative(s: Subtle, secret: Uint8Array, msg: Uint8Array): Promise<Uint8Array> {
-  let key: CryptoKey;
-  if (secret.length === 32) {
-    key = await importSeedKey(s, 'ed25519', secret);
-  } else {
-    // seed ‖ public: WebCrypto checks that `x` belongs to `d`.
-    const jwk: JsonWebKey = { kty: 'OKP', crv: 'Ed25519', d: base64urlEncode(secret.subarray(0, 32)), x: base64urlEncode(secret.subarray(32)) };
-    try {
-      key = await s.importKey('jwk', jwk, { name: 'Ed25519' }, false, ['sign']);
-    } catch (e) {
-      if (e instanceof DOMException && e.name === 'DataError') {
-        throw new VeilError('INVALID_KEY', 'Ed25519 secret key: public half does not match the seed');
-      }
-      throw e;
-    } finally {
-      jwk.d = '';
-    }
-  }
-  return new Uint8Array(await s.sign({ name: 'Ed25519' }, key, copyBytes(msg)));
+  const key = await importSeedKey(s, 'ed25519', secret.subarray(0, 32));
+  const data = copyBytes(msg);
+  const sig = new Uint8Array(await s.sign({ name: 'Ed25519' }, key, data));
+  if (secret.length === 32) return sig;
+  // With the core's strict rules first: a small-order or non-canonical half never reaches WebCrypto
+  // (WebKitGTK 2.50's page crashes verifying under the identity point).
+  if (!(await ed25519VerifyNative(s, secret.subarray(32), data, sig))) throw mismatchedPublicHalf();
+  return sig;
+}
+
+function mismatchedPublicHalf(): VeilError {
+  return new VeilError('INVALID_KEY', 'Ed25519 secret key: public half does not match the seed');
 }
 
 // Ed25519 encodings of small-order points (y, sign bit ignored) and the group order L, little-endian.
