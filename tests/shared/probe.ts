@@ -29,6 +29,11 @@ export interface ContextProbe {
     readonly x25519: boolean;
     /** Ed25519: a non-extractable key signs, the public key verifies. */
     readonly ed25519: boolean;
+    /**
+     * Ed25519 verification decides two C2SP CCTV edge cases as veilkit's core does
+     * (vectors/ed25519/cctv_ed25519vectors.json #50: accepted; #160, a low-order residue: refused).
+     */
+    readonly ed25519CoreRules: boolean;
     /** ML-KEM-768: generate, export the 1184-byte public key, `encapsulateBits`, `decapsulateBits` agree. */
     readonly mlKem768: boolean;
     /** ML-KEM-768: a non-extractable decapsulation key imports from a 64-byte `raw-seed`. */
@@ -90,7 +95,7 @@ interface KemSubtle {
 
 async function probeWebCrypto(): Promise<ContextProbe['webCrypto']> {
   const s = globalThis.crypto?.subtle;
-  if (s === undefined) return { pbkdf2: false, x25519: false, ed25519: false, mlKem768: false, mlKem768SeedImport: false, mlDsa65: false };
+  if (s === undefined) return { pbkdf2: false, x25519: false, ed25519: false, ed25519CoreRules: false, mlKem768: false, mlKem768SeedImport: false, mlDsa65: false };
   const msg = new TextEncoder().encode('veilkit probe');
   const signs = (name: string) => ok(async () => {
     const pair = await s.generateKey({ name }, false, ['sign', 'verify']) as CryptoKeyPair;
@@ -100,7 +105,7 @@ async function probeWebCrypto(): Promise<ContextProbe['webCrypto']> {
   const kem = s as unknown as SubtleCrypto & KemSubtle;
   const alg = { name: 'ML-KEM-768' };
   // One check at a time (each engine's WebCrypto is probed as an app would use it, not under load).
-  const [pbkdf2, x25519, ed25519, mlKem768, mlKem768SeedImport, mlDsa65] = await inOrder([
+  const [pbkdf2, x25519, ed25519, ed25519CoreRules, mlKem768, mlKem768SeedImport, mlDsa65] = await inOrder([
     () => ok(async () => {
       const key = await s.importKey('raw', msg, 'PBKDF2', false, ['deriveBits']);
       const bits = await s.deriveBits({ name: 'PBKDF2', hash: 'SHA-256', salt: msg, iterations: 2 }, key, 256);
@@ -114,6 +119,18 @@ async function probeWebCrypto(): Promise<ContextProbe['webCrypto']> {
       return a.privateKey.extractable === false && same(ab, ba);
     }),
     () => signs('Ed25519'),
+    () => ok(async () => {
+      const hex = (h: string): Uint8Array<ArrayBuffer> => Uint8Array.from(h.match(/../g) ?? [], (x) => Number.parseInt(x, 16));
+      const verdict = async (key: string, m: string, sig: string): Promise<boolean> => {
+        const k = await s.importKey('raw', hex(key), { name: 'Ed25519' }, false, ['verify']);
+        return s.verify({ name: 'Ed25519' }, k, hex(sig), new TextEncoder().encode(m));
+      };
+      const accepted = await verdict('10eb7c3acfb2bed3e0d6ab89bf5a3d6afddd1176ce4812e38d9fd485058fdb1f', 'ed25519vectors 5',
+        'b62cf890de42c413b11b1411c9f01f1c4d77aa87ef182258d1251f69af2a350608f32d206a7c0b7efa9a59e66546e8f1f599ef843fb502c9cc3c4ae8b7c11e05');
+      const refused = await verdict('dd1483c5304d412c1f29547640a5c2950222ee8931b7ed1c72602b7afa7024e0', 'ed25519vectors 3',
+        'b797b156efcd45a4e2454d2fd0b21438b3ccd80d4c7fd1d1b2c8e55bd4ed4a9468966bbfc7bcce00aeebb561f0197cb0b823ec3f17056333fce73486dc3cbe06');
+      return accepted && !refused;
+    }),
     () => ok(async () => {
       if (typeof kem.encapsulateBits !== 'function') return false;
       const pair = await s.generateKey(alg, false, ['encapsulateBits', 'decapsulateBits'] as unknown as KeyUsage[]) as CryptoKeyPair;
@@ -130,7 +147,7 @@ async function probeWebCrypto(): Promise<ContextProbe['webCrypto']> {
   ]);
   const is = (v: boolean | undefined): boolean => v === true;
   return {
-    pbkdf2: is(pbkdf2), x25519: is(x25519), ed25519: is(ed25519),
+    pbkdf2: is(pbkdf2), x25519: is(x25519), ed25519: is(ed25519), ed25519CoreRules: is(ed25519CoreRules),
     mlKem768: is(mlKem768), mlKem768SeedImport: is(mlKem768SeedImport), mlDsa65: is(mlDsa65),
   };
 }

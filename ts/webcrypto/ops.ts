@@ -5,20 +5,25 @@
  * arguments are checked by the caller (routes.ts `nativeCall`, the probe's
  * known-answer tests).
  *
- * - X25519: `deriveBits`, the secret imported as PKCS#8, non-extractable.
+ * - X25519: `deriveBits`, the secret imported as PKCS#8, non-extractable; a
+ *   public key the engine refuses at import is left to the core (the same
+ *   result as wasm: its shared secret or `WEAK_KEY`).
  * - Ed25519 signing: the 32-byte seed as PKCS#8; of a 64-byte `seed ‖ public`
  *   the signature must verify under the public half, so a public half that does
  *   not match the seed is rejected as in wasm (`INVALID_KEY`).
  * - Ed25519 verification: after the checks WebCrypto does not make (canonical A
  *   and R, small-order A/R, S < L), so the result equals the core's strict one.
  * - ML-KEM-768 encapsulation: `encapsulateBits` (modulus check on import).
- * - PBKDF2-HMAC-SHA256: `deriveBits`.
+ * - PBKDF2-HMAC-SHA256: `deriveBits` (an empty password: the core, which
+ *   WebKit's import refuses).
  *
  * Public keys are imported once and cached (bounded); secrets never are.
  */
 import { VeilError } from '../errors.js';
 import { copyBytes, equalBytes, hexToBytes } from '../bytes.js';
 import { importSeedKey, type Subtle } from './subtle.js';
+import { ecdhSharedSecret } from '../x25519.js';
+import { derivePbkdf2 } from '../kdf.js';
 
 /** Public keys are imported once and kept (bounded, most recently used last); secrets never are. */
 const PUBLIC_KEY_CACHE_SIZE = 64;
@@ -47,6 +52,8 @@ async function importPublic(s: Subtle, algorithm: string, format: string, key: U
 
 /** PBKDF2-HMAC-SHA256 of `len` bytes. */
 export async function pbkdf2Native(s: Subtle, password: Uint8Array, salt: Uint8Array, iterations: number, len: number): Promise<Uint8Array> {
+  // WebKitGTK 2.50 refuses an empty password (DataError at import; Wycheproof pbkdf2 tcId 51): the core derives that one.
+  if (password.length === 0) return derivePbkdf2(password, salt, iterations, len);
   const pw = copyBytes(password); // copied synchronously: the caller may wipe `password` when this returns
   let key: CryptoKey;
   try {
@@ -64,11 +71,10 @@ export async function x25519Native(s: Subtle, secret: Uint8Array, pub: Uint8Arra
   try {
     pk = await importPublic(s, 'X25519', 'raw', pub, []);
   } catch (e) {
-    // Firefox refuses a small-order public key already at import (DataError; 32 bytes were checked
-    // by the caller), where Chromium refuses the all-zero secret at deriveBits below.
-    if (e instanceof DOMException && e.name === 'DataError') {
-      throw new VeilError('WEAK_KEY', 'X25519: small-order public key (refused at import)');
-    }
+    // Firefox refuses some public keys already at import (DataError; 32 bytes were checked by the
+    // caller): small-order ones, and also some that the core (RFC 7748) accepts, e.g. Wycheproof
+    // x25519 tcId 94 and 95. The core decides those: its shared secret, or WEAK_KEY.
+    if (e instanceof DOMException && e.name === 'DataError') return ecdhSharedSecret(secret, pub);
     throw e;
   }
   try {

@@ -22,7 +22,8 @@
  * included): ML-KEM-768 encapsulation, X25519, Ed25519 verification and PBKDF2.
  * Ed25519 signing stays on wasm under `'auto'`: with the secret imported on
  * every call (secrets are never cached) WebCrypto signs no faster than the wasm
- * core. `'native'` forces WebCrypto for all of them.
+ * core. `'native'` takes WebCrypto for all of them where it passed the
+ * self-test (an engine whose answers differ from the core's stays on wasm).
  *
  * Not routed: the byte-level ML-KEM-768 keygen and decapsulation. Their
  * decapsulation key is the 2400-byte expanded form (FIPS 203 `dk`); WebCrypto
@@ -96,15 +97,15 @@ const AUTO_NATIVE: Readonly<Record<RoutedPrimitive, boolean>> = {
 };
 
 /**
- * The route of each operation for a preference. `'native'` forces WebCrypto
- * wherever it is supported at all; `'auto'` requires the self-test and a
- * measured speed-up ({@link AUTO_NATIVE}).
+ * The route of each operation for a preference. `'native'` takes WebCrypto
+ * wherever it is supported and passed the self-test (so that both routes give
+ * the same results); `'auto'` also requires a measured speed-up
+ * ({@link AUTO_NATIVE}).
  */
 export function chooseRoutes(pref: RoutePreference, wc: WebCryptoSupport): Routes {
   const pick = (op: RoutedPrimitive, a: AlgorithmSupport): Route => {
-    if (pref === 'wasm' || !a.supported) return 'wasm';
-    if (pref === 'native') return 'native';
-    return a.selfTest && AUTO_NATIVE[op] ? 'native' : 'wasm';
+    if (pref === 'wasm' || !a.supported || !a.selfTest) return 'wasm';
+    return pref === 'native' || AUTO_NATIVE[op] ? 'native' : 'wasm';
   };
   return {
     ecdhSharedSecret: pick('ecdhSharedSecret', wc.x25519),

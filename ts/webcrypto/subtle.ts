@@ -7,7 +7,9 @@
  * with these algorithms: the native routes (ops.ts, probe.ts), the ML-KEM key
  * handles (ts/mlkem-key.ts) and the keystore worker (worker/keystore/).
  */
-import { hexToBytes } from '../bytes.js';
+import { base64urlEncode, hexToBytes } from '../bytes.js';
+import { ed25519KeypairFromSeed } from '../ed25519.js';
+import { x25519PublicKey } from '../x25519.js';
 
 /** `encapsulateBits`' result. */
 export interface EncapsulatedBits {
@@ -64,7 +66,7 @@ const SEED_KEY: Readonly<Record<SeedKeyType, { name: string; format: 'pkcs8' | '
 /**
  * Imports a private key from its seed as a **non-extractable** WebCrypto key:
  * Ed25519 / X25519 from their 32-byte secret (PKCS#8, the DER wiped after the
- * import), ML-KEM-768 (`d ‖ z`) and ML-DSA-65 (`ξ`) from their seed
+ * import; a JWK with the core's public key where the engine refuses the PKCS#8), ML-KEM-768 (`d ‖ z`) and ML-DSA-65 (`ξ`) from their seed
  * (`raw-seed`). The caller's seed is not modified.
  */
 export async function importSeedKey(s: Subtle, type: SeedKeyType, seed: Uint8Array): Promise<CryptoKey> {
@@ -75,7 +77,33 @@ export async function importSeedKey(s: Subtle, type: SeedKeyType, seed: Uint8Arr
   data.set(seed, prefix.length);
   try {
     return await s.importKey(format, data, { name }, false, usages);
+  } catch (e) {
+    // Every 32-byte string is an Ed25519 / X25519 private key, so a refusal is the engine's:
+    // WebKitGTK 2.50 refuses PKCS#8 keys whose first byte is 0 (1 key in 256) and takes the same key
+    // as a JWK.
+    if ((type === 'ed25519' || type === 'x25519') && seed.length === 32 && e instanceof DOMException && e.name === 'DataError') {
+      return await importJwk(s, type, seed, name, usages);
+    }
+    throw e;
   } finally {
     data.fill(0);
+  }
+}
+
+/** An Ed25519 / X25519 private key as a non-extractable JWK (`d` and the public `x` the core derives). */
+async function importJwk(s: Subtle, type: 'ed25519' | 'x25519', seed: Uint8Array, name: string, usages: string[]): Promise<CryptoKey> {
+  let pub: Uint8Array;
+  if (type === 'ed25519') {
+    const [secretKey, publicKey] = ed25519KeypairFromSeed(seed);
+    secretKey.fill(0);
+    pub = publicKey;
+  } else {
+    pub = x25519PublicKey(seed);
+  }
+  const jwk: JsonWebKey = { kty: 'OKP', crv: name, d: base64urlEncode(seed), x: base64urlEncode(pub) };
+  try {
+    return await s.importKey('jwk', jwk, { name }, false, usages as KeyUsage[]);
+  } finally {
+    jwk.d = '';
   }
 }
