@@ -66,7 +66,8 @@ const SEED_KEY: Readonly<Record<SeedKeyType, { name: string; format: 'pkcs8' | '
 /**
  * Imports a private key from its seed as a **non-extractable** WebCrypto key:
  * Ed25519 / X25519 from their 32-byte secret (PKCS#8, the DER wiped after the
- * import; a JWK with the core's public key where the engine refuses the PKCS#8), ML-KEM-768 (`d ‖ z`) and ML-DSA-65 (`ξ`) from their seed
+ * import; a JWK with the core's public key where the engine refuses the
+ * PKCS#8), ML-KEM-768 (`d ‖ z`) and ML-DSA-65 (`ξ`) from their seed
  * (`raw-seed`). The caller's seed is not modified.
  */
 export async function importSeedKey(s: Subtle, type: SeedKeyType, seed: Uint8Array): Promise<CryptoKey> {
