@@ -116,12 +116,16 @@ fn purged_container_read_as_v4_depends_on_its_size() {
             "SIGNATURE_MISSING"
         );
     }
-    // Not purged: the old metadata and signature make it S bytes too long.
+    // Not purged (kind 0, or sealed with its body kept): S bytes too long.
     let mut o = options(vec![group_spec()], SMALL);
     o.signer = Some(ed_signer(1));
-    let mut c = encrypt(&data(5000), o).unwrap().container;
-    c[8] = 4;
-    assert_eq!(code(keyless(&c)), "TRAILING_BYTES");
+    let c = encrypt(&data(5000), o).unwrap().container;
+    let mut sealed = seal(&c, SealMode::Seal, "", &ed_signer(2)).unwrap();
+    let mut plain = c;
+    plain[8] = 4;
+    sealed[8] = 4;
+    assert_eq!(code(keyless(&plain)), "TRAILING_BYTES");
+    assert_eq!(code(keyless(&sealed)), "TRAILING_BYTES");
 }
 
 /// §4.2 (K3): the order of the unlock outcomes and the primitive codes.
