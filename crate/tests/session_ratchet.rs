@@ -895,10 +895,8 @@ fn state_size_bound(id_init: usize, id_resp: usize, limits: &Limits) -> usize {
         + opt(KEY) // peer ratchet public key
         + opt(KEY + KEY + 4 + 8) // sending chain: ck, pq_ck, N, epoch
         + 4; // PN
-    assert!(
-        DK_LEN > EK_LEN,
-        "own ek pending is the larger of the two exclusive pendings"
-    );
+    // The own ek pending (with its dk) is the larger of the two exclusive pendings.
+    const { assert!(DK_LEN > EK_LEN) };
     let pq = 8 + 3 * KEY // latest, pq_root, pq_dir own, pq_dir peer
         + opt(8 + DK_LEN) // own ek pending: k ‖ dk
         + opt(8 + CT_LEN) // own ct pending: k ‖ ct
@@ -1074,7 +1072,7 @@ fn with_coefficient(ek: &[u8], i: usize, value: u16) -> Vec<u8> {
     let mut out = ek.to_vec();
     let at = i / 2 * 3;
     let v = value & 0x0fff;
-    if i % 2 == 0 {
+    if i.is_multiple_of(2) {
         out[at] = v.to_le_bytes()[0];
         out[at + 1] = (out[at + 1] & 0xf0) | v.to_le_bytes()[1];
     } else {
