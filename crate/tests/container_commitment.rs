@@ -848,6 +848,217 @@ fn every_leaf_table_byte_flipped() {
     }
 }
 
+// ---------------------------------------------------------------- first, middle and last chunk
+
+/// What every reader path of the core does with `envs` (one of them forged
+/// or damaged at `bad`) under `c`'s genuine header and leaf table, given the
+/// policy's pin (`pin`) and the genuine plaintext `pt`: each refuses chunk
+/// `bad` with `AUTHENTICATION_FAILED` and releases no byte of it.
+fn refused_on_every_reader_path(c: &[u8], envs: &[Vec<u8>], bad: usize, pt: &[u8], pin: bool) {
+    let (head, genuine) = split(c);
+    let tampered = join(&head, envs);
+    let policy = |release, on_tamper| {
+        if pin {
+            pinned(release, on_tamper)
+        } else {
+            unpinned(release, on_tamper)
+        }
+    };
+    let unlock = group_unlock();
+    let here = format!("chunk {bad} of {}, pinned {pin}", envs.len());
+    // Verified release: nothing.
+    let (r, got) = run(
+        &tampered,
+        &unlock,
+        &policy(ReleaseMode::Verified, TamperAction::Abort),
+    );
+    assert_eq!(r.unwrap_err().code(), "AUTHENTICATION_FAILED", "{here}");
+    assert!(got.is_empty(), "{here}");
+    // Streaming release: the chunks before it, genuine; it and later ones never.
+    let (r, got) = run(
+        &tampered,
+        &unlock,
+        &policy(ReleaseMode::Streaming, TamperAction::Abort),
+    );
+    assert_eq!(r.unwrap_err().code(), "AUTHENTICATION_FAILED", "{here}");
+    assert_eq!(indices(&got), (0..bad as u64).collect::<Vec<_>>(), "{here}");
+    assert_genuine(&got, pt);
+    // Report and recover: pinpointed; recover releases only the genuine others.
+    for release in [ReleaseMode::Verified, ReleaseMode::Streaming] {
+        let (r, got) = run(&tampered, &unlock, &policy(release, TamperAction::Report));
+        assert_eq!(r.unwrap().bad_chunks, vec![bad as u64], "{here}");
+        if release == ReleaseMode::Verified {
+            assert!(got.is_empty(), "{here}");
+        }
+        let (r, got) = run(&tampered, &unlock, &policy(release, TamperAction::Recover));
+        assert_eq!(r.unwrap().bad_chunks, vec![bad as u64], "{here}");
+        let others: Vec<u64> = (0..envs.len() as u64)
+            .filter(|&i| i != bad as u64)
+            .collect();
+        assert_eq!(indices(&got), others, "{here} {release:?}");
+        assert_genuine(&got, pt);
+    }
+    // Verification with the key, and key-less (the leaf check alone).
+    for key in [Some(&unlock), None] {
+        let v = verify_container(
+            &tampered,
+            &policy(ReleaseMode::Verified, TamperAction::Abort),
+            key,
+        );
+        assert_eq!(
+            v.unwrap_err().code(),
+            "AUTHENTICATION_FAILED",
+            "{here}, key {}",
+            key.is_some()
+        );
+        let rep = verify_container(
+            &tampered,
+            &policy(ReleaseMode::Verified, TamperAction::Report),
+            key,
+        )
+        .unwrap();
+        assert_eq!(
+            (rep.bad_chunks, rep.merkle_valid),
+            (vec![bad as u64], true),
+            "{here}"
+        );
+    }
+    // ContainerReader, random access (the chunk's envelope fetched on its
+    // own, as an external reader does) and key-less per-chunk verification.
+    let mut reader = reader_with_table(c);
+    reader.unlock(&unlock).unwrap();
+    for (i, e) in envs.iter().enumerate() {
+        let index = i as u64;
+        if i == bad {
+            assert_eq!(
+                reader.decrypt_chunk(index, e).unwrap_err().code(),
+                "AUTHENTICATION_FAILED",
+                "{here}"
+            );
+            assert_eq!(
+                reader.verify_chunk(index, e).unwrap_err().code(),
+                "AUTHENTICATION_FAILED",
+                "{here}"
+            );
+        } else {
+            assert_eq!(
+                reader.decrypt_chunk(index, e).unwrap().as_slice(),
+                &pt[i * C..(i * C + C).min(pt.len())]
+            );
+            reader.verify_chunk(index, e).unwrap();
+        }
+    }
+    // Sequential (the stream reader): the chunks before it come out, it does not.
+    reader.begin_sequential().unwrap();
+    for (i, e) in envs.iter().enumerate() {
+        let out = reader.next_chunk(e);
+        if i == bad {
+            assert_eq!(out.unwrap_err().code(), "AUTHENTICATION_FAILED", "{here}");
+            break;
+        }
+        assert_eq!(
+            out.unwrap().as_slice(),
+            &pt[i * C..(i * C + C).min(pt.len())]
+        );
+    }
+    // Control: the genuine envelopes pass every path.
+    assert_eq!(open(&join(&head, &genuine), &unlock).unwrap(), pt);
+}
+
+/// Issue 34 item 10(b, c): a co-recipient (who holds the DEK) rewrites the
+/// first, a middle or the last chunk with a valid AES-GCM tag, keeping header,
+/// leaf table and signature; and anyone damages one (a flipped ciphertext
+/// bit). Every reader path refuses it: verified and streaming release,
+/// report and recover, verification with and without the key, random access,
+/// per-chunk key-less verification, sequential. Before, only chunk 1 was
+/// forged in any test, so dropping the leaf check for the last chunk in
+/// `open_chunk` (which the random-access and stream readers rely on alone) or
+/// in `policy::process` (key-less verification's only per-chunk check)
+/// passed every test.
+#[test]
+fn a_forged_first_middle_or_last_chunk_is_refused_on_every_reader_path() {
+    let mallory = xwing(0x4d);
+    let (signed, pt_s) =
+        hybrid_group_container(2 * C + 100, vec![WrapSpec::recipient(&mallory.public, 0)]);
+    let mut o = options(
+        vec![group_spec(), WrapSpec::recipient(&mallory.public, 0)],
+        SMALL,
+    );
+    o.plaintext_size = 0;
+    let pt_u = data(2 * C + 100);
+    let unsigned = encrypt(&pt_u, o).unwrap().container;
+    let mallory_unlock = Unlock::Recipient {
+        secret_key: mallory.secret.as_slice(),
+        recipient_id: None,
+    };
+    for (c, pt, pin) in [(&signed, &pt_s, true), (&unsigned, &pt_u, false)] {
+        let dek = dek_via(c, &mallory_unlock);
+        let ctx = *ContainerReader::new(c).unwrap().context();
+        assert_eq!(ctx.chunk_count(), 3);
+        let (_, envs) = split(c);
+        for bad in 0..3usize {
+            // The DEK holder's forgery: same length, same stored index and IV, valid tag.
+            let len = envs[bad].len() - chunk::ENVELOPE_OVERHEAD;
+            let evil: Vec<u8> = b"PAY MALLORY ".iter().copied().cycle().take(len).collect();
+            let forged = forge_envelope(&dek, &ctx, u32::try_from(bad).unwrap(), &evil);
+            assert_eq!(forged.len(), envs[bad].len());
+            let mut t = envs.clone();
+            t[bad] = forged;
+            refused_on_every_reader_path(c, &t, bad, pt, pin);
+            // Damage without the key: one flipped ciphertext bit.
+            let mut t = envs.clone();
+            t[bad][20] ^= 0x80;
+            refused_on_every_reader_path(c, &t, bad, pt, pin);
+        }
+    }
+}
+
+/// The leaf check, property-shaped: every single-bit flip anywhere in any
+/// chunk envelope (stored index, IV, ciphertext, tag; first, middle and the
+/// short last chunk) is refused by the key-less per-chunk check and by
+/// random access, and every byte's flip by key-less verification of the
+/// whole container (report mode names exactly that chunk) and by decryption.
+#[test]
+fn any_single_bit_flip_in_any_chunk_envelope_is_refused() {
+    let (c, pt) = group_container(2 * C + 100, SMALL);
+    let (head, envs) = split(&c);
+    let mut reader = reader_with_table(&c);
+    reader.unlock(&group_unlock()).unwrap();
+    let report = unpinned(ReleaseMode::Verified, TamperAction::Report);
+    let (mut flips, mut whole) = (0usize, 0usize);
+    for (i, env) in envs.iter().enumerate() {
+        let index = i as u64;
+        for at in 0..env.len() {
+            for bit in 0..8 {
+                let mut e = env.clone();
+                e[at] ^= 1 << bit;
+                assert_eq!(
+                    reader.verify_chunk(index, &e).unwrap_err().code(),
+                    "AUTHENTICATION_FAILED",
+                    "chunk {i} byte {at} bit {bit}"
+                );
+                assert_eq!(
+                    reader.decrypt_chunk(index, &e).unwrap_err().code(),
+                    "AUTHENTICATION_FAILED",
+                    "chunk {i} byte {at} bit {bit}"
+                );
+                flips += 1;
+            }
+            let mut t = envs.clone();
+            t[i][at] ^= 1 << (at % 8);
+            let tampered = join(&head, &t);
+            let rep = verify_container(&tampered, &report, None).unwrap();
+            assert_eq!(rep.bad_chunks, vec![index], "chunk {i} byte {at}");
+            assert_rejected(&tampered, &group_unlock(), "AUTHENTICATION_FAILED");
+            whole += 1;
+        }
+    }
+    assert_eq!(whole, 2 * (C + 32) + 100 + 32);
+    assert_eq!(flips, 8 * whole);
+    // Control: the genuine envelopes pass.
+    assert_eq!(open(&c, &group_unlock()).unwrap(), pt);
+}
+
 // ---------------------------------------------------------------- a rewritten leaf table (v4)
 
 /// `c`'s header with its Merkle root recomputed over `table`, then `table`

@@ -106,7 +106,7 @@ fn simulate(seed: u64, total: u64) {
                     ok += 1;
                     b_heard |= to == 1;
                 }
-                // Out of the window (older than the two newest peer epochs, evicted, too far).
+                // Out of the window (its chain evicted, its key evicted or expired, too far).
                 Err(_) => lost += 1,
             }
             done[to].push(m);

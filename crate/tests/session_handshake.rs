@@ -19,10 +19,10 @@ use veilkit::session::handshake::{
     PQXDH_LABEL, Response, initiate, initiate_derand, respond,
 };
 use veilkit::session::identity::IdentityKeyPair;
-use veilkit::session::prekey::{PrekeyKind, SignedPrekey};
+use veilkit::session::prekey::{PREKEY_LABEL, PrekeyKind, SignedPrekey, signed_bytes};
 use veilkit::session::versions::SUPPORTED_VERSIONS;
 use veilkit::session::{HandshakeKeys, SessionError};
-use veilkit::{hash, kdf, mlkem, x25519};
+use veilkit::{ed25519, hash, kdf, mldsa, mlkem, x25519};
 use zeroize::Zeroizing;
 
 const CREATED: u64 = 1_700_000_000;
@@ -246,6 +246,105 @@ fn bundle_with_bad_ml_dsa_signature_is_refused() {
         |p| p.ml_dsa_signature[100] ^= 1,
         "prekey ML-DSA-65 signature",
     );
+}
+
+/// The ML-DSA half, property-shaped: each prekey of a full bundle keeps its
+/// valid Ed25519 signature while its ML-DSA-65 signature is replaced by a
+/// *valid* ML-DSA-65 signature of something else — the same bytes under
+/// another identity's key, under this identity's key with another context
+/// (none, a later prekey label, the container header's), or other signed
+/// bytes (another prekey of the bundle, another key id, another expiry). Each
+/// is refused for the ML-DSA-65 signature, by `verify` and by `initiate`.
+#[test]
+fn prekey_whose_ml_dsa_half_signs_something_else_is_refused() {
+    let (alice, bob) = pair(true, true);
+    let mallory = device(0x4d, 3, false, false, SUPPORTED_VERSIONS);
+    let id = bob.identity.public();
+    let sign = |who: &IdentityKeyPair, m: &[u8], ctx: &[u8]| {
+        let sig = mldsa::mldsa_sign(who.ml_dsa_seed().as_slice(), m, ctx, true).unwrap();
+        // A genuine signature of what it was made for.
+        mldsa::mldsa_verify(who.public().ml_dsa_65(), m, ctx, &sig).unwrap();
+        sig
+    };
+    let slots = |b: &Bundle| {
+        vec![
+            b.signed_prekey.clone(),
+            b.pq_last_resort.clone(),
+            b.one_time.clone().unwrap(),
+            b.pq_one_time.clone().unwrap(),
+        ]
+    };
+    let genuine = slots(&bob.bundle);
+    for (slot, p) in genuine.iter().enumerate() {
+        let m = signed_bytes(p.kind, p.key_id, p.created, p.expires, id.id(), &p.key);
+        ed25519::ed25519_verify(id.ed25519(), &m, &p.ed25519_signature).unwrap();
+        let other = &genuine[(slot + 1) % genuine.len()];
+        let variants: Vec<(&str, Vec<u8>)> = vec![
+            (
+                "another identity's key",
+                sign(&mallory.identity, &m, PREKEY_LABEL),
+            ),
+            ("empty context", sign(&bob.identity, &m, b"")),
+            (
+                "another prekey label",
+                sign(&bob.identity, &m, b"veilkit-prekey-v2"),
+            ),
+            (
+                "the container header context",
+                sign(&bob.identity, &m, b"vollcrypt-file-header-v3"),
+            ),
+            (
+                "another prekey of the bundle",
+                other.ml_dsa_signature.clone(),
+            ),
+            (
+                "another key id",
+                sign(
+                    &bob.identity,
+                    &signed_bytes(p.kind, p.key_id + 1, p.created, p.expires, id.id(), &p.key),
+                    PREKEY_LABEL,
+                ),
+            ),
+            (
+                "another expiry",
+                sign(
+                    &bob.identity,
+                    &signed_bytes(p.kind, p.key_id, p.created, p.expires + 1, id.id(), &p.key),
+                    PREKEY_LABEL,
+                ),
+            ),
+        ];
+        for (what, sig) in variants {
+            let mut b = bob.bundle.clone();
+            let target = [
+                &mut b.signed_prekey,
+                &mut b.pq_last_resort,
+                b.one_time.as_mut().unwrap(),
+                b.pq_one_time.as_mut().unwrap(),
+            ]
+            .into_iter()
+            .nth(slot)
+            .unwrap();
+            target.ml_dsa_signature = sig;
+            assert_eq!(
+                target.verify(id, p.kind, NOW),
+                Err(SessionError::BundleInvalid("prekey ML-DSA-65 signature")),
+                "slot {slot}: {what}"
+            );
+            assert_eq!(
+                b.verify(Some(id.encoding()), NOW),
+                Err(SessionError::BundleInvalid("prekey ML-DSA-65 signature")),
+                "slot {slot}: {what}"
+            );
+            assert_eq!(
+                code(initiate(&alice.local(), &b.to_bytes().unwrap(), None, NOW)),
+                "BUNDLE_INVALID",
+                "slot {slot}: {what}"
+            );
+        }
+    }
+    // Control: the genuine bundle verifies.
+    bob.bundle.verify(Some(id.encoding()), NOW).unwrap();
 }
 
 #[test]

@@ -13,8 +13,15 @@
 mod session_util;
 
 use session_util::{NOW, TestRng, pair, pair_with, recv, send, snap};
-use veilkit::session::ratchet::{Limits, Message, PqPhase, RatchetState, header};
-use veilkit::session::{SessionBinding, SessionError};
+use veilkit::aead::{aes_gcm_decrypt_with_iv, aes_gcm_encrypt_with_iv};
+use veilkit::hash::hmac_sha256;
+use veilkit::kdf::hkdf_sha256;
+use veilkit::mlkem::{CT_LEN, DK_LEN, EK_LEN};
+use veilkit::session::ratchet::{
+    Header, Limits, MK_LABEL, Message, PqField, PqPhase, RatchetState, header,
+};
+use veilkit::session::{SessionBinding, SessionError, VERSION_1};
+use veilkit::x25519::x25519_public;
 use zeroize::Zeroizing;
 
 fn err<T>(r: Result<T, SessionError>) -> SessionError {
@@ -205,8 +212,7 @@ fn post_compromise_recovery_after_one_round_trip_needs_both_halves() {
 fn out_of_order_within_limits_decrypts_each_exactly_once() {
     let mut rng = TestRng::new(20);
     let (mut a, mut b) = pair(&mut rng);
-    // Two chains of A (epochs 0 and 2, the two newest peer epochs B keeps),
-    // with a direction change in between.
+    // Two chains of A (epochs 0 and 2), with a direction change in between.
     let mut msgs: Vec<(u32, Vec<u8>)> = (0..20u32)
         .map(|i| (i, send(&mut a, &mut rng, &i.to_be_bytes())))
         .collect();
@@ -229,22 +235,152 @@ fn out_of_order_within_limits_decrypts_each_exactly_once() {
     assert_eq!(b.skipped_keys(), 0);
 }
 
+/// One chain of A with a message left undelivered, then a reply: A sends
+/// `first` and `late` on a new chain, B reads only `first`, B replies and A
+/// reads the reply (two direction changes). Returns `late`.
+fn chain_with_a_late_message(
+    a: &mut RatchetState,
+    b: &mut RatchetState,
+    rng: &mut TestRng,
+    tag: u8,
+) -> Vec<u8> {
+    let first = send(a, rng, &[tag, 0]);
+    let late = send(a, rng, &[tag, 1]);
+    assert_eq!(recv(b, &first), vec![tag, 0]);
+    let r = send(b, rng, &[tag, 2]);
+    assert_eq!(recv(a, &r), vec![tag, 2]);
+    late
+}
+
+/// `m` decrypts once (to `want`, committing) and is a replay afterwards; the
+/// PQ epoch and phase are those of the newest chain, whatever the message's epoch.
+fn decrypts_exactly_once(b: &mut RatchetState, m: &[u8], want: &[u8]) {
+    let (epoch, phase) = (b.pq_epoch(), b.pq_phase());
+    assert_eq!(recv(b, m), want.to_vec());
+    assert_eq!(err(b.decrypt(m, b"", NOW)), SessionError::DuplicateMessage);
+    assert_eq!((b.pq_epoch(), b.pq_phase()), (epoch, phase));
+}
+
+/// Issue 34 item 8: the receiving window is `max_receiving_chains` peer
+/// chains (default 5), not the two newest peer epochs. Every direction change
+/// is a new epoch, so a message delayed across four direction changes is three
+/// epochs old (before the fix it was dropped with its epoch and failed
+/// `AUTHENTICATION_FAILED`).
 #[test]
-fn receivers_keep_only_the_two_newest_peer_epochs() {
+fn a_message_delayed_across_four_direction_changes_decrypts_exactly_once() {
     let mut rng = TestRng::new(28);
     let (mut a, mut b) = pair(&mut rng);
-    let mut late = Vec::new();
-    for _ in 0..3 {
-        let first = send(&mut a, &mut rng, b"first");
-        late.push(send(&mut a, &mut rng, b"late"));
-        recv(&mut b, &first);
-        let r = send(&mut b, &mut rng, b"r");
-        recv(&mut a, &r);
+    assert_eq!(Limits::default().max_receiving_chains, 5);
+    let late: Vec<Vec<u8>> = (0..3u8)
+        .map(|tag| chain_with_a_late_message(&mut a, &mut b, &mut rng, tag))
+        .collect();
+    // late[0] (epoch 0) was sent before B→A, A→B, B→A, A→B: B is at epoch 5,
+    // its newest chain of A in epoch 4.
+    assert_eq!(b.pq_epoch(), 5);
+    assert_eq!(
+        Message::parse(&late[0]).unwrap().header.epoch,
+        0,
+        "three epochs behind A's newest chain"
+    );
+    decrypts_exactly_once(&mut b, &late[0], &[0, 1]);
+    assert_eq!(b.receiving_chains(), 3);
+    // Two more round trips: five chains of A held, the oldest one's message
+    // now delayed across eight direction changes.
+    let more: Vec<Vec<u8>> = (3..5u8)
+        .map(|tag| chain_with_a_late_message(&mut a, &mut b, &mut rng, tag))
+        .collect();
+    assert_eq!(b.receiving_chains(), 5);
+    // Newest first, the oldest last: each once.
+    for (tag, m) in [(4u8, &more[1]), (3, &more[0]), (2, &late[2]), (1, &late[1])] {
+        decrypts_exactly_once(&mut b, m, &[tag, 1]);
     }
-    // A's chains were in epochs 0, 2 and 4: only the last two still decrypt.
-    assert!(b.decrypt(&late[0], b"", NOW).is_err());
-    let b1 = b.decrypt(&late[1], b"", NOW).unwrap().0;
-    b1.decrypt(&late[2], b"", NOW).unwrap();
+    assert_eq!(b.skipped_keys(), 0);
+    // Both sides still agree, and the state round-trips with five chains of five epochs.
+    for i in 0..2u8 {
+        let m = send(&mut a, &mut rng, &[i]);
+        assert_eq!(recv(&mut b, &m), vec![i]);
+        let r = send(&mut b, &mut rng, &[i, i]);
+        assert_eq!(recv(&mut a, &r), vec![i, i]);
+    }
+    let bytes = b.to_bytes();
+    assert_eq!(
+        *RatchetState::from_bytes(&bytes).unwrap().to_bytes(),
+        *bytes
+    );
+}
+
+/// A message whose chain is older than the configured number of receiving
+/// chains is refused with the typed error, state unchanged; every later
+/// chain's message still decrypts exactly once.
+#[test]
+fn a_message_delayed_past_the_configured_number_of_chains_is_refused() {
+    for max in [3u32, 5] {
+        let mut rng = TestRng::new(29);
+        let limits = Limits {
+            max_receiving_chains: max,
+            ..Limits::default()
+        };
+        let (mut a, mut b) = pair_with(&mut rng, limits);
+        let late: Vec<Vec<u8>> = (0..=max)
+            .map(|tag| {
+                chain_with_a_late_message(&mut a, &mut b, &mut rng, u8::try_from(tag).unwrap())
+            })
+            .collect();
+        // The chain of late[0] was evicted with its skipped key: its ratchet
+        // key is not held, so the message is indistinguishable from a forgery.
+        let before = snap(&b);
+        let e = err(b.decrypt(&late[0], b"", NOW));
+        assert_eq!(
+            (e, e.code()),
+            (SessionError::AuthenticationFailed, "AUTHENTICATION_FAILED"),
+            "max {max}"
+        );
+        assert_eq!(snap(&b), before);
+        for (tag, m) in late.iter().enumerate().skip(1).rev() {
+            decrypts_exactly_once(&mut b, m, &[u8::try_from(tag).unwrap(), 1]);
+        }
+        assert_eq!(b.receiving_chains(), usize::try_from(max).unwrap());
+    }
+}
+
+/// The wider window keeps the other bounds: the total skipped-key cap (the
+/// oldest keys evicted across chains; their chains stay as records, so those
+/// messages are `DUPLICATE_MESSAGE`) and the maximum age.
+#[test]
+fn the_receiving_window_keeps_the_skipped_key_cap_and_age() {
+    let mut rng = TestRng::new(30);
+    let limits = Limits {
+        max_skipped_keys: 3,
+        max_skipped_age_secs: 100,
+        ..Limits::default()
+    };
+    let (mut a, mut b) = pair_with(&mut rng, limits);
+    let late: Vec<Vec<u8>> = (0..5u8)
+        .map(|tag| chain_with_a_late_message(&mut a, &mut b, &mut rng, tag))
+        .collect();
+    // Four closed chains with one skipped key each, capped at 3; the fifth
+    // chain is open (late[4] is derived on demand).
+    assert_eq!((b.receiving_chains(), b.skipped_keys()), (5, 3));
+    assert_eq!(
+        err(b.decrypt(&late[0], b"", NOW)),
+        SessionError::DuplicateMessage
+    );
+    for m in &late[1..4] {
+        assert_eq!(
+            err(b.decrypt(m, b"", NOW + 101)),
+            SessionError::DuplicateMessage,
+            "expired"
+        );
+    }
+    // The open chain's key is derived on demand, so it does not age.
+    assert_eq!(
+        b.decrypt(&late[4], b"", NOW + 101).unwrap().1.to_vec(),
+        vec![4, 1]
+    );
+    for (tag, m) in late.iter().enumerate().skip(1) {
+        let (_, pt) = b.decrypt(m, b"", NOW + 100).unwrap();
+        assert_eq!(pt.to_vec(), vec![u8::try_from(tag).unwrap(), 1]);
+    }
 }
 
 #[test]
@@ -740,6 +876,274 @@ fn stored_own_decapsulation_key_is_checked_on_load() {
     let mut loaded = RatchetState::from_bytes(&bytes).unwrap();
     assert_eq!(recv(&mut loaded, &r), b"ct_1".to_vec());
     assert_eq!(loaded.pq_epoch(), 1);
+}
+
+/// Upper bound of `to_bytes().len()`, computed from the field sizes of the
+/// state encoding (docs/SESSIONS.md §5.9) for identity encodings of `id_init`
+/// and `id_resp` bytes: every optional field present, of the two exclusive
+/// PQ pendings the larger (own `ek` with its 2,400-byte `dk`, not the peer's
+/// 1,184-byte `ek`), own `ct` pending, `max_receiving_chains` chains of which
+/// one is open (its chain keys stored), `max_skipped_keys` skipped keys.
+fn state_size_bound(id_init: usize, id_resp: usize, limits: &Limits) -> usize {
+    const KEY: usize = 32;
+    let opt = |len: usize| 1 + len;
+    let head = 4 + 1 + 1 + 1 + 8; // "VKRS", format, protocol version, role, counter
+    let limit_fields = 4 + 4 + 4 + 8; // max_jump, max_skipped_keys, max_receiving_chains, max age
+    let identities = (2 + id_init) + (2 + id_resp); // u16 len ‖ Enc(ID), twice
+    let ratchet = KEY // root key
+        + opt(KEY) // own ratchet secret
+        + opt(KEY) // peer ratchet public key
+        + opt(KEY + KEY + 4 + 8) // sending chain: ck, pq_ck, N, epoch
+        + 4; // PN
+    // The own ek pending (with its dk) is the larger of the two exclusive pendings.
+    const { assert!(DK_LEN > EK_LEN) };
+    let pq = 8 + 3 * KEY // latest, pq_root, pq_dir own, pq_dir peer
+        + opt(8 + DK_LEN) // own ek pending: k ‖ dk
+        + opt(8 + CT_LEN) // own ct pending: k ‖ ct
+        + opt(0); // peer ek: absent while own ek is pending
+    let receiving = 8 + 1; // next_seq, chain count
+    let chain = KEY + 8 + opt(0) + 4 + 4; // ratchet pub, epoch, keys flag, next, key count
+    let open_chain_keys = KEY + KEY; // ck ‖ pq_ck of the one open chain
+    let skipped_key = 4 + KEY + 8 + 8; // n, mk, created, seq
+    let chains = usize::try_from(limits.max_receiving_chains).unwrap();
+    let keys = usize::try_from(limits.max_skipped_keys).unwrap();
+    head + limit_fields
+        + identities
+        + ratchet
+        + pq
+        + receiving
+        + chains * chain
+        + open_chain_keys
+        + keys * skipped_key
+}
+
+/// Issue 34 item 9: the documented bound (docs/SESSIONS.md §5.9 "State
+/// size"): `3,902 + |Enc(ID_init)| + |Enc(ID_resp)| + 49·C + 52·K` bytes.
+#[test]
+fn the_state_size_bound_formula_matches_the_encoding() {
+    let with = |c: u32, k: u32| Limits {
+        max_receiving_chains: c,
+        max_skipped_keys: k,
+        ..Limits::default()
+    };
+    let base = state_size_bound(0, 0, &with(1, 1)) - 49 - 52;
+    assert_eq!(base, 3_902);
+    assert_eq!(
+        state_size_bound(0, 0, &with(2, 1)) - state_size_bound(0, 0, &with(1, 1)),
+        49
+    );
+    assert_eq!(
+        state_size_bound(0, 0, &with(1, 2)) - state_size_bound(0, 0, &with(1, 1)),
+        52
+    );
+    assert_eq!(
+        state_size_bound(1, 0, &with(1, 1)) - state_size_bound(0, 0, &with(1, 1)),
+        1
+    );
+    // The figures of the docs: default limits with realistic 2,017-byte
+    // identity encodings, with the longest accepted ones (8,192 bytes), and
+    // the hard maxima of the limits.
+    let d = Limits::default();
+    assert_eq!(state_size_bound(2_017, 2_017, &d), 112_181);
+    assert_eq!(state_size_bound(8_192, 8_192, &d), 124_531);
+    assert_eq!(
+        state_size_bound(8_192, 8_192, &with(64, 100_000)),
+        5_223_422
+    );
+}
+
+/// Issue 34 item 9: the worst case is built (default limits: 5 chains with
+/// 400 skipped keys each = 2,000, the newest chain open, own `dk` and `ct`
+/// pending, a sending chain) and its serialized state is exactly the bound,
+/// also after an older chain was evicted. Before the receiving-window fix
+/// the state held at most 2 chains (800 keys): 4,644 + 2 · 64 B.
+#[test]
+fn serialized_state_stays_within_the_documented_bound() {
+    let limits = Limits::default();
+    let (c, k) = (
+        usize::try_from(limits.max_receiving_chains).unwrap(),
+        usize::try_from(limits.max_skipped_keys).unwrap(),
+    );
+    let per_chain = k / c;
+    let mut rng = TestRng::new(31);
+    let (mut a, mut b) = pair_with(&mut rng, limits);
+    let ids = session_util::binding();
+    let bound = state_size_bound(
+        ids.initiator_identity.len(),
+        ids.responder_identity.len(),
+        &limits,
+    );
+    let m = send(&mut a, &mut rng, b"hello");
+    recv(&mut b, &m);
+    let mut sizes = Vec::new();
+    for _ in 0..=c {
+        // A chain of B's; A reads only its last message: `per_chain` skipped keys.
+        let mut last = Vec::new();
+        for _ in 0..=per_chain {
+            last = send(&mut b, &mut rng, b"b");
+        }
+        recv(&mut a, &last);
+        assert!(a.to_bytes().len() <= bound);
+        // A's next sending chain encapsulates to B's ek (own ct pending) and
+        // carries A's next ek (own dk pending).
+        let r = send(&mut a, &mut rng, b"a");
+        sizes.push(a.to_bytes().len());
+        recv(&mut b, &r);
+    }
+    assert_eq!(a.pq_phase(), PqPhase::OwnEkPending);
+    assert_eq!((a.receiving_chains(), a.skipped_keys()), (c, k));
+    assert!(sizes.iter().all(|&s| s <= bound), "{sizes:?} > {bound}");
+    assert_eq!((sizes[c - 1], sizes[c]), (bound, bound), "{sizes:?}");
+    println!("worst-case state: {bound} bytes (64-byte identities)");
+}
+
+/// The sending chain of a serialized state (§5.9 grammar): everything a
+/// malicious peer knows about its own next message.
+struct SendingKeys {
+    dh_secret: [u8; 32],
+    ck: [u8; 32],
+    pq_ck: [u8; 32],
+    n: u32,
+    epoch: u64,
+}
+
+fn sending_keys(state: &[u8]) -> SendingKeys {
+    let key = |at: usize| <[u8; 32]>::try_from(&state[at..at + 32]).unwrap();
+    let mut at = 4 + 1 + 1 + 1 + 8 + 4 + 4 + 4 + 8;
+    for _ in 0..2 {
+        at += 2 + usize::from(u16::from_be_bytes([state[at], state[at + 1]]));
+    }
+    at += 32; // root key
+    assert_eq!(state[at], 1, "own ratchet key present");
+    let dh_secret = key(at + 1);
+    at += 33;
+    assert_eq!(state[at], 1, "peer ratchet key present");
+    at += 33;
+    assert_eq!(state[at], 1, "sending chain present");
+    SendingKeys {
+        dh_secret,
+        ck: key(at + 1),
+        pq_ck: key(at + 33),
+        n: u32::from_be_bytes(state[at + 65..at + 69].try_into().unwrap()),
+        epoch: u64::from_be_bytes(state[at + 69..at + 77].try_into().unwrap()),
+    }
+}
+
+/// `mk` of message `N` of that chain (§5.3): `KDF_CK` on the DR and the PQ
+/// chain key, then the message-key HKDF.
+fn message_key(k: &SendingKeys) -> Zeroizing<Vec<u8>> {
+    let dr_mk = hmac_sha256(&k.ck, &[0x01]);
+    let pq_mk = hmac_sha256(&k.pq_ck, &[0x01]);
+    let mut info = MK_LABEL.to_vec();
+    info.push(VERSION_1);
+    info.extend_from_slice(&k.epoch.to_be_bytes());
+    info.extend_from_slice(&x25519_public(&k.dh_secret).unwrap());
+    info.extend_from_slice(&k.n.to_be_bytes());
+    hkdf_sha256(&dr_mk, &pq_mk, &info, 32).unwrap()
+}
+
+/// `genuine` (sent on the chain of `keys`) with the `ek` of its PQ field
+/// replaced and re-sealed under its message key: an authentic message, as
+/// the peer that holds those keys can make it.
+fn with_ek(genuine: &[u8], keys: &SendingKeys, ek: &[u8]) -> Vec<u8> {
+    let msg = Message::parse(genuine).unwrap();
+    assert_eq!(
+        (msg.header.message_number, msg.header.epoch),
+        (keys.n, keys.epoch)
+    );
+    let mk = message_key(keys);
+    let h_id = header::identities_hash(&session_util::binding());
+    let ad = |h: &Header| header::associated_data(VERSION_1, &h_id, &h.to_bytes(), b"").unwrap();
+    let padded = aes_gcm_decrypt_with_iv(&mk, &msg.nonce, &msg.sealed, &ad(&msg.header))
+        .expect("the derived mk opens the genuine message");
+    let mut h = msg.header.clone();
+    h.pq = PqField::from_parts(h.pq.ct().map(<[u8]>::to_vec), Some(ek.to_vec()));
+    let sealed = aes_gcm_encrypt_with_iv(&mk, &msg.nonce, &padded, &ad(&h)).unwrap();
+    Message {
+        header: h,
+        nonce: msg.nonce,
+        sealed,
+    }
+    .to_bytes()
+}
+
+/// `ek` with 12-bit coefficient `i` (of 768) set to `value`.
+fn with_coefficient(ek: &[u8], i: usize, value: u16) -> Vec<u8> {
+    let mut out = ek.to_vec();
+    let at = i / 2 * 3;
+    let v = value & 0x0fff;
+    if i.is_multiple_of(2) {
+        out[at] = v.to_le_bytes()[0];
+        out[at + 1] = (out[at + 1] & 0xf0) | v.to_le_bytes()[1];
+    } else {
+        out[at + 1] = (out[at + 1] & 0x0f) | ((v & 0x0f) << 4).to_le_bytes()[0];
+        out[at + 2] = (v >> 4).to_le_bytes()[0];
+    }
+    out
+}
+
+/// `receiver` refuses `genuine` with a peer `ek` that fails the FIPS 203
+/// modulus check (a coefficient ≥ q = 3329), sealed as an authentic message:
+/// `INVALID_KEY`, state unchanged. The same forgery with a valid `ek`
+/// (coefficient q − 1) is accepted, so the modulus check alone refuses it.
+fn refuses_an_authentic_bad_ek(receiver: &RatchetState, genuine: &[u8], keys: &SendingKeys) {
+    let ek = Message::parse(genuine)
+        .unwrap()
+        .header
+        .pq
+        .ek()
+        .unwrap()
+        .to_vec();
+    let (_, want) = receiver.decrypt(genuine, b"", NOW).unwrap();
+    for i in [0usize, 1, 383, 767] {
+        let valid = with_coefficient(&ek, i, 3328);
+        assert!(veilkit::mlkem::mlkem_encapsulate(&valid).is_ok());
+        let (s, pt) = receiver
+            .decrypt(&with_ek(genuine, keys, &valid), b"", NOW)
+            .unwrap();
+        assert_eq!(*pt, *want);
+        assert_eq!(s.pq_phase(), PqPhase::PeerEkPending, "valid ek taken");
+        for value in [3329u16, 3330, 0x0fff] {
+            let bad = with_coefficient(&ek, i, value);
+            assert_eq!(
+                veilkit::mlkem::mlkem_encapsulate(&bad).unwrap_err().code(),
+                "INVALID_KEY"
+            );
+            let forged = with_ek(genuine, keys, &bad);
+            let before = snap(receiver);
+            let e = err(receiver.decrypt(&forged, b"", NOW));
+            assert_eq!(e.code(), "INVALID_KEY", "coefficient {i} = {value}");
+            assert_eq!(snap(receiver), before);
+        }
+    }
+    // The genuine message still decrypts, and its ek is taken.
+    let (s, pt) = receiver.decrypt(genuine, b"", NOW).unwrap();
+    assert_eq!(*pt, *want);
+    assert_eq!(s.pq_phase(), PqPhase::PeerEkPending);
+}
+
+/// Issue 34 item 10(a): a peer that holds the message keys (it is the sender)
+/// attaches an `ek` failing the FIPS 203 modulus check to an otherwise
+/// authentic message, once as the initiator's `ek_1` (PQ kind `ek`, epoch 0)
+/// and once as the responder's `ek_2` (`ct_1 ‖ ek_2`, a chain's second
+/// message, the `ct` intact so that epoch 1 installs first).
+#[test]
+fn an_authentic_message_with_a_peer_ek_failing_the_modulus_check_is_refused() {
+    let mut rng = TestRng::new(87);
+    let (mut a, mut b) = pair(&mut rng);
+    let keys = sending_keys(&a.to_bytes());
+    let m = send(&mut a, &mut rng, b"first");
+    assert_eq!(Message::parse(&m).unwrap().header.epoch, 0);
+    refuses_an_authentic_bad_ek(&b, &m, &keys);
+    recv(&mut b, &m);
+    let _r0 = send(&mut b, &mut rng, b"r0");
+    let keys = sending_keys(&b.to_bytes());
+    let r1 = send(&mut b, &mut rng, b"r1");
+    assert_eq!(
+        Message::parse(&r1).unwrap().header.pq.ct().map(<[u8]>::len),
+        Some(1088)
+    );
+    refuses_an_authentic_bad_ek(&a, &r1, &keys);
 }
 
 #[test]

@@ -238,7 +238,7 @@ export function runSessionSimulation(core: SessionCore, seed: number, messages: 
           duplicate(to, m, ['DUPLICATE_MESSAGE']);
         }
       } else {
-        // Out of the window (older than the two newest peer epochs, evicted, too far ahead).
+        // Out of the window (its chain evicted, its key evicted or expired, too far ahead).
         if (!LOST_CODES.includes(code)) fail(`message ${m.id} lost with ${code}`);
         lost++;
       }

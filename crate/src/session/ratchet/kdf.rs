@@ -168,3 +168,97 @@ impl ChainKeys {
         message_key(&pq_mk, &dr_mk, version, epoch, ratchet_public, n)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn keys(e: &EpochKeys) -> [[u8; 32]; 3] {
+        [
+            *e.root,
+            *e.initiator_to_responder,
+            *e.responder_to_initiator,
+        ]
+    }
+
+    fn flipped(bytes: &[u8], at: usize) -> Vec<u8> {
+        let mut out = bytes.to_vec();
+        out[at] ^= 0x01;
+        out
+    }
+
+    /// `KDF_EPOCH(k)` as docs/SESSIONS.md §5.3 writes it, computed here with
+    /// HKDF directly: `HKDF(salt = pq_root_{k−1}, ikm = ss_k, info = label ‖
+    /// u64 k ‖ SHA-256(ek_k) ‖ SHA-256(ct_k), 96)`.
+    fn documented(prev_root: &[u8; 32], ss: &[u8; 32], k: u64, ek: &[u8], ct: &[u8]) -> Vec<u8> {
+        let info = [PQ_EPOCH_LABEL, &k.to_be_bytes(), &sha256(ek), &sha256(ct)].concat();
+        hkdf_sha256(ss, prev_root, &info, 96).unwrap().to_vec()
+    }
+
+    /// The PQ epoch KDF, property-shaped (its only other check is the
+    /// known-answer `known_answer_first_round_trip`, through whole messages):
+    /// it is the documented formula for any inputs, its three outputs are
+    /// distinct, and changing any one input — the previous root, the shared
+    /// secret, the epoch number (low, middle or high bit), any byte of `ek` or
+    /// of `ct` (so their hashes), or swapping `ek` and `ct` — changes every
+    /// output.
+    #[test]
+    fn every_epoch_kdf_input_changes_every_output() {
+        let root = [0x11u8; 32];
+        let ss = [0x22u8; 32];
+        let ek: Vec<u8> = (0..1184u32).map(|i| (i % 251) as u8).collect();
+        let ct: Vec<u8> = (0..1088u32).map(|i| (i % 241) as u8).collect();
+        let k = 5u64;
+        let base = keys(&epoch_next(&root, &ss, k, &ek, &ct).unwrap());
+        assert_eq!(base.concat(), documented(&root, &ss, k, &ek, &ct));
+        assert!(base[0] != base[1] && base[1] != base[2] && base[0] != base[2]);
+        let mut root2 = root;
+        root2[31] ^= 0x80;
+        let mut ss2 = ss;
+        ss2[0] ^= 0x01;
+        let mut variants: Vec<(String, [[u8; 32]; 3])> = vec![
+            (
+                "previous root".into(),
+                keys(&epoch_next(&root2, &ss, k, &ek, &ct).unwrap()),
+            ),
+            (
+                "shared secret".into(),
+                keys(&epoch_next(&root, &ss2, k, &ek, &ct).unwrap()),
+            ),
+            (
+                "ek and ct swapped".into(),
+                keys(&epoch_next(&root, &ss, k, &ct, &ek).unwrap()),
+            ),
+        ];
+        for other in [k + 1, k - 1, k ^ (1 << 32), k ^ (1 << 63)] {
+            let e = keys(&epoch_next(&root, &ss, other, &ek, &ct).unwrap());
+            assert_eq!(e.concat(), documented(&root, &ss, other, &ek, &ct));
+            variants.push((format!("epoch {other}"), e));
+        }
+        for at in [0, 1, 600, 1151, 1152, 1183] {
+            let e2 = flipped(&ek, at);
+            variants.push((
+                format!("ek byte {at}"),
+                keys(&epoch_next(&root, &ss, k, &e2, &ct).unwrap()),
+            ));
+        }
+        for at in [0, 544, 1087] {
+            let c2 = flipped(&ct, at);
+            variants.push((
+                format!("ct byte {at}"),
+                keys(&epoch_next(&root, &ss, k, &ek, &c2).unwrap()),
+            ));
+        }
+        for (what, v) in &variants {
+            for (i, (got, was)) in v.iter().zip(&base).enumerate() {
+                assert_ne!(got, was, "{what}: output {i} unchanged");
+            }
+        }
+        // And no two variants collide.
+        for (i, (a, va)) in variants.iter().enumerate() {
+            for (b, vb) in variants.iter().skip(i + 1) {
+                assert_ne!(va, vb, "{a} and {b}");
+            }
+        }
+    }
+}

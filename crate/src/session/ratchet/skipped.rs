@@ -7,9 +7,11 @@
 //! at most `max_jump` (checked by the caller before any derivation), at most
 //! `max_skipped_keys` skipped keys (the oldest evicted), at most
 //! `max_receiving_chains` chains (the oldest evicted with its keys), skipped
-//! keys at most `max_skipped_age_secs` old, and only chains of the two
-//! newest peer epochs. A closed chain whose keys are all used stays as a
-//! record (ratchet key, epoch) until evicted, so replays on it are detected.
+//! keys at most `max_skipped_age_secs` old. The window is counted in chains,
+//! not PQ epochs (every direction change is a new epoch): skipped keys are
+//! final message keys, so an old epoch's chain needs no PQ state. A closed
+//! chain whose keys are all used stays as a record (ratchet key, epoch)
+//! until evicted, so replays on it are detected.
 
 use super::kdf::{ChainKeys, Key};
 use super::limits::Limits;
@@ -136,21 +138,11 @@ impl Receiving {
 
     /// Applies the bounds after a change (a closed chain without keys stays
     /// as a record until evicted, so a replay on it is `DUPLICATE_MESSAGE`):
-    /// only chains of the two newest epochs stay, at most
-    /// `max_receiving_chains` chains (oldest evicted), at most
-    /// `max_skipped_keys` skipped keys (oldest evicted).
+    /// at most `max_receiving_chains` chains, whatever their epochs (oldest
+    /// evicted), at most `max_skipped_keys` skipped keys (oldest evicted).
+    /// A chain's epoch plays no part: its skipped keys are final message
+    /// keys and a closed chain holds no PQ key material.
     pub(crate) fn enforce(&mut self, limits: &Limits) {
-        let mut epochs: Vec<u64> = self.chains.iter().map(|c| c.epoch).collect();
-        epochs.sort_unstable();
-        epochs.dedup();
-        if let Some(cut) = epochs
-            .len()
-            .checked_sub(2)
-            .and_then(|i| epochs.get(i))
-            .copied()
-        {
-            retain_wiped(&mut self.chains, |c| c.epoch >= cut);
-        }
         let max_chains = usize::try_from(limits.max_receiving_chains).unwrap_or(usize::MAX);
         while self.chains.len() > max_chains {
             remove_wiped(&mut self.chains, 0);
