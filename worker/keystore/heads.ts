@@ -9,8 +9,8 @@
  *
  * Announced heads (`KeystoreChange.heads`) are checked before they count: page script can post on
  * the change channel too, but cannot make a tag. A worker that cannot check them yet (locked, or no
- * session key made so far) keeps at most {@link MAX_PENDING} of them and checks them at its next
- * session operation; any beyond that are dropped, oldest first.
+ * session key made so far) keeps at most {@link MAX_PENDING} of them and checks them when it next reads
+ * a session; any beyond that are dropped, oldest first.
  */
 import type { KeystoreChange, SessionHead } from '../keystore.protocol.js';
 import { headIsAuthentic, type HeadRecord } from './records.js';

@@ -136,6 +136,7 @@ function legacyMeta(r: SessionRecord): SessionMeta {
 async function openRecord(
   s: Store, unlocked: Unlocked, id: string, record: SessionRecord | undefined, head: HeadRecord | undefined, identityPresent: boolean,
 ): Promise<Opened> {
+  if (knownHead(s.name, id)?.deleted) throw notFound(`session ${id}`);
   const h = await checkHead(s, unlocked, id, head);
   const known = knownHead(s.name, id);
   if (known?.deleted || (h.kind !== 'none' && h.deleted)) throw notFound(`session ${id}`);
