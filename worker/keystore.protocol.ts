@@ -98,6 +98,24 @@ export interface KeystoreChange {
     | 'prekeys-changed' | 'session-created' | 'session-updated' | 'session-deleted';
   /** The identities, or (`session-*`) the session ids, the change concerns. */
   readonly ids: readonly string[];
+  /**
+   * `session-*` changes: the authenticated head (or tombstone) each commit wrote, for the other keystore
+   * workers of the origin, which check its tag and remember it (docs/SESSIONS.md §7.2). Public data; apps can ignore it.
+   */
+  readonly heads?: readonly SessionHead[];
+}
+
+/** A session's head as the keystore's `heads` store holds it (docs/KEYSTORE.md#sessions-and-prekeys), with the generation of its tag. */
+export interface SessionHead {
+  /** The session id. */
+  readonly id: string;
+  readonly identityId: string;
+  readonly counter: number;
+  /** A tombstone: the session was deleted. */
+  readonly deleted?: true;
+  /** iv(12) ‖ AES-256-GCM tag(16) under the storage key; only the keystore can make one. */
+  readonly tag: Uint8Array;
+  readonly generation: number;
 }
 
 export interface ImportBackupResult {

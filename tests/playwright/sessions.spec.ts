@@ -155,6 +155,52 @@ test('rollback: an older wrapped record written back is refused with STATE_ROLLB
   });
 });
 
+test('attack: a session record rolled back together with its head is refused by the worker that committed the newer state and by one that heard it announced; no message is decrypted twice', async ({ page }) => {
+  await load(page);
+  const [a, b] = names('rb-head');
+  const r = await page.evaluate(([x, y]) => window.sessTests.attackRollbackWithHead(x!, y!), [a, b]);
+  expect(r).toEqual({
+    first: 'plaintext:one', heard: true, committing: 'STATE_ROLLBACK', other: 'STATE_ROLLBACK', info: 'STATE_ROLLBACK', list: 'STATE_ROLLBACK', stored: true,
+  });
+});
+
+test('attack: a worker that refused a stale record remembers the newer head it saw and refuses the record with its older head too', async ({ page }) => {
+  await load(page);
+  const [a, b] = names('rb-refused');
+  const r = await page.evaluate(([x, y]) => window.sessTests.attackRollbackAfterRefusal(x!, y!), [a, b]);
+  expect(r).toEqual({ first: 'plaintext:one', recordOnly: 'STATE_ROLLBACK', withHead: 'STATE_ROLLBACK', list: 'STATE_ROLLBACK' });
+});
+
+test('attack: a deleted session stays deleted when page script deletes its tombstone and writes it back (deleting worker, a worker that heard it; a fresh worker: see the limit)', async ({ page }) => {
+  await load(page);
+  const [a, b] = names('rb-deleted');
+  const r = await page.evaluate(([x, y]) => window.sessTests.attackDeletedSession(x!, y!), [a, b]);
+  expect(r).toEqual({
+    heard: true,
+    // Without a head, a record of this format is refused even by a worker that knows nothing.
+    recordOnly: { deleting: 'KEY_NOT_FOUND', heard: 'KEY_NOT_FOUND', fresh: 'STATE_ROLLBACK', listed: 0 },
+    // With the authentic head it had before the deletion, only a worker that saw the deletion refuses it: a worker
+    // started afterwards cannot tell this from the state before the deletion (docs/SESSIONS.md §7.2, "What stays undetected").
+    withHead: { deleting: 'KEY_NOT_FOUND', heard: 'KEY_NOT_FOUND', fresh: 'resolved', listed: 0 },
+  });
+});
+
+test('attack: clear fields of a session record edited while the store is locked do not reach info() or list()', async ({ page }) => {
+  await load(page);
+  const [a, b] = names('rb-fields');
+  const r = await page.evaluate(([x, y]) => window.sessTests.attackPlainFields(x!, y!), [a, b]);
+  expect(r.idIsHashOfPeerIdentity).toBe(true);
+  expect(r.info).toEqual(r.before);
+  expect(r.list).toEqual(r.before);
+});
+
+test('a session stored by the previous veilkit (record version 1, head without a tag) opens with its fields and is upgraded; its old copy is then refused', async ({ page }) => {
+  await load(page);
+  const [a, b] = names('legacy');
+  const r = await page.evaluate(([x, y]) => window.sessTests.legacySession(x!, y!), [a, b]);
+  expect(r).toEqual({ opened: true, upgraded: true, works: ['after a', 'after b'], downgrade: 'STATE_ROLLBACK' });
+});
+
 test('the verification code is the same on both sides and differs for another peer', async ({ page }) => {
   await load(page);
   const [a, b, c] = names('verify', 3);

@@ -12,8 +12,8 @@ import { request } from './idb.js';
 import { bs } from '../../ts/bytes.js';
 import { subtle } from '../../ts/webcrypto/subtle.js';
 import {
-  seal, sealPrekey, sealSession, unseal, unsealPrekey, unsealSession, withSecret,
-  type DeviceStateRecord, type LockRecord, type PrekeyRecord, type SecretRecord, type SessionRecord, type StateRecord,
+  rewrapHead, rewrapSession, seal, sealPrekey, unseal, unsealPrekey, withSecret,
+  type DeviceStateRecord, type HeadRecord, type LockRecord, type PrekeyRecord, type SecretRecord, type SessionRecord, type StateRecord,
 } from './records.js';
 import { announce, readState, sessionFor, type Store } from './store.js';
 import { checkPassphrase } from './args.js';
@@ -36,16 +36,17 @@ async function storageKey(passphrase: unknown, salt: Uint8Array, params: Passphr
   }
 }
 
-/** Every wrapped record, read in one transaction: identity secrets, prekey secrets (not the device records) and session states. */
-async function allWrapped(s: Store): Promise<{ secrets: SecretRecord[]; prekeys: PrekeyRecord[]; sessions: SessionRecord[] }> {
+/** Every wrapped record, read in one transaction: identity secrets, prekey secrets (not the device records), session states and heads. */
+async function allWrapped(s: Store): Promise<{ secrets: SecretRecord[]; prekeys: PrekeyRecord[]; sessions: SessionRecord[]; heads: HeadRecord[] }> {
   try {
-    const tx = s.db.transaction(['secrets', 'prekeys', 'sessions']);
-    const [secrets, prekeys, sessions] = await Promise.all([
+    const tx = s.db.transaction(['secrets', 'prekeys', 'sessions', 'heads']);
+    const [secrets, prekeys, sessions, heads] = await Promise.all([
       request(tx.objectStore('secrets').getAll()) as Promise<SecretRecord[]>,
       request(tx.objectStore('prekeys').getAll()) as Promise<(PrekeyRecord | DeviceStateRecord)[]>,
       request(tx.objectStore('sessions').getAll()) as Promise<SessionRecord[]>,
+      request(tx.objectStore('heads').getAll()) as Promise<HeadRecord[]>,
     ]);
-    return { secrets, prekeys: prekeys.filter((r): r is PrekeyRecord => r.kind !== 'device'), sessions };
+    return { secrets, prekeys: prekeys.filter((r): r is PrekeyRecord => r.kind !== 'device'), sessions, heads };
   } catch (e) {
     throw storageError(e);
   }
@@ -107,13 +108,12 @@ export async function setPassphrase(s: Store, passphrase: string | null, params:
         }
       }
       const sessions: SessionRecord[] = [];
-      for (const r of all.sessions) {
-        const ratchet = await unsealSession(old.key, r.identityId, r.id, r.counter, old.generation, r.wrapped);
-        try {
-          sessions.push({ ...r, wrapped: await sealSession(key, r.identityId, r.id, r.counter, generation, ratchet) });
-        } finally {
-          wipe(ratchet);
-        }
+      for (const r of all.sessions) sessions.push(await rewrapSession(old, { key, generation }, r));
+      // Authenticated heads and tombstones get new tags (version-1 heads and damaged tags stay as they are).
+      const heads: HeadRecord[] = [];
+      for (const h of all.heads) {
+        const n = await rewrapHead(old, { key, generation }, h);
+        if (n) heads.push(n);
       }
       const changed = new VeilError('STORAGE_FAILED', 'sessions or prekeys kept changing during the passphrase change; nothing was changed');
       try {
@@ -122,6 +122,7 @@ export async function setPassphrase(s: Store, passphrase: string | null, params:
           for (const r of secrets) await request(tx.objectStore('secrets').put(r));
           for (const r of prekeys) await request(tx.objectStore('prekeys').put(r));
           for (const r of sessions) await request(tx.objectStore('sessions').put(r));
+          for (const h of heads) await request(tx.objectStore('heads').put(h));
           return { generation, lock };
         });
       } catch (e) {

@@ -98,7 +98,12 @@ export interface DeviceStateRecord {
   createdAt: number;
 }
 
-/** One session's ratchet state (store `sessions`). Only `wrapped` is authenticated; the other fields are an index. */
+/**
+ * One session's ratchet state (store `sessions`). Only `wrapped` is authenticated: in record version 2 it
+ * seals {@link SessionMeta} with the state, and every field `SessionInfo` reports comes from there or from the
+ * state; the clear fields besides `id`, `identityId` and `counter` (both bound in the AAD) are an index that
+ * page script can edit.
+ */
 export interface SessionRecord {
   /** Random 16 bytes, 32 lowercase hex characters. */
   id: string;
@@ -112,8 +117,19 @@ export interface SessionRecord {
   updatedAt: number;
   /** `RatchetState::counter()` of the sealed state; bound into the AAD. */
   counter: number;
-  /** {@link sealSession} of the serialized state. */
+  /** Record version 2: {@link sealSession} of {@link SessionMeta} ‖ the serialized state. Absent: version 1, {@link sealSessionV1} of the state alone (written by the previous veilkit; upgraded on first use). */
   wrapped: Uint8Array;
+  /** 2, or absent for a version-1 record. Which of the two AADs `wrapped` opens under decides; this field only says which to try. */
+  recordVersion?: 2;
+}
+
+/** What a version-2 session record seals in front of the state: the `SessionInfo` fields the state does not hold. */
+export interface SessionMeta {
+  /** u32. */
+  peerDeviceId: number;
+  /** Milliseconds since the epoch (u64). */
+  createdAt: number;
+  updatedAt: number;
 }
 
 /** A first message accepted without one-time prekeys (store `replay`), kept until its signed or last-resort prekey is deleted. */
@@ -127,12 +143,21 @@ export interface ReplayRecord {
   createdAt: number;
 }
 
-/** The highest committed state counter of a session (store `heads`): a record put back with a lower counter is a rollback. */
+/**
+ * The newest committed state counter of a session, or its deletion (store `heads`), written in the transaction
+ * of every session commit and deletion. Version 2 carries `tag` ({@link sealHead}), which binds identity, session
+ * id, counter, deletion and generation; a version-1 head (the previous veilkit's) has none and is trusted only
+ * for a version-1 record.
+ */
 export interface HeadRecord {
   /** The session id. */
   id: string;
   identityId: string;
   counter: number;
+  /** The session was deleted (a tombstone); its record is gone. */
+  deleted?: boolean;
+  /** iv(12) ‖ AES-256-GCM tag(16) over the empty plaintext ({@link sealHead}); absent in a version-1 head. */
+  tag?: Uint8Array;
 }
 
 export function prekeyRecordId(identityId: string, kind: PrekeyKind, keyId: number): string {
@@ -181,30 +206,141 @@ export function sessionAadId(identityId: string, sessionId: string): string {
   return `${identityId}/session/${sessionId}`;
 }
 
-/** The record type bound into a session state's AAD: `session:<counter in decimal>`. */
-function sessionAadType(counter: number): string {
-  return `session:${counter}`;
+/** The record type bound into a session state's AAD: `session-v2:<counter in decimal>` (version 1: `session:<counter>`). */
+function sessionAadType(counter: number, version: 1 | 2): string {
+  return `${version === 2 ? 'session-v2' : 'session'}:${counter}`;
+}
+
+function checkCounter(sessionId: string, counter: number): void {
+  if (!Number.isSafeInteger(counter) || counter < 0) throw new VeilError('AUTHENTICATION_FAILED', `session ${sessionId} is damaged`);
+}
+
+/** Length of the encoded {@link SessionMeta}: u32be(peerDeviceId) ‖ u64be(createdAt) ‖ u64be(updatedAt). */
+export const SESSION_META_LENGTH = 20;
+
+function encodeMeta(m: SessionMeta): Uint8Array {
+  if (!Number.isInteger(m.peerDeviceId) || m.peerDeviceId < 0 || m.peerDeviceId > 0xffffffff) throw new RangeError('peerDeviceId must be a u32');
+  for (const t of [m.createdAt, m.updatedAt]) if (!Number.isSafeInteger(t) || t < 0) throw new RangeError('session times must be non-negative safe integers');
+  const out = new Uint8Array(SESSION_META_LENGTH);
+  const v = new DataView(out.buffer);
+  v.setUint32(0, m.peerDeviceId);
+  v.setBigUint64(4, BigInt(m.createdAt));
+  v.setBigUint64(12, BigInt(m.updatedAt));
+  return out;
+}
+
+function decodeMeta(b: Uint8Array): SessionMeta {
+  const v = new DataView(b.buffer, b.byteOffset, SESSION_META_LENGTH);
+  return { peerDeviceId: v.getUint32(0), createdAt: Number(v.getBigUint64(4)), updatedAt: Number(v.getBigUint64(12)) };
 }
 
 /**
- * Seals a serialized ratchet state for the `sessions` store. AAD (byte-exact, docs/KEYSTORE.md#sessions-and-prekeys) =
- * `"veilkit-keystore-record-v2" ‖ 0x00 ‖ UTF-8("<identity id>/session/<session id>") ‖ 0x00 ‖ UTF-8("session:<counter>") ‖ 0x00 ‖ u32be(generation)`,
- * `counter` in decimal ASCII without leading zeros: the state cannot move to another session or identity, and an older
- * state of the same session put back under a newer counter fails to open.
+ * Seals a session (record version 2) for the `sessions` store: `meta ‖ state` under AAD (byte-exact,
+ * docs/KEYSTORE.md#sessions-and-prekeys) = `"veilkit-keystore-record-v2" ‖ 0x00 ‖ UTF-8("<identity id>/session/<session id>")
+ * ‖ 0x00 ‖ UTF-8("session-v2:<counter>") ‖ 0x00 ‖ u32be(generation)`, `counter` in decimal ASCII without leading zeros:
+ * the state and its metadata cannot move to another session or identity, and an older state of the same session put
+ * back under a newer counter fails to open.
  */
 export async function sealSession(
+  key: CryptoKey, identityId: string, sessionId: string, counter: number, generation: number, meta: SessionMeta, state: Uint8Array,
+): Promise<Uint8Array> {
+  if (!Number.isSafeInteger(counter) || counter < 0) throw new RangeError('counter must be a non-negative safe integer');
+  const plaintext = concatBytes([encodeMeta(meta), state]);
+  try {
+    return await seal(key, sessionAadId(identityId, sessionId), sessionAadType(counter, 2), generation, plaintext);
+  } finally {
+    wipe(plaintext);
+  }
+}
+
+/** Opens {@link sealSession}'s output: the metadata and the state (a fresh buffer the caller wipes); any mismatch: `AUTHENTICATION_FAILED`. */
+export async function unsealSession(
+  key: CryptoKey, identityId: string, sessionId: string, counter: number, generation: number, wrapped: Uint8Array | undefined,
+): Promise<{ meta: SessionMeta; state: Uint8Array }> {
+  checkCounter(sessionId, counter);
+  const plaintext = await unseal(key, sessionAadId(identityId, sessionId), sessionAadType(counter, 2), generation, wrapped);
+  try {
+    if (plaintext.length < SESSION_META_LENGTH) throw new VeilError('AUTHENTICATION_FAILED', `session ${sessionId} is damaged`);
+    return { meta: decodeMeta(plaintext), state: plaintext.slice(SESSION_META_LENGTH) };
+  } finally {
+    wipe(plaintext);
+  }
+}
+
+/** Seals a state alone under `session:<counter>` (record version 1, the previous veilkit's): only tests write it now. */
+export async function sealSessionV1(
   key: CryptoKey, identityId: string, sessionId: string, counter: number, generation: number, state: Uint8Array,
 ): Promise<Uint8Array> {
   if (!Number.isSafeInteger(counter) || counter < 0) throw new RangeError('counter must be a non-negative safe integer');
-  return seal(key, sessionAadId(identityId, sessionId), sessionAadType(counter), generation, state);
+  return seal(key, sessionAadId(identityId, sessionId), sessionAadType(counter, 1), generation, state);
 }
 
-/** Opens {@link sealSession}'s output (a fresh buffer the caller wipes); any mismatch: `AUTHENTICATION_FAILED`. */
-export async function unsealSession(
+/** Opens a version-1 record's `wrapped` (a fresh buffer the caller wipes); any mismatch: `AUTHENTICATION_FAILED`. */
+export async function unsealSessionV1(
   key: CryptoKey, identityId: string, sessionId: string, counter: number, generation: number, wrapped: Uint8Array | undefined,
 ): Promise<Uint8Array> {
-  if (!Number.isSafeInteger(counter) || counter < 0) throw new VeilError('AUTHENTICATION_FAILED', `session ${sessionId} is damaged`);
-  return unseal(key, sessionAadId(identityId, sessionId), sessionAadType(counter), generation, wrapped);
+  checkCounter(sessionId, counter);
+  return unseal(key, sessionAadId(identityId, sessionId), sessionAadType(counter, 1), generation, wrapped);
+}
+
+/** The record type of a head's tag: `session-head:<counter>`, or `session-deleted:<counter>` for a tombstone. */
+function headAadType(counter: number, deleted: boolean): string {
+  return `${deleted ? 'session-deleted' : 'session-head'}:${counter}`;
+}
+
+/**
+ * The tag of a version-2 head: `iv(12) ‖ AES-256-GCM(storage key, empty, AAD)` with AAD =
+ * `"veilkit-keystore-record-v2" ‖ 0x00 ‖ UTF-8("<identity id>/session/<session id>") ‖ 0x00 ‖
+ * UTF-8("session-head:<counter>" | "session-deleted:<counter>") ‖ 0x00 ‖ u32be(generation)` (28 bytes). Only the
+ * worker holding the storage key makes one; it cannot be moved to another session or identity, changed to another
+ * counter, turned from a head into a tombstone or back, or carried across a passphrase change.
+ */
+export async function sealHead(key: CryptoKey, identityId: string, sessionId: string, counter: number, deleted: boolean, generation: number): Promise<Uint8Array> {
+  if (!Number.isSafeInteger(counter) || counter < 0) throw new RangeError('counter must be a non-negative safe integer');
+  return seal(key, sessionAadId(identityId, sessionId), headAadType(counter, deleted), generation, new Uint8Array(0));
+}
+
+/** Whether `head` carries a tag made by {@link sealHead} for its own fields under `key` and `generation`. */
+export async function headIsAuthentic(key: CryptoKey, head: HeadRecord, generation: number): Promise<boolean> {
+  if (typeof head.id !== 'string' || typeof head.identityId !== 'string' || !Number.isSafeInteger(head.counter) || head.counter < 0) return false;
+  if (!(head.tag instanceof Uint8Array) || head.tag.length !== 28 || (head.deleted !== undefined && typeof head.deleted !== 'boolean')) return false;
+  try {
+    wipe(await unseal(key, sessionAadId(head.identityId, head.id), headAadType(head.counter, head.deleted === true), generation, head.tag));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A session record re-wrapped from `from` to `to` (a passphrase change), in its own record version. */
+export async function rewrapSession(
+  from: { key: CryptoKey; generation: number }, to: { key: CryptoKey; generation: number }, r: SessionRecord,
+): Promise<SessionRecord> {
+  if (r.recordVersion === 2) {
+    const { meta, state } = await unsealSession(from.key, r.identityId, r.id, r.counter, from.generation, r.wrapped);
+    try {
+      return { ...r, wrapped: await sealSession(to.key, r.identityId, r.id, r.counter, to.generation, meta, state) };
+    } finally {
+      wipe(state);
+    }
+  }
+  const state = await unsealSessionV1(from.key, r.identityId, r.id, r.counter, from.generation, r.wrapped);
+  try {
+    return { ...r, wrapped: await sealSessionV1(to.key, r.identityId, r.id, r.counter, to.generation, state) };
+  } finally {
+    wipe(state);
+  }
+}
+
+/**
+ * A version-2 head re-tagged from `from` to `to` (a passphrase change); `undefined` for a head left as it is: a
+ * version-1 head (no tag), or one whose tag does not verify (it fails under the new generation as it did before).
+ */
+export async function rewrapHead(
+  from: { key: CryptoKey; generation: number }, to: { key: CryptoKey; generation: number }, h: HeadRecord,
+): Promise<HeadRecord | undefined> {
+  if (h.tag === undefined || !(await headIsAuthentic(from.key, h, from.generation))) return undefined;
+  return { ...h, tag: await sealHead(to.key, h.identityId, h.id, h.counter, h.deleted === true, to.generation) };
 }
 
 /** Seals a prekey secret: `seal(key, <identity id>/<kind>/<key id>, 'prekey', generation, secret)`. */

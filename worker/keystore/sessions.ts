@@ -9,19 +9,27 @@
  *    exclusively, so it never interleaves with a session commit; sessions on
  *    different ids proceed in parallel), then the session's own exclusive Web
  *    Lock `veilkit-keystore:<name>:session:<id>` (always in this order);
- * 2. reloads the record and its head (highest committed counter) and refuses
- *    a record older than the head or than the highest counter this worker has
- *    committed or read (`STATE_ROLLBACK`);
- * 3. unwraps the state (records.ts `unsealSession`: the AAD binds identity, session id, counter and
- *    generation), computes on it (the core returns a new state; the
- *    input is unchanged on failure) and wraps the new state under its new
- *    counter;
- * 4. commits the record and the head in one `durability: 'strict'`
- *    transaction that re-checks the generation and lock epoch and the
- *    counter it started from (`respond`: the same transaction deletes the
- *    consumed one-time prekeys and records the replay key, prekeys.ts
- *    `consumeInTransaction`, aborting if either was used meanwhile);
+ * 2. reloads the record and its head (records.ts `sealHead`: an authenticated
+ *    counter or tombstone) and refuses a record that is not the newest state
+ *    known — older than its head or than what this worker knows (heads.ts:
+ *    what it committed, opened, verified or heard announced), or without an
+ *    authenticated head naming its counter (`STATE_ROLLBACK`; deleted:
+ *    `KEY_NOT_FOUND`);
+ * 3. unwraps the state and its metadata (records.ts `unsealSession`: the AAD
+ *    binds identity, session id, counter and generation), computes on it (the
+ *    core returns a new state; the input is unchanged on failure) and wraps
+ *    the new state under its new counter;
+ * 4. commits the record and its new head in one `durability: 'strict'`
+ *    transaction that re-checks the generation and lock epoch and that the
+ *    record and head are those it started from (`respond`: the same
+ *    transaction deletes the consumed one-time prekeys and records the replay
+ *    key, prekeys.ts `consumeInTransaction`, aborting if either was used
+ *    meanwhile), and announces the head on the change channel;
  * 5. only then releases the locks and returns the message or plaintext.
+ *
+ * `SessionInfo` comes from the state and the sealed metadata only. A record of
+ * version 1 (the previous veilkit's) is read under its old rules and rewritten
+ * as version 2 by the first operation on it.
  *
  * A new session (`initiate`, `respond`) has no lock of its own yet: nobody
  * else knows its id. State bytes, seeds and prekey secrets are wiped after use.
@@ -29,28 +37,20 @@
 import * as core from '../../ts/session/core.js';
 import type { IdentitySeeds } from '../../ts/session/core.js';
 import { VeilError } from '../../ts/errors.js';
-import { bytesToHex } from '../../ts/bytes.js';
+import { bytesToHex, equalBytes } from '../../ts/bytes.js';
 import { bytes, wipe } from '../../ts/validate.js';
 import { sha256 } from '../../ts/hash.js';
-import type { KeystoreChange, SessionInfo } from '../keystore.protocol.js';
+import type { KeystoreChange, SessionHead, SessionInfo } from '../keystore.protocol.js';
 import { checkFormat, locked, notFound, storageError } from './db.js';
 import { abort, done, request } from './idb.js';
-import { sealSession, unsealSession, type HeadRecord, type SessionRecord, type StateRecord } from './records.js';
+import {
+  headIsAuthentic, sealHead, sealSession, unsealSession, unsealSessionV1, type HeadRecord, type SessionMeta, type SessionRecord, type StateRecord,
+} from './records.js';
+import { absorb, knownHead, learn, shared } from './heads.js';
 import { announce, sessionFor, type Session as Unlocked, type Store } from './store.js';
 import { consumeFailure, consumeInTransaction, deviceOf, identitySeeds, prekeySecrets, replaySeen } from './prekeys.js';
 
 const enc = new TextEncoder();
-
-/** A head (store `heads`); kept after `Session.delete` with `deleted: true`, so the record cannot be written back and used. */
-type Head = HeadRecord & { deleted?: boolean };
-
-/** Highest counter this worker has committed or read, per `<store>/<session id>` (a rolled-back head in IndexedDB does not fool it). */
-const seen = new Map<string, number>();
-
-function remember(s: Store, id: string, counter: number): void {
-  const k = `${s.name}/${id}`;
-  if ((seen.get(k) ?? -1) < counter) seen.set(k, counter);
-}
 
 const nowSecs = () => Math.floor(Date.now() / 1000);
 
@@ -83,68 +83,122 @@ async function withSessionLock<T>(s: Store, id: string | undefined, fn: () => Pr
 // ---------------------------------------------------------------------------
 // Loading
 
-interface Loaded {
-  unlocked: Unlocked;
+interface Opened {
   record: SessionRecord;
+  /** Every field from the authenticated state and metadata, none from the record's clear fields. */
+  info: SessionInfo;
+  meta: SessionMeta;
   /** Secret: wipe after use. */
   state: Uint8Array;
+  /** A version-1 record (the previous veilkit's): upgraded by the next commit. */
+  legacy: boolean;
 }
 
-/** Refuses a record older than its head or than what this worker has seen. */
-function checkHead(s: Store, record: SessionRecord, head: Head | undefined): void {
-  if (head?.deleted) throw notFound(`session ${record.id}`);
-  const highest = Math.max(head?.counter ?? 0, seen.get(`${s.name}/${record.id}`) ?? 0);
-  if (record.counter < highest) {
-    throw new VeilError('STATE_ROLLBACK', `session ${record.id}: the stored state (counter ${record.counter}) is older than the highest committed (${highest})`);
+interface Loaded extends Opened {
+  unlocked: Unlocked;
+  /** The head as read: the commit requires it unchanged. */
+  head: HeadRecord | undefined;
+}
+
+const rollback = (id: string, why: string) => new VeilError('STATE_ROLLBACK', `session ${id}: ${why}`);
+
+type CheckedHead = { kind: 'none' } | { kind: 'v1' | 'v2'; counter: number; deleted: boolean };
+
+/**
+ * The stored head of session `id`: none, a version-1 head (no tag; trusted only beside a version-1 record), or a
+ * version-2 head whose tag verifies — remembered by this worker before anything is decided, so that a worker that
+ * refuses a stale record still knows the newer head after page script has put an older one back. A tag that
+ * does not verify: `AUTHENTICATION_FAILED`.
+ */
+async function checkHead(s: Store, unlocked: Unlocked, id: string, head: HeadRecord | undefined): Promise<CheckedHead> {
+  if (head === undefined) return { kind: 'none' };
+  if (head.tag === undefined) return { kind: 'v1', counter: typeof head.counter === 'number' ? head.counter : 0, deleted: head.deleted === true };
+  if (head.id !== id || !(await headIsAuthentic(unlocked.key, head, unlocked.generation))) {
+    throw new VeilError('AUTHENTICATION_FAILED', `session ${id}: its head is damaged, or from another session or generation`);
   }
+  learn(s.name, id, head.counter, head.deleted === true);
+  return { kind: 'v2', counter: head.counter, deleted: head.deleted === true };
 }
 
-async function unwrap(s: Store, unlocked: Unlocked, record: SessionRecord, head: Head | undefined): Promise<Uint8Array> {
-  checkHead(s, record, head);
-  const state = await unsealSession(unlocked.key, record.identityId, record.id, record.counter, unlocked.generation, record.wrapped);
+/** The clear fields of a version-1 record, as the upgrade seals them (the previous veilkit never authenticated them). */
+function legacyMeta(r: SessionRecord): SessionMeta {
+  const time = (t: unknown) => (typeof t === 'number' && Number.isSafeInteger(t) && t >= 0 ? t : 0);
+  const device = typeof r.peerDeviceId === 'number' && Number.isInteger(r.peerDeviceId) && r.peerDeviceId >= 0 && r.peerDeviceId <= 0xffffffff ? r.peerDeviceId : 0;
+  return { peerDeviceId: device, createdAt: time(r.createdAt), updatedAt: time(r.updatedAt) };
+}
+
+/**
+ * Decides whether `record` is the session's newest state and opens it: `KEY_NOT_FOUND` for a session deleted (this
+ * worker knows it, or an authenticated tombstone says so), missing, or of a deleted identity; `STATE_ROLLBACK` for a
+ * record older than the newest counter known (its head, this worker's memory) — and for a version-2 record without
+ * an authenticated head naming its very counter; `AUTHENTICATION_FAILED` for a damaged record or head.
+ */
+async function openRecord(
+  s: Store, unlocked: Unlocked, id: string, record: SessionRecord | undefined, head: HeadRecord | undefined, identityPresent: boolean,
+): Promise<Opened> {
+  if (knownHead(s.name, id)?.deleted) throw notFound(`session ${id}`);
+  const h = await checkHead(s, unlocked, id, head);
+  const known = knownHead(s.name, id);
+  if (known?.deleted || (h.kind !== 'none' && h.deleted)) throw notFound(`session ${id}`);
+  // A record of a deleted identity (deleteIdentity removes its sessions) can only have been written back.
+  if (!record || !identityPresent) throw notFound(`session ${id}`);
+  const highest = Math.max(h.kind === 'none' ? 0 : h.counter, known?.counter ?? 0);
+  if (!(record.counter >= highest)) throw rollback(id, `the stored state (counter ${record.counter}) is older than the newest known (${highest})`);
+  let opened: { meta: SessionMeta; state: Uint8Array };
+  if (record.recordVersion === 2) {
+    if (h.kind !== 'v2') throw rollback(id, 'the stored state has no authenticated head (it was removed or replaced)');
+    if (h.counter !== record.counter || head?.identityId !== record.identityId) {
+      throw rollback(id, `the stored state (counter ${record.counter}) is not the one its head names (${h.counter})`);
+    }
+    opened = await unsealSession(unlocked.key, record.identityId, id, record.counter, unlocked.generation, record.wrapped);
+  } else {
+    // Version 1, written by the previous veilkit: its head has no tag, its clear fields were never authenticated.
+    if (h.kind === 'v2') throw rollback(id, 'a record of the previous format under an authenticated head');
+    opened = { meta: legacyMeta(record), state: await unsealSessionV1(unlocked.key, record.identityId, id, record.counter, unlocked.generation, record.wrapped) };
+  }
   try {
+    const i = core.stateInfo(opened.state);
     // The AAD binds the counter of the record; the state must carry the same one.
-    if (core.stateInfo(state).counter !== record.counter) throw new VeilError('AUTHENTICATION_FAILED', `session ${record.id}: the state does not match its record`);
+    if (i.counter !== record.counter) throw new VeilError('AUTHENTICATION_FAILED', `session ${id}: the state does not match its record`);
+    learn(s.name, id, record.counter);
+    return { ...opened, record, info: infoOf(id, record.identityId, opened.meta, i), legacy: record.recordVersion !== 2 };
   } catch (e) {
-    wipe(state);
+    wipe(opened.state);
     throw e;
   }
-  remember(s, record.id, record.counter);
-  return state;
 }
 
-/** Reads the state record, the session record and its head in one transaction; unwraps the state. */
+/** Reads the state record, the session record and its head in one transaction; checks and opens the record. */
 async function load(s: Store, id: string): Promise<Loaded> {
   let state: StateRecord | undefined;
   let record: SessionRecord | undefined;
-  let head: Head | undefined;
+  let head: HeadRecord | undefined;
   let identity: unknown;
   try {
     const tx = s.db.transaction(['meta', 'identities', 'sessions', 'heads']);
     [state, record, head] = await Promise.all([
       request(tx.objectStore('meta').get('state')) as Promise<StateRecord | undefined>,
       request(tx.objectStore('sessions').get(id)) as Promise<SessionRecord | undefined>,
-      request(tx.objectStore('heads').get(id)) as Promise<Head | undefined>,
+      request(tx.objectStore('heads').get(id)) as Promise<HeadRecord | undefined>,
     ]);
     if (record) identity = await request(tx.objectStore('identities').getKey(record.identityId));
   } catch (e) {
     throw storageError(e);
   }
   const unlocked = sessionFor(s, checkFormat(state));
-  // A record of a deleted identity (deleteIdentity removes its sessions) can only have been written back.
-  if (!record || identity === undefined) throw notFound(`session ${id}`);
-  return { unlocked, record, state: await unwrap(s, unlocked, record, head) };
+  await absorb(s, unlocked);
+  const opened = await openRecord(s, unlocked, id, record, head, identity !== undefined);
+  return { ...opened, unlocked, head };
 }
 
-function infoOf(record: SessionRecord, state: Uint8Array): SessionInfo {
-  const i = core.stateInfo(state);
+function infoOf(id: string, identityId: string, meta: SessionMeta, i: ReturnType<typeof core.stateInfo>): SessionInfo {
   const initiator = i.role === 'initiator';
+  const peerIdentity = initiator ? i.responderIdentity : i.initiatorIdentity;
   return {
-    kind: 'session', id: record.id, identity: record.identityId, role: i.role, version: i.version,
-    localIdentity: initiator ? i.initiatorIdentity : i.responderIdentity,
-    peerIdentity: initiator ? i.responderIdentity : i.initiatorIdentity,
-    peerIdentityId: record.peerIdentityId, peerDeviceId: record.peerDeviceId, counter: i.counter, pqEpoch: i.pqEpoch,
-    createdAt: record.createdAt, updatedAt: record.updatedAt,
+    kind: 'session', id, identity: identityId, role: i.role, version: i.version,
+    localIdentity: initiator ? i.initiatorIdentity : i.responderIdentity, peerIdentity,
+    peerIdentityId: sessionIdentityId(peerIdentity), peerDeviceId: meta.peerDeviceId, counter: i.counter, pqEpoch: i.pqEpoch,
+    createdAt: meta.createdAt, updatedAt: meta.updatedAt,
   };
 }
 
@@ -167,17 +221,36 @@ interface Extra {
   failure: (tx: IDBTransaction) => VeilError | undefined;
 }
 
+/** Whether two reads of a head are the same record (a tag is compared byte for byte). */
+function sameHead(a: HeadRecord | undefined, b: HeadRecord | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b;
+  return a.counter === b.counter && a.deleted === b.deleted && a.identityId === b.identityId
+    && (a.tag === undefined ? b.tag === undefined : b.tag instanceof Uint8Array && a.tag instanceof Uint8Array && equalBytes(a.tag, b.tag));
+}
+
+/** Checks, inside a commit's transaction, that the state record still has the generation and lock epoch `unlocked` was made for. */
+async function currentState(tx: IDBTransaction, s: Store, unlocked: Unlocked): Promise<StateRecord> {
+  const state = checkFormat((await request(tx.objectStore('meta').get('state'))) as StateRecord | undefined);
+  if (state.generation !== unlocked.generation || (state.lock !== undefined && state.lockEpoch !== unlocked.lockEpoch)) {
+    s.session = undefined;
+    throw locked();
+  }
+  return state;
+}
+
 /**
  * One `durability: 'strict'` readwrite transaction: checks the state record's generation and lock
  * epoch against the unlocked session the record was wrapped with (else `KEYSTORE_LOCKED`: a passphrase
- * change or lock committed meanwhile), that the session record still has the counter the operation
- * started from (`previous`; `undefined` = a new session), writes the record and its head, runs
- * `extra` (respond: consumed prekeys and the replay entry) and bumps the store revision.
+ * change or lock committed meanwhile), that the session record and its head are still those the
+ * operation started from (`previous`; `undefined` = a new session), writes the record and its new
+ * authenticated head, runs `extra` (respond: consumed prekeys and the replay entry) and bumps the store
+ * revision. Returns the revision and the head as announced.
  */
 async function commitSession(
-  s: Store, unlocked: Unlocked, record: SessionRecord, previous: number | undefined,
+  s: Store, unlocked: Unlocked, record: SessionRecord, previous: { counter: number; head: HeadRecord | undefined } | undefined,
   extra?: Extra,
-): Promise<number> {
+): Promise<{ revision: number; head: SessionHead }> {
+  const head = { id: record.id, identityId: record.identityId, counter: record.counter, tag: await sealHead(unlocked.key, record.identityId, record.id, record.counter, false, unlocked.generation) };
   let tx: IDBTransaction;
   try {
     tx = s.db.transaction(['meta', 'sessions', 'heads', ...(extra?.stores ?? [])], 'readwrite', { durability: 'strict' });
@@ -187,38 +260,31 @@ async function commitSession(
   const finished = done(tx);
   finished.catch(() => {});
   try {
-    const meta = tx.objectStore('meta');
-    const state = checkFormat((await request(meta.get('state'))) as StateRecord | undefined);
-    if (state.generation !== unlocked.generation || (state.lock !== undefined && state.lockEpoch !== unlocked.lockEpoch)) {
-      s.session = undefined;
-      throw locked();
-    }
-    const [cur, head] = await Promise.all([
+    const state = await currentState(tx, s, unlocked);
+    const [cur, curHead] = await Promise.all([
       request(tx.objectStore('sessions').get(record.id)) as Promise<SessionRecord | undefined>,
-      request(tx.objectStore('heads').get(record.id)) as Promise<Head | undefined>,
+      request(tx.objectStore('heads').get(record.id)) as Promise<HeadRecord | undefined>,
     ]);
-    if (previous === undefined ? cur !== undefined || head !== undefined : cur?.counter !== previous) {
+    if (previous === undefined ? cur !== undefined || curHead !== undefined : cur?.counter !== previous.counter || !sameHead(curHead, previous.head)) {
       throw new VeilError('STORAGE_FAILED', `session ${record.id} changed during the operation; nothing was changed`);
-    }
-    if (head !== undefined && (head.deleted || head.counter > record.counter)) {
-      throw new VeilError('STATE_ROLLBACK', `session ${record.id}: a newer state was committed`);
     }
     if (extra) extra.run(tx);
     await request(tx.objectStore('sessions').put(record));
-    await request(tx.objectStore('heads').put({ id: record.id, identityId: record.identityId, counter: record.counter } satisfies Head));
+    await request(tx.objectStore('heads').put(head satisfies HeadRecord));
     const revision = state.revision + 1;
-    await request(meta.put({ ...state, revision }));
+    await request(tx.objectStore('meta').put({ ...state, revision }));
     await finished;
-    remember(s, record.id, record.counter);
-    return revision;
+    learn(s.name, record.id, record.counter);
+    return { revision, head: shared(head, unlocked.generation) };
   } catch (e) {
     abort(tx);
     throw extra?.failure(tx) ?? storageError(e);
   }
 }
 
-function changed(s: Store, change: KeystoreChange['change'], revision: number, id: string): void {
-  announce(s, { change, revision, ids: [id] });
+/** Announces a committed session change with the head it wrote (the other workers check and remember it). */
+function changed(s: Store, change: KeystoreChange['change'], revision: number, id: string, head: SessionHead): void {
+  announce(s, { change, revision, ids: [id], heads: [head] });
 }
 
 function newSessionId(): string {
@@ -229,13 +295,15 @@ function wipeSeeds(seeds: IdentitySeeds | undefined): void {
   if (seeds) wipe(seeds.ed25519, seeds.mlDsa, seeds.x25519);
 }
 
-/** Wraps a new state of `record` (its counter and the unlocked key), wiping the state bytes. */
-async function wrapped(unlocked: Unlocked, identityId: string, id: string, counter: number, state: Uint8Array): Promise<Uint8Array> {
-  try {
-    return await sealSession(unlocked.key, identityId, id, counter, unlocked.generation, state);
-  } finally {
-    wipe(state);
-  }
+/** A version-2 record of session `id` at `counter`: `meta ‖ state` sealed under the unlocked key; the clear fields (an index) from authenticated values. */
+async function sealedRecord(
+  unlocked: Unlocked, id: string, identityId: string, info: Pick<SessionInfo, 'peerIdentityId' | 'role'>, meta: SessionMeta, counter: number, state: Uint8Array,
+): Promise<SessionRecord> {
+  return {
+    id, identityId, peerIdentityId: info.peerIdentityId, peerDeviceId: meta.peerDeviceId, role: info.role,
+    createdAt: meta.createdAt, updatedAt: meta.updatedAt, counter, recordVersion: 2,
+    wrapped: await sealSession(unlocked.key, identityId, id, counter, unlocked.generation, meta, state),
+  };
 }
 
 // ---------------------------------------------------------------------------
@@ -261,8 +329,8 @@ export async function initiate(
     } finally {
       wipeSeeds(seeds);
     }
-    const { info, revision } = await createSession(s, identity, 'initiator', result);
-    changed(s, 'session-created', revision, info.id);
+    const { info, revision, head } = await createSession(s, identity, 'initiator', result);
+    changed(s, 'session-created', revision, info.id, head);
     return { session: info, initialMessage: result.initialMessage };
   });
 }
@@ -271,17 +339,16 @@ export async function initiate(
 async function createSession(
   s: Store, identity: string, role: 'initiator' | 'responder',
   r: { state: Uint8Array; counter: number; peerIdentity: Uint8Array; peerDeviceId: number }, extra?: Extra,
-): Promise<{ info: SessionInfo; revision: number }> {
+): Promise<{ info: SessionInfo; revision: number; head: SessionHead }> {
   try {
     const unlocked = sessionFor(s, await readStateRecord(s));
     const now = Date.now();
-    const base = {
-      id: newSessionId(), identityId: identity, peerIdentityId: sessionIdentityId(r.peerIdentity), peerDeviceId: r.peerDeviceId, role,
-      createdAt: now, updatedAt: now, counter: r.counter,
-    };
-    const info = infoOf({ ...base, wrapped: new Uint8Array(0) }, r.state);
-    const record: SessionRecord = { ...base, wrapped: await wrapped(unlocked, identity, base.id, r.counter, r.state) };
-    return { info, revision: await commitSession(s, unlocked, record, undefined, extra) };
+    const id = newSessionId();
+    const meta: SessionMeta = { peerDeviceId: r.peerDeviceId, createdAt: now, updatedAt: now };
+    const info = infoOf(id, identity, meta, core.stateInfo(r.state));
+    if (info.role !== role || info.counter !== r.counter) throw new VeilError('INTERNAL', 'the new state does not match the handshake');
+    const record = await sealedRecord(unlocked, id, identity, info, meta, r.counter, r.state);
+    return { info, ...(await commitSession(s, unlocked, record, undefined, extra)) };
   } finally {
     wipe(r.state);
   }
@@ -328,12 +395,12 @@ export async function respond(
     const r = result;
     // Deletes the consumed one-time prekeys and records the replay key in the transaction that stores the
     // session; it aborts that transaction if a prekey is already gone or the key already recorded.
-    const { info: sessionInfo, revision } = await createSession(s, identity, 'responder', r, {
+    const { info: sessionInfo, revision, head } = await createSession(s, identity, 'responder', r, {
       stores: ['prekeys', 'replay'],
       run: (tx) => consumeInTransaction(tx, identity, info, r.consumed, r.replayDigest),
       failure: consumeFailure,
     });
-    changed(s, 'session-created', revision, sessionInfo.id);
+    changed(s, 'session-created', revision, sessionInfo.id, head);
     return { session: sessionInfo, plaintext: r.plaintext };
   });
 }
@@ -343,22 +410,22 @@ async function advance<T>(
   s: Store, id: string, step: (state: Uint8Array) => { state: Uint8Array; counter: number; out: T },
 ): Promise<T & { counter: number }> {
   return withSessionLock(s, id, async () => {
-    const { unlocked, record, state } = await load(s, id);
+    const { unlocked, record, head, info, meta, state } = await load(s, id);
     let next: { state: Uint8Array; counter: number; out: T };
     try {
       next = step(state);
     } finally {
       wipe(state);
     }
-    if (next.counter <= record.counter) {
+    let updated: SessionRecord;
+    try {
+      if (next.counter <= record.counter) throw new VeilError('INTERNAL', 'the state counter did not increase');
+      updated = await sealedRecord(unlocked, id, record.identityId, info, { ...meta, updatedAt: Date.now() }, next.counter, next.state);
+    } finally {
       wipe(next.state);
-      throw new VeilError('INTERNAL', 'the state counter did not increase');
     }
-    const updated: SessionRecord = {
-      ...record, counter: next.counter, updatedAt: Date.now(), wrapped: await wrapped(unlocked, record.identityId, id, next.counter, next.state),
-    };
-    const revision = await commitSession(s, unlocked, updated, record.counter);
-    changed(s, 'session-updated', revision, id);
+    const committed = await commitSession(s, unlocked, updated, { counter: record.counter, head });
+    changed(s, 'session-updated', committed.revision, id, committed.head);
     return { ...next.out, counter: next.counter };
   });
 }
@@ -383,24 +450,35 @@ export async function decrypt(s: Store, session: string, message: Uint8Array, aa
   });
 }
 
+/** Rewrites a version-1 record (the previous veilkit's) as version 2 with an authenticated head, at the same counter. */
+async function upgrade(s: Store, l: Loaded): Promise<void> {
+  const record = await sealedRecord(l.unlocked, l.record.id, l.record.identityId, l.info, l.meta, l.record.counter, l.state);
+  const committed = await commitSession(s, l.unlocked, record, { counter: l.record.counter, head: l.head });
+  changed(s, 'session-updated', committed.revision, l.record.id, committed.head);
+}
+
 export async function info(s: Store, session: string): Promise<SessionInfo> {
-  const id = checkSessionId(session);
+  return infoOfId(s, checkSessionId(session));
+}
+
+async function infoOfId(s: Store, id: string): Promise<SessionInfo> {
   return withSessionLock(s, id, async () => {
-    const { record, state } = await load(s, id);
+    const l = await load(s, id);
     try {
-      return infoOf(record, state);
+      if (l.legacy) await upgrade(s, l);
+      return l.info;
     } finally {
-      wipe(state);
+      wipe(l.state);
     }
   });
 }
 
-/** Every session (of `identity`, if given), oldest first; each read from its authenticated state with the rollback check. */
+/** Every session (of `identity`, if given), oldest first; each checked and read from its authenticated state as `info` does. */
 export async function list(s: Store, identity: string | undefined): Promise<SessionInfo[]> {
   if (identity !== undefined && typeof identity !== 'string') throw new TypeError('identity must be an identity handle or id');
   let state: StateRecord | undefined;
   let records: SessionRecord[];
-  let heads: Head[];
+  let heads: HeadRecord[];
   let identities: IDBValidKey[];
   try {
     const tx = s.db.transaction(['meta', 'identities', 'sessions', 'heads']);
@@ -408,34 +486,72 @@ export async function list(s: Store, identity: string | undefined): Promise<Sess
     [state, records, heads, identities] = await Promise.all([
       request(tx.objectStore('meta').get('state')) as Promise<StateRecord | undefined>,
       request(identity === undefined ? sessions.getAll() : sessions.index('byIdentity').getAll(IDBKeyRange.only(identity))) as Promise<SessionRecord[]>,
-      request(tx.objectStore('heads').getAll()) as Promise<Head[]>,
+      request(tx.objectStore('heads').getAll()) as Promise<HeadRecord[]>,
       request(tx.objectStore('identities').getAllKeys()),
     ]);
   } catch (e) {
     throw storageError(e);
   }
   const unlocked = sessionFor(s, checkFormat(state));
+  await absorb(s, unlocked);
   const headOf = new Map(heads.map((h) => [h.id, h]));
   const present = new Set(identities);
   const out: SessionInfo[] = [];
   for (const r of records) {
-    // Deleted sessions and sessions of deleted identities written back by page script are not listed.
-    if (headOf.get(r.id)?.deleted || !present.has(r.identityId)) continue;
-    const st = await unwrap(s, unlocked, r, headOf.get(r.id));
     try {
-      out.push(infoOf(r, st));
-    } finally {
-      wipe(st);
+      // A version-1 record is upgraded under its session's lock, as `info` does.
+      if (r.recordVersion !== 2) {
+        out.push(await infoOfId(s, r.id));
+        continue;
+      }
+      const o = await openRecord(s, unlocked, r.id, r, headOf.get(r.id), present.has(r.identityId));
+      wipe(o.state);
+      out.push(o.info);
+    } catch (e) {
+      // Deleted sessions and sessions of deleted identities written back by page script are not listed.
+      if (e instanceof VeilError && e.code === 'KEY_NOT_FOUND') continue;
+      throw e;
     }
   }
   return out.sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1));
 }
 
-/** Deletes the session; its head stays (marked deleted) so the record cannot be written back and used again. */
+/**
+ * Deletes the session: its record goes and its head becomes an authenticated tombstone (`deleted`, at the highest
+ * counter known), in one transaction; this worker remembers the deletion and announces the tombstone.
+ */
 export async function remove(s: Store, session: string): Promise<true> {
   const id = checkSessionId(session);
   return withSessionLock(s, id, async () => {
-    const unlocked = sessionFor(s, await readStateRecord(s));
+    let state: StateRecord | undefined;
+    let record: SessionRecord | undefined;
+    let head: HeadRecord | undefined;
+    try {
+      const tx = s.db.transaction(['meta', 'sessions', 'heads']);
+      [state, record, head] = await Promise.all([
+        request(tx.objectStore('meta').get('state')) as Promise<StateRecord | undefined>,
+        request(tx.objectStore('sessions').get(id)) as Promise<SessionRecord | undefined>,
+        request(tx.objectStore('heads').get(id)) as Promise<HeadRecord | undefined>,
+      ]);
+    } catch (e) {
+      throw storageError(e);
+    }
+    const unlocked = sessionFor(s, checkFormat(state));
+    await absorb(s, unlocked);
+    let headCounter = 0;
+    if (head?.tag !== undefined) {
+      // A damaged head does not stop a deletion: the tombstone replaces it.
+      if (await headIsAuthentic(unlocked.key, head, unlocked.generation)) {
+        learn(s.name, id, head.counter, head.deleted === true);
+        headCounter = head.counter;
+      }
+    } else if (head?.deleted) {
+      throw notFound(`session ${id}`); // a version-1 tombstone
+    }
+    const known = knownHead(s.name, id);
+    if (!record || known?.deleted) throw notFound(`session ${id}`);
+    const counter = Math.max(Number.isSafeInteger(record.counter) && record.counter > 0 ? record.counter : 0, headCounter, known?.counter ?? 0);
+    const tombstone = { id, identityId: record.identityId, counter, deleted: true, tag: await sealHead(unlocked.key, record.identityId, id, counter, true, unlocked.generation) };
     let tx: IDBTransaction;
     try {
       tx = s.db.transaction(['meta', 'sessions', 'heads'], 'readwrite', { durability: 'strict' });
@@ -446,22 +562,25 @@ export async function remove(s: Store, session: string): Promise<true> {
     finished.catch(() => {});
     let revision: number;
     try {
-      const meta = tx.objectStore('meta');
-      const state = checkFormat((await request(meta.get('state'))) as StateRecord | undefined);
-      if (state.generation !== unlocked.generation || (state.lock !== undefined && state.lockEpoch !== unlocked.lockEpoch)) throw locked();
-      const cur = (await request(tx.objectStore('sessions').get(id))) as SessionRecord | undefined;
-      const head = (await request(tx.objectStore('heads').get(id))) as Head | undefined;
-      if (!cur || head?.deleted) throw notFound(`session ${id}`);
+      const st = await currentState(tx, s, unlocked);
+      const [cur, curHead] = await Promise.all([
+        request(tx.objectStore('sessions').get(id)) as Promise<SessionRecord | undefined>,
+        request(tx.objectStore('heads').get(id)) as Promise<HeadRecord | undefined>,
+      ]);
+      if (cur?.counter !== record.counter || !sameHead(curHead, head)) {
+        throw new VeilError('STORAGE_FAILED', `session ${id} changed during the operation; nothing was changed`);
+      }
       await request(tx.objectStore('sessions').delete(id));
-      await request(tx.objectStore('heads').put({ id, identityId: cur.identityId, counter: Math.max(cur.counter, head?.counter ?? 0), deleted: true } satisfies Head));
-      revision = state.revision + 1;
-      await request(meta.put({ ...state, revision }));
+      await request(tx.objectStore('heads').put(tombstone satisfies HeadRecord));
+      revision = st.revision + 1;
+      await request(tx.objectStore('meta').put({ ...st, revision }));
       await finished;
     } catch (e) {
       abort(tx);
       throw storageError(e);
     }
-    changed(s, 'session-deleted', revision, id);
+    learn(s.name, id, counter, true);
+    changed(s, 'session-deleted', revision, id, shared(tombstone, unlocked.generation));
     return true as const;
   });
 }

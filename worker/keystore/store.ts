@@ -8,6 +8,7 @@ import { STORE_FORMAT, SCHEMA_VERSION, checkFormat, locked, openKeystoreDb, read
 import { abort, done, request } from './idb.js';
 import { subtle } from '../../ts/webcrypto/subtle.js';
 import type { DeviceRecord, StateRecord } from './records.js';
+import { heard } from './heads.js';
 
 // ---------------------------------------------------------------------------
 // Per-worker state
@@ -92,6 +93,7 @@ async function openStore(name: string): Promise<Store> {
       channel.onmessage = (e: MessageEvent) => {
         const m = e.data as KeystoreChange | null;
         if (m?.change === 'locked' || m?.change === 'passphrase-changed') store.session = undefined;
+        heard(store, m);
       };
     }
     if (created) announce(store, { change: 'created', revision: 1, ids: [] });
