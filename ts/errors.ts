@@ -35,10 +35,13 @@ export const VEIL_ERROR_CODES = [
   'STORAGE_QUOTA_EXCEEDED',
   'STORAGE_UNSUPPORTED',
   'STORAGE_FAILED',
-  // Isolated-origin keystore (ts/keystore-isolated.ts, ts/keystore-frame.ts): an export path asked
-  // for from the embedding page, and a keystore frame that did not answer the handshake.
+  // Isolated-origin keystore (ts/keystore-isolated.ts, ts/keystore-frame.ts): an export path (or,
+  // without the current passphrase, a passphrase change or identity deletion) asked for from the
+  // embedding page, a keystore frame that did not answer the handshake, and the embedding page's
+  // key uses over the frame's rate limit (details: retryAfterMs).
   'TOP_LEVEL_REQUIRED',
   'KEYSTORE_UNAVAILABLE',
+  'RATE_LIMITED',
   // KDF parameters over the reader's budget (keystore unlock, backup import, container unlock).
   'KDF_BUDGET_EXCEEDED',
   // From the messaging constructions (MessagingError::code, crate/src/messaging/error.rs).
@@ -106,7 +109,7 @@ const CODE_SET: ReadonlySet<string> = new Set(VEIL_ERROR_CODES);
  * and `REGISTRY_INVALID`; `index` is `null` when no entry is to blame), `jump` / `limit` (message
  * keys, for `TOO_FAR_AHEAD`), `counter` / `highestSeen` (state counters, for `STATE_ROLLBACK`),
  * `url` / `reason` / `step` (the worker script, why it did not start and the last start step it
- * reported, for `WORKER_START_FAILED`).
+ * reported, for `WORKER_START_FAILED`), `retryAfterMs` (when the next call can pass, for `RATE_LIMITED`).
  * Empty otherwise.
  */
 export interface VeilErrorDetails {
@@ -120,6 +123,7 @@ export interface VeilErrorDetails {
   readonly highestSeen?: number;
   readonly url?: string;
   readonly step?: string;
+  readonly retryAfterMs?: number;
 }
 
 /** Keeps the known detail fields of `value` that have the right type (anything else is dropped). */
@@ -137,6 +141,7 @@ export function detailsOf(value: unknown): VeilErrorDetails {
   if (typeof v.highestSeen === 'number') d.highestSeen = v.highestSeen;
   if (typeof v.url === 'string') d.url = v.url;
   if (typeof v.step === 'string') d.step = v.step;
+  if (typeof v.retryAfterMs === 'number') d.retryAfterMs = v.retryAfterMs;
   return d;
 }
 

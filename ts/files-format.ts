@@ -29,6 +29,8 @@ export const CHUNK_IV_LABEL = enc.encode('vollcrypt-file-chunk-iv-v1');
 export const CHUNK_AAD_LABEL = enc.encode('vollcrypt-file-chunk-aad-v1');
 export const HYBRID_KEK_LABEL = enc.encode('vollcrypt-file-hybrid-kem-v1');
 export const MLDSA_HEADER_CONTEXT = enc.encode('vollcrypt-file-header-v3');
+/** The label before the header bytes both header signatures cover (FORMAT.md §8.1). */
+export const HEADER_SIGNATURE_LABEL = enc.encode('vollcrypt-file-header-signature-v1');
 export const LEAF_LABEL = enc.encode('vollcrypt-file-merkle-leaf-v2');
 export const KEY_COMMITMENT_LABEL = enc.encode('vollcrypt-file-key-commitment-v1');
 

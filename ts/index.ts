@@ -13,7 +13,8 @@ export {
   type KeystoreOptions, type CreateIdentityOptions, type RestoreOptions, type DecapsulateOptions, type PublicBundle,
   type IdentityHandle, type KeyHandle, type KeyRoute, type KeyType, type ImportBackupResult, type KeystoreCapabilities,
   type KeystoreChange, type KeystoreStatus, type PassphraseKdfParams, type KdfBudget, type BackupOptions, type HybridSignature,
-  type PrekeyBundles, type CreatePrekeyBundleOptions, type ReplenishPrekeysOptions,
+  type PrekeyBundles, type CreatePrekeyBundleOptions, type ReplenishPrekeysOptions, type CurrentPassphraseOptions,
+  type ContainerHeaderSignature,
 } from './keystore.js';
 export {
   Session, SESSION_VERIFICATION_CONTEXT, type SessionInfo, type InitiateOptions, type RespondOptions, type MessageOptions,

@@ -20,13 +20,14 @@ import { resolveKdfBudget } from './keystore-format.js';
 import { checkName } from '../worker/keystore/args.js';
 import { VeilError } from './errors.js';
 import {
-  DEFAULT_FRAME_TIMEOUT_MS, ISOLATED_PROTOCOL_VERSION, awaitReady, checkOrigin, isConnectMessage, isPortRequest, managerOnly,
-  type ConnectMessage, type FrameHello, type PortMessage, type PortTransport,
+  DEFAULT_FRAME_TIMEOUT_MS, ISOLATED_PROTOCOL_VERSION, TokenBucket, awaitReady, checkOrigin, isConnectMessage, isKeyUse, isPortRequest,
+  managerOnly, needsCurrentPassphrase, resolveRateLimit, type ConnectMessage, type FrameHello, type PortMessage, type PortTransport,
+  type RateLimit,
 } from './keystore-isolated.js';
 import { serializeError, transferables } from '../worker/protocol.js';
 import type { KdfBudget } from '../worker/keystore.protocol.js';
 
-export { ISOLATED_PROTOCOL_VERSION } from './keystore-isolated.js';
+export { ISOLATED_PROTOCOL_VERSION, DEFAULT_RATE_LIMIT, type RateLimit } from './keystore-isolated.js';
 export type { Keystore } from './keystore.js';
 
 export interface KeystoreFrameOptions {
@@ -37,29 +38,52 @@ export interface KeystoreFrameOptions {
   readonly allowedOrigins: readonly string[];
   /** Options of the frame's `Keystore` (pool, persistence, KDF budget); `name` comes from the app. */
   readonly keystore?: Omit<KeystoreOptions, 'name' | 'isolated'>;
+  /**
+   * The app connection's key-use rate limit (`sign`, `signHybrid`, container header signatures,
+   * `decapsulate`, `deriveSharedKey`, `openSealed`, `openSealedExport`): a token bucket, default
+   * `DEFAULT_RATE_LIMIT` (100 at once, then 10 a second); over it `RATE_LIMITED` with
+   * `details.retryAfterMs`. Manager connections are not limited.
+   */
+  readonly rateLimit?: Partial<RateLimit>;
 }
 
-/** What the frame serves on one port: the app (export paths refused) or a manager window. */
-function serve(port: MessagePort, keystore: Keystore, role: 'app' | 'manager'): void {
+/**
+ * What the frame serves on one port: the app (export paths refused, passphrase changes and
+ * deletions gated by the current passphrase, key uses rate-limited) or a manager window.
+ */
+function serve(port: MessagePort, keystore: Keystore, role: 'app' | 'manager', rateLimit: RateLimit): void {
   const send = (m: PortMessage): void => port.postMessage(m);
+  const bucket = new TokenBucket(rateLimit);
   port.onmessage = (e: MessageEvent) => {
     const m: unknown = e.data;
     if (!isPortRequest(m)) return;
     const { id, body } = m;
+    // Taken when the request arrives, before anything runs: a refused request does nothing.
+    const wait = role === 'app' && isKeyUse(body) ? bucket.take() : 0;
+    const p = (body as { port?: unknown }).port;
     const run = async (): Promise<unknown> => {
       if (!body.type.startsWith('keystore/') || body.type === 'keystore/open') throw new TypeError(`unknown keystore request ${body.type}`);
       if (role === 'app' && managerOnly(body)) {
         throw new VeilError('TOP_LEVEL_REQUIRED', `${body.type}${body.type === 'keystore/set-passphrase' ? ' (removing the passphrase)' : ''} runs only in the keystore manager, a top-level window on ${location.origin}`);
       }
+      if (role === 'app' && needsCurrentPassphrase(body) && typeof (body as { currentPassphrase?: unknown }).currentPassphrase !== 'string') {
+        throw new VeilError('TOP_LEVEL_REQUIRED', `${body.type} from the app needs the store's current passphrase ({ currentPassphrase }); a store without one: the keystore manager, a top-level window on ${location.origin}`);
+      }
+      if (wait > 0) {
+        throw new VeilError('RATE_LIMITED', `${body.type}: this connection used its keys more than ${rateLimit.burst} times at once or ${rateLimit.perSecond} a second; the next key use passes in ${wait} ms`, { details: { retryAfterMs: wait } });
+      }
       // The request's buffers and port came with this message: this frame owns them.
       const transfer: Transferable[] = transferables(body);
-      const p = (body as { port?: unknown }).port;
       if (p instanceof MessagePort) transfer.push(p);
       return keystoreRun(keystore, body, transfer);
     };
     run().then(
       (value) => send({ type: 'reply', id, ok: true, value }),
-      (err: unknown) => send({ type: 'reply', id, ok: false, error: serializeError(err) }),
+      (err: unknown) => {
+        // Refused here (the worker never saw the port): tell its other end, as the worker does on failure.
+        if (p instanceof MessagePort && err instanceof VeilError && (err.code === 'RATE_LIMITED' || err.code === 'TOP_LEVEL_REQUIRED')) p.postMessage({ failed: true });
+        send({ type: 'reply', id, ok: false, error: serializeError(err) });
+      },
     );
   };
   keystore.onChange((change) => send({ type: 'change', change }));
@@ -77,6 +101,7 @@ export function serveKeystoreFrame(options: KeystoreFrameOptions): () => void {
   if (allowed.has(location.origin)) throw new RangeError('allowedOrigins must not contain the keystore origin itself');
   if (window.parent === window) throw new TypeError('serveKeystoreFrame runs in an iframe (this page is top-level)');
   const keystoreOptions = options.keystore ?? {};
+  const rateLimit = resolveRateLimit(options.rateLimit);
   let app: { name: string; keystore: Promise<Keystore> } | undefined;
 
   const onMessage = (e: MessageEvent): void => {
@@ -89,12 +114,12 @@ export function serveKeystoreFrame(options: KeystoreFrameOptions): () => void {
       const keystore = Keystore.open({ ...keystoreOptions, name: d.name });
       app = { name: d.name, keystore };
       keystore.then(
-        (ks) => serve(port, ks, 'app'),
+        (ks) => serve(port, ks, 'app', rateLimit),
         (err: unknown) => port.postMessage({ type: 'failed', version: 1, error: serializeError(err) } satisfies PortMessage),
       );
     } else if (e.origin === location.origin && isTopLevelManager(e.source) && app !== undefined && app.name === d.name) {
       // A manager window: same origin, top-level, opened by the app page.
-      app.keystore.then((ks) => serve(port, ks, 'manager'), () => port.close());
+      app.keystore.then((ks) => serve(port, ks, 'manager', rateLimit), () => port.close());
     } else {
       // Not allowed: no answer at all.
       port.close();

@@ -62,6 +62,72 @@ export function managerOnly(body: KeystoreBody): boolean {
     || body.type === 'keystore/import-backup' || (body.type === 'keystore/set-passphrase' && body.passphrase === null);
 }
 
+/**
+ * Requests an app connection runs only with `currentPassphrase` (which the worker checks): setting
+ * or changing the passphrase and deleting an identity — each could lock the user out or destroy
+ * sessions. Without it the frame refuses them with `TOP_LEVEL_REQUIRED` (a store without a
+ * passphrase has none to give: they run in the manager).
+ */
+export function needsCurrentPassphrase(body: KeystoreBody): boolean {
+  return (body.type === 'keystore/set-passphrase' && body.passphrase !== null) || body.type === 'keystore/delete-identity';
+}
+
+/** Requests that use one of an identity's private keys for the caller: an app connection's rate-limited key uses. */
+const KEY_USES: ReadonlySet<string> = new Set([
+  'keystore/sign', 'keystore/sign-hybrid', 'keystore/sign-container-header', 'keystore/decapsulate',
+  'keystore/open-sealed', 'keystore/open-sealed-export', 'keystore/derive-shared-key',
+] satisfies KeystoreBody['type'][]);
+
+export function isKeyUse(body: KeystoreBody): boolean {
+  return KEY_USES.has(body.type);
+}
+
+/** An app connection's key-use rate limit: a token bucket of `burst` tokens refilled at `perSecond`. */
+export interface RateLimit {
+  /** Key uses at once (the bucket's size): an integer 1 to 1,000,000. */
+  readonly burst: number;
+  /** Tokens added per second: a number above 0, at most 1,000,000. */
+  readonly perSecond: number;
+}
+
+/** The frame's default: 100 key uses at once, then 10 a second (36,000 an hour) per app connection. */
+export const DEFAULT_RATE_LIMIT: RateLimit = Object.freeze({ burst: 100, perSecond: 10 });
+
+export function resolveRateLimit(value: unknown): RateLimit {
+  if (value === undefined) return DEFAULT_RATE_LIMIT;
+  if (typeof value !== 'object' || value === null) throw new TypeError('rateLimit must be an object');
+  const v = value as Partial<Record<keyof RateLimit, unknown>>;
+  const burst = v.burst ?? DEFAULT_RATE_LIMIT.burst;
+  const perSecond = v.perSecond ?? DEFAULT_RATE_LIMIT.perSecond;
+  if (typeof burst !== 'number' || !Number.isSafeInteger(burst) || burst < 1 || burst > 1_000_000) throw new RangeError('rateLimit.burst must be an integer from 1 to 1,000,000');
+  if (typeof perSecond !== 'number' || !(perSecond > 0 && perSecond <= 1_000_000)) throw new RangeError('rateLimit.perSecond must be above 0 and at most 1,000,000');
+  return Object.freeze({ burst, perSecond });
+}
+
+/** A token bucket (`now` in milliseconds, monotonic): full at first, one token per key use. */
+export class TokenBucket {
+  private tokens: number;
+  private last: number;
+
+  constructor(private readonly limit: RateLimit, private readonly now: () => number = () => performance.now()) {
+    this.tokens = limit.burst;
+    this.last = now();
+  }
+
+  /** Takes a token: 0, or (none left) the milliseconds until the next one, and nothing is taken. */
+  take(): number {
+    const t = this.now();
+    this.tokens = Math.min(this.limit.burst, this.tokens + (Math.max(0, t - this.last) * this.limit.perSecond) / 1000);
+    this.last = t;
+    if (this.tokens >= 1) {
+      this.tokens -= 1;
+      return 0;
+    }
+    // Whole milliseconds, rounded up (less a rounding error of the float arithmetic).
+    return Math.max(1, Math.ceil(((1 - this.tokens) * 1000) / this.limit.perSecond - 1e-6));
+  }
+}
+
 export function isConnectMessage(data: unknown): data is ConnectMessage {
   if (typeof data !== 'object' || data === null) return false;
   const d = data as Record<string, unknown>;

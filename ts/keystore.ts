@@ -10,7 +10,7 @@
  * const ks = await Keystore.open({ name: 'main' });
  * const me = await ks.createIdentity({ label: 'me', mlDsa: true });
  * const bundle = await ks.getPublicBundle(me);       // send bundle.bytes to peers
- * const sig = await ks.sign(me, message);             // Ed25519, in the worker
+ * const sig = await ks.sign(me, message);             // Ed25519 app signature, in the worker (verifyAppSignature)
  * const key = await ks.deriveSharedKey(me, peerX25519, info); // non-extractable AES-GCM
  * ```
  */
@@ -24,12 +24,12 @@ import {
   connectKeystoreFrame, resolveIsolatedOptions, type IsolatedKeystoreOptions, type KeystoreBody, type ResolvedIsolatedOptions,
 } from './keystore-isolated.js';
 import type {
-  HybridSignature, IdentityHandle, ImportBackupResult, KdfBudget, KeystoreCapabilities, KeystoreChange, KeystoreReplies, KeystoreStatus,
-  PassphraseKdfParams, PrekeyBundles,
+  ContainerHeaderSignature, HybridSignature, IdentityHandle, ImportBackupResult, KdfBudget, KeystoreCapabilities, KeystoreChange, KeystoreReplies,
+  KeystoreStatus, PassphraseKdfParams, PrekeyBundles,
 } from '../worker/keystore.protocol.js';
 
 export type {
-  HybridSignature, IdentityHandle, KdfBudget, KeyHandle, KeyRoute, KeyType, ImportBackupResult, KeystoreCapabilities, KeystoreChange,
+  ContainerHeaderSignature, HybridSignature, IdentityHandle, KdfBudget, KeyHandle, KeyRoute, KeyType, ImportBackupResult, KeystoreCapabilities, KeystoreChange,
   KeystoreStatus, PassphraseKdfParams, PrekeyBundles,
 } from '../worker/keystore.protocol.js';
 export type { IsolatedKeystoreOptions } from './keystore-isolated.js';
@@ -69,10 +69,21 @@ export interface KeystoreOptions {
    * hidden iframe on another origin and this page only talks to it over a `MessageChannel`.
    * Same API, except that `exportRecoveryPhrase`, `exportBackup`, `importBackup` and
    * `setPassphrase(null)` fail with `TOP_LEVEL_REQUIRED`: they run in the keystore manager
-   * window (`openManager()`). `pool`, `poolOptions` and `persist` then belong to the frame's
+   * window (`openManager()`); `setPassphrase` and `deleteIdentity` need `{ currentPassphrase }`
+   * (a store without a passphrase: the manager); key uses are rate-limited (`RATE_LIMITED`). `pool`, `poolOptions` and `persist` then belong to the frame's
    * own configuration and are ignored here; `kdfBudget` still bounds this page's `unlock`.
    */
   isolated?: IsolatedKeystoreOptions;
+}
+
+/**
+ * Options of {@link Keystore.setPassphrase} and {@link Keystore.deleteIdentity}: the store's current
+ * passphrase, checked in the worker (`AUTHENTICATION_FAILED` if it is not, also for a store without
+ * one). An isolated-origin keystore requires it from the app page (without it: `TOP_LEVEL_REQUIRED`;
+ * a store without a passphrase: the manager window only).
+ */
+export interface CurrentPassphraseOptions {
+  currentPassphrase?: string;
 }
 
 export interface BackupOptions {
@@ -164,6 +175,14 @@ function identityId(identity: IdentityHandle | string): string {
   if (typeof identity === 'string') return identity;
   if (typeof identity === 'object' && identity !== null && typeof identity.id === 'string') return identity.id;
   throw new TypeError('identity must be an IdentityHandle or an identity id');
+}
+
+function currentPassphrase(options: CurrentPassphraseOptions | undefined): string | undefined {
+  if (options === undefined) return undefined;
+  if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
+  const p = options.currentPassphrase;
+  if (p !== undefined && (typeof p !== 'string' || p.length === 0)) throw new TypeError('currentPassphrase must be a non-empty string');
+  return p;
 }
 
 function requestPersistence(): void {
@@ -264,9 +283,15 @@ export class Keystore {
    * re-encrypted under the new storage key and a new generation in one
    * transaction; the store stays unlocked in this tab. Parameters over the
    * keystore's KDF budget: `KDF_BUDGET_EXCEEDED` (it could not be unlocked).
+   * With `options.currentPassphrase`, it runs only if that is the store's
+   * passphrase (required from the app page of an isolated-origin keystore).
    */
-  async setPassphrase(passphrase: string | null, params?: PassphraseKdfParams): Promise<KeystoreStatus> {
-    return this.run({ type: 'keystore/set-passphrase', passphrase, ...(params ? { params } : {}), kdfBudget: this.kdfBudget });
+  async setPassphrase(passphrase: string | null, params?: PassphraseKdfParams, options?: CurrentPassphraseOptions): Promise<KeystoreStatus> {
+    const current = currentPassphrase(options);
+    return this.run({
+      type: 'keystore/set-passphrase', passphrase, ...(params ? { params } : {}), kdfBudget: this.kdfBudget,
+      ...(current === undefined ? {} : { currentPassphrase: current }),
+    });
   }
 
   /**
@@ -298,9 +323,17 @@ export class Keystore {
     return this.run({ type: 'keystore/public-bundle', identity: identityId(identity) });
   }
 
-  /** Deletes the identity and all its keys (one transaction). Export its phrase first if you may need it again. */
-  async deleteIdentity(identity: IdentityHandle | string): Promise<true> {
-    return this.run({ type: 'keystore/delete-identity', identity: identityId(identity) });
+  /**
+   * Deletes the identity and all its keys (one transaction). Export its phrase first if you may need it again.
+   * With `options.currentPassphrase`, it runs only if that is the store's passphrase (required from the app
+   * page of an isolated-origin keystore).
+   */
+  async deleteIdentity(identity: IdentityHandle | string, options?: CurrentPassphraseOptions): Promise<true> {
+    const current = currentPassphrase(options);
+    return this.run({
+      type: 'keystore/delete-identity', identity: identityId(identity),
+      ...(current === undefined ? {} : { currentPassphrase: current, kdfBudget: this.kdfBudget }),
+    });
   }
 
   /**
@@ -346,7 +379,12 @@ export class Keystore {
     return this.run({ type: 'keystore/import-backup', backup: copy, passphrase, kdfBudget }, [copy.buffer]);
   }
 
-  /** Signs with the identity's Ed25519 key (default) or ML-DSA-65 key (hedged, optional context). */
+  /**
+   * An app signature (docs/KEYSTORE.md#app-signatures) with the identity's Ed25519 key (default) or
+   * ML-DSA-65 key (hedged): over `"veilkit-app-signature-v1" ‖ u8(|context|) ‖ context ‖ message`, never
+   * over `message` alone, so it is never a prekey, bundle or container signature. `context` (at most 255
+   * bytes, default empty) is the app's own domain. Verify with `verifyAppSignature`.
+   */
   async sign(identity: IdentityHandle | string, message: Uint8Array, options: { algorithm?: 'ed25519' | 'ml-dsa-65'; context?: Uint8Array } = {}): Promise<Uint8Array> {
     return this.run({
       type: 'keystore/sign', identity: identityId(identity), algorithm: options.algorithm ?? 'ed25519',
@@ -355,15 +393,26 @@ export class Keystore {
   }
 
   /**
-   * Ed25519 and ML-DSA-65 (hedged, optional context) over the same message, for an
-   * identity with an ML-DSA-65 key (else `KEY_NOT_FOUND`). Verifiers that pin the
-   * identity's ML-DSA-65 key should require both.
+   * Ed25519 and ML-DSA-65 (hedged) app signatures over the same signed bytes (as {@link Keystore.sign},
+   * optional app `context`), for an identity with an ML-DSA-65 key (else `KEY_NOT_FOUND`). Verify with
+   * `verifyHybridAppSignature`, which requires both.
    */
   async signHybrid(identity: IdentityHandle | string, message: Uint8Array, options: { context?: Uint8Array } = {}): Promise<HybridSignature> {
     return this.run({
       type: 'keystore/sign-hybrid', identity: identityId(identity), message: bytes('message', message),
       ...(options.context !== undefined ? { context: bytes('context', options.context) } : {}),
     });
+  }
+
+  /**
+   * The signatures of a container header (what `encryptFile`'s `sign: { keystore, identity }` uses):
+   * `header` is every header byte before the signature table (docs/FORMAT.md §8.1). The worker parses
+   * it — a version 5 or 6 header naming this identity's keys as its signer, version 6 for an identity
+   * with ML-DSA-65 — and signs `"vollcrypt-file-header-signature-v1" ‖ header` (ML-DSA-65 with the
+   * header context). Anything else: the parser's error, or `SIGNER_MISMATCH`.
+   */
+  async signContainerHeader(identity: IdentityHandle | string, header: Uint8Array): Promise<ContainerHeaderSignature> {
+    return this.run({ type: 'keystore/sign-container-header', identity: identityId(identity), header: bytes('header', header) });
   }
 
   /**

@@ -23,6 +23,7 @@ export { ML_DSA_65, mlDsaKeygen, mlDsaSign, mlDsaVerify, type MlDsaSignOptions }
 export * from './bip39.js';
 export * from './shamir.js';
 export * from './messaging.js';
+export { APP_SIGNATURE, appSignatureMessage, verifyAppSignature, verifyHybridAppSignature, type AppSignatureOptions } from './app-signature.js';
 
 // ---------------------------------------------------------------- deprecated hazmat re-exports
 // Published here before `veilkit/hazmat` existed (README's primitives table), so kept as aliases

@@ -69,8 +69,8 @@ export interface ChunkKeys {
   readonly ivs: Uint8Array;
 }
 
-/** Either the final header followed by the leaf table, or (external signer) the message to sign. */
-export type EncryptFinished = { readonly header: Uint8Array } | { readonly signedMessage: Uint8Array };
+/** Either the final header followed by the leaf table, or (external signer) the header bytes before its signature table (`keystore/sign-container-header` signs them). */
+export type EncryptFinished = { readonly header: Uint8Array } | { readonly unsignedHeader: Uint8Array };
 
 /** Chunks out: a `Blob`, or (`output: 'bytes'`) the pieces in order (transferred); encryption: every chunk's leaf (32 bytes each). */
 export interface ChunksOut {

@@ -30,7 +30,7 @@ import * as wasm from '../ts/wasm/veilkit.js';
 import { call } from '../ts/init.js';
 import { VeilError } from '../ts/errors.js';
 import {
-  CONTAINER, KEY_COMMITMENT_LABEL, chunkAad, chunkIvInfo, chunkKeyInfo, chunkLength, envelopeOffset, hybridKekInfo, leafPreimage,
+  CONTAINER, HEADER_SIGNATURE_LABEL, KEY_COMMITMENT_LABEL, chunkAad, chunkIvInfo, chunkKeyInfo, chunkLength, envelopeOffset, hybridKekInfo, leafPreimage,
 } from '../ts/files-format.js';
 import { bs, equalBytes } from '../ts/bytes.js';
 import type { ChunkContext, ChunkKeys, ChunksOut, EncryptBegun, EncryptFinished, FilesReplies, FilesRequest, HeaderNeedsMore, HeaderRead } from './files.protocol.js';
@@ -431,7 +431,12 @@ export const filesHandlers: HandlerTable<FilesRequest, FilesReplies> = {
   },
   'files/encrypt-finish': (req): EncryptFinished => {
     const h = session(req.session, wasm.ContainerEncryptorHandle);
-    if (externallySigned.has(req.session)) return { signedMessage: call(() => h.signedMessage()) };
+    if (externallySigned.has(req.session)) {
+      // signedMessage = "vollcrypt-file-header-signature-v1" ‖ the header before its signature table; the keystore adds the label itself.
+      const signed = call(() => h.signedMessage());
+      if (!equalBytes(signed.subarray(0, HEADER_SIGNATURE_LABEL.length), HEADER_SIGNATURE_LABEL)) throw new VeilError('INTERNAL', 'the signed header bytes lack their label');
+      return { unsignedHeader: signed.slice(HEADER_SIGNATURE_LABEL.length) };
+    }
     return { header: call(() => h.finish()) };
   },
   'files/encrypt-finish-signed': (req) => call(() => session(req.session, wasm.ContainerEncryptorHandle).finishSigned(req.ed25519, req.mlDsa65)),

@@ -141,13 +141,21 @@ export type KeystoreRequest =
   | R<'keystore/open', object>
   | R<'keystore/capabilities', object>
   | R<'keystore/status', object>
-  | R<'keystore/set-passphrase', { readonly passphrase: string | null; readonly params?: PassphraseKdfParams; readonly kdfBudget?: KdfBudget }>
+  /**
+   * `currentPassphrase`: when given, the request runs only if it is the store's passphrase
+   * (`AUTHENTICATION_FAILED` otherwise, also for a store without one). An isolated keystore's
+   * app connection must give it (docs/KEYSTORE.md#isolated-origin-mode).
+   */
+  | R<'keystore/set-passphrase', {
+    readonly passphrase: string | null; readonly params?: PassphraseKdfParams; readonly kdfBudget?: KdfBudget; readonly currentPassphrase?: string;
+  }>
   | R<'keystore/unlock', { readonly passphrase: string; readonly kdfBudget?: KdfBudget }>
   | R<'keystore/lock', object>
   | R<'keystore/create-identity', { readonly label: string; readonly mlDsa: boolean }>
   | R<'keystore/list-identities', object>
   | R<'keystore/public-bundle', { readonly identity: string }>
-  | R<'keystore/delete-identity', { readonly identity: string }>
+  /** `currentPassphrase` (and its `kdfBudget`): as for `keystore/set-passphrase`. */
+  | R<'keystore/delete-identity', { readonly identity: string; readonly currentPassphrase?: string; readonly kdfBudget?: KdfBudget }>
   | R<'keystore/export-phrase', { readonly identity: string }>
   | R<'keystore/restore-phrase', { readonly phrase: string; readonly bip39Passphrase: string; readonly label: string; readonly mlDsa: boolean }>
   | R<'keystore/export-backup', { readonly passphrase: string; readonly params?: PassphraseKdfParams; readonly kdfBudget?: KdfBudget }>
@@ -155,6 +163,11 @@ export type KeystoreRequest =
   | R<'keystore/import-backup', { readonly backup: Uint8Array; readonly passphrase: string; readonly kdfBudget?: KdfBudget }>
   | R<'keystore/sign', { readonly identity: string; readonly algorithm: 'ed25519' | 'ml-dsa-65'; readonly message: Uint8Array; readonly context?: Uint8Array }>
   | R<'keystore/sign-hybrid', { readonly identity: string; readonly message: Uint8Array; readonly context?: Uint8Array }>
+  /**
+   * The signatures of a container header naming the identity as its signer: `header` is every header
+   * byte before the signature table; the worker parses it and builds the signed bytes itself.
+   */
+  | R<'keystore/sign-container-header', { readonly identity: string; readonly header: Uint8Array }>
   | R<'keystore/derive-shared-key', { readonly identity: string; readonly peerPublicKey: Uint8Array; readonly info: Uint8Array }>
   /**
    * With `port`, the key is posted on that port (one message, `{ key }`, to another worker that holds
@@ -219,6 +232,12 @@ export interface HybridSignature {
   readonly mlDsa65: Uint8Array;
 }
 
+/** The signatures of a container header: Ed25519 (version 5), and ML-DSA-65 too (version 6). */
+export interface ContainerHeaderSignature {
+  readonly ed25519: Uint8Array;
+  readonly mlDsa65?: Uint8Array;
+}
+
 /**
  * What each `keystore/*` request answers with (`KeystoreReplies[type]`): the worker's handler
  * table (worker/keystore/handlers.ts) must return these, and `WorkerPool.run` resolves to them.
@@ -240,6 +259,7 @@ export interface KeystoreReplies {
   'keystore/import-backup': ImportBackupResult;
   'keystore/sign': Uint8Array;
   'keystore/sign-hybrid': HybridSignature;
+  'keystore/sign-container-header': ContainerHeaderSignature;
   'keystore/derive-shared-key': CryptoKey;
   /** `true` when the key went to `port`. */
   'keystore/decapsulate': CryptoKey | true;

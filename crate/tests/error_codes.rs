@@ -51,11 +51,15 @@ const TS_ONLY: &[(&str, &str)] = &[
     ("STORAGE_FAILED", "keystore: any other IndexedDB failure"),
     (
         "TOP_LEVEL_REQUIRED",
-        "isolated-origin keystore: export asked for by the embedding page",
+        "isolated-origin keystore: export (or an ungated passphrase change or deletion) asked for by the embedding page",
     ),
     (
         "KEYSTORE_UNAVAILABLE",
         "isolated-origin keystore: the frame did not answer the handshake",
+    ),
+    (
+        "RATE_LIMITED",
+        "isolated-origin keystore: the embedding page's key uses over the frame's rate limit",
     ),
     (
         "SIZE_MISMATCH",

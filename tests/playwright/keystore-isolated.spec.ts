@@ -34,7 +34,7 @@ async function load(page: Page): Promise<void> {
   await expect(page).toHaveTitle('ready');
 }
 
-test('the app uses an isolated store through the API; the export paths and passphrase removal are refused to it', async ({ page }) => {
+test('the app uses an isolated store through the API; the export paths, passphrase removal and (no passphrase) setting one or deleting are refused to it', async ({ page }) => {
   await load(page);
   const r = await page.evaluate((n) => window.isoTests.scenario(n), storeName('iso'));
   expect(r).toEqual({
@@ -43,11 +43,11 @@ test('the app uses an isolated store through the API; the export paths and passp
     decapsulated: { extractable: false, usages: ['decrypt', 'encrypt'] },
     refused: {
       phrase: 'TOP_LEVEL_REQUIRED', backup: 'TOP_LEVEL_REQUIRED', importBackup: 'TOP_LEVEL_REQUIRED',
-      setPassphrase: 'resolved', lock: 'resolved', locked: 'KEYSTORE_LOCKED', unlock: 'resolved', removePassphrase: 'TOP_LEVEL_REQUIRED',
+      setPassphrase: 'TOP_LEVEL_REQUIRED', removePassphrase: 'TOP_LEVEL_REQUIRED', deleteIdentity: 'TOP_LEVEL_REQUIRED',
     },
-    status: { passphrase: true, locked: false, identities: 1 },
+    status: { passphrase: false, locked: false, identities: 1 },
     // Change events cross the channel from the keystore origin.
-    changes: ['identity-created', 'passphrase-changed', 'locked'],
+    changes: ['identity-created'],
     frames: 1,
   });
 });
@@ -78,15 +78,18 @@ test('an origin off the frame\'s allow-list, and a frame whose frame-ancestors n
   expect(manager.headers()['content-security-policy']).toBe("frame-ancestors 'none'");
 });
 
-test('the manager window (top-level on the keystore origin) exports the phrase and removes the passphrase; the app cannot read it', async ({ page, context }) => {
+test('the manager window (top-level on the keystore origin) sets a passphrase, exports the phrase and removes the passphrase; the app cannot read it', async ({ page, context }) => {
   await load(page);
   const name = storeName('manager');
   const r = await page.evaluate((n) => window.isoTests.scenario(n), name);
-  expect(r.status.passphrase).toBe(true);
+  expect(r.status.passphrase).toBe(false);
   const [popup] = await Promise.all([context.waitForEvent('page'), page.click('#manage')]);
   await popup.waitForLoadState();
   expect(new URL(popup.url()).origin).toBe(KEYSTORE_ORIGIN);
   await expect(popup.locator('#state')).toHaveText(/^connected manager-/);
+  await popup.click('#set-passphrase');
+  await expect(popup.locator('#status')).toContainText('"passphrase":true');
+  expect(await page.evaluate(() => window.isoTests.status())).toEqual({ passphrase: true, locked: false, identities: 1 });
   await popup.click('#phrase-button');
   await expect(popup.locator('#phrase')).toHaveText(/^(\S+ ){23}\S+$/);
   const phrase = await popup.locator('#phrase').textContent();
@@ -101,6 +104,43 @@ test('the manager window (top-level on the keystore origin) exports the phrase a
   await expect(popup.locator('#status')).toContainText('"passphrase":false');
   expect(await page.evaluate(() => window.isoTests.status())).toEqual({ passphrase: false, locked: false, identities: 1 });
   await popup.close();
+});
+
+test('attack: app-origin script cannot set a first passphrase or delete an identity of a store without one; the manager can set it', async ({ page, context }) => {
+  await load(page);
+  const name = storeName('gates');
+  expect(await page.evaluate((n) => window.isoTests.gatesWithoutPassphrase(n), name)).toEqual({
+    setPassphrase: 'TOP_LEVEL_REQUIRED', deleteIdentity: 'TOP_LEVEL_REQUIRED', status: { passphrase: false, locked: false, identities: 1 },
+  });
+  const [popup] = await Promise.all([context.waitForEvent('page'), page.click('#manage')]);
+  await popup.waitForLoadState();
+  await expect(popup.locator('#state')).toHaveText(/^connected gates-/);
+  await popup.click('#set-passphrase');
+  await expect(popup.locator('#status')).toContainText('"passphrase":true');
+  await popup.close();
+  // Now the app needs that passphrase to change it or to delete the identity; lock and unlock stay open to it.
+  expect(await page.evaluate(() => window.isoTests.gatesWithPassphrase('manager passphrase'))).toEqual({
+    lock: 'resolved', locked: 'KEYSTORE_LOCKED', unlockWrong: 'AUTHENTICATION_FAILED', unlock: 'resolved',
+    setWithout: 'TOP_LEVEL_REQUIRED', setWrong: 'AUTHENTICATION_FAILED', setCurrent: 'resolved',
+    relock: 'resolved', unlockOld: 'AUTHENTICATION_FAILED', unlockChanged: 'resolved',
+    deleteWithout: 'TOP_LEVEL_REQUIRED', deleteWrong: 'AUTHENTICATION_FAILED', identitiesBefore: 1, deleteCurrent: 'resolved', identitiesAfter: 0,
+  });
+});
+
+test('attack: a burst of key uses from the app is rate-limited per connection (RATE_LIMITED) and recovers after the refill it names', async ({ page }) => {
+  await load(page);
+  // The frame's default bucket: 100 key uses at once, then 10 a second (docs/KEYSTORE.md#rate-limit).
+  const total = 150;
+  const r = await page.evaluate(([n, t]) => window.isoTests.burst(n, t), [storeName('burst'), total] as const);
+  // Tokens only grow with time, so the first 100 always pass; the refill during the burst lets a few more through.
+  expect(r.firstLimitedAt).toBeGreaterThanOrEqual(100);
+  expect(r.ok).toBeGreaterThanOrEqual(100);
+  expect(r.limited).toBeGreaterThan(0);
+  expect(r.ok + r.limited).toBe(total);
+  expect(r).toMatchObject({
+    other: [], retryAfterMs: true, recovered: 'resolved',
+    othersLimited: { signHybrid: true, signMlDsa: true, decapsulate: true, openSealed: true, openSealedExport: true, deriveSharedKey: true },
+  });
 });
 
 async function identityId(page: Page, name: string): Promise<string> {

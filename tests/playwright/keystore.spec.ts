@@ -71,11 +71,13 @@ test('capabilities name a route per key type; no private key is stored; the devi
   expect(r.secretRecords).toBe(6);
 });
 
-test('sign, deriveSharedKey and decapsulate interoperate with an independent peer', async ({ page }) => {
+test('sign (app signatures, bound to label and context), deriveSharedKey and decapsulate interoperate with an independent peer', async ({ page }) => {
   await load(page);
   const r = await page.evaluate((n) => window.ksTests.operations(n), storeName('ops'));
   expect(r).toEqual({
-    edOk: true, mlDsaOk: true, dhOk: true, kemOk: [true, true], weak: 'WEAK_KEY', unknown: 'KEY_NOT_FOUND', badLen: 'RangeError', bundleOk: true,
+    edOk: true, mlDsaOk: true,
+    appDomain: { rawEd25519: false, rawMlDsa: false, signedBytesEd25519: true, signedBytesMlDsa: true, otherContext: false, contextTooLong: 'RangeError' },
+    dhOk: true, kemOk: [true, true], weak: 'WEAK_KEY', unknown: 'KEY_NOT_FOUND', badLen: 'RangeError', bundleOk: true,
   });
 });
 
@@ -311,8 +313,8 @@ test('attack: the page cannot read HKDF bits from a decapsulated key (deriveKey 
   });
 });
 
-test('signHybrid: Ed25519 and ML-DSA-65 over the same message; refused without ML-DSA-65', async ({ page }) => {
+test('signHybrid: Ed25519 and ML-DSA-65 app signatures over the same message, both checked; refused without ML-DSA-65', async ({ page }) => {
   await load(page);
   const r = await page.evaluate((n) => window.ksTests.hybridSigning(n), storeName('hybrid'));
-  expect(r).toEqual({ ed25519: true, mlDsa65: true, classic: 'KEY_NOT_FOUND' });
+  expect(r).toEqual({ ed25519: true, mlDsa65: true, hybrid: true, flipped: false, classic: 'KEY_NOT_FOUND' });
 });

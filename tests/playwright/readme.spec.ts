@@ -34,7 +34,7 @@ test('README Keys snippet: runs as written; a restore on another keystore with {
   test.setTimeout(120_000);
   await page.goto('/tests/playwright/fixtures/threads.html');
   const { code, stated } = readmeSnippet('Keys');
-  expect(stated).toBe(1);
+  expect(stated).toBe(3);
   const r = await page.evaluate(`(async () => {
     const __stated = [];
     const { init, generateX25519Keypair, VeilError } = await import('/dist/ts/index.js');
@@ -58,7 +58,7 @@ test('README Keys snippet: runs as written; a restore on another keystore with {
     return result;
   })()`);
   expect(r).toEqual({
-    stated: [true],
+    stated: [true, true, true],
     sameStoreReturnsIt: true,
     otherSetting: 'KEY_EXISTS',
     withoutMlDsa: { mlDsa: false, sameId: false },

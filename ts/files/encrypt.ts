@@ -2,7 +2,7 @@
 import { VeilError } from '../errors.js';
 import { concatBytes } from '../bytes.js';
 import { exact, integer } from '../validate.js';
-import { CONTAINER, MLDSA_HEADER_CONTEXT, chunkCount, containerLength } from '../files-format.js';
+import { CONTAINER, chunkCount, containerLength } from '../files-format.js';
 import type { ChunkContext, ChunkKeys, EncryptPlan } from '../../worker/files.protocol.js';
 import { FileJob, JobState, batchProgress, batching, observe, pipeline, progress } from './job.js';
 import { MAX_SAFE, checkInput, isKeystore, nowSeconds, planOf } from './options.js';
@@ -127,7 +127,7 @@ export async function encryptCore(input: FileInput, options: EncryptFileOptions,
       prefix = fin.header;
     } else {
       if (!signer?.sign) throw new VeilError('INTERNAL', 'an external signature was requested without a signer');
-      const sigs = await signer.sign(fin.signedMessage);
+      const sigs = await signer.sign(fin.unsignedHeader);
       prefix = await job.run({ type: 'files/encrypt-finish-signed', session: job.session, ...sigs }, { session: true });
     }
     if (prefix.length !== begun.prefixLength) throw new VeilError('INTERNAL', 'the header changed length');
@@ -146,7 +146,7 @@ export async function encryptCore(input: FileInput, options: EncryptFileOptions,
 
 interface PreparedSigner {
   readonly plan: NonNullable<EncryptPlan['signer']>;
-  readonly sign?: (message: Uint8Array) => Promise<{ ed25519: Uint8Array; mlDsa65?: Uint8Array }>;
+  readonly sign?: (unsignedHeader: Uint8Array) => Promise<{ ed25519: Uint8Array; mlDsa65?: Uint8Array }>;
 }
 
 async function signerOf(o: EncryptFileOptions): Promise<PreparedSigner | undefined> {
@@ -164,7 +164,9 @@ async function signerOf(o: EncryptFileOptions): Promise<PreparedSigner | undefin
   }
   if (o.sign === undefined) return undefined;
   const s = o.sign;
-  if (typeof s !== 'object' || s === null || !isKeystore(s.keystore)) throw new TypeError('sign must be { keystore, identity }');
+  if (typeof s !== 'object' || s === null || !isKeystore(s.keystore) || typeof s.keystore.signContainerHeader !== 'function') {
+    throw new TypeError('sign must be { keystore, identity }');
+  }
   const bundle = await s.keystore.getPublicBundle(s.identity);
   // An identity with an ML-DSA-65 key always signs hybrid: an Ed25519-only header of a hybrid
   // identity would give verifiers pinning only its Ed25519 key no post-quantum authenticity.
@@ -179,11 +181,12 @@ async function signerOf(o: EncryptFileOptions): Promise<PreparedSigner | undefin
       keyLogId: s.keyLogId === undefined ? new Uint8Array(32) : exact('sign.keyLogId', s.keyLogId, 32),
       timestamp: integer('sign.timestamp', s.timestamp ?? nowSeconds(), 0, MAX_SAFE),
     },
-    sign: async (message) => {
-      if (!hybrid) return { ed25519: await s.keystore.sign(s.identity, message) };
-      // Both halves over the same message in one keystore call.
-      const sig = await s.keystore.signHybrid(s.identity, message, { context: MLDSA_HEADER_CONTEXT });
-      return { ed25519: sig.ed25519, mlDsa65: sig.mlDsa65 };
+    // The keystore's dedicated request: it parses the header and builds the signed bytes itself
+    // (its generic `sign` makes app signatures only, which never verify as header signatures).
+    sign: async (unsignedHeader) => {
+      const sig = await s.keystore.signContainerHeader(s.identity, unsignedHeader);
+      if (hybrid !== (sig.mlDsa65 !== undefined)) throw new VeilError('INTERNAL', 'the keystore signed with another set of keys than its bundle names');
+      return sig.mlDsa65 === undefined ? { ed25519: sig.ed25519 } : { ed25519: sig.ed25519, mlDsa65: sig.mlDsa65 };
     },
   };
 }

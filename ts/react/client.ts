@@ -11,7 +11,7 @@ import type { ChatStorage } from './chat-storage.js';
 import type { Capabilities } from '../webcrypto/routes.js';
 import type { WorkerPool } from '../pool.js';
 import type {
-  CreatePrekeyBundleOptions, IdentityHandle, Keystore, PrekeyBundles, PublicBundle, RestoreOptions,
+  CreatePrekeyBundleOptions, CurrentPassphraseOptions, IdentityHandle, Keystore, PrekeyBundles, PublicBundle, RestoreOptions,
 } from '../keystore.js';
 
 /** `useVeil()`: the provider's resources. */
@@ -219,9 +219,9 @@ export class VeilClient {
     });
   }
 
-  setPassphrase(passphrase: string | null): Promise<void> {
+  setPassphrase(passphrase: string | null, options?: CurrentPassphraseOptions): Promise<void> {
     return this.#act(async (ks) => {
-      await ks.setPassphrase(passphrase);
+      await ks.setPassphrase(passphrase, undefined, options);
     });
   }
 
@@ -245,10 +245,10 @@ export class VeilClient {
     void this.refresh();
   }
 
-  remove(): Promise<void> {
+  remove(options?: CurrentPassphraseOptions): Promise<void> {
     return this.#act(async (ks, current) => {
       const c = this.#current(current);
-      await ks.deleteIdentity(c);
+      await ks.deleteIdentity(c, options);
       if (this.#selected === c.id) this.#selected = undefined;
     });
   }

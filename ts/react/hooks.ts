@@ -19,7 +19,7 @@ import { runtime } from './runtime.js';
 import type { InitOptions } from '../init.js';
 import type { PoolOptions } from '../pool.js';
 import type {
-  CreatePrekeyBundleOptions, IdentityHandle, KeystoreOptions, PrekeyBundles, RestoreOptions,
+  CreatePrekeyBundleOptions, CurrentPassphraseOptions, IdentityHandle, KeystoreOptions, PrekeyBundles, RestoreOptions,
 } from '../keystore.js';
 import type { InitiateOptions, RespondOptions, Session } from '../session.js';
 import type { DecryptFileOptions, EncryptFileOptions, FileInput, FileUnlock, SignatureInfo } from '../files.js';
@@ -109,15 +109,16 @@ export interface UseIdentityResult extends IdentityState {
   exportRecoveryPhrase(): Promise<string>;
   lock(): Promise<void>;
   unlock(passphrase: string): Promise<void>;
-  setPassphrase(passphrase: string | null): Promise<void>;
+  /** `options.currentPassphrase`: required by an isolated-origin keystore (docs/KEYSTORE.md#isolated-origin-mode). */
+  setPassphrase(passphrase: string | null, options?: CurrentPassphraseOptions): Promise<void>;
   exportBackup(passphrase: string): Promise<Uint8Array>;
   importBackup(backup: Uint8Array, passphrase: string): Promise<void>;
   /** Prekey bundles of the current identity: publish `bundle` (or one-time ones) for peers' `useChat`. */
   createPrekeyBundle(options?: CreatePrekeyBundleOptions): Promise<PrekeyBundles>;
   /** Makes the identity with this id current. */
   select(id: string): void;
-  /** Deletes the current identity (and its keys) from the keystore. */
-  remove(): Promise<void>;
+  /** Deletes the current identity (and its keys) from the keystore (`options.currentPassphrase`: as `setPassphrase`). */
+  remove(options?: CurrentPassphraseOptions): Promise<void>;
 }
 
 export function useIdentity(): UseIdentityResult {
@@ -129,14 +130,14 @@ export function useIdentity(): UseIdentityResult {
     exportRecoveryPhrase: () => client.exportRecoveryPhrase(),
     lock: () => client.lock(),
     unlock: (p: string) => client.unlock(p),
-    setPassphrase: (p: string | null) => client.setPassphrase(p),
+    setPassphrase: (p: string | null, o?: CurrentPassphraseOptions) => client.setPassphrase(p, o),
     exportBackup: (p: string) => client.exportBackup(p),
     importBackup: (b: Uint8Array, p: string) => client.importBackup(b, p),
     createPrekeyBundle: (o?: CreatePrekeyBundleOptions) => client.createPrekeyBundle(o),
     select: (id: string) => {
       client.select(id);
     },
-    remove: () => client.remove(),
+    remove: (o?: CurrentPassphraseOptions) => client.remove(o),
   }), [client]);
   return useMemo(() => ({ ...state, ...actions }), [state, actions]);
 }

@@ -4,8 +4,8 @@ import type { KeystoreReplies, KeystoreRequest } from '../keystore.protocol.js';
 import { bytes } from '../../ts/validate.js';
 import { exportBackup, importBackup } from './backup.js';
 import { createIdentity, deleteIdentity, exportPhrase, listIdentities, publicBundle, restorePhrase } from './identities.js';
-import { decapsulateRequest, deriveSharedKey, openSealed, openSealedExport, sign, signHybrid } from './keys.js';
-import { lock, setPassphrase, status, unlock } from './lock.js';
+import { decapsulateRequest, deriveSharedKey, openSealed, openSealedExport, sign, signContainerHeader, signHybrid } from './keys.js';
+import { checkCurrentPassphrase, lock, setPassphrase, status, unlock } from './lock.js';
 import { prekeyBundles } from './prekeys.js';
 import { capabilities } from './capabilities.js';
 import { open } from './store.js';
@@ -16,19 +16,20 @@ export const keystoreHandlers: HandlerTable<KeystoreRequest, KeystoreReplies> = 
   'keystore/open': async (req) => status(await open(req)),
   'keystore/capabilities': () => capabilities(),
   'keystore/status': async (req) => status(await open(req)),
-  'keystore/set-passphrase': async (req) => setPassphrase(await open(req), req.passphrase, req.params, req.kdfBudget),
+  'keystore/set-passphrase': async (req) => setPassphrase(await open(req), req.passphrase, req.params, req.kdfBudget, req.currentPassphrase),
   'keystore/unlock': async (req) => unlock(await open(req), req.passphrase, req.kdfBudget),
   'keystore/lock': async (req) => lock(await open(req)),
   'keystore/create-identity': async (req) => createIdentity(await open(req), req.label, req.mlDsa),
   'keystore/list-identities': async (req) => listIdentities(await open(req)),
   'keystore/public-bundle': async (req) => publicBundle(await open(req), req.identity),
-  'keystore/delete-identity': async (req) => deleteIdentity(await open(req), req.identity),
+  'keystore/delete-identity': async (req) => deleteIdentity(await checkCurrentPassphrase(await open(req), req.currentPassphrase, req.kdfBudget), req.identity),
   'keystore/export-phrase': async (req) => exportPhrase(await open(req), req.identity),
   'keystore/restore-phrase': async (req) => restorePhrase(await open(req), req.phrase, req.bip39Passphrase, req.label, req.mlDsa),
   'keystore/export-backup': async (req) => exportBackup(await open(req), req.passphrase, req.params, req.kdfBudget),
   'keystore/import-backup': async (req) => importBackup(await open(req), bytes('backup', req.backup), req.passphrase, req.kdfBudget),
   'keystore/sign': async (req) => sign(await open(req), req.identity, req.algorithm, req.message, req.context),
   'keystore/sign-hybrid': async (req) => signHybrid(await open(req), req.identity, req.message, req.context),
+  'keystore/sign-container-header': async (req) => signContainerHeader(await open(req), req.identity, req.header),
   'keystore/derive-shared-key': async (req) => deriveSharedKey(await open(req), req.identity, req.peerPublicKey, req.info),
   'keystore/decapsulate': (req) => decapsulateRequest(req),
   'keystore/open-sealed': async (req) => openSealed(await open(req), req.identity, req.sealed, req.info, req.aad),

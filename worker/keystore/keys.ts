@@ -4,13 +4,18 @@
  * session) or the wasm route (the seed, unwrapped and wiped after use).
  */
 import * as P from '../../ts/primitives.js';
+import * as wasm from '../../ts/wasm/veilkit.js';
+import { call } from '../../ts/init.js';
 import { VeilError } from '../../ts/errors.js';
-import { bytes, exact, integer, wipe } from '../../ts/validate.js';
+import { atLeast, bytes, exact, integer, wipe } from '../../ts/validate.js';
 import { SEALED_BOX, checkedRequest, checkedSealed, exportWithSecretKey, openWithSecretKey } from '../../ts/sealed.js';
-import type { HybridSignature, KeystoreRequest } from '../keystore.protocol.js';
+import { appContext, appMlDsaContext, appSignatureMessage } from '../../ts/app-signature.js';
+import { CONTAINER, HEADER_SIGNATURE_LABEL, MLDSA_HEADER_CONTEXT } from '../../ts/files-format.js';
+import type { ContainerHeaderSignature, HybridSignature, KeystoreRequest } from '../keystore.protocol.js';
+import type { IdentityRecord } from './records.js';
 import { notFound } from './db.js';
 import { identityRecord, loadSecret } from './identities.js';
-import { bs } from '../../ts/bytes.js';
+import { bs, concatBytes, equalBytes } from '../../ts/bytes.js';
 import { importSeedKey, subtle, type SeedKeyType } from '../../ts/webcrypto/subtle.js';
 import { withSecret, type SecretRecord } from './records.js';
 import { open, type Session, type Store } from './store.js';
@@ -24,6 +29,13 @@ async function nativeKey(session: Session, r: SecretRecord, type: SeedKeyType): 
   return key;
 }
 
+/**
+ * Signs `message` as it is. Called only with signed bytes built in this worker: app signatures
+ * (`"veilkit-app-signature-v1" ‖ …`, ts/app-signature.ts) and container headers
+ * (`"vollcrypt-file-header-signature-v1" ‖ a parsed header`); prekeys are signed by the core
+ * (worker/keystore/prekeys.ts) and the public bundle when the identity is made. No request
+ * passes page bytes here unprefixed (docs/KEYSTORE.md#app-signatures).
+ */
 async function signWith(s: Store, id: unknown, algorithm: 'ed25519' | 'ml-dsa-65', message: Uint8Array, context: Uint8Array | undefined): Promise<Uint8Array> {
   if (algorithm === 'ed25519') {
     if (context !== undefined) throw new TypeError('Ed25519 takes no context');
@@ -64,23 +76,82 @@ async function keyFromOwnedSecret(secret: Uint8Array, info: Uint8Array, output: 
 // ---------------------------------------------------------------------------
 // Requests
 
+/** `keystore/sign`: an app signature (docs/KEYSTORE.md#app-signatures) over `message` in the app `context`. */
 export async function sign(
   s: Store, id: string, algorithm: 'ed25519' | 'ml-dsa-65', message: Uint8Array, context: Uint8Array | undefined,
 ): Promise<Uint8Array> {
   const checked = bytes('message', message);
   if (algorithm !== 'ed25519' && algorithm !== 'ml-dsa-65') throw new TypeError(`algorithm must be 'ed25519' or 'ml-dsa-65'`);
-  const ctx = context === undefined ? undefined : bytes('context', context);
-  return signWith(s, id, algorithm, checked, ctx);
+  const signed = appSignatureMessage(checked, { context: appContext(context) });
+  return signWith(s, id, algorithm, signed, algorithm === 'ml-dsa-65' ? appMlDsaContext() : undefined);
 }
 
+/** `keystore/sign-hybrid`: both app signatures over the same signed bytes. */
 export async function signHybrid(s: Store, id: string, message: Uint8Array, context: Uint8Array | undefined): Promise<HybridSignature> {
-  const checked = bytes('message', message);
-  const ctx = context === undefined ? undefined : bytes('context', context);
+  const signed = appSignatureMessage(bytes('message', message), { context: appContext(context) });
   const r = await identityRecord(s, id);
   if (!r.mlDsa) throw notFound(`the ml-dsa-65 key of identity ${r.id} (a hybrid signature needs an identity made with mlDsa: true)`);
-  const mlDsa65 = await signWith(s, r.id, 'ml-dsa-65', checked, ctx);
-  const ed25519 = await signWith(s, r.id, 'ed25519', checked, undefined);
+  const mlDsa65 = await signWith(s, r.id, 'ml-dsa-65', signed, appMlDsaContext());
+  const ed25519 = await signWith(s, r.id, 'ed25519', signed, undefined);
   return { ed25519, mlDsa65 };
+}
+
+const MAGIC = new TextEncoder().encode(CONTAINER.magic);
+const ED25519_SIGNATURE = 64;
+const ML_DSA_SIGNATURE = 3309;
+
+/**
+ * The signed bytes of a container header (docs/FORMAT.md §8.1), built here from `unsigned` (every
+ * header byte before the signature table) after the core has parsed it as a whole version 5 or 6
+ * header naming `identity` as its signer: `"vollcrypt-file-header-signature-v1" ‖ unsigned`.
+ * An identity with ML-DSA-65 signs version 6 headers only, one without version 5 only.
+ */
+function containerHeaderSignedBytes(unsigned: Uint8Array, identity: IdentityRecord): Uint8Array {
+  if (!equalBytes(unsigned.subarray(0, MAGIC.length), MAGIC)) throw new VeilError('BAD_MAGIC', 'the header does not begin with VOLLVALT');
+  const version = unsigned[MAGIC.length];
+  if (version !== 5 && version !== 6) {
+    throw new VeilError('UNSUPPORTED_VERSION', `only signed container headers (version 5 or 6) are signed, got version ${String(version)}`);
+  }
+  // Zeros in place of the signature table: the core parses the header whole (signatures are not checked here).
+  const table = ED25519_SIGNATURE + (version === 6 ? ML_DSA_SIGNATURE : 0);
+  const header = new Uint8Array(unsigned.length + table);
+  header.set(unsigned);
+  const reader = call(() => new wasm.ContainerReaderHandle(header));
+  let info: ReturnType<typeof reader.info>;
+  try {
+    info = call(() => reader.info());
+  } finally {
+    reader.free();
+  }
+  if (info.headerLength !== header.length) {
+    throw new VeilError('NON_CANONICAL', `the header is ${info.headerLength - table} bytes before its signature table, not ${unsigned.length}`);
+  }
+  const ed = identity.publicKeys.ed25519;
+  const ml = identity.publicKeys['ml-dsa-65'];
+  const signer = info.signer;
+  if (signer === null || ed === undefined || !equalBytes(signer.ed25519, ed)) {
+    throw new VeilError('SIGNER_MISMATCH', `the header does not name identity ${identity.id} as its signer`);
+  }
+  if (identity.mlDsa ? ml === undefined || signer.mlDsa65 === null || !equalBytes(signer.mlDsa65, ml) : signer.mlDsa65 !== null) {
+    throw new VeilError('SIGNER_MISMATCH', identity.mlDsa
+      ? `identity ${identity.id} has an ML-DSA-65 key: it signs version 6 headers naming both its keys`
+      : `identity ${identity.id} has no ML-DSA-65 key: it signs version 5 headers`);
+  }
+  return concatBytes([HEADER_SIGNATURE_LABEL, unsigned]);
+}
+
+/**
+ * `keystore/sign-container-header`: the header signatures (Ed25519, and ML-DSA-65 with the header
+ * context for an identity that has the key) over the signed bytes this worker builds from the
+ * unsigned header. The one request that signs with the container's label and context.
+ */
+export async function signContainerHeader(s: Store, id: string, header: unknown): Promise<ContainerHeaderSignature> {
+  const unsigned = atLeast('header', header, CONTAINER.fixedHeaderLength);
+  const r = await identityRecord(s, id);
+  const signed = containerHeaderSignedBytes(unsigned, r);
+  const ed25519 = await signWith(s, r.id, 'ed25519', signed, undefined);
+  if (!r.mlDsa) return { ed25519 };
+  return { ed25519, mlDsa65: await signWith(s, r.id, 'ml-dsa-65', signed, MLDSA_HEADER_CONTEXT) };
 }
 
 export async function deriveSharedKey(s: Store, id: string, peerPublicKey: Uint8Array, info: Uint8Array): Promise<CryptoKey> {

@@ -72,13 +72,17 @@ function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
-export async function setPassphrase(s: Store, passphrase: string | null, params: PassphraseKdfParams | undefined, budget: KdfBudget | undefined): Promise<KeystoreStatus> {
+export async function setPassphrase(
+  s: Store, passphrase: string | null, params: PassphraseKdfParams | undefined, budget: KdfBudget | undefined, current?: unknown,
+): Promise<KeystoreStatus> {
   if (passphrase !== null && (typeof passphrase !== 'string' || passphrase.length === 0)) throw new TypeError('passphrase must be a non-empty string or null');
   const p = checkPassphraseKdf(params);
   // The writer keeps within the reader's budget, so that this store always unlocks.
   if (passphrase !== null) checkArgon2Budget(p, budget);
+  if (current !== undefined) checkPassphrase(current);
   return withLock(s.name, async () => {
     const state = await readState(s);
+    if (current !== undefined) await checkAgainst(state, current, budget);
     const old = sessionFor(s, state);
     const generation = state.generation + 1;
     let key = s.deviceKey;
@@ -142,6 +146,27 @@ function validLock(l: LockRecord): PassphraseKdfParams {
   } catch {
     throw new VeilError('STORAGE_FAILED', 'the keystore\'s lock record is damaged');
   }
+}
+
+/** Whether `passphrase` is the passphrase of `state` (`AUTHENTICATION_FAILED` if not, or if the store has none). */
+async function checkAgainst(state: StateRecord, passphrase: unknown, budget: KdfBudget | undefined): Promise<void> {
+  checkPassphrase(passphrase);
+  if (!state.lock) throw new VeilError('AUTHENTICATION_FAILED', 'this store has no passphrase, so currentPassphrase cannot match it');
+  const params = validLock(state.lock);
+  // The parameters come from storage: bounded before any work.
+  checkArgon2Budget(params, budget);
+  const key = await storageKey(passphrase, state.lock.salt, params);
+  await unseal(key, 'state', 'lock-check', state.generation, state.lock.check); // wrong passphrase: AUTHENTICATION_FAILED
+}
+
+/**
+ * When `current` is given (`currentPassphrase` of `keystore/delete-identity`; an isolated keystore's
+ * app connection must give it): it must be the store's passphrase, else `AUTHENTICATION_FAILED` (a
+ * store without a passphrase has none to give). Returns `s`.
+ */
+export async function checkCurrentPassphrase(s: Store, current: unknown, budget: KdfBudget | undefined): Promise<Store> {
+  if (current !== undefined) await checkAgainst(await readState(s), current, budget);
+  return s;
 }
 
 export async function unlock(s: Store, passphrase: string, budget: KdfBudget | undefined): Promise<KeystoreStatus> {

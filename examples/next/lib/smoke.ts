@@ -96,10 +96,10 @@ export async function smoke(v: Veilkit, options: SmokeOptions = {}): Promise<str
       const bundle = await alice.getPublicBundle(a);
       check(v.verifyPublicBundle(bundle.bytes), 'own public bundle does not verify');
       const sig = await alice.sign(a, message);
-      check(v.verifySignature(bundle.ed25519, message, sig), 'Ed25519 signature does not verify');
-      check(!v.verifySignature(bundle.ed25519, enc.encode('another message'), sig), 'signature verifies another message');
+      check(v.verifyAppSignature(bundle.ed25519, message, sig), 'Ed25519 app signature does not verify');
+      check(!v.verifyAppSignature(bundle.ed25519, enc.encode('another message'), sig), 'signature verifies another message');
       const hybrid = await alice.signHybrid(a, message);
-      check(bundle.mlDsa65 !== undefined && v.mlDsaVerify(bundle.mlDsa65, message, hybrid.mlDsa65), 'ML-DSA-65 signature does not verify');
+      check(v.verifyHybridAppSignature(bundle, message, hybrid), 'hybrid app signature does not verify');
     });
 
     const bob = await step('second keystore open', () => v.Keystore.open({ name: `smoke-bob-${suffix}` }));
