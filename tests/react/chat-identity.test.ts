@@ -308,6 +308,44 @@ describe('useChat peer binding', () => {
     expect(alice.p.result.current.chat.identityChange).toBeUndefined();
   });
 
+  test('a crossing is resolved once: a later initial frame from the peer (it lost its record) is adopted, also by the side that won the crossing', async () => {
+    const t = pipe();
+    const bob = await withIdentity('bob-cross2', memoryChatStorage(), t.b);
+    const alice = await withIdentity('alice-cross2', memoryChatStorage(), t.a);
+    alice.p.rerender({ peer: { bundle: bob.bundle } });
+    bob.p.rerender({ peer: { bundle: alice.bundle } });
+    t.hold.a = true;
+    t.hold.b = true;
+    await act(async () => {
+      await Promise.all([alice.p.result.current.chat.send('a0'), bob.p.result.current.chat.send('b0')]);
+    });
+    t.hold.a = false;
+    t.hold.b = false;
+    act(() => {
+      t.release('a');
+      t.release('b');
+    });
+    await waitFor(() => expect([texts(alice.p, 'peer'), texts(bob.p, 'peer')]).toEqual([['b0'], ['a0']]));
+    // The winner (lower identity id) keeps its session; the loser never writes on it, loses its chat
+    // record and initiates again: the winner must take the new session, or its messages would go to
+    // a session the loser's conversation no longer has.
+    const aliceLower = sessionIdentityId(utf8.encode(alice.idOf)) < sessionIdentityId(utf8.encode(bob.idOf));
+    const [winner, loser] = aliceLower ? [alice, bob] : [bob, alice];
+    const winnerSide: Side = aliceLower ? 'a' : 'b';
+    const kept = winner.p.result.current.chat.sessionId!;
+    expect(sessions.get(kept)?.role).toBe('initiator');
+    const loserKs = f.keystores.find((k) => k.name === (aliceLower ? 'bob-cross2' : 'alice-cross2'))!;
+    const again = await f.runtime.initiate(loserKs, loser.idOf, winner.bundle, { plaintext: utf8.encode('lost my history') });
+    act(() => {
+      t.deliver(winnerSide, frame(CHAT_FRAME.initial, again.initialMessage));
+    });
+    await waitFor(() => expect(texts(winner.p, 'peer').at(-1)).toBe('lost my history'));
+    expect(sessions.get(winner.p.result.current.chat.sessionId!)?.pair).toBe(again.session.pair);
+    await send(winner.p, 'got it');
+    const out = (winnerSide === 'a' ? t.sent.a : t.sent.b).at(-1)!;
+    expect(new TextDecoder().decode((await again.session.decrypt(out.slice(1))).plaintext)).toBe('got it');
+  });
+
   test('a re-initiation by the same peer is adopted; messages in flight on the old session still decrypt, once', async () => {
     const { t, storeA, alice, bob } = await established('reinit');
     await act(async () => {

@@ -46,7 +46,7 @@ export interface ChatRecord {
   readonly peer?: ChatPeerBinding | undefined;
   /** Older sessions with the same peer, newest first (at most `CHAT_ARCHIVED_SESSIONS`), tried on decrypt. */
   readonly archived?: readonly string[] | undefined;
-  /** Whether the current session has shown that the peer holds it (it was answered, or it answers the peer's initial frame); default true. */
+  /** False while the current session is one we initiated that the peer has not answered and no crossing initiation was resolved for (default true). */
   readonly confirmed?: boolean | undefined;
   /** An initial frame from another identity, waiting for `acceptIdentityChange` / `rejectIdentityChange`. */
   readonly identityChange?: ChatPendingIdentityChange | undefined;

@@ -154,7 +154,10 @@ export class ChatConversation {
   readonly #key: string;
   /** The session `send` uses. */
   #current: Live | undefined;
-  /** Whether the peer is known to hold `#current` (we answered its initial frame, or it sent on it). */
+  /**
+   * Whether a new initial frame from the peer is a re-initiation rather than a crossing one: the peer
+   * holds `#current` (we answered its initial frame, or it sent on it), or a crossing was already resolved for it.
+   */
   #confirmed = true;
   #code: ChatVerificationCode | undefined;
   /** Older sessions with the bound peer, newest first. */
@@ -418,8 +421,10 @@ export class ChatConversation {
       const current = this.#current;
       if (current !== undefined && current.role === 'initiator' && !this.#confirmed && current.localId < current.peerId) {
         // Both sides initiated, and the session we initiated wins (our identity id is the lower one):
-        // the peer adopts it when our initial frame reaches it; its session stays to read what it sent on it.
+        // the peer adopts it when our initial frame reaches it; its session stays to read what it sent
+        // on it. A crossing is resolved once: the peer's next initial frame is a re-initiation.
         this.#archive(live);
+        this.#confirmed = true;
       } else {
         if (current !== undefined) this.#archive(current);
         await this.#makeCurrent(live, true);
