@@ -2,8 +2,15 @@
  * Fakes of the veilkit objects the hooks use (tests/react/*.test.ts install them with
  * `vi.mock('../../ts/react/runtime.js', …)`): a pool and keystore that count their disposals,
  * controllable file operations, and sessions whose "ciphertext" carries a checksum, so that a
- * flipped byte fails like a real tampered message (`AUTHENTICATION_FAILED`).
+ * flipped byte fails like a real tampered message (`AUTHENTICATION_FAILED`). As in the real
+ * keystore (ts/session.ts, worker/keystore/sessions.ts): a session decrypts only what its peer's
+ * half encrypted (not its own messages, not another session's: `AUTHENTICATION_FAILED`), once
+ * (`DUPLICATE_MESSAGE`); `pinned` refuses another identity (`IDENTITY_MISMATCH`, nothing consumed);
+ * a deleted session is `KEY_NOT_FOUND`; a disposed handle `INVALID_STATE`; `info()` gives the role
+ * and both `Enc(ID)`s (here the UTF-8 of the identity id), and session identity ids are the real
+ * SHA-256 over them.
  */
+import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, expect, vi } from 'vitest';
 import { cleanup, waitFor } from '@testing-library/react';
 import type { Capabilities } from '../../ts/index.js';
@@ -199,36 +206,66 @@ export class FakeSession {
   readonly pair: string;
   readonly local: string;
   readonly peer: string;
+  readonly role: 'initiator' | 'responder';
   readonly keystore: FakeKeystore;
-  constructor(keystore: FakeKeystore, pair: string, local: string, peer: string) {
+  #closed = false;
+  #counter = 0;
+  constructor(keystore: FakeKeystore, pair: string, local: string, peer: string, role: 'initiator' | 'responder') {
     this.id = `session-${++sessionCounter}`;
     this.keystore = keystore;
     this.pair = pair;
     this.local = local;
     this.peer = peer;
+    this.role = role;
     sessions.set(this.id, this);
   }
 
+  #check(): void {
+    if (this.#closed) throw new FakeError('INVALID_STATE', 'this Session was disposed');
+    if (sessions.get(this.id) !== this) throw new FakeError('KEY_NOT_FOUND', `no session ${this.id}`);
+  }
+
   async encrypt(plaintext: Uint8Array): Promise<Uint8Array> {
-    return seal(this.pair, plaintext);
+    this.#check();
+    this.#counter++;
+    return seal(`${this.pair}>${this.local}`, plaintext);
   }
 
   readonly #seen = new Set<number>();
 
   async decrypt(message: Uint8Array): Promise<{ plaintext: Uint8Array; counter: number }> {
+    this.#check();
     const { pair, plaintext } = open(message);
-    if (pair !== this.pair) throw new FakeError('AUTHENTICATION_FAILED', 'another session');
+    if (pair !== `${this.pair}>${this.peer}`) throw new FakeError('AUTHENTICATION_FAILED', 'another session or direction');
     const tag = checksum(message);
     if (this.#seen.has(tag)) throw new FakeError('DUPLICATE_MESSAGE', 'already decrypted');
     this.#seen.add(tag);
-    return { plaintext, counter: 0 };
+    return { plaintext, counter: ++this.#counter };
+  }
+
+  async info(): Promise<{ kind: 'session'; id: string; role: 'initiator' | 'responder'; localIdentity: Uint8Array; peerIdentity: Uint8Array; peerIdentityId: string; counter: number }> {
+    this.#check();
+    return {
+      kind: 'session', id: this.id, role: this.role, localIdentity: enc.encode(this.local), peerIdentity: enc.encode(this.peer),
+      peerIdentityId: sessionIdentityId(enc.encode(this.peer)), counter: this.#counter,
+    };
   }
 
   async verificationCode(): Promise<{ numeric: string; fingerprint: string }> {
+    this.#check();
     const [a, b] = [this.local, this.peer].sort();
     const h = checksum(enc.encode(`${a ?? ''}+${b ?? ''}`)).toString(16).padStart(8, '0');
     return { numeric: `${h}-digits`, fingerprint: h.repeat(8) };
   }
+
+  dispose(): void {
+    this.#closed = true;
+  }
+}
+
+/** SHA-256("veilkit-session-identity-v1" ‖ Enc(ID)) in hex, as ts/react/runtime.ts computes it. */
+export function sessionIdentityId(encoding: Uint8Array): string {
+  return createHash('sha256').update('veilkit-session-identity-v1').update(encoding).digest('hex');
 }
 
 function identityIdOf(identity: FakeIdentity | string): string {
@@ -275,20 +312,23 @@ export function fakeRuntime() {
       }),
       encryptFile: vi.fn((input: unknown, options: { signal?: AbortSignal }) => fileOp([input, options], options)),
       decryptFile: vi.fn((input: unknown, unlock: unknown, options: { signal?: AbortSignal }) => fileOp([input, unlock, options], options)),
-      initiate: vi.fn(async (ks: FakeKeystore, identity: FakeIdentity | string, bundle: Uint8Array, o: { plaintext?: Uint8Array } = {}) => {
+      initiate: vi.fn(async (ks: FakeKeystore, identity: FakeIdentity | string, bundle: Uint8Array, o: { plaintext?: Uint8Array; pinned?: Uint8Array } = {}) => {
         const peer = dec.decode(bundle).replace(/^prekeys:/, '');
+        if (o.pinned !== undefined && dec.decode(o.pinned) !== peer) throw new FakeError('IDENTITY_MISMATCH', 'the bundle is not the pinned identity\'s');
         const pair = `pair-${++sessionCounter}`;
-        const session = new FakeSession(ks, pair, identityIdOf(identity), peer);
+        const session = new FakeSession(ks, pair, identityIdOf(identity), peer, 'initiator');
+        // The initial message carries the first ratchet message, encrypted by the initiator's half.
         const initial = seal(`${pair}/${identityIdOf(identity)}`, o.plaintext ?? new Uint8Array(0));
         return { session, initialMessage: initial };
       }),
-      respond: vi.fn(async (ks: FakeKeystore, identity: FakeIdentity | string, message: Uint8Array) => {
+      respond: vi.fn(async (ks: FakeKeystore, identity: FakeIdentity | string, message: Uint8Array, o: { pinned?: Uint8Array } = {}) => {
         const { pair: both, plaintext } = open(message);
+        const [pair = '', from = ''] = both.split('/');
+        if (o.pinned !== undefined && dec.decode(o.pinned) !== from) throw new FakeError('IDENTITY_MISMATCH', 'the initiator is not the pinned identity');
         const tag = `${ks.name}:${String(checksum(message))}`;
         if (answered.has(tag)) throw new FakeError('REPLAY_DETECTED', 'initial message answered before');
         answered.add(tag);
-        const [pair = '', from = ''] = both.split('/');
-        const session = new FakeSession(ks, pair, identityIdOf(identity), from);
+        const session = new FakeSession(ks, pair, identityIdOf(identity), from, 'responder');
         return { session, plaintext, peer: { identity: enc.encode(from), deviceId: 1 } };
       }),
       load: vi.fn(async (ks: FakeKeystore, id: string) => {
@@ -296,6 +336,14 @@ export function fakeRuntime() {
         if (s === undefined || s.keystore.name !== ks.name) throw new FakeError('KEY_NOT_FOUND', `no session ${id}`);
         return s;
       }),
+      deleteSession: vi.fn(async (ks: FakeKeystore, session: FakeSession | string) => {
+        const id = typeof session === 'string' ? session : session.id;
+        const s = sessions.get(id);
+        if (s === undefined || s.keystore.name !== ks.name) throw new FakeError('KEY_NOT_FOUND', `no session ${id}`);
+        sessions.delete(id);
+        return true as const;
+      }),
+      sessionIdentityId: vi.fn(async (encoding: Uint8Array) => sessionIdentityId(encoding)),
     },
   };
 }

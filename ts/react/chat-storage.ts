@@ -17,11 +17,39 @@ export interface ChatMessage {
   readonly at: number;
 }
 
-/** What is stored per conversation. */
+/** The peer a conversation is bound to (trust on first use, docs/REACT.md#peer-identity). */
+export interface ChatPeerBinding {
+  /** Hex of the peer's session identity id, SHA-256("veilkit-session-identity-v1" ‖ `Enc(ID)`) (docs/SESSIONS.md §2.1). */
+  readonly identityId: string;
+  /** Whether the user confirmed the verification code with this peer (`markVerified`). */
+  readonly verified: boolean;
+}
+
+/** An initial frame from another identity, held until the app accepts or rejects it. */
+export interface ChatPendingIdentityChange {
+  /** The keystore session its initial frame made. */
+  readonly sessionId: string;
+  /** Its messages so far (the first one's text included), not shown until accepted. */
+  readonly held: readonly ChatMessage[];
+}
+
+/**
+ * What is stored per conversation. Every field is JSON-friendly (strings, numbers, booleans, arrays),
+ * so a custom {@link ChatStorage} may serialize it as JSON. The optional fields are absent in records
+ * written before the peer binding existed: such a record binds to the peer of its stored session when loaded.
+ */
 export interface ChatRecord {
-  /** The keystore session of the conversation, once established. */
+  /** The keystore session of the conversation (the one `send` uses), once established. */
   readonly sessionId: string | undefined;
   readonly messages: readonly ChatMessage[];
+  /** The peer the conversation is bound to, once a session existed. */
+  readonly peer?: ChatPeerBinding | undefined;
+  /** Older sessions with the same peer, newest first (at most `CHAT_ARCHIVED_SESSIONS`), tried on decrypt. */
+  readonly archived?: readonly string[] | undefined;
+  /** False while the current session is one we initiated that the peer has not answered and no crossing initiation was resolved for (default true). */
+  readonly confirmed?: boolean | undefined;
+  /** An initial frame from another identity, waiting for `acceptIdentityChange` / `rejectIdentityChange`. */
+  readonly identityChange?: ChatPendingIdentityChange | undefined;
 }
 
 /** A place for chat records (keys are `<identity id>/<conversation id>`). */
@@ -84,11 +112,24 @@ export function indexedDbChatStorage(): ChatStorage {
       return isRecord(v) ? v : undefined;
     },
     save: async (store, key, record) => {
-      await tx(store, 'readwrite', (s) => s.put({ sessionId: record.sessionId, messages: record.messages.map((m) => ({ ...m })) }, key));
+      await tx(store, 'readwrite', (s) => s.put(plainRecord(record), key));
     },
     delete: async (store, key) => {
       await tx(store, 'readwrite', (s) => s.delete(key));
     },
+  };
+}
+
+/** A structured-clone-safe copy of `record` (no frozen or foreign objects; absent fields left out). */
+function plainRecord(record: ChatRecord): Record<string, unknown> {
+  const messages = (m: readonly ChatMessage[]) => m.map((x) => ({ ...x }));
+  return {
+    sessionId: record.sessionId,
+    messages: messages(record.messages),
+    ...(record.peer === undefined ? {} : { peer: { identityId: record.peer.identityId, verified: record.peer.verified } }),
+    ...(record.archived === undefined ? {} : { archived: [...record.archived] }),
+    ...(record.confirmed === undefined ? {} : { confirmed: record.confirmed }),
+    ...(record.identityChange === undefined ? {} : { identityChange: { sessionId: record.identityChange.sessionId, held: messages(record.identityChange.held) } }),
   };
 }
 

@@ -275,13 +275,21 @@ export function useSession(peer?: { sessionId: string }): UseSessionResult {
 export interface UseChatResult extends ChatState {
   /** Encrypts and sends one message (initiating the session first if needed); rejects, and sets `error`, if it could not. */
   send(text: string): Promise<void>;
+  /** The user compared the verification code with the peer: `verified` becomes true and is stored with the conversation. */
+  markVerified(): Promise<void>;
+  /** Makes the pending `identityChange` the conversation's peer (unverified), shows its held messages and deletes the old identity's sessions. */
+  acceptIdentityChange(): Promise<void>;
+  /** Drops the pending `identityChange`: its session is deleted, its held messages discarded. */
+  rejectIdentityChange(): Promise<void>;
 }
 
 /**
  * An end-to-end encrypted conversation of the current identity over `transport` (memoize it: a new
  * transport object restarts the conversation). `peer.bundle` (the peer's prekey bundle) lets the
- * first `send` initiate; without it the conversation waits for the peer's first frame. The history
- * and the session id persist in the provider's `chatStorage` under `conversationId`.
+ * first `send` initiate; without it the conversation waits for the peer's first frame. The history,
+ * the sessions and the peer binding persist in the provider's `chatStorage` under `conversationId`.
+ * The conversation is bound to the first peer identity it has a session with: another identity's
+ * initial frame becomes `identityChange` (see docs/REACT.md#peer-identity), never the conversation.
  */
 export function useChat(conversationId: string, transport: ChatTransport, peer?: ChatPeer): UseChatResult {
   const client = useClient('useChat');
@@ -312,11 +320,19 @@ export function useChat(conversationId: string, transport: ChatTransport, peer?:
       if (conversation.current === c) conversation.current = undefined;
     };
   }, [keystore, identityId, conversationId, transport, storage, store]);
-  const send = useCallback((text: string): Promise<void> => {
-    const c = conversation.current;
-    if (c === undefined) return Promise.reject(new TypeError('useChat is not ready: no keystore or identity yet'));
-    return c.send(text);
+  const actions = useMemo(() => {
+    const on = <A extends unknown[]>(f: (c: ChatConversation, ...a: A) => Promise<void>) => (...a: A): Promise<void> => {
+      const c = conversation.current;
+      if (c === undefined) return Promise.reject(new TypeError('useChat is not ready: no keystore or identity yet'));
+      return f(c, ...a);
+    };
+    return {
+      send: on((c, text: string) => c.send(text)),
+      markVerified: on((c) => c.markVerified()),
+      acceptIdentityChange: on((c) => c.acceptIdentityChange()),
+      rejectIdentityChange: on((c) => c.rejectIdentityChange()),
+    };
   }, []);
   const state = useStore(store);
-  return useMemo(() => ({ ...state, send }), [state, send]);
+  return useMemo(() => ({ ...state, ...actions }), [state, actions]);
 }

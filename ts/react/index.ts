@@ -13,8 +13,12 @@ export {
 export { createVeilStore, type VeilStore, type VeilStatus } from './store.js';
 export type { VeilState, IdentityState } from './client.js';
 export type { FileTaskState, FileTaskProgress } from './file-task.js';
-export { broadcastChannelTransport, CHAT_FRAME, type ChatTransport, type ChatPeer, type ChatState } from './chat.js';
+export {
+  broadcastChannelTransport, CHAT_FRAME, CHAT_ARCHIVED_SESSIONS, CHAT_HELD_MESSAGES,
+  type ChatTransport, type ChatPeer, type ChatState, type ChatIdentityChange,
+} from './chat.js';
 export {
   memoryChatStorage, indexedDbChatStorage, type ChatStorage, type ChatRecord, type ChatMessage,
+  type ChatPeerBinding, type ChatPendingIdentityChange,
 } from './chat-storage.js';
 export { fingerprintEmoji, type ChatVerificationCode } from './verification.js';

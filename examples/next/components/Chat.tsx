@@ -155,6 +155,9 @@ function Peer({ me }: { me: string }) {
 function Conversation({ me, peer, bundle }: { me: string; peer: string; bundle: Uint8Array | undefined }) {
   const transport = useMemo(() => sseTransport(me, peer), [me, peer]);
   const chatPeer = useMemo(() => (bundle === undefined ? undefined : { bundle }), [bundle]);
+  // Bound to the first identity this conversation has a session with (the directory and the relay
+  // are the server's: trust on first use, then compare the code). Another identity's initial
+  // message becomes `chat.identityChange`, never this conversation.
   const chat = useChat(`${me}:${peer}`, transport, chatPeer);
   const [text, setText] = useState('');
   const [sending, setSending] = useState(false);
@@ -184,9 +187,32 @@ function Conversation({ me, peer, bundle }: { me: string; peer: string; bundle: 
       </p>
       {chat.verificationCode && (
         <details>
-          <summary>Verification code (compare with {peer} out of band)</summary>
+          <summary>
+            Verification code (compare with {peer} out of band):{' '}
+            <span data-testid="verified">{chat.verified ? 'verified' : 'not verified yet'}</span>
+          </summary>
           <p className="code" data-testid="verification-digits">{chat.verificationCode.digits}</p>
+          {!chat.verified && (
+            <button type="button" className="secondary" data-testid="mark-verified" onClick={() => void chat.markVerified()}>
+              The codes match
+            </button>
+          )}
         </details>
+      )}
+      {chat.identityChange && (
+        <div className="error" data-testid="identity-change">
+          <p>
+            <strong>Another identity claims to be {peer}.</strong>{' '}
+            {chat.identityChange.wasVerified ? `You had verified ${peer}. ` : ''}
+            Its {chat.identityChange.held} message(s) are held back and your messages still go to the identity you know.
+            Accept only if {peer} confirms this new code out of band:
+          </p>
+          <p className="code" data-testid="change-digits">{chat.identityChange.verificationCode.digits}</p>
+          <div className="row">
+            <button type="button" onClick={() => void chat.acceptIdentityChange()}>Accept the new identity</button>
+            <button type="button" className="secondary" onClick={() => void chat.rejectIdentityChange()}>Reject</button>
+          </div>
+        </div>
       )}
       <ul className="messages" data-testid="messages">
         {chat.messages.map((m) => (

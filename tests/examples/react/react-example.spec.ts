@@ -1,7 +1,8 @@
 // The React example (examples/react), built from the packed package and served by `vite preview`
 // (tests/examples/react/playwright.config.ts): the file drop (a real DataTransfer drop, 5 MiB there
 // and back to identical bytes, cancel mid-file), the keys page round trip, and the chat between
-// two panes (equal verification codes, a tampered message rejected) and across two tabs.
+// two panes (equal verification codes, marked verified, the relay's own session held as an identity
+// change and rejected, a tampered message rejected) and across two tabs.
 // Screenshots of each screen go to the test output; with VEILKIT_DOCS_SCREENSHOTS=1 they are also
 // copied to docs/images/react-*.png (the README's pictures).
 import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
@@ -200,7 +201,7 @@ test('keys: create an identity, the phrase shown once, lock and unlock, export a
   expect(await hashOfLink(page, 'download-plain')).toBe(original);
 });
 
-test('chat: two panes establish a session from a prekey bundle, equal verification codes, a tampered message rejected', async ({ page }, info) => {
+test('chat: two panes establish a session from a prekey bundle, equal verification codes, the relay\'s own session held as an identity change, a tampered message rejected', async ({ page }, info) => {
   await page.goto('/#chat');
   await ready(page);
   const alice = page.getByTestId('pane-alice');
@@ -221,6 +222,26 @@ test('chat: two panes establish a session from a prekey bundle, equal verificati
   const emoji = (await alice.getByTestId('code-emoji').textContent()) ?? '';
   expect(emoji.length).toBeGreaterThan(0);
   await expect(bob.getByTestId('code-emoji')).toHaveText(emoji);
+  // Bound on first use, unverified until the user says the codes match.
+  await expect(bob.getByTestId('unverified')).toBeVisible();
+  await bob.getByTestId('mark-verified').click();
+  await expect(bob.getByTestId('verified')).toBeVisible();
+
+  // The relay starts a session of its own with Bob (its identity, Bob's public bundle): Bob sees an
+  // identity change, not its text; his next message still goes to Alice; he rejects the change.
+  await page.getByTestId('relay-inject').click();
+  const change = bob.getByTestId('identity-change');
+  await expect(change).toBeVisible({ timeout: 60_000 });
+  await expect(change).toContainText('alice was verified');
+  await expect(change.getByTestId('change-digits')).not.toHaveText(digits);
+  await expect(bob.getByTestId('messages')).not.toContainText('new phone');
+  await bob.getByTestId('draft').fill('still you, alice?');
+  await bob.getByTestId('send').click();
+  await expect(alice.getByTestId('messages')).toContainText('still you, alice?', { timeout: 60_000 });
+  await change.getByTestId('reject-change').click();
+  await expect(change).toHaveCount(0);
+  await expect(bob.getByTestId('verified')).toBeVisible();
+  await expect(bob.getByTestId('messages')).not.toContainText('new phone');
 
   // A bit flipped in transit: Bob rejects that message, and the next one still arrives.
   await alice.getByTestId('tamper').check();

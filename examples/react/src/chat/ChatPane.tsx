@@ -42,7 +42,10 @@ export function ChatPane({ name, conversationId, transport, peerBundle, onBundle
     createPrekeyBundle().then((b) => { onBundle(b.bundle); }, (e: unknown) => { setSetupError(e); });
   }, [me, id.locked, onBundle, createPrekeyBundle]);
 
+  // useChat binds the conversation to the first identity it has a session with: another identity's
+  // initial message shows up as `identityChange` below, never as this conversation.
   const chat = useChat(conversationId, transport, peerBundle === undefined ? undefined : { bundle: peerBundle });
+  const peerName = name === 'alice' ? 'bob' : 'alice';
   const [draft, setDraft] = useState('');
   const canSend = me !== undefined && (chat.status === 'success' || peerBundle !== undefined);
 
@@ -64,11 +67,30 @@ export function ChatPane({ name, conversationId, transport, peerBundle, onBundle
         {chat.verificationCode === undefined
           ? <span className="hint">{chat.status === 'pending' ? 'establishing the session…' : 'no session yet'}</span>
           : <>
-              <span className="hint">verification code — compare with {name === 'alice' ? 'bob' : 'alice'}:</span>
+              <span className="hint">verification code — compare with {peerName}:</span>
               <span className="digits" data-testid="code-digits">{chat.verificationCode.digits}</span>
               <span className="emoji" data-testid="code-emoji">{chat.verificationCode.emoji}</span>
+              {chat.verified
+                ? <span className="badge ok" data-testid="verified">verified — bound to this identity</span>
+                : <span className="row">
+                    <span className="badge" data-testid="unverified">unverified — bound to this identity on first use</span>
+                    <button type="button" className="secondary" data-testid="mark-verified" onClick={() => { void chat.markVerified(); }}>The codes match</button>
+                  </span>}
             </>}
       </div>
+      {chat.identityChange !== undefined && (
+        <div className="identity-change" data-testid="identity-change">
+          <strong>Another identity claims to be {peerName}.</strong>{' '}
+          {chat.identityChange.wasVerified ? `${peerName} was verified. ` : ''}
+          Its {chat.identityChange.held} message{chat.identityChange.held === 1 ? ' is' : 's are'} held back, and your messages still
+          go to the identity you know. Accept only if {peerName} confirms this new code out of band:
+          <span className="digits" data-testid="change-digits">{chat.identityChange.verificationCode.digits}</span>
+          <span className="row">
+            <button type="button" className="danger" data-testid="accept-change" onClick={() => { void chat.acceptIdentityChange(); }}>Accept the new identity</button>
+            <button type="button" className="secondary" data-testid="reject-change" onClick={() => { void chat.rejectIdentityChange(); }}>Reject</button>
+          </span>
+        </div>
+      )}
       <ol className="messages" data-testid="messages">
         {chat.messages.map((m) => (
           <li key={m.id} className={m.from} data-from={m.from}>{m.text}</li>

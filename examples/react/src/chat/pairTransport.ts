@@ -12,7 +12,8 @@ export interface WireFrame {
  * Two in-page transports wired to each other, standing in for a server: what one side sends, the
  * other receives (a copy, asynchronously, in order; frames sent before the other side subscribes
  * wait for it). `tamperNext(side)` flips one bit of that side's next frame in transit — its last
- * byte, inside the AEAD tag — so the receiver's decryption must fail.
+ * byte, inside the AEAD tag — so the receiver's decryption must fail. `inject(side, bytes)` hands
+ * `side` a frame the relay made itself, as if it came from the other side.
  */
 export function pairTransport(names: readonly [string, string], onFrame: (frame: WireFrame) => void) {
   type Side = { listeners: Set<(bytes: Uint8Array) => void>; queue: Uint8Array[]; tamper: boolean };
@@ -52,5 +53,10 @@ export function pairTransport(names: readonly [string, string], onFrame: (frame:
     a: transport(0),
     b: transport(1),
     tamperNext(side: 0 | 1, on = true) { sides[side].tamper = on; },
+    inject(side: 0 | 1, bytes: Uint8Array) {
+      const copy = bytes.slice();
+      onFrame({ n: ++n, from: 'relay', bytes: copy, tampered: false });
+      setTimeout(() => { deliver(sides[side], copy); }, 0);
+    },
   };
 }
