@@ -14,6 +14,9 @@
 //! Every prekey, one-time ML-KEM prekeys included, is signed on its own: no
 //! Merkle batch (an ML-DSA-65 signature costs 3,309 bytes per one-time
 //! ML-KEM prekey; see docs/SESSIONS.md §2 for why that is accepted).
+//!
+//! Signing and verification refuse a degenerate key (a small-order X25519
+//! point, an ML-KEM key with an all-zero `t̂`: `WEAK_KEY`).
 
 use zeroize::Zeroizing;
 
@@ -124,12 +127,23 @@ pub fn signed_bytes(
     m
 }
 
+/// Refuses a degenerate key of `kind` (`WEAK_KEY`; an ML-KEM key failing the
+/// FIPS 203 modulus check: `INVALID_KEY`), the key having the kind's length.
+fn check_key(kind: PrekeyKind, key: &[u8]) -> crate::error::Result<()> {
+    if kind.is_kem() {
+        mlkem::check_peer_key(key).map(drop)
+    } else {
+        x25519::x25519_check_public(crate::error::exact::<32>("prekey", "32 bytes", key)?)
+    }
+}
+
 impl SignedPrekey {
     /// Signs `key` as a prekey of `kind` (hedged ML-DSA-65 signature).
     ///
     /// # Errors
     /// `INVALID_LENGTH` if the key does not have the kind's length;
-    /// `INVALID_PARAMETER` unless `created < expires`; `RANDOMNESS_UNAVAILABLE`.
+    /// `INVALID_PARAMETER` unless `created < expires`; `WEAK_KEY` /
+    /// `INVALID_KEY` for a degenerate key; `RANDOMNESS_UNAVAILABLE`.
     pub fn sign(
         identity: &IdentityKeyPair,
         kind: PrekeyKind,
@@ -170,6 +184,7 @@ impl SignedPrekey {
             )
             .into());
         }
+        check_key(kind, key)?;
         let m = signed_bytes(kind, key_id, created, expires, identity.public().id(), key);
         Ok(Self {
             kind,
@@ -183,10 +198,12 @@ impl SignedPrekey {
     }
 
     /// Verifies both signatures under `identity`, that the kind is
-    /// `expected`, the dates are ordered and the prekey has not expired at `now`.
+    /// `expected`, the dates are ordered, the key is not degenerate and the
+    /// prekey has not expired at `now`.
     ///
     /// # Errors
-    /// `BUNDLE_INVALID` (wrong kind, dates, either signature), `PREKEY_EXPIRED`.
+    /// `BUNDLE_INVALID` (wrong kind, dates, either signature), `WEAK_KEY` /
+    /// `INVALID_KEY` (a signed degenerate key), `PREKEY_EXPIRED`.
     pub fn verify(&self, identity: &SessionIdentity, expected: PrekeyKind, now: u64) -> Result<()> {
         if self.kind != expected {
             return Err(SessionError::BundleInvalid(match expected {
@@ -223,6 +240,7 @@ impl SignedPrekey {
             &self.ml_dsa_signature,
         )
         .map_err(|_| SessionError::BundleInvalid("prekey ML-DSA-65 signature"))?;
+        check_key(self.kind, &self.key)?;
         if now >= self.expires {
             return Err(SessionError::PrekeyExpired);
         }
