@@ -57,7 +57,10 @@ pub enum CryptoError {
     /// A key is malformed or fails its validity check (ML-KEM modulus check,
     /// embedded hash mismatch, Ed25519 public half not matching the seed …).
     InvalidKey(&'static str),
-    /// The key agreement produced the all-zero shared secret (low-order point).
+    /// A degenerate public key: a low-order X25519 point (refused as a key,
+    /// or its key agreement produced the all-zero shared secret), or an
+    /// ML-KEM-768 encapsulation key whose `t̂` is all zero (refused where a
+    /// protocol receives it; see [`crate::mlkem`]).
     WeakKey,
     /// Authenticated decryption or key unwrapping failed. Deliberately opaque.
     AuthenticationFailed,
@@ -108,7 +111,7 @@ impl fmt::Display for CryptoError {
             }
             Self::InvalidParameter(m) => write!(f, "invalid parameter: {m}"),
             Self::InvalidKey(m) => write!(f, "invalid key: {m}"),
-            Self::WeakKey => f.write_str("key agreement produced the all-zero shared secret"),
+            Self::WeakKey => f.write_str("weak key: low-order X25519 point or all-zero ML-KEM key"),
             Self::AuthenticationFailed => f.write_str("authentication failed"),
             Self::InvalidSignature => f.write_str("invalid signature"),
             Self::InvalidMnemonic(m) => write!(f, "invalid mnemonic: {m}"),

@@ -206,6 +206,9 @@ fn seal_with(
 /// - [`CryptoError::InvalidLength`]: `publicKey` not 1216 bytes, `info` or `aad`
 ///   over 64 KiB, `plaintext` over 16 MiB ([`MAX_PLAINTEXT_LEN`]).
 /// - [`CryptoError::InvalidKey`] if the ML-KEM part fails the modulus check.
+/// - [`CryptoError::WeakKey`] if the key is degenerate (an all-zero ML-KEM
+///   `t̂` or a small-order X25519 half, [`crate::xwing`]): a box to it could be
+///   opened by anyone (the all-zero key) or would lose one half of the hybrid.
 /// - [`CryptoError::RandomnessUnavailable`] if the random generator fails.
 #[must_use = "the sealed box is the only output"]
 pub fn seal(recipient_pk: &[u8], info: &[u8], aad: &[u8], plaintext: &[u8]) -> Result<Vec<u8>> {
@@ -293,7 +296,8 @@ impl fmt::Debug for Exported {
 /// - [`CryptoError::InvalidLength`]: `publicKey` not 1216 bytes, `info` or
 ///   `exporterContext` over 64 KiB.
 /// - [`CryptoError::InvalidParameter`] unless `len` is 1..=8160.
-/// - [`CryptoError::InvalidKey`], [`CryptoError::RandomnessUnavailable`] as [`seal`].
+/// - [`CryptoError::InvalidKey`], [`CryptoError::WeakKey`],
+///   [`CryptoError::RandomnessUnavailable`] as [`seal`].
 #[must_use = "the exported secret is the only output"]
 pub fn send_export(
     recipient_pk: &[u8],

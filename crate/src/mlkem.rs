@@ -16,6 +16,14 @@
 //! (the triple ratchet: a peer `ek` checked when accepted, an own `dk`
 //! expanded here from its seed): `encapsulate_prechecked_derand`, `decapsulate_own`.
 //!
+//! The protocols built on ML-KEM (X-Wing and the sealed box, session
+//! prekeys, the messaging KEMs) also refuse a *degenerate* key, whose `t̂`
+//! (`ByteEncode12`, the first 1,152 bytes) is all zero, with
+//! [`CryptoError::WeakKey`]: then `v = e2 + ⌈q/2⌋·m` and anyone reads `m`, so
+//! the shared secret, off the ciphertext. The primitive itself
+//! ([`mlkem_encapsulate`]) stays FIPS 203 and accepts it (Wycheproof tcId 234,
+//! "Zero secret and error", is a valid key; so is it for WebCrypto).
+//!
 //! The crate's key types do not wipe themselves: decapsulation keys are held
 //! in [`PrivateKey`], which zeroizes them in place on drop.
 
@@ -169,6 +177,48 @@ fn encapsulation_key(ek: &[u8]) -> Result<MlKem768PublicKey> {
             "ML-KEM encapsulation key fails the modulus check",
         ))
     }
+}
+
+/// Length of `ByteEncode12(t̂)` at the front of an encapsulation key (3 × 384 bytes).
+const T_HAT_LEN: usize = 1152;
+
+/// Refuses a degenerate encapsulation key: `t̂` all zero (see the module
+/// documentation). With the modulus check, all-zero bytes are the only
+/// encoding of `t = 0`.
+///
+/// # Errors
+/// [`CryptoError::WeakKey`] for such a key.
+pub(crate) fn refuse_degenerate(ek: &[u8; EK_LEN]) -> Result<()> {
+    if ek.iter().take(T_HAT_LEN).all(|&b| b == 0) {
+        return Err(CryptoError::WeakKey);
+    }
+    Ok(())
+}
+
+/// The checks of an encapsulation key a protocol receives: its length, the
+/// FIPS 203 modulus check and [`refuse_degenerate`].
+///
+/// # Errors
+/// [`CryptoError::InvalidLength`], [`CryptoError::InvalidKey`] (modulus),
+/// [`CryptoError::WeakKey`].
+pub(crate) fn check_peer_key(ek: &[u8]) -> Result<MlKem768PublicKey> {
+    let key = encapsulation_key(ek)?;
+    refuse_degenerate(key.as_slice())?;
+    Ok(key)
+}
+
+/// Encapsulation with randomness `m` to a key a protocol received, after
+/// [`check_peer_key`] (session handshake, messaging KEMs).
+///
+/// # Errors
+/// As [`check_peer_key`]; [`CryptoError::InvalidLength`] (`m` 32 bytes).
+pub(crate) fn encapsulate_to_peer_derand(
+    ek: &[u8],
+    m: &[u8],
+) -> Result<(Vec<u8>, Zeroizing<[u8; 32]>)> {
+    let key = check_peer_key(ek)?;
+    let m = exact::<M_LEN>("m", "32 bytes", m)?;
+    Ok(encapsulate_with(&key, m))
 }
 
 /// Encapsulates a fresh shared secret to `ek` (random `m` from the platform CSPRNG).

@@ -5,6 +5,8 @@
 //! u-coordinates; the most significant bit is ignored, non-canonical values are
 //! reduced, as RFC 7748 §5 requires. A shared secret that is all zero (the peer
 //! sent a low-order point) is refused with [`CryptoError::WeakKey`].
+//! [`x25519_check_public`] refuses such a point where a public key enters
+//! without a key agreement (a bundle, the X-Wing encapsulation key).
 
 use core::fmt;
 
@@ -69,6 +71,58 @@ pub fn x25519_public(secret: &[u8]) -> Result<[u8; 32]> {
     let secret = exact::<KEY_LEN>("secretKey", "32 bytes", secret)?;
     let secret = StaticSecret::from(*secret);
     Ok(PublicKey::from(&secret).to_bytes())
+}
+
+/// Every encoding of a small-order u-coordinate with bit 255 clear (the bit
+/// X25519 ignores): 0, 1, the two of order 8, p − 1, p (= 0) and p + 1 (= 1)
+/// — libsodium's blocklist. The curve's small subgroup has order 8 and the
+/// twist's 4, so these five values mod p are exactly the keys whose X25519
+/// with any clamped scalar (a multiple of 8) is all zero.
+const SMALL_ORDER: [[u8; KEY_LEN]; 7] = [
+    [0; 32],
+    [
+        1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+        0, 0,
+    ],
+    [
+        0xe0, 0xeb, 0x7a, 0x7c, 0x3b, 0x41, 0xb8, 0xae, 0x16, 0x56, 0xe3, 0xfa, 0xf1, 0x9f, 0xc4,
+        0x6a, 0xda, 0x09, 0x8d, 0xeb, 0x9c, 0x32, 0xb1, 0xfd, 0x86, 0x62, 0x05, 0x16, 0x5f, 0x49,
+        0xb8, 0x00,
+    ],
+    [
+        0x5f, 0x9c, 0x95, 0xbc, 0xa3, 0x50, 0x8c, 0x24, 0xb1, 0xd0, 0xb1, 0x55, 0x9c, 0x83, 0xef,
+        0x5b, 0x04, 0x44, 0x5c, 0xc4, 0x58, 0x1c, 0x8e, 0x86, 0xd8, 0x22, 0x4e, 0xdd, 0xd0, 0x9f,
+        0x11, 0x57,
+    ],
+    p_plus(0xec),
+    p_plus(0xed),
+    p_plus(0xee),
+];
+
+/// p − 1, p or p + 1 (p = 2^255 − 19): `low` ‖ 0xff × 30 ‖ 0x7f.
+const fn p_plus(low: u8) -> [u8; KEY_LEN] {
+    let mut k = [0xff; KEY_LEN];
+    k[0] = low;
+    k[KEY_LEN - 1] = 0x7f;
+    k
+}
+
+/// Refuses a small-order X25519 public key, in any of its encodings
+/// (bit 255 is ignored, p and p + 1 encode 0 and 1): the key of which every
+/// key agreement is the all-zero value anyone knows. Not constant time
+/// (public keys only).
+///
+/// # Errors
+/// [`CryptoError::WeakKey`] for such a key.
+pub fn x25519_check_public(public: &[u8; KEY_LEN]) -> Result<()> {
+    let mut u = *public;
+    if let Some(top) = u.last_mut() {
+        *top &= 0x7f;
+    }
+    if SMALL_ORDER.contains(&u) {
+        return Err(CryptoError::WeakKey);
+    }
+    Ok(())
 }
 
 /// Computes the X25519 shared secret between our `secret` and the peer's `public` key.
@@ -150,6 +204,41 @@ mod tests {
             x25519_dh(a.secret.as_slice(), &one),
             Err(CryptoError::WeakKey)
         );
+    }
+
+    #[test]
+    fn small_order_list_is_exactly_the_all_zero_key_agreements() {
+        // The 14 encodings (bit 255 clear and set) are refused, and the key
+        // agreement with each is all zero for random scalars: the list and the
+        // DH output check agree.
+        for k in SMALL_ORDER {
+            for high in [0u8, 0x80] {
+                let mut pk = k;
+                pk[31] |= high;
+                assert_eq!(x25519_check_public(&pk), Err(CryptoError::WeakKey));
+                for _ in 0..4 {
+                    let a = x25519_generate().unwrap();
+                    assert_eq!(
+                        x25519_dh(a.secret.as_slice(), &pk),
+                        Err(CryptoError::WeakKey)
+                    );
+                }
+            }
+        }
+        // Honest keys, and the neighbours of the listed values, pass.
+        for _ in 0..16 {
+            assert_eq!(
+                x25519_check_public(&x25519_generate().unwrap().public),
+                Ok(())
+            );
+        }
+        for k in SMALL_ORDER {
+            for i in [0usize, 15, 31] {
+                let mut pk = k;
+                pk[i] ^= 0x10;
+                assert_eq!(x25519_check_public(&pk), Ok(()), "{pk:02x?}");
+            }
+        }
     }
 
     #[test]

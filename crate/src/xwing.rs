@@ -8,10 +8,15 @@
 //! - Encapsulation uses an explicit 64-byte `eseed` (ML-KEM `m` ‖ X25519
 //!   ephemeral secret) drawn from [`crate::rng`]; no RNG object is handed to the crate.
 //! - Shared secret: `SHA3-256(ss_M ‖ ss_X ‖ ct_X ‖ pk_X ‖ "\.//^\")`.
-//! - The ML-KEM part of a public key must pass the FIPS 203 modulus check.
-//! - As in the draft and its test vectors, an all-zero X25519 component is not
-//!   rejected: it is hashed into the combiner with the ML-KEM secret, which
-//!   alone keeps the result secret.
+//! - The ML-KEM part of a public key must pass the FIPS 203 modulus check
+//!   ([`CryptoError::InvalidKey`]).
+//! - Stricter than the draft, a degenerate half is refused
+//!   ([`CryptoError::WeakKey`]): an ML-KEM part whose `t̂` is all zero (its
+//!   encapsulation is readable from the ciphertext, [`crate::mlkem`]) or a
+//!   small-order X25519 part (its key agreement is all zero,
+//!   [`crate::x25519::x25519_check_public`]). Either voids one half of the
+//!   hybrid, both (the all-zero key) the whole; no honest key has one, and no
+//!   draft test vector does.
 
 use core::fmt;
 
@@ -145,7 +150,8 @@ fn split<'a, const A: usize, const B: usize>(
     Ok((a, <[u8; B]>::try_from(b).map_err(|_| wrong())?))
 }
 
-/// A checked public key: the ML-KEM part passes the FIPS 203 modulus check.
+/// A checked public key: the ML-KEM part passes the FIPS 203 modulus check,
+/// neither half is degenerate.
 struct Recipient {
     pk_m: MlKem768PublicKey,
     pk_x: [u8; 32],
@@ -159,6 +165,8 @@ fn encapsulation_key(pk: &[u8]) -> Result<Recipient> {
             "X-Wing public key: ML-KEM part fails the modulus check",
         ));
     }
+    crate::mlkem::refuse_degenerate(m)?;
+    crate::x25519::x25519_check_public(&x)?;
     Ok(Recipient { pk_m, pk_x: x })
 }
 
@@ -169,6 +177,7 @@ fn encapsulation_key(pk: &[u8]) -> Result<Recipient> {
 /// # Errors
 /// - [`CryptoError::InvalidLength`] (`publicKey`) unless `pk` is 1216 bytes.
 /// - [`CryptoError::InvalidKey`] if the ML-KEM part fails the modulus check.
+/// - [`CryptoError::WeakKey`] if either half is degenerate (module documentation).
 /// - [`CryptoError::RandomnessUnavailable`] if the random generator fails.
 #[must_use = "the shared secret is lost if the result is dropped"]
 pub fn xwing_encapsulate(pk: &[u8]) -> Result<(Vec<u8>, Zeroizing<[u8; 32]>)> {
@@ -185,6 +194,7 @@ pub fn xwing_encapsulate(pk: &[u8]) -> Result<(Vec<u8>, Zeroizing<[u8; 32]>)> {
 /// # Errors
 /// - [`CryptoError::InvalidLength`] (`publicKey` 1216 bytes, `eseed` 64 bytes).
 /// - [`CryptoError::InvalidKey`] if the ML-KEM part fails the modulus check.
+/// - [`CryptoError::WeakKey`] if either half is degenerate.
 #[must_use = "the shared secret is lost if the result is dropped"]
 pub fn xwing_encapsulate_derand(pk: &[u8], eseed: &[u8]) -> Result<(Vec<u8>, Zeroizing<[u8; 32]>)> {
     let key = encapsulation_key(pk)?;

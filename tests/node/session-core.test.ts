@@ -8,6 +8,8 @@ import assert from 'node:assert/strict';
 import { init } from '../../ts/init.js';
 import { VeilError } from '../../ts/errors.js';
 import * as core from '../../ts/session/core.js';
+import { signMessage } from '../../ts/ed25519.js';
+import { mlDsaSign } from '../../ts/mldsa.js';
 import { SIM_NOW, handshake, prng, runSessionSimulation, seedsFrom } from '../shared/session-sim.js';
 import { code } from '../shared/session-fixtures.js';
 
@@ -210,6 +212,50 @@ test('a bundle with a bad prekey signature is refused (BUNDLE_INVALID); pins and
   const classical = b.identity.encoding.slice();
   classical[0] = 0;
   assert.notEqual(code(() => core.encodeBundle({ identity: classical, deviceId: 1, signedPrekey: b.spk.record, pqLastResort: b.pq.record })), '');
+});
+
+/**
+ * `record` with other dates, signed again with the identity's own seeds (the signed bytes of
+ * docs/SESSIONS.md §2.2: label ‖ the record's 21-byte head ‖ identity id ‖ key): what whoever gets
+ * the identity to sign once can make, whatever the keystore's policy.
+ */
+function redated(p: Peer, record: Uint8Array, created: bigint, expires: bigint): Uint8Array {
+  const out = record.slice();
+  const view = new DataView(out.buffer);
+  view.setBigUint64(5, created);
+  view.setBigUint64(13, expires);
+  const keyEnd = 21 + (out[0] === 1 || out[0] === 2 ? 32 : 1184);
+  const label = te.encode('veilkit-prekey-v1');
+  const signed = new Uint8Array([...label, ...out.subarray(0, 21), ...p.identity.id, ...out.subarray(21, keyEnd)]);
+  out.set(signMessage(p.seeds.ed25519, signed), keyEnd);
+  out.set(mlDsaSign(p.seeds.mlDsa, signed, { context: label, deterministic: true }), keyEnd + 64);
+  return out;
+}
+
+// Issue 34 item 1: a prekey signed once with `expires` = 2^64 − 1 used to verify, so it outlived the
+// signing for good. The core caps `expires − created` at 90 days and `created` at `now` + 1 day
+// (crate/tests/prekey_lifetime.rs); this runs against the wasm build.
+test('a bundle whose prekey expires at 2^64 − 1, or lives over 90 days, is refused (BUNDLE_INVALID)', async () => {
+  await init();
+  const a = peer(21);
+  const b = peer(22);
+  const created = BigInt(NOW - DAY);
+  const withSpk = (spk: Uint8Array) => core.encodeBundle({ identity: b.identity.encoding, deviceId: 3, signedPrekey: spk, pqLastResort: b.pq.record });
+  const withPq = (pq: Uint8Array) => core.encodeBundle({ identity: b.identity.encoding, deviceId: 3, signedPrekey: b.spk.record, pqLastResort: pq });
+  // The re-signing is sound: the same dates, signed again, still verify; 90 days is the cap, included.
+  assert.equal(core.verifyBundle(withSpk(redated(b, b.spk.record, created, BigInt(NOW + 30 * DAY))), NOW).expires, NOW + 30 * DAY);
+  assert.equal(core.verifyBundle(withPq(redated(b, b.pq.record, created, created + 90n * 86_400n)), NOW).expires, NOW + 30 * DAY);
+  for (const expires of [2n ** 64n - 1n, created + 90n * 86_400n + 1n]) {
+    for (const bundle of [withSpk(redated(b, b.spk.record, created, expires)), withPq(redated(b, b.pq.record, created, expires))]) {
+      assert.equal(code(() => core.verifyBundle(bundle, NOW)), 'BUNDLE_INVALID', `expires ${expires}`);
+      assert.equal(code(() => core.initiate(a.seeds, 1, bundle, { now: NOW })), 'BUNDLE_INVALID', `expires ${expires}`);
+    }
+  }
+  // A short lifetime moved far into the future is refused too.
+  const future = BigInt(NOW + 3650 * DAY);
+  assert.equal(code(() => core.verifyBundle(withSpk(redated(b, b.spk.record, future, future + 86_400n)), NOW)), 'BUNDLE_INVALID');
+  // Signing refuses the over-long lifetime.
+  assert.equal(code(() => core.generatePrekey(b.seeds, 'x25519-signed', 30, NOW, NOW + 90 * DAY + 1)), 'INVALID_PARAMETER');
 });
 
 test('a one-time prekey whose secret is gone: PREKEY_NOT_FOUND (consumption is the caller\'s job)', async () => {

@@ -94,7 +94,7 @@ pub fn authenticated_kem_encapsulate_derand(
     let identity_pub = identity_public(sender_identity_secret)?;
     let sender_pub = x25519::x25519_public(our_x25519_secret)?;
     let dh = x25519::x25519_dh(our_x25519_secret, &recipient_pub)?;
-    let (ct, ss) = mlkem::mlkem_encapsulate_derand(recipient_mlkem_ek, m)?;
+    let (ct, ss) = mlkem::encapsulate_to_peer_derand(recipient_mlkem_ek, m)?;
     let sig = ed25519::ed25519_sign(
         sender_identity_secret,
         &signed_message(&sender_pub, &recipient_pub, &ct),

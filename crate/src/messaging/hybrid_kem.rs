@@ -64,8 +64,9 @@ pub(crate) fn combine(
 ///
 /// # Errors
 /// `INVALID_LENGTH` for wrong key sizes, `INVALID_KEY` for an ML-KEM key
-/// failing the modulus check, `WEAK_KEY` for a low-order X25519 public key,
-/// `RANDOMNESS_UNAVAILABLE`.
+/// failing the modulus check, `WEAK_KEY` for a low-order X25519 public key
+/// (all-zero DH output) or an ML-KEM key whose `t̂` is all zero (its
+/// encapsulation would be readable by anyone), `RANDOMNESS_UNAVAILABLE`.
 #[must_use = "the shared key is the only output"]
 pub fn hybrid_kem_encapsulate(
     our_x25519_secret: &[u8],
@@ -97,7 +98,7 @@ pub fn hybrid_kem_encapsulate_derand(
     exact::<{ mlkem::EK_LEN }>("mlKemEk", "1184 bytes", mlkem_ek)?;
     let sender_pub = x25519::x25519_public(our_x25519_secret)?;
     let dh = x25519::x25519_dh(our_x25519_secret, &recipient_pub)?;
-    let (ct, ss) = mlkem::mlkem_encapsulate_derand(mlkem_ek, m)?;
+    let (ct, ss) = mlkem::encapsulate_to_peer_derand(mlkem_ek, m)?;
     let shared_key = combine(LABEL, &[], &dh, &ss, &sender_pub, &recipient_pub, &ct)?;
     Ok(HybridKemResult {
         shared_key,

@@ -139,12 +139,15 @@ impl Bundle {
     /// Verifies the bundle at time `now` (seconds since the Unix epoch):
     /// every prekey is of the kind its slot requires, signed by both the
     /// Ed25519 and the ML-DSA-65 key of the bundle's identity (over that
-    /// identity's id) and not expired. If `pinned` is given (the peer's
-    /// `Enc(ID)` as verified out of band), the bundle's identity must be
-    /// exactly it — the X25519 identity key included.
+    /// identity's id), within the lifetime cap, not degenerate and not
+    /// expired ([`SignedPrekey::verify`]), and the identity's X25519 key is
+    /// not of small order. If `pinned` is given (the peer's `Enc(ID)` as
+    /// verified out of band), the bundle's identity must be exactly it — the
+    /// X25519 identity key included.
     ///
     /// # Errors
-    /// `IDENTITY_MISMATCH`, `BUNDLE_INVALID` (reason), `PREKEY_EXPIRED`.
+    /// `IDENTITY_MISMATCH`, `BUNDLE_INVALID` (reason), `WEAK_KEY` /
+    /// `INVALID_KEY` (a degenerate key), `PREKEY_EXPIRED`.
     pub fn verify(&self, pinned: Option<&[u8]>, now: u64) -> Result<()> {
         if let Some(p) = pinned
             && p != self.identity.encoding()
@@ -164,6 +167,9 @@ impl Bundle {
         if let Some(p) = &self.pq_one_time {
             p.verify(&self.identity, PrekeyKind::MlKemOneTime, now)?;
         }
+        let ik =
+            crate::error::exact::<32>("identity X25519 key", "32 bytes", self.identity.x25519())?;
+        crate::x25519::x25519_check_public(ik)?;
         Ok(())
     }
 }

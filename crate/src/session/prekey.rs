@@ -14,6 +14,13 @@
 //! Every prekey, one-time ML-KEM prekeys included, is signed on its own: no
 //! Merkle batch (an ML-DSA-65 signature costs 3,309 bytes per one-time
 //! ML-KEM prekey; see docs/SESSIONS.md §2 for why that is accepted).
+//!
+//! Signing and verification refuse a lifetime `expires − created` over
+//! [`MAX_PREKEY_LIFETIME`] and a degenerate key (a small-order X25519 point,
+//! an ML-KEM key with an all-zero `t̂`: `WEAK_KEY`); verification also
+//! refuses a `created` more than [`MAX_PREKEY_CREATED_SKEW`] after `now`. So
+//! whoever gets the identity to sign once cannot mint a prekey that stays
+//! valid for longer than that after the signing.
 
 use zeroize::Zeroizing;
 
@@ -28,6 +35,13 @@ pub const PREKEY_LABEL: &[u8] = b"veilkit-prekey-v1";
 pub const RECORD_HEAD_LEN: usize = 1 + 4 + 8 + 8;
 /// Length of both signatures of a prekey record.
 pub const SIGNATURES_LEN: usize = ed25519::SIGNATURE_LEN + mldsa::SIG_LEN;
+/// Longest prekey lifetime `expires − created` signing and verification
+/// accept: 90 days (the keystore makes 30-day signed and last-resort prekeys
+/// and 90-day one-time prekeys).
+pub const MAX_PREKEY_LIFETIME: u64 = 90 * 86_400;
+/// How far a prekey's `created` may lie after the verifier's `now`: one day
+/// of clock skew between devices.
+pub const MAX_PREKEY_CREATED_SKEW: u64 = 86_400;
 
 /// The four kinds of prekeys. Their byte values appear in the signed bytes
 /// and the records.
@@ -124,12 +138,36 @@ pub fn signed_bytes(
     m
 }
 
+/// Why the dates of a prekey are refused: `created ≥ expires`, or a
+/// lifetime over [`MAX_PREKEY_LIFETIME`].
+const fn check_lifetime(created: u64, expires: u64) -> core::result::Result<(), &'static str> {
+    if created >= expires {
+        Err("prekey created at or after it expires")
+    } else if expires - created > MAX_PREKEY_LIFETIME {
+        Err("prekey lifetime over 90 days")
+    } else {
+        Ok(())
+    }
+}
+
+/// Refuses a degenerate key of `kind` (`WEAK_KEY`; an ML-KEM key failing the
+/// FIPS 203 modulus check: `INVALID_KEY`), the key having the kind's length.
+fn check_key(kind: PrekeyKind, key: &[u8]) -> crate::error::Result<()> {
+    if kind.is_kem() {
+        mlkem::check_peer_key(key).map(drop)
+    } else {
+        x25519::x25519_check_public(crate::error::exact::<32>("prekey", "32 bytes", key)?)
+    }
+}
+
 impl SignedPrekey {
     /// Signs `key` as a prekey of `kind` (hedged ML-DSA-65 signature).
     ///
     /// # Errors
     /// `INVALID_LENGTH` if the key does not have the kind's length;
-    /// `INVALID_PARAMETER` unless `created < expires`; `RANDOMNESS_UNAVAILABLE`.
+    /// `INVALID_PARAMETER` unless `created < expires` and the lifetime is at
+    /// most [`MAX_PREKEY_LIFETIME`]; `WEAK_KEY` / `INVALID_KEY` for a
+    /// degenerate key; `RANDOMNESS_UNAVAILABLE`.
     pub fn sign(
         identity: &IdentityKeyPair,
         kind: PrekeyKind,
@@ -164,12 +202,8 @@ impl SignedPrekey {
             )
             .into());
         }
-        if created >= expires {
-            return Err(crate::error::CryptoError::InvalidParameter(
-                "prekey: created must be before expires",
-            )
-            .into());
-        }
+        check_lifetime(created, expires).map_err(crate::error::CryptoError::InvalidParameter)?;
+        check_key(kind, key)?;
         let m = signed_bytes(kind, key_id, created, expires, identity.public().id(), key);
         Ok(Self {
             kind,
@@ -183,10 +217,14 @@ impl SignedPrekey {
     }
 
     /// Verifies both signatures under `identity`, that the kind is
-    /// `expected`, the dates are ordered and the prekey has not expired at `now`.
+    /// `expected`, the dates are ordered, the lifetime is at most
+    /// [`MAX_PREKEY_LIFETIME`], `created` is at most
+    /// [`MAX_PREKEY_CREATED_SKEW`] after `now`, the key is not degenerate and
+    /// the prekey has not expired at `now`.
     ///
     /// # Errors
-    /// `BUNDLE_INVALID` (wrong kind, dates, either signature), `PREKEY_EXPIRED`.
+    /// `BUNDLE_INVALID` (wrong kind, dates, either signature), `WEAK_KEY` /
+    /// `INVALID_KEY` (a signed degenerate key), `PREKEY_EXPIRED`.
     pub fn verify(&self, identity: &SessionIdentity, expected: PrekeyKind, now: u64) -> Result<()> {
         if self.kind != expected {
             return Err(SessionError::BundleInvalid(match expected {
@@ -201,9 +239,10 @@ impl SignedPrekey {
                 "prekey length does not match its kind",
             ));
         }
-        if self.created >= self.expires {
+        check_lifetime(self.created, self.expires).map_err(SessionError::BundleInvalid)?;
+        if self.created > now.saturating_add(MAX_PREKEY_CREATED_SKEW) {
             return Err(SessionError::BundleInvalid(
-                "prekey created at or after it expires",
+                "prekey created more than a day in the future",
             ));
         }
         let m = signed_bytes(
@@ -223,6 +262,7 @@ impl SignedPrekey {
             &self.ml_dsa_signature,
         )
         .map_err(|_| SessionError::BundleInvalid("prekey ML-DSA-65 signature"))?;
+        check_key(self.kind, &self.key)?;
         if now >= self.expires {
             return Err(SessionError::PrekeyExpired);
         }
@@ -310,7 +350,8 @@ pub struct MlKemPrekey {
 /// Generates and signs an X25519 prekey (`kind` must be an X25519 kind).
 ///
 /// # Errors
-/// `INVALID_PARAMETER` for an ML-KEM kind or `created ≥ expires`; `RANDOMNESS_UNAVAILABLE`.
+/// `INVALID_PARAMETER` for an ML-KEM kind, `created ≥ expires` or a lifetime
+/// over [`MAX_PREKEY_LIFETIME`]; `RANDOMNESS_UNAVAILABLE`.
 pub fn generate_x25519_prekey(
     identity: &IdentityKeyPair,
     kind: PrekeyKind,
@@ -334,7 +375,8 @@ pub fn generate_x25519_prekey(
 /// Generates and signs an ML-KEM-768 prekey (`kind` must be an ML-KEM kind).
 ///
 /// # Errors
-/// `INVALID_PARAMETER` for an X25519 kind or `created ≥ expires`; `RANDOMNESS_UNAVAILABLE`.
+/// `INVALID_PARAMETER` for an X25519 kind, `created ≥ expires` or a lifetime
+/// over [`MAX_PREKEY_LIFETIME`]; `RANDOMNESS_UNAVAILABLE`.
 pub fn generate_mlkem_prekey(
     identity: &IdentityKeyPair,
     kind: PrekeyKind,
