@@ -34,8 +34,8 @@ function peer(seed: number): Peer {
     identity: core.sessionIdentity(seeds),
     spk: core.generatePrekey(seeds, 'x25519-signed', 10, NOW - DAY, NOW + 30 * DAY),
     pq: core.generatePrekey(seeds, 'mlkem-last-resort', 11, NOW - DAY, NOW + 30 * DAY),
-    opk: core.generatePrekey(seeds, 'x25519-one-time', 12, NOW - DAY, NOW + 90 * DAY),
-    otk: core.generatePrekey(seeds, 'mlkem-one-time', 13, NOW - DAY, NOW + 90 * DAY),
+    opk: core.generatePrekey(seeds, 'x25519-one-time', 12, NOW - DAY, NOW + 89 * DAY), // 90 days: the core's cap (MAX_PREKEY_LIFETIME)
+    otk: core.generatePrekey(seeds, 'mlkem-one-time', 13, NOW - DAY, NOW + 89 * DAY), // 90 days: the core's cap (MAX_PREKEY_LIFETIME)
   };
 }
 

@@ -101,8 +101,8 @@ export function handshake(core: SessionCore, r: ReturnType<typeof prng>, oneTime
   const day = 86_400;
   const spk = core.generatePrekey(b, 'x25519-signed', 1, now - day, now + 30 * day);
   const pq = core.generatePrekey(b, 'mlkem-last-resort', 2, now - day, now + 30 * day);
-  const opk = oneTime ? core.generatePrekey(b, 'x25519-one-time', 3, now - day, now + 90 * day) : undefined;
-  const otk = oneTime ? core.generatePrekey(b, 'mlkem-one-time', 4, now - day, now + 90 * day) : undefined;
+  const opk = oneTime ? core.generatePrekey(b, 'x25519-one-time', 3, now - day, now + 89 * day) : undefined;
+  const otk = oneTime ? core.generatePrekey(b, 'mlkem-one-time', 4, now - day, now + 89 * day) : undefined;
   const idB = core.sessionIdentity(b);
   const bundle = core.encodeBundle({
     identity: idB.encoding,
