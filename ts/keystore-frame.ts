@@ -20,7 +20,7 @@ import { resolveKdfBudget } from './keystore-format.js';
 import { checkName } from '../worker/keystore/args.js';
 import { VeilError } from './errors.js';
 import {
-  DEFAULT_FRAME_TIMEOUT_MS, ISOLATED_PROTOCOL_VERSION, awaitReady, checkOrigin, isConnectMessage, isPortRequest, managerOnly,
+  DEFAULT_FRAME_TIMEOUT_MS, ISOLATED_PROTOCOL_VERSION, awaitReady, checkOrigin, checkPortRequest, isConnectMessage, managerOnly,
   type ConnectMessage, type FrameHello, type PortMessage, type PortTransport,
 } from './keystore-isolated.js';
 import { serializeError, transferables } from '../worker/protocol.js';
@@ -43,11 +43,14 @@ export interface KeystoreFrameOptions {
 function serve(port: MessagePort, keystore: Keystore, role: 'app' | 'manager'): void {
   const send = (m: PortMessage): void => port.postMessage(m);
   port.onmessage = (e: MessageEvent) => {
-    const m: unknown = e.data;
-    if (!isPortRequest(m)) return;
-    const { id, body } = m;
+    // A malformed message gets one MALFORMED_INPUT reply (id null without a usable id) and runs nothing.
+    const checked = checkPortRequest(e.data);
+    if (!checked.ok) {
+      send(checked.reply);
+      return;
+    }
+    const { id, body } = checked.request;
     const run = async (): Promise<unknown> => {
-      if (!body.type.startsWith('keystore/') || body.type === 'keystore/open') throw new TypeError(`unknown keystore request ${body.type}`);
       if (role === 'app' && managerOnly(body)) {
         throw new VeilError('TOP_LEVEL_REQUIRED', `${body.type}${body.type === 'keystore/set-passphrase' ? ' (removing the passphrase)' : ''} runs only in the keystore manager, a top-level window on ${location.origin}`);
       }
