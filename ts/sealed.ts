@@ -132,7 +132,7 @@ export async function seal(recipient: SealRecipient, plaintext: Uint8Array, opti
 
 /**
  * Opens a sealed box. Any modified byte, a wrong key, `info` or `aad`: `VeilError('AUTHENTICATION_FAILED')`,
- * and nothing else about why. With `{ keystore, identity }` the box is opened in the keystore's
+ * and nothing else about why; a box of an impossible length: `VeilError('INVALID_LENGTH')`. With `{ keystore, identity }` the box is opened in the keystore's
  * worker with the identity's X-Wing key and only the plaintext comes back.
  */
 export async function open(sealed: Uint8Array, key: OpenKey, options?: SealOptions): Promise<Uint8Array> {
