@@ -3,7 +3,10 @@
  *
  * Argument misuse (wrong type, wrong length) throws the built-in `TypeError` /
  * `RangeError` *before* anything reaches WebAssembly. Everything else is a
- * {@link VeilError} with a stable {@link VeilErrorCode}.
+ * {@link VeilError} with a stable {@link VeilErrorCode} — including bytes that
+ * came from someone else (messages, bundles, boxes, packets, containers,
+ * backups) of a length they can never have: that is malformed input, not
+ * misuse (ts/validate.ts `untrusted`).
  */
 
 /** Every code a {@link VeilError} can carry. Stable across releases. */
@@ -105,7 +108,8 @@ const CODE_SET: ReadonlySet<string> = new Set(VEIL_ERROR_CODES);
 
 /**
  * Structured facts about a failure, where the code has them: `needed` / `got` (bytes, for
- * `TRUNCATED`), `index` / `reason` (the failing entry or change and why, for `KEY_LOG_INVALID`
+ * `TRUNCATED`; `got` alone: the length of untrusted bytes refused for it, `MALFORMED_INPUT` /
+ * `INVALID_LENGTH` from ts/validate.ts `untrusted`), `index` / `reason` (the failing entry or change and why, for `KEY_LOG_INVALID`
  * and `REGISTRY_INVALID`; `index` is `null` when no entry is to blame), `jump` / `limit` (message
  * keys, for `TOO_FAR_AHEAD`), `counter` / `highestSeen` (state counters, for `STATE_ROLLBACK`),
  * `url` / `reason` / `step` (the worker script, why it did not start and the last start step it

@@ -20,7 +20,7 @@ import { resolveKdfBudget } from './keystore-format.js';
 import { checkName } from '../worker/keystore/args.js';
 import { VeilError } from './errors.js';
 import {
-  DEFAULT_FRAME_TIMEOUT_MS, ISOLATED_PROTOCOL_VERSION, TokenBucket, awaitReady, checkOrigin, isConnectMessage, isKeyUse, isPortRequest,
+  DEFAULT_FRAME_TIMEOUT_MS, ISOLATED_PROTOCOL_VERSION, TokenBucket, awaitReady, checkOrigin, checkPortRequest, isConnectMessage, isKeyUse,
   managerOnly, needsCurrentPassphrase, resolveRateLimit, type ConnectMessage, type FrameHello, type PortMessage, type PortTransport,
   type RateLimit,
 } from './keystore-isolated.js';
@@ -55,14 +55,17 @@ function serve(port: MessagePort, keystore: Keystore, role: 'app' | 'manager', r
   const send = (m: PortMessage): void => port.postMessage(m);
   const bucket = new TokenBucket(rateLimit);
   port.onmessage = (e: MessageEvent) => {
-    const m: unknown = e.data;
-    if (!isPortRequest(m)) return;
-    const { id, body } = m;
+    // A malformed message gets one MALFORMED_INPUT reply (id null without a usable id) and runs nothing.
+    const checked = checkPortRequest(e.data);
+    if (!checked.ok) {
+      send(checked.reply);
+      return;
+    }
+    const { id, body } = checked.request;
     // Taken when the request arrives, before anything runs: a refused request does nothing.
     const wait = role === 'app' && isKeyUse(body) ? bucket.take() : 0;
     const p = (body as { port?: unknown }).port;
     const run = async (): Promise<unknown> => {
-      if (!body.type.startsWith('keystore/') || body.type === 'keystore/open') throw new TypeError(`unknown keystore request ${body.type}`);
       if (role === 'app' && managerOnly(body)) {
         throw new VeilError('TOP_LEVEL_REQUIRED', `${body.type}${body.type === 'keystore/set-passphrase' ? ' (removing the passphrase)' : ''} runs only in the keystore manager, a top-level window on ${location.origin}`);
       }

@@ -13,7 +13,7 @@ import { VeilError } from './errors.js';
 import { Listeners } from './listeners.js';
 import { deserializeError } from './pool.js';
 import { disposedError } from './dispose.js';
-import type { SerializedError } from '../worker/protocol.js';
+import { serializeError, type SerializedError } from '../worker/protocol.js';
 import type { KeystoreChange, KeystoreReplies, KeystoreRequest } from '../worker/keystore.protocol.js';
 
 export const ISOLATED_PROTOCOL_VERSION = 1;
@@ -50,7 +50,8 @@ export type PortMessage =
   | { readonly type: 'ready'; readonly version: 1; readonly role: 'app' | 'manager' }
   | { readonly type: 'failed'; readonly version: 1; readonly error: SerializedError }
   | { readonly type: 'reply'; readonly id: number; readonly ok: true; readonly value: unknown }
-  | { readonly type: 'reply'; readonly id: number; readonly ok: false; readonly error: SerializedError }
+  /** `id: null`: the answer to a malformed request without a usable id ({@link checkPortRequest}). */
+  | { readonly type: 'reply'; readonly id: number | null; readonly ok: false; readonly error: SerializedError }
   | { readonly type: 'change'; readonly change: KeystoreChange };
 
 /**
@@ -134,11 +135,28 @@ export function isConnectMessage(data: unknown): data is ConnectMessage {
   return d.type === 'veilkit/keystore-connect' && d.version === ISOLATED_PROTOCOL_VERSION && typeof d.name === 'string';
 }
 
-export function isPortRequest(data: unknown): data is PortRequest {
-  if (typeof data !== 'object' || data === null) return false;
+/**
+ * Checks a message the frame received on a port: `{ type: 'request', id, body }` with a safe-integer
+ * `id` and a `body` whose `type` is a `keystore/*` request other than `keystore/open` (the worker
+ * then looks its handler up as an own property). Anything else is answered with one
+ * `VeilError('MALFORMED_INPUT')` reply — its `id`, or `null` when it has no usable one — and runs
+ * nothing (worker/protocol.ts, "Malformed messages").
+ */
+export function checkPortRequest(data: unknown): { readonly ok: true; readonly request: PortRequest } | { readonly ok: false; readonly reply: PortMessage } {
+  const refuse = (id: number | null, why: string): { ok: false; reply: PortMessage } => ({
+    ok: false, reply: { type: 'reply', id, ok: false, error: serializeError(new VeilError('MALFORMED_INPUT', `malformed keystore request: ${why}`)) },
+  });
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) return refuse(null, `not an object (${data === null ? 'null' : Array.isArray(data) ? 'an array' : typeof data})`);
   const d = data as Record<string, unknown>;
-  const body = d.body as Record<string, unknown> | null;
-  return d.type === 'request' && Number.isSafeInteger(d.id) && typeof body === 'object' && body !== null && typeof body.type === 'string';
+  const id = typeof d.id === 'number' && Number.isSafeInteger(d.id) ? d.id : null;
+  if (d.type !== 'request') return refuse(id, 'type must be "request"');
+  if (id === null) return refuse(null, 'id must be a safe integer');
+  const body = d.body;
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return refuse(id, 'body must be an object');
+  const type = (body as { type?: unknown }).type;
+  if (typeof type !== 'string') return refuse(id, 'body.type must be a string');
+  if (!type.startsWith('keystore/') || type === 'keystore/open') return refuse(id, `unknown keystore request ${JSON.stringify(type.slice(0, 80))}`);
+  return { ok: true, request: { type: 'request', id, body: body as KeystoreBody } };
 }
 
 function isPortMessage(data: unknown): data is PortMessage {
@@ -181,7 +199,8 @@ export class PortTransport {
       this.listeners.emit(data.change);
       return;
     }
-    if (data.type !== 'reply') return;
+    // A reply with id null answers a malformed request of no one here.
+    if (data.type !== 'reply' || data.id === null) return;
     const job = this.pending.get(data.id);
     if (!job) return;
     this.pending.delete(data.id);

@@ -4,7 +4,9 @@
  * hashing, sealed sender, verification codes, the key-transparency log, the
  * device registry and a replay store. Byte-exact constructions:
  * `docs/PROTOCOL.md`. Errors: `TypeError`/`RangeError` for argument misuse
- * (before WebAssembly), `VeilError` with a stable `code` otherwise.
+ * (before WebAssembly), `VeilError` with a stable `code` otherwise — also for
+ * the other party's bytes (ciphertexts, packets, SAS messages, identity
+ * encodings) of a wrong length.
  *
  * This file is the public entry point; the code lives by concern in
  * `ts/messaging/` (`internal.ts` holds shared argument checks and is not re-exported).

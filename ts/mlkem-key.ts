@@ -23,7 +23,7 @@ import { disposeSymbol, disposedError } from './dispose.js';
 import { mlKemDecapsulate, mlKemKeygen, ML_KEM_768 } from './mlkem.js';
 import { capabilities, mlKemKeyRoute, type Route, type RoutePreference } from './webcrypto/routes.js';
 import { importSeedKey, subtle } from './webcrypto/subtle.js';
-import { exact, wipe } from './validate.js';
+import { exact, untrustedExact, wipe } from './validate.js';
 import { bufferSource } from './bytes.js';
 
 const ALG = { name: 'ML-KEM-768' };
@@ -100,11 +100,12 @@ export class MlKemDecapsulationKey {
   /**
    * Decapsulates a 1088-byte ciphertext: the 32-byte shared secret, the same
    * bytes as `mlKemDecapsulate` on the expanded key. A malformed ciphertext of
-   * the right length gives the implicit-rejection key, not an error (FIPS 203).
+   * the right length gives the implicit-rejection key, not an error (FIPS 203);
+   * one of another length (the sender's bytes) is `VeilError('INVALID_LENGTH')`.
    */
   async decapsulate(ciphertext: Uint8Array): Promise<Uint8Array> {
     this.#live();
-    const ct = exact('ciphertext', ciphertext, ML_KEM_768.ciphertextLength);
+    const ct = untrustedExact('ciphertext', ciphertext, ML_KEM_768.ciphertextLength, 'INVALID_LENGTH');
     if (this.#webCryptoKey) {
       // WebCrypto copies its input; only a view of shared memory needs a copy first.
       const input = bufferSource(ct);

@@ -103,12 +103,15 @@ function defaultSize(): number {
   return typeof n === 'number' && n > 0 ? n : 2;
 }
 
-/** Rebuilds a thrown error from its serialized form. */
+/** Rebuilds a thrown error from its serialized form (anything that is not one: `VeilError('INTERNAL')`). */
 export function deserializeError(e: SerializedError): Error {
-  if (e.name === 'VeilError' && isVeilErrorCode(e.code)) return new VeilError(e.code, e.message, { details: detailsOf(e.details) });
-  if (e.name === 'TypeError') return new TypeError(e.message);
-  if (e.name === 'RangeError') return new RangeError(e.message);
-  return new VeilError('INTERNAL', e.message);
+  const se: unknown = e;
+  if (typeof se !== 'object' || se === null) return new VeilError('INTERNAL', `a malformed error crossed the worker boundary (${se === null ? 'null' : typeof se})`);
+  const message = typeof e.message === 'string' ? e.message : 'no message';
+  if (e.name === 'VeilError' && isVeilErrorCode(e.code)) return new VeilError(e.code, message, { details: detailsOf(e.details) });
+  if (e.name === 'TypeError') return new TypeError(message);
+  if (e.name === 'RangeError') return new RangeError(message);
+  return new VeilError('INTERNAL', message);
 }
 
 function abortError(signal: AbortSignal): unknown {
@@ -374,6 +377,8 @@ export class WorkerPool {
 
   private onReply(slot: Slot, worker: Worker, msg: Reply | ReadyMessage | StartingMessage | ProgressMessage): void {
     if (slot.worker !== worker) return;
+    const m: unknown = msg;
+    if (typeof m !== 'object' || m === null) return;
     if ('type' in msg) {
       if (msg.type === 'veilkit/progress') this.onProgress(slot, msg);
       return;

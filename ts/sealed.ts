@@ -11,7 +11,7 @@
  */
 import * as wasm from './wasm/veilkit.js';
 import { call } from './init.js';
-import { atMost, bytes, exact, integer } from './validate.js';
+import { atMost, exact, integer, untrusted, untrustedExact } from './validate.js';
 import type { Keystore } from './keystore.js';
 import type { IdentityHandle } from '../worker/keystore.protocol.js';
 
@@ -132,7 +132,7 @@ export async function seal(recipient: SealRecipient, plaintext: Uint8Array, opti
 
 /**
  * Opens a sealed box. Any modified byte, a wrong key, `info` or `aad`: `VeilError('AUTHENTICATION_FAILED')`,
- * and nothing else about why. With `{ keystore, identity }` the box is opened in the keystore's
+ * and nothing else about why; a box of an impossible length: `VeilError('INVALID_LENGTH')`. With `{ keystore, identity }` the box is opened in the keystore's
  * worker with the identity's X-Wing key and only the plaintext comes back.
  */
 export async function open(sealed: Uint8Array, key: OpenKey, options?: SealOptions): Promise<Uint8Array> {
@@ -166,7 +166,7 @@ export async function sealExport(recipient: SealRecipient, options: ExportOption
  * a key whose first use authenticates. With a keystore identity it is derived in the worker.
  */
 export async function openExport(enc: Uint8Array, key: OpenKey, options: ExportOptions): Promise<Uint8Array> {
-  const e = exact('enc', enc, SEALED_BOX.encLength);
+  const e = checkedEnc(enc);
   const k = keyOf(key);
   const { info, context, length } = exportArgs(options);
   if (k.keystore) return k.keystore.openSealedExport(k.identity as IdentityHandle | string, e, { info, exporterContext: context, length });
@@ -174,13 +174,18 @@ export async function openExport(enc: Uint8Array, key: OpenKey, options: ExportO
   return exportWithSecretKey(sk, e, info, context, length);
 }
 
-/** A sealed box of a plausible length (checked before it crosses into WebAssembly or a worker). */
+/**
+ * A sealed box of a plausible length (checked before it crosses into WebAssembly or a worker). The
+ * box comes from someone else: a wrong length is `VeilError('INVALID_LENGTH')`, the core's answer
+ * to the same bytes (docs/SEALED.md §5), not a `RangeError`.
+ */
 export function checkedSealed(sealed: unknown): Uint8Array {
-  const b = bytes('sealed', sealed);
-  if (b.length < SEALED_BOX.overhead || b.length > SEALED_BOX.maxPlaintextLength + SEALED_BOX.overhead) {
-    throw new RangeError(`sealed must be ${SEALED_BOX.overhead} to ${SEALED_BOX.maxPlaintextLength + SEALED_BOX.overhead} bytes, got ${b.length}`);
-  }
-  return b;
+  return untrusted('sealed', sealed, SEALED_BOX.overhead, SEALED_BOX.maxPlaintextLength + SEALED_BOX.overhead, 'INVALID_LENGTH');
+}
+
+/** An exporter `enc` (1120 bytes) from the sender: `VeilError('INVALID_LENGTH')` otherwise, like {@link checkedSealed}. */
+export function checkedEnc(enc: unknown): Uint8Array {
+  return untrustedExact('enc', enc, SEALED_BOX.encLength, 'INVALID_LENGTH');
 }
 
 /** Opens with a raw 32-byte secret key, on this thread (the keystore worker's path). Arguments already checked. */

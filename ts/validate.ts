@@ -1,4 +1,13 @@
-/** Argument checks run before anything crosses into WebAssembly. */
+/**
+ * Argument checks run before anything crosses into WebAssembly.
+ *
+ * Two kinds of bytes: *arguments* the caller chose (keys, seeds, options), whose wrong type or
+ * length is a programming error (`TypeError` / `RangeError`), and *untrusted input* that arrived
+ * from someone else (messages, bundles, sealed boxes, packets, containers, backups, stored states),
+ * whose wrong length is malformed input an attacker can send: {@link untrusted} and
+ * {@link untrustedExact} answer it with a `VeilError` and a code, never a `RangeError`.
+ */
+import { VeilError, type VeilErrorCode } from './errors.js';
 
 const EMPTY = new Uint8Array(0);
 
@@ -53,6 +62,25 @@ export function atMost(name: string, value: unknown, max: number): Uint8Array {
     throw new RangeError(`${name} must be at most ${max} bytes, got ${b.length}`);
   }
   return b;
+}
+
+/**
+ * Untrusted input of `min` to `max` bytes: `TypeError` unless a `Uint8Array` (the caller passed
+ * the wrong thing), `VeilError(code)` (default `MALFORMED_INPUT`) for any other length, with
+ * `details.got` (the length) — the same outcome whoever crafted the bytes.
+ */
+export function untrusted(name: string, value: unknown, min: number, max = Number.MAX_SAFE_INTEGER, code: VeilErrorCode = 'MALFORMED_INPUT'): Uint8Array {
+  const b = bytes(name, value);
+  if (b.length < min || b.length > max) {
+    const want = max === Number.MAX_SAFE_INTEGER ? `at least ${min}` : min === max ? `${min}` : `${min} to ${max}`;
+    throw new VeilError(code, `${name} must be ${want} bytes, got ${b.length}`, { details: { got: b.length } });
+  }
+  return b;
+}
+
+/** Untrusted input of exactly `length` bytes ({@link untrusted}). */
+export function untrustedExact(name: string, value: unknown, length: number, code: VeilErrorCode = 'MALFORMED_INPUT'): Uint8Array {
+  return untrusted(name, value, length, length, code);
 }
 
 /** Optional bytes: `undefined`/`null` mean empty. */

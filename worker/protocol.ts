@@ -7,6 +7,16 @@
  * - `veilkit/*`     — lifecycle (`veilkit/init` → `veilkit/ready`).
  * - `primitives/*`  — the byte-level primitives of `veilkit/primitives`, by name.
  * - `debug/*`       — test hooks, only honoured when the worker was started with `debug: true`.
+ *
+ * Malformed messages ({@link checkRequest}). Every message a serving worker receives gets exactly
+ * one reply. A message that is not a request — not an object (`null`, a string, …), an `id` that
+ * is not a safe integer, a `type` that is missing, not a string or not one of the worker's own
+ * request types (`constructor`, `__proto__`, `toString` are none: handlers are looked up as own
+ * properties only) — runs nothing and is answered `{ id, ok: false, error }` with a `VeilError`
+ * `MALFORMED_INPUT`; `id` is the message's own when it is a safe integer, else `null` (such a
+ * reply matches no request of a pool, which ignores it; it tells a hand-written client what went
+ * wrong). Before `veilkit/ready`, a worker reads only `veilkit/init`: any other message gets
+ * `NOT_INITIALIZED` the same way. A reply that cannot be cloned becomes an `INTERNAL` error reply.
  */
 import type * as Primitives from '../ts/primitives.js';
 import type { Capabilities, RoutePreference } from '../ts/webcrypto/routes.js';
@@ -144,7 +154,33 @@ export function serializeError(e: unknown): SerializedError {
 
 export type Reply =
   | { readonly id: number; readonly ok: true; readonly value: unknown }
-  | { readonly id: number; readonly ok: false; readonly error: SerializedError };
+  /** `id: null`: the answer to a message without a usable id (see "Malformed messages" above). */
+  | { readonly id: number | null; readonly ok: false; readonly error: SerializedError };
+
+/**
+ * Checks the envelope of a message a worker (or the isolated keystore frame) received: its `id` (a
+ * safe integer) and its `type` (a string naming an own property of `handlers`, a table of
+ * handlers, or a type `accepts`). Returns the type, or the {@link Reply} to send instead: a
+ * `MALFORMED_INPUT` error with the message's id, or `null` when it has none.
+ */
+export function checkRequest(
+  data: unknown, accepts: (type: string) => boolean,
+): { readonly ok: true; readonly id: number; readonly type: string } | { readonly ok: false; readonly reply: Reply } {
+  const refuse = (id: number | null, why: string): { ok: false; reply: Reply } => ({
+    ok: false, reply: { id, ok: false, error: serializeError(new VeilError('MALFORMED_INPUT', `malformed request: ${why}`)) },
+  });
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) return refuse(null, `not an object (${data === null ? 'null' : Array.isArray(data) ? 'an array' : typeof data})`);
+  const { id, type } = data as { id?: unknown; type?: unknown };
+  if (typeof id !== 'number' || !Number.isSafeInteger(id)) return refuse(null, 'id must be a safe integer');
+  if (typeof type !== 'string') return refuse(id, 'type must be a string');
+  if (!accepts(type)) return refuse(id, `unknown request type ${JSON.stringify(type.slice(0, 80))}`);
+  return { ok: true, id, type };
+}
+
+/** Whether `table` has a handler of its own named `type` (never one inherited from `Object.prototype`). */
+export function hasHandler(table: object, type: string): boolean {
+  return Object.hasOwn(table, type) && typeof (table as Record<string, unknown>)[type] === 'function';
+}
 
 /** Collects every distinct `ArrayBuffer` under `value` (typed arrays, arrays, plain objects). */
 export function transferables(value: unknown, out: Set<ArrayBuffer> = new Set()): ArrayBuffer[] {

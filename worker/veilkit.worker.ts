@@ -2,12 +2,15 @@
  * Worker entry. Start it as a module worker:
  * `new Worker(new URL('./veilkit.worker.js', import.meta.url), { type: 'module' })`
  * and send `{ type: 'veilkit/init' }`; it answers `{ type: 'veilkit/ready', ok }`
- * and then serves {@link Request}s one reply each.
+ * and then serves {@link Request}s one reply each. Every other message gets one
+ * reply too: a malformed one `MALFORMED_INPUT`, one before ready `NOT_INITIALIZED`
+ * (worker/protocol.ts, "Malformed messages").
  */
 import * as primitives from '../ts/primitives.js';
 import { capabilities, nativeCall } from '../ts/webcrypto/routes.js';
+import { VeilError } from '../ts/errors.js';
 import {
-  WORKER_PRIMITIVES, transferables, serializeError,
+  WORKER_PRIMITIVES, checkRequest, hasHandler, transferables, serializeError,
   type DebugHangStarted, type HandlerTable, type InitRequest, type ReadyMessage, type Replies, type Reply, type Request,
   type StartingMessage,
 } from './protocol.js';
@@ -18,7 +21,6 @@ import { filesHandlers } from './files.js';
 interface WorkerScope {
   postMessage(message: unknown, transfer?: Transferable[]): void;
   addEventListener(type: 'message', listener: (e: MessageEvent) => void): void;
-  removeEventListener(type: 'message', listener: (e: MessageEvent) => void): void;
 }
 const scope = globalThis as unknown as WorkerScope;
 const allowed: ReadonlySet<string> = new Set(WORKER_PRIMITIVES);
@@ -63,27 +65,61 @@ const handlers: HandlerTable<Request, Replies> = {
   },
 };
 
-async function handle(req: Request): Promise<unknown> {
-  const handler = handlers[req.type] as ((r: Request) => unknown) | undefined;
-  if (handler === undefined) throw new TypeError(`unknown request type ${String(req.type)}`);
-  return handler(req);
+/** The table's handlers by name, looked up only after {@link hasHandler} said the name is its own. */
+const byName = handlers as unknown as Readonly<Record<string, (r: Request) => unknown>>;
+
+/** Posts a reply; one that cannot be cloned or transferred becomes an `INTERNAL` error reply, so the caller still hears back. */
+function post(reply: Reply): void {
+  try {
+    scope.postMessage(reply, reply.ok ? transferables(reply.value) : []);
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    scope.postMessage({ id: reply.id, ok: false, error: serializeError(new VeilError('INTERNAL', `the reply could not be sent: ${why}`)) } satisfies Reply);
+  }
 }
 
 async function onRequest(e: MessageEvent): Promise<void> {
+  // Own handlers only: a type such as 'constructor' or 'toString' must not reach Object.prototype's.
+  const checked = checkRequest(e.data, (type) => hasHandler(handlers, type));
+  if (!checked.ok) {
+    post(checked.reply);
+    return;
+  }
   const req = e.data as Request;
+  const handler = byName[checked.type];
   let reply: Reply;
   try {
-    reply = { id: req.id, ok: true, value: await handle(req) };
+    if (handler === undefined) throw new VeilError('INTERNAL', `no handler for ${checked.type}`);
+    reply = { id: checked.id, ok: true, value: await handler(req) };
   } catch (err) {
-    reply = { id: req.id, ok: false, error: serializeError(err) };
+    reply = { id: checked.id, ok: false, error: serializeError(err) };
   }
-  scope.postMessage(reply, reply.ok ? transferables(reply.value) : []);
+  post(reply);
 }
 
-function onInit(e: MessageEvent): void {
-  const msg = e.data as InitRequest;
-  if (msg?.type !== 'veilkit/init') return;
-  scope.removeEventListener('message', onInit);
+/** `new` until `veilkit/init` arrives, `starting` while init() runs (or after it failed), then `serving`. */
+let phase: 'new' | 'starting' | 'serving' = 'new';
+
+/** The one message listener: init first, then requests; anything before ready is answered NOT_INITIALIZED. */
+function onMessage(e: MessageEvent): void {
+  if (phase === 'serving') {
+    void onRequest(e);
+    return;
+  }
+  const msg: unknown = e.data;
+  if (phase === 'new' && typeof msg === 'object' && msg !== null && (msg as { type?: unknown }).type === 'veilkit/init') {
+    phase = 'starting';
+    start(msg as InitRequest);
+    return;
+  }
+  const id = typeof msg === 'object' && msg !== null ? (msg as { id?: unknown }).id : undefined;
+  post({
+    id: typeof id === 'number' && Number.isSafeInteger(id) ? id : null, ok: false,
+    error: serializeError(new VeilError('NOT_INITIALIZED', 'this worker serves requests only after veilkit/init has answered veilkit/ready ok')),
+  });
+}
+
+function start(msg: InitRequest): void {
   debug = msg.debug === true;
   const options: primitives.InitOptions = {
     ...(msg.wasmUrl === undefined ? {} : { wasm: msg.wasmUrl }),
@@ -106,7 +142,7 @@ function onInit(e: MessageEvent): void {
   primitives.init(options).then(
     () => {
       done();
-      scope.addEventListener('message', (ev) => void onRequest(ev));
+      phase = 'serving';
       scope.postMessage({ type: 'veilkit/ready', ok: true } satisfies ReadyMessage);
     },
     (err: unknown) => {
@@ -116,7 +152,7 @@ function onInit(e: MessageEvent): void {
   );
 }
 
-scope.addEventListener('message', onInit);
+scope.addEventListener('message', onMessage);
 // A WorkerPool starts this worker and replaces it if its threads start blocks (ts/pool.ts).
 superviseStart();
 // The module graph loaded and ran: the first step a pool can see.

@@ -65,6 +65,7 @@ test('ML-KEM key handles without WebCrypto ML-KEM (Node): wasm route, same bytes
   assert.deepEqual(await key.decapsulate(bad), api.mlKemDecapsulate(dk, bad));
   assert.deepEqual(seed, seedCopy, "the caller's seed is untouched");
   await assert.rejects(api.importMlKemSeed(new Uint8Array(63)), RangeError);
-  await assert.rejects(key.decapsulate(new Uint8Array(1087)), RangeError);
+  // A ciphertext is the sender's bytes: a wrong length is INVALID_LENGTH, not a RangeError (issue 34 item 4).
+  await assert.rejects(key.decapsulate(new Uint8Array(1087)), (e: unknown) => e instanceof api.VeilError && e.code === 'INVALID_LENGTH');
   await assert.rejects(api.importMlKemSeed(seed, { route: 'fast' as never }), TypeError);
 });

@@ -43,6 +43,6 @@ test('a keystore identity opens sealed boxes from both implementations in its wo
   const r = await page.evaluate(([n, url]) => (window as unknown as { ksTests: { sealedBoxWithKeystore: (n: string, u: string) => Promise<Record<string, unknown>> } }).ksTests.sealedBoxWithKeystore(n, url), [name, LIB_URL] as const);
   expect(r).toEqual({
     ours: true, theirs: true, exports: true,
-    tampered: 'AUTHENTICATION_FAILED', wrongInfo: 'AUTHENTICATION_FAILED', otherIdentity: 'AUTHENTICATION_FAILED', short: 'RangeError',
+    tampered: 'AUTHENTICATION_FAILED', wrongInfo: 'AUTHENTICATION_FAILED', otherIdentity: 'AUTHENTICATION_FAILED', short: 'INVALID_LENGTH',
   });
 });

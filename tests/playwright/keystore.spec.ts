@@ -77,7 +77,7 @@ test('sign (app signatures, bound to label and context), deriveSharedKey and dec
   expect(r).toEqual({
     edOk: true, mlDsaOk: true,
     appDomain: { rawEd25519: false, rawMlDsa: false, signedBytesEd25519: true, signedBytesMlDsa: true, otherContext: false, contextTooLong: 'RangeError' },
-    dhOk: true, kemOk: [true, true], weak: 'WEAK_KEY', unknown: 'KEY_NOT_FOUND', badLen: 'RangeError', bundleOk: true,
+    dhOk: true, kemOk: [true, true], weak: 'WEAK_KEY', unknown: 'KEY_NOT_FOUND', badLen: 'INVALID_LENGTH', bundleOk: true,
   });
 });
 

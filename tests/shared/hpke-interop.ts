@@ -173,12 +173,14 @@ export async function runInterop(api: typeof Api, lib: HpkeLib, rounds: number, 
 export async function argumentChecks(api: typeof Api): Promise<string[]> {
   const failures: string[] = [];
   const [sk, pk] = api.xWingKeygen();
-  const expectThrow = async (what: string, p: () => Promise<unknown>, kind: 'TypeError' | 'RangeError') => {
+  /** `kind`: the error's name, or the code of a VeilError (untrusted bytes: a box or an `enc` from someone else). */
+  const expectThrow = async (what: string, p: () => Promise<unknown>, kind: 'TypeError' | 'RangeError' | 'INVALID_LENGTH') => {
     try {
       await p();
       failures.push(`${what}: no error`);
     } catch (e) {
-      if ((e as Error).name !== kind) failures.push(`${what}: ${(e as Error).name} ${(e as Error).message}`);
+      const got = e instanceof api.VeilError ? e.code : (e as Error).name;
+      if (got !== kind) failures.push(`${what}: ${got} ${(e as Error).message}`);
     }
   };
   const big = new Uint8Array(api.SEALED_BOX.maxInfoLength + 1);
@@ -187,12 +189,12 @@ export async function argumentChecks(api: typeof Api): Promise<string[]> {
   await expectThrow('info over 64 KiB', () => api.seal(pk, new Uint8Array(1), { info: big }), 'RangeError');
   await expectThrow('aad over 64 KiB', () => api.seal({ xWing: pk }, new Uint8Array(1), { aad: big }), 'RangeError');
   await expectThrow('plaintext over 16 MiB', () => api.seal(pk, new Uint8Array(api.SEALED_BOX.maxPlaintextLength + 1)), 'RangeError');
-  await expectThrow('sealed too short', () => api.open(new Uint8Array(1135), { xWingSecretKey: sk }), 'RangeError');
+  await expectThrow('sealed too short', () => api.open(new Uint8Array(1135), { xWingSecretKey: sk }), 'INVALID_LENGTH');
   await expectThrow('secret key of 31 bytes', () => api.open(new Uint8Array(1136), { xWingSecretKey: sk.subarray(1) }), 'RangeError');
   await expectThrow('no key', () => api.open(new Uint8Array(1136), {} as Api.OpenKey), 'TypeError');
   await expectThrow('export length 0', () => api.sealExport(pk, { length: 0 }), 'RangeError');
   await expectThrow('export length 8161', () => api.sealExport(pk, { length: 8161 }), 'RangeError');
-  await expectThrow('enc of 1119 bytes', () => api.openExport(new Uint8Array(1119), { xWingSecretKey: sk }, { length: 32 }), 'RangeError');
+  await expectThrow('enc of 1119 bytes', () => api.openExport(new Uint8Array(1119), { xWingSecretKey: sk }, { length: 32 }), 'INVALID_LENGTH');
   // The caller's buffers are not modified.
   const pt = new Uint8Array([1, 2, 3]);
   const box = await api.seal(pk, pt);

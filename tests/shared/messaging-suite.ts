@@ -461,7 +461,8 @@ function adversarialCases(api: VeilkitApi): Case[] {
       const zeroed = ct.slice();
       zeroed.fill(0, 1090);
       expectVeil(api, thrown(() => api.authenticatedKemDecapsulate(bobSk, ephPk, dk, zeroed, aliceIdPk)), 'AUTHENTICATION_FAILED');
-      expectArgError(thrown(() => api.authenticatedKemDecapsulate(bobSk, ephPk, dk, ct.subarray(0, 1090), aliceIdPk)), RangeError, 'authenticatedCiphertext');
+      // A short ciphertext came from the sender: INVALID_LENGTH (docs/PROTOCOL.md §2), not a RangeError (issue 34 item 4).
+      expectVeil(api, thrown(() => api.authenticatedKemDecapsulate(bobSk, ephPk, dk, ct.subarray(0, 1090), aliceIdPk)), 'INVALID_LENGTH');
       const [, otherPk] = api.generateX25519Keypair();
       expectVeil(api, thrown(() => api.authenticatedKemDecapsulate(bobSk, otherPk, dk, ct, aliceIdPk)), 'AUTHENTICATION_FAILED');
     }],
@@ -569,7 +570,9 @@ function adversarialCases(api: VeilkitApi): Case[] {
       const bad = api.encodeVerificationIdentity(bob);
       bad[0] = 2;
       expectVeil(api, thrown(() => api.generateVerificationCode(bad, alice, conv)), 'MALFORMED_INPUT');
-      expectArgError(thrown(() => api.generateVerificationCode(new Uint8Array(32), alice, conv)), RangeError, 'identityA');
+      // An encoding of the wrong length is the peer's (docs/PROTOCOL.md §8): INVALID_LENGTH; an empty one MALFORMED_INPUT.
+      expectVeil(api, thrown(() => api.generateVerificationCode(new Uint8Array(32), alice, conv)), 'INVALID_LENGTH');
+      expectVeil(api, thrown(() => api.generateVerificationCode(new Uint8Array(0), alice, conv)), 'MALFORMED_INPUT');
     }],
     ['SAS (issue 13): commit-then-reveal agrees; changed nonce or identity, reuse, order and attempts are enforced', () => {
       const alice = { ed25519: aliceIdPk, x25519: bobPk };
@@ -680,7 +683,8 @@ function adversarialCases(api: VeilkitApi): Case[] {
       expectArgError(thrown(() => api.encryptAesGcmChunked(key, utf8('x'), null, 0)), RangeError, 'chunkSize');
       expectArgError(thrown(() => api.hybridKemEncapsulate('nope' as unknown as Uint8Array, bobPk, new Uint8Array(1184))), TypeError, 'x25519OurSecret');
       expectArgError(thrown(() => api.shouldRatchet(1, 'yes' as unknown as boolean, 1, true)), TypeError, 'windowChanged');
-      expectArgError(thrown(() => api.unsealMessage(new Uint8Array(10), bobSk, aliceIdPk)), RangeError, 'sealedPacket');
+      // A packet is the sender's bytes: a short one is INVALID_LENGTH (docs/PROTOCOL.md §7), not an argument error.
+      expectVeil(api, thrown(() => api.unsealMessage(new Uint8Array(10), bobSk, aliceIdPk)), 'INVALID_LENGTH');
       expectArgError(thrown(() => api.registryAddDevice('{}', '', 'n', 1, bobPk, aliceIdSk)), RangeError, 'deviceId');
     }],
     ['every messaging error code is a known VeilError code', () => {

@@ -1,9 +1,12 @@
 /**
  * Deterministic, seeded mutation fuzzing for the TypeScript parsers that take
- * outside bytes (tests/node/fuzz-*.test.ts). No dependency, no wall clock:
- * the same seed gives the same cases, so a failure names a reproducible case.
+ * outside bytes (tests/node/fuzz-*.test.ts, tests/playwright/untrusted-input.spec.ts).
+ * No dependency, no wall clock: the same seed gives the same cases, so a failure
+ * names a reproducible case. {@link TypedErrors} holds every entry point to the
+ * rule that untrusted bytes fail only with a `VeilError` of a known code.
  */
 import { concatBytes } from '../../ts/bytes.js';
+import { VeilError, isVeilErrorCode } from '../../ts/errors.js';
 
 /** A small seeded PRNG (mulberry32): fast, deterministic, not cryptographic. */
 export class Rng {
@@ -72,6 +75,8 @@ export interface MutationPlan {
   readonly overwrites: number;
   /** Truncations: every length when the input is at most this long, else this many random lengths plus the first 64 and last 64. */
   readonly truncations: number;
+  /** Every truncation `0 … n − 1`, whatever `truncations` says (no random lengths are drawn then). */
+  readonly everyTruncation?: boolean;
   /** Extensions by 1..64 random bytes (and by one zero byte). */
   readonly extensions: number;
   /** Random inputs (lengths around the input's). */
@@ -108,7 +113,7 @@ export function* mutations(rng: Rng, seed: Uint8Array, plan: MutationPlan): Gene
     m.set(rng.bytes(len), at);
     yield { kind: `overwrite ${len} at ${at}`, input: m };
   }
-  if (n <= plan.truncations) {
+  if (n <= plan.truncations || plan.everyTruncation === true) {
     for (let len = 0; len < n; len++) yield { kind: `truncate to ${len}`, input: seed.slice(0, len) };
   } else {
     const lengths = new Set<number>();
@@ -165,4 +170,105 @@ export function xorAt(bytes: Uint8Array, at: number, mask: number): void {
   const b = bytes[at];
   if (b === undefined) throw new RangeError(`tamper offset ${at} is outside ${bytes.length} bytes`);
   bytes[at] = b ^ mask;
+}
+
+/**
+ * The outcome of a call on untrusted bytes: `'ok'`, the code of a `VeilError` with a known code, or
+ * `untyped <name>: <message>` for anything else thrown (a `RangeError`, a `TypeError`, an `Error`, a
+ * `VeilError` whose code is not in `VEIL_ERROR_CODES`, a non-error).
+ */
+export function outcomeOf(e: unknown): string {
+  if (e instanceof VeilError && isVeilErrorCode(e.code)) return e.code;
+  if (e instanceof Error) return `untyped ${e.constructor.name}: ${e.message}`;
+  return `untyped ${typeof e}: ${String(e)}`;
+}
+
+/** Whether an outcome of {@link outcomeOf} is untyped. */
+export const isUntyped = (outcome: string): boolean => outcome.startsWith('untyped ');
+
+/** Per-entry-point counts of a run of {@link TypedErrors}. */
+export interface EntryCounts {
+  cases: number;
+  untyped: number;
+  /** Outcome → count (codes, 'ok', and the first untyped outcome of each kind). */
+  outcomes: Record<string, number>;
+  /** Up to 3 untyped cases: `<case kind>: <outcome>`. */
+  examples: string[];
+  /** Up to 3 cases that succeeded (their kinds). */
+  succeeded: string[];
+}
+
+/**
+ * Runs calls on untrusted bytes by entry point and records every outcome. The rule they are held
+ * to (issue 34 item 4): every failure is a `VeilError` with a known code; `untyped` counts the rest.
+ * Serializable (`report()`), so a browser page can hand it to its spec.
+ */
+export class TypedErrors {
+  readonly entries = new Map<string, EntryCounts>();
+
+  private record(entry: string, kind: string, outcome: string): string {
+    let c = this.entries.get(entry);
+    if (c === undefined) {
+      c = { cases: 0, untyped: 0, outcomes: {}, examples: [], succeeded: [] };
+      this.entries.set(entry, c);
+    }
+    c.cases++;
+    // Untyped messages carry lengths: one bucket per error class keeps the counts readable.
+    const bucket = isUntyped(outcome) ? outcome.slice(0, outcome.indexOf(':') === -1 ? undefined : outcome.indexOf(':')) : outcome;
+    c.outcomes[bucket] = (c.outcomes[bucket] ?? 0) + 1;
+    if (outcome === 'ok' && c.succeeded.length < 3) c.succeeded.push(kind);
+    if (isUntyped(outcome)) {
+      c.untyped++;
+      if (c.examples.length < 3) c.examples.push(`${kind}: ${outcome}`);
+    }
+    return outcome;
+  }
+
+  /** Runs `fn` (synchronous) as a case of `entry`; returns its outcome. */
+  run(entry: string, kind: string, fn: () => unknown): string {
+    let outcome = 'ok';
+    try {
+      fn();
+    } catch (e) {
+      outcome = outcomeOf(e);
+    }
+    return this.record(entry, kind, outcome);
+  }
+
+  /** Runs `fn` (a promise, or a function that may throw before returning one) as a case of `entry`. */
+  async runAsync(entry: string, kind: string, fn: () => Promise<unknown>): Promise<string> {
+    let outcome = 'ok';
+    try {
+      await fn();
+    } catch (e) {
+      outcome = outcomeOf(e);
+    }
+    return this.record(entry, kind, outcome);
+  }
+
+  /** Cases and untyped failures of every entry point. */
+  report(): Record<string, EntryCounts> {
+    return Object.fromEntries(this.entries);
+  }
+
+  /** Untyped failures over every entry point. */
+  get untyped(): number {
+    let n = 0;
+    for (const c of this.entries.values()) n += c.untyped;
+    return n;
+  }
+
+  /** One line per entry point: `entry: cases, untyped (examples), outcomes`. */
+  toString(): string {
+    return formatTyped(this.report());
+  }
+}
+
+/** The lines of a {@link TypedErrors.report} (also for a report that crossed from a page). */
+export function formatTyped(report: Record<string, EntryCounts>): string {
+  return Object.entries(report).map(([entry, c]) => {
+    const outcomes = Object.entries(c.outcomes).sort((a, b) => b[1] - a[1]).map(([k, v]) => `${k} ${v}`).join(', ');
+    const pct = c.cases === 0 ? 0 : (100 * c.untyped) / c.cases;
+    return `${entry}: ${c.cases} cases, ${c.untyped} untyped (${pct.toFixed(1)} %)${c.examples.length ? ` e.g. ${c.examples.join(' | ')}` : ''}; ${outcomes}`;
+  }).join('\n');
 }

@@ -1,7 +1,7 @@
 /** Hybrid X25519 + ML-KEM-768 and authenticated (Ed25519-signed) KEM. */
 import * as wasm from '../wasm/veilkit.js';
 import { call } from '../init.js';
-import { exact, oneOf } from '../validate.js';
+import { exact, oneOf, untrustedExact } from '../validate.js';
 import { splitOwned } from '../split.js';
 import { ED25519_SECRET_LENGTHS } from './internal.js';
 import { MESSAGING } from './sizes.js';
@@ -38,7 +38,8 @@ export function hybridKemDecapsulate(
   const s = exact('x25519OurSecret', x25519OurSecret, 32);
   const p = exact('x25519TheirPublic', x25519TheirPublic, 32);
   const dk = exact('mlKemDk', mlKemDk, MESSAGING.mlKemDecapsulationKeyLength);
-  const ct = exact('mlKemCt', mlKemCt, MESSAGING.mlKemCiphertextLength);
+  // The ciphertext comes from the sender: a wrong length is INVALID_LENGTH (the core's code), not a RangeError.
+  const ct = untrustedExact('mlKemCt', mlKemCt, MESSAGING.mlKemCiphertextLength, 'INVALID_LENGTH');
   return call(() => wasm.hybridKemDecapsulate(s, p, dk, ct));
 }
 
@@ -77,7 +78,8 @@ export function authenticatedKemDecapsulate(
   const s = exact('ourX25519Sk', ourX25519Sk, 32);
   const p = exact('senderX25519Pub', senderX25519Pub, 32);
   const dk = exact('ourMlkemDk', ourMlkemDk, MESSAGING.mlKemDecapsulationKeyLength);
-  const ct = exact('authenticatedCiphertext', authenticatedCiphertext, MESSAGING.authenticatedKemCiphertextLength);
+  // From the sender: INVALID_LENGTH (docs/PROTOCOL.md §2), not a RangeError.
+  const ct = untrustedExact('authenticatedCiphertext', authenticatedCiphertext, MESSAGING.authenticatedKemCiphertextLength, 'INVALID_LENGTH');
   const id = exact('senderIdentityPk', senderIdentityPk, 32);
   return call(() => wasm.authenticatedKemDecapsulate(s, p, dk, ct, id));
 }

@@ -1,7 +1,7 @@
 /** Message padding, padded and chunked AES-256-GCM. */
 import * as wasm from '../wasm/veilkit.js';
 import { call } from '../init.js';
-import { bytes, exact, integer, optionalBytes } from '../validate.js';
+import { bytes, exact, integer, optionalBytes, untrusted } from '../validate.js';
 
 // ---------------------------------------------------------------- padding, padded and chunked AES-GCM
 
@@ -34,8 +34,8 @@ export function encryptAesGcmPadded(key: Uint8Array, plaintext: Uint8Array, aad?
 /** Decrypts (`AUTHENTICATION_FAILED`) and unpads (`INVALID_PADDING`). */
 export function decryptAesGcmPadded(key: Uint8Array, ciphertext: Uint8Array, aad?: Uint8Array | null): Uint8Array {
   const k = exact('key', key, 32);
-  const c = bytes('ciphertext', ciphertext);
-  if (c.length < 12 + 64 + 16) throw new RangeError(`ciphertext must be at least 92 bytes, got ${c.length}`);
+  // Shorter than the smallest padded ciphertext (iv, one 64-byte bucket, tag): INVALID_LENGTH, not a RangeError.
+  const c = untrusted('ciphertext', ciphertext, 12 + 64 + 16, undefined, 'INVALID_LENGTH');
   const a = optionalBytes('aad', aad);
   return call(() => wasm.decryptAesGcmPadded(k, c, a));
 }
@@ -56,8 +56,8 @@ export function encryptAesGcmChunked(key: Uint8Array, plaintext: Uint8Array, aad
 /** Decrypts a chunked ciphertext: all chunks verify or nothing is returned. */
 export function decryptAesGcmChunked(key: Uint8Array, ciphertext: Uint8Array, aad?: Uint8Array | null): Uint8Array {
   const k = exact('key', key, 32);
-  const c = bytes('ciphertext', ciphertext);
-  if (c.length < 8 + 28) throw new RangeError(`ciphertext must be at least 36 bytes, got ${c.length}`);
+  // Shorter than a header and one empty chunk: MALFORMED_INPUT like every other length mismatch (docs/PROTOCOL.md §4).
+  const c = untrusted('ciphertext', ciphertext, 8 + 28);
   const a = optionalBytes('aad', aad);
   return call(() => wasm.decryptAesGcmChunked(k, c, a));
 }

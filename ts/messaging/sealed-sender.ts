@@ -1,7 +1,7 @@
 /** Sealed sender: the sender id travels inside the encryption, signed. */
 import * as wasm from '../wasm/veilkit.js';
 import { call } from '../init.js';
-import { bytes, exact, oneOf, wipe } from '../validate.js';
+import { bytes, exact, oneOf, untrusted, wipe } from '../validate.js';
 import { splitOwned } from '../split.js';
 import { ED25519_SECRET_LENGTHS, nonEmpty } from './internal.js';
 import { MESSAGING } from './sizes.js';
@@ -51,10 +51,8 @@ export function unsealMessage(
   ourX25519Sk: Uint8Array,
   senderKey: Uint8Array | SenderKeyResolver,
 ): UnsealedMessage | Promise<UnsealedMessage> {
-  const p = bytes('sealedPacket', sealedPacket);
-  if (p.length < MESSAGING.sealedPacketMinLength) {
-    throw new RangeError(`sealedPacket must be at least ${MESSAGING.sealedPacketMinLength} bytes, got ${p.length}`);
-  }
+  // A packet shorter than the smallest one is INVALID_LENGTH (docs/PROTOCOL.md §7), not a RangeError.
+  const p = untrusted('sealedPacket', sealedPacket, MESSAGING.sealedPacketMinLength, undefined, 'INVALID_LENGTH');
   const sk = exact('ourX25519Sk', ourX25519Sk, 32);
   if (typeof senderKey !== 'function') {
     return unsealWithKey(p, sk, exact('senderIdentityPk', senderKey, 32));

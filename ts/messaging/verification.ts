@@ -2,7 +2,8 @@
 import * as wasm from '../wasm/veilkit.js';
 import { call } from '../init.js';
 import { WasmResource, disposedError } from '../dispose.js';
-import { bytes, exact, integer } from '../validate.js';
+import { VeilError } from '../errors.js';
+import { bytes, exact, integer, untrustedExact } from '../validate.js';
 import { nonEmpty } from './internal.js';
 import { MESSAGING } from './sizes.js';
 
@@ -33,8 +34,10 @@ export function encodeVerificationIdentity(identity: VerificationIdentity): Uint
 function identityBytes(name: string, identity: VerificationIdentity | Uint8Array): Uint8Array {
   if (identity instanceof Uint8Array) {
     const n = identity.length;
+    // An encoding that came from the peer: the core decoder's codes (docs/PROTOCOL.md §8), not a RangeError.
+    if (n === 0) throw new VeilError('MALFORMED_INPUT', `${name} is an empty identity encoding`, { details: { got: 0 } });
     if (n !== MESSAGING.verificationIdentityLength && n !== MESSAGING.verificationIdentityWithMlDsaLength) {
-      throw new RangeError(`${name} must be an identity encoding of 65 or 2017 bytes, got ${n}`);
+      throw new VeilError('INVALID_LENGTH', `${name} must be an identity encoding of 65 or 2017 bytes, got ${n}`, { details: { got: n } });
     }
     return identity;
   }
@@ -134,14 +137,14 @@ export class SasVerification extends WasmResource {
   /** Initiator: the responder's commitment in, our nonce (to send) out. */
   receiveCommitment(commitment: Uint8Array): Uint8Array {
     const h = this.#live();
-    const c = exact('commitment', commitment, MESSAGING.sasCommitmentLength);
+    const c = untrustedExact('commitment', commitment, MESSAGING.sasCommitmentLength, 'INVALID_LENGTH');
     return call(() => h.receiveCommitment(c));
   }
 
   /** The peer's nonce in; the responder gets its own nonce (to send), the initiator `null`. */
   receiveNonce(nonce: Uint8Array): Uint8Array | null {
     const h = this.#live();
-    const n = exact('nonce', nonce, MESSAGING.sasNonceLength);
+    const n = untrustedExact('nonce', nonce, MESSAGING.sasNonceLength, 'INVALID_LENGTH');
     const out = call(() => h.receiveNonce(n));
     return out.length === 0 ? null : out;
   }

@@ -5,14 +5,18 @@
  * exported from the package index.
  *
  * Every input is checked (types, lengths) before WebAssembly; failures of the
- * core are `VeilError`s with the Rust codes. Secret outputs (`state`,
+ * core are `VeilError`s with the Rust codes. Bytes from elsewhere (bundles,
+ * initial messages, messages, stored states) of an impossible length are
+ * `VeilError('MALFORMED_INPUT')`, as the core would answer, never a
+ * `RangeError`: an attacker controls them (argument misuse stays
+ * `TypeError` / `RangeError`). Secret outputs (`state`,
  * prekey `secret`, `plaintext`) are fresh arrays the caller owns and wipes;
  * caller buffers are never mutated. `now` is seconds since the Unix epoch. On
  * failure nothing is returned and the caller keeps its state bytes unchanged.
  */
 import * as wasm from '../wasm/veilkit.js';
 import { call } from '../init.js';
-import { atLeast, bytes, exact, integer, optionalBytes, wipe } from '../validate.js';
+import { bytes, exact, integer, optionalBytes, untrusted, wipe } from '../validate.js';
 import { int, optInt, optPart, part, splitParts } from './parts.js';
 
 /** Sizes of the session encodings, in bytes (docs/SESSIONS.md §2–§5). */
@@ -153,7 +157,8 @@ function limitsOf(v: unknown): [number | undefined, number | undefined, number |
 
 function kindOf(kind: unknown): number {
   if (typeof kind !== 'string') throw new TypeError('kind must be a PrekeyKind string');
-  const b = (KIND_BYTES as Readonly<Record<string, number>>)[kind];
+  // Own properties only: 'constructor' or 'toString' must not find Object.prototype's.
+  const b = Object.hasOwn(KIND_BYTES, kind) ? (KIND_BYTES as Readonly<Record<string, number>>)[kind] : undefined;
   if (b === undefined) throw new RangeError(`kind must be one of ${Object.keys(KIND_BYTES).join(', ')}, got ${kind}`);
   return b;
 }
@@ -229,11 +234,7 @@ export function encodeBundle(b: {
 }
 
 function bundleBytes(v: unknown): Uint8Array {
-  const b = bytes('bundle', v);
-  if (b.length < SESSION_SIZES.bundleMin || b.length > SESSION_SIZES.bundleMax) {
-    throw new RangeError(`bundle must be ${SESSION_SIZES.bundleMin} to ${SESSION_SIZES.bundleMax} bytes, got ${b.length}`);
-  }
-  return b;
+  return untrusted('bundle', v, SESSION_SIZES.bundleMin, SESSION_SIZES.bundleMax);
 }
 
 /** Parses and verifies a bundle at `now` (optionally against the pinned `Enc(ID)`); throws like {@link initiate}. */
@@ -261,7 +262,7 @@ export function verifyBundle(bundle: Uint8Array, now: number, pinned?: Uint8Arra
 // ---------------------------------------------------------------- handshake
 
 function initialMessageBytes(v: unknown): Uint8Array {
-  return atLeast('initialMessage', v, SESSION_SIZES.initialMessageMin);
+  return untrusted('initialMessage', v, SESSION_SIZES.initialMessageMin);
 }
 
 /** The clear fields of an initial message (parse only: `MALFORMED_INPUT`). */
@@ -385,7 +386,7 @@ export function respond(
 // ---------------------------------------------------------------- ratchet
 
 function stateBytes(v: unknown): Uint8Array {
-  return atLeast('state', v, 1);
+  return untrusted('state', v, 1);
 }
 
 /**
@@ -414,7 +415,7 @@ export function decrypt(
   o: { aad?: Uint8Array; now: number },
 ): { state: Uint8Array; counter: number; plaintext: Uint8Array } {
   const s = stateBytes(state);
-  const m = atLeast('message', message, SESSION_SIZES.messageMin);
+  const m = untrusted('message', message, SESSION_SIZES.messageMin);
   const opts = object('options', o);
   const now = safe('options.now', opts.now);
   const aad = optionalBytes('options.aad', opts.aad);

@@ -17,7 +17,7 @@
 import * as wasm from '../wasm/veilkit.js';
 import { call } from '../init.js';
 import { WasmResource, disposedError } from '../dispose.js';
-import { atLeast, bytes, integer, optionalBytes } from '../validate.js';
+import { bytes, integer, optionalBytes, untrusted } from '../validate.js';
 import { SESSION_SIZES } from './core.js';
 import { int } from './parts.js';
 
@@ -43,7 +43,7 @@ export class SessionState extends WasmResource {
    * (the caller still owns and wipes its array).
    */
   static fromBytes(state: Uint8Array): SessionState {
-    const s = atLeast('state', state, 1);
+    const s = untrusted('state', state, 1);
     return new SessionState(call(() => new wasm.SessionStateHandle(s)));
   }
 
@@ -66,7 +66,7 @@ export class SessionState extends WasmResource {
   /** Decrypts `message` with `o.aad` at `o.now`: the plaintext. On failure the state is unchanged. */
   decrypt(message: Uint8Array, o: { aad?: Uint8Array; now: number }): Uint8Array {
     const h = this.#live();
-    const m = atLeast('message', message, SESSION_SIZES.messageMin);
+    const m = untrusted('message', message, SESSION_SIZES.messageMin);
     const { aad, now } = options(o);
     return call(() => h.decrypt(m, aad, now));
   }

@@ -7,8 +7,8 @@ import * as P from '../../ts/primitives.js';
 import * as wasm from '../../ts/wasm/veilkit.js';
 import { call } from '../../ts/init.js';
 import { VeilError } from '../../ts/errors.js';
-import { atLeast, bytes, exact, integer, wipe } from '../../ts/validate.js';
-import { SEALED_BOX, checkedRequest, checkedSealed, exportWithSecretKey, openWithSecretKey } from '../../ts/sealed.js';
+import { atLeast, bytes, exact, integer, untrustedExact, wipe } from '../../ts/validate.js';
+import { SEALED_BOX, checkedEnc, checkedRequest, checkedSealed, exportWithSecretKey, openWithSecretKey } from '../../ts/sealed.js';
 import { appContext, appMlDsaContext, appSignatureMessage } from '../../ts/app-signature.js';
 import { CONTAINER, HEADER_SIGNATURE_LABEL, MLDSA_HEADER_CONTEXT } from '../../ts/files-format.js';
 import type { ContainerHeaderSignature, HybridSignature, KeystoreRequest } from '../keystore.protocol.js';
@@ -202,7 +202,7 @@ async function decapsulate(req: DecapsulateRequest): Promise<CryptoKey> {
     const info = bytes('info', req.info);
     if (req.output !== 'aes-gcm' && req.output !== 'hkdf') throw new TypeError(`output must be 'aes-gcm' or 'hkdf'`);
     if (req.kem === 'ml-kem-768') {
-      const ct = exact('ciphertext', req.ciphertext, 1088);
+      const ct = untrustedExact('ciphertext', req.ciphertext, 1088, 'INVALID_LENGTH');
       const { session, identity, record } = await loadSecret(s, req.identity, 'ml-kem-768');
       if (identity.routes['ml-kem-768'] === 'native') {
         const dk = await nativeKey(session, record, 'ml-kem-768');
@@ -220,7 +220,7 @@ async function decapsulate(req: DecapsulateRequest): Promise<CryptoKey> {
       return keyFromOwnedSecret(ss, info, req.output);
     }
     if (req.kem === 'x-wing') {
-      const ct = exact('ciphertext', req.ciphertext, 1120);
+      const ct = untrustedExact('ciphertext', req.ciphertext, 1120, 'INVALID_LENGTH');
       const { session, record } = await loadSecret(s, req.identity, 'x-wing');
       const ss = await withSecret(session, record, (sk) => P.xWingDecapsulate(sk, ct));
       return keyFromOwnedSecret(ss, info, req.output);
@@ -241,7 +241,7 @@ export async function openSealed(s: Store, id: string, sealed: unknown, info: un
 export async function openSealedExport(
   s: Store, id: string, enc: unknown, info: unknown, exporterContext: unknown, length: unknown,
 ): Promise<Uint8Array> {
-  const e = exact('enc', enc, SEALED_BOX.encLength);
+  const e = checkedEnc(enc);
   const args = checkedRequest(info, exporterContext);
   const len = integer('length', length, 1, SEALED_BOX.maxExportLength);
   const { session, record } = await loadSecret(s, id, 'x-wing');
