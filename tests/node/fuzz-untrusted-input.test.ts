@@ -21,12 +21,12 @@ import {
   registryAddDevice, registryEmpty, registryListActive, registryVerify, sealMessage, unpadMessage, unsealMessage, KEY_LOG_GENESIS_HASH,
 } from '../../ts/messaging.js';
 import { Rng, TypedErrors, mutations, placed, sameBytes, type Case, type MutationPlan } from '../shared/mutate.js';
-import { SIM_NOW, prng, seedsFrom } from '../shared/session-sim.js';
+import { SIM_NOW } from '../shared/session-sim.js';
+import { peer, type Peer } from '../shared/session-fixtures.js';
 
 const te = new TextEncoder();
 const td = new TextDecoder();
 const NOW = SIM_NOW;
-const DAY = 86_400;
 
 /** Every length, some of everything else: the plan of the small inputs. */
 const FULL: MutationPlan = {
@@ -84,26 +84,6 @@ function assertTyped(typed: TypedErrors, entries: readonly string[], reporters: 
 
 // ---------------------------------------------------------------- sessions
 
-interface Peer {
-  seeds: core.IdentitySeeds;
-  identity: { encoding: Uint8Array; id: Uint8Array };
-  spk: { record: Uint8Array; secret: Uint8Array };
-  pq: { record: Uint8Array; secret: Uint8Array };
-  opk: { record: Uint8Array; secret: Uint8Array };
-  otk: { record: Uint8Array; secret: Uint8Array };
-}
-
-function peer(seed: number): Peer {
-  const seeds = seedsFrom(prng(seed));
-  return {
-    seeds,
-    identity: core.sessionIdentity(seeds),
-    spk: core.generatePrekey(seeds, 'x25519-signed', 10, NOW - DAY, NOW + 30 * DAY),
-    pq: core.generatePrekey(seeds, 'mlkem-last-resort', 11, NOW - DAY, NOW + 30 * DAY),
-    opk: core.generatePrekey(seeds, 'x25519-one-time', 12, NOW - DAY, NOW + 90 * DAY),
-    otk: core.generatePrekey(seeds, 'mlkem-one-time', 13, NOW - DAY, NOW + 90 * DAY),
-  };
-}
 
 function bundleOf(p: Peer, oneTime: boolean): Uint8Array {
   return core.encodeBundle({

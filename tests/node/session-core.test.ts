@@ -10,34 +10,14 @@ import { VeilError } from '../../ts/errors.js';
 import * as core from '../../ts/session/core.js';
 import { signMessage } from '../../ts/ed25519.js';
 import { mlDsaSign } from '../../ts/mldsa.js';
-import { SIM_NOW, handshake, prng, runSessionSimulation, seedsFrom } from '../shared/session-sim.js';
-import { code } from '../shared/session-fixtures.js';
+import { SIM_NOW, handshake, prng, runSessionSimulation } from '../shared/session-sim.js';
+import { code, peer, type Peer } from '../shared/session-fixtures.js';
 
 const te = new TextEncoder();
 const td = new TextDecoder();
 const NOW = SIM_NOW;
 const DAY = 86_400;
 
-interface Peer {
-  seeds: core.IdentitySeeds;
-  identity: { encoding: Uint8Array; id: Uint8Array };
-  spk: { record: Uint8Array; secret: Uint8Array };
-  pq: { record: Uint8Array; secret: Uint8Array };
-  opk: { record: Uint8Array; secret: Uint8Array };
-  otk: { record: Uint8Array; secret: Uint8Array };
-}
-
-function peer(seed: number): Peer {
-  const seeds = seedsFrom(prng(seed));
-  return {
-    seeds,
-    identity: core.sessionIdentity(seeds),
-    spk: core.generatePrekey(seeds, 'x25519-signed', 10, NOW - DAY, NOW + 30 * DAY),
-    pq: core.generatePrekey(seeds, 'mlkem-last-resort', 11, NOW - DAY, NOW + 30 * DAY),
-    opk: core.generatePrekey(seeds, 'x25519-one-time', 12, NOW - DAY, NOW + 89 * DAY), // 90 days: the core's cap (MAX_PREKEY_LIFETIME)
-    otk: core.generatePrekey(seeds, 'mlkem-one-time', 13, NOW - DAY, NOW + 89 * DAY), // 90 days: the core's cap (MAX_PREKEY_LIFETIME)
-  };
-}
 
 function bundleOf(p: Peer, deviceId: number, oneTime: { x25519?: boolean; mlkem?: boolean } = {}): Uint8Array {
   return core.encodeBundle({
