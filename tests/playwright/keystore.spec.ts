@@ -218,8 +218,8 @@ test('simulated DataCloneError and quota errors are typed and leave the previous
 test('the shipped worker has no fault injection, even with veilkit/init { debug: true }', async ({ page }) => {
   await load(page);
   const r = await page.evaluate((n) => window.ksTests.shippedWorkerHasNoFaults(n), storeName('nofaults'));
-  expect(r.legacy).toBe('TypeError');
-  expect(r.testHook).toBe('TypeError');
+  expect(r.legacy).toBe('MALFORMED_INPUT');
+  expect(r.testHook).toBe('MALFORMED_INPUT');
   expect(r.created).toBe('resolved');
   expect(r.identities).toBe(1);
 });
