@@ -239,18 +239,19 @@ async function currentState(tx: IDBTransaction, s: Store, unlocked: Unlocked): P
 }
 
 /**
- * One `durability: 'strict'` readwrite transaction: checks the state record's generation and lock
- * epoch against the unlocked session the record was wrapped with (else `KEYSTORE_LOCKED`: a passphrase
- * change or lock committed meanwhile), that the session record and its head are still those the
- * operation started from (`previous`; `undefined` = a new session), writes the record and its new
- * authenticated head, runs `extra` (respond: consumed prekeys and the replay entry) and bumps the store
- * revision. Returns the revision and the head as announced.
+ * One `durability: 'strict'` readwrite transaction over session `id`: checks the state record's
+ * generation and lock epoch against the unlocked session the records were wrapped with (else
+ * `KEYSTORE_LOCKED`: a passphrase change or lock committed meanwhile), that the session record and its
+ * head are still those the operation started from (`expected`; else `STORAGE_FAILED`, nothing
+ * changed), runs `extra` (respond: consumed prekeys and the replay entry) and `write`, and bumps the
+ * store revision. Returns the new revision.
  */
-async function commitSession(
-  s: Store, unlocked: Unlocked, record: SessionRecord, previous: { counter: number; head: HeadRecord | undefined } | undefined,
+async function sessionTransaction(
+  s: Store, unlocked: Unlocked, id: string,
+  expected: (cur: SessionRecord | undefined, curHead: HeadRecord | undefined) => boolean,
+  write: (tx: IDBTransaction) => Promise<void>,
   extra?: Extra,
-): Promise<{ revision: number; head: SessionHead }> {
-  const head = { id: record.id, identityId: record.identityId, counter: record.counter, tag: await sealHead(unlocked.key, record.identityId, record.id, record.counter, false, unlocked.generation) };
+): Promise<number> {
   let tx: IDBTransaction;
   try {
     tx = s.db.transaction(['meta', 'sessions', 'heads', ...(extra?.stores ?? [])], 'readwrite', { durability: 'strict' });
@@ -262,24 +263,47 @@ async function commitSession(
   try {
     const state = await currentState(tx, s, unlocked);
     const [cur, curHead] = await Promise.all([
-      request(tx.objectStore('sessions').get(record.id)) as Promise<SessionRecord | undefined>,
-      request(tx.objectStore('heads').get(record.id)) as Promise<HeadRecord | undefined>,
+      request(tx.objectStore('sessions').get(id)) as Promise<SessionRecord | undefined>,
+      request(tx.objectStore('heads').get(id)) as Promise<HeadRecord | undefined>,
     ]);
-    if (previous === undefined ? cur !== undefined || curHead !== undefined : cur?.counter !== previous.counter || !sameHead(curHead, previous.head)) {
-      throw new VeilError('STORAGE_FAILED', `session ${record.id} changed during the operation; nothing was changed`);
+    if (!expected(cur, curHead)) {
+      throw new VeilError('STORAGE_FAILED', `session ${id} changed during the operation; nothing was changed`);
     }
     if (extra) extra.run(tx);
-    await request(tx.objectStore('sessions').put(record));
-    await request(tx.objectStore('heads').put(head satisfies HeadRecord));
+    await write(tx);
     const revision = state.revision + 1;
     await request(tx.objectStore('meta').put({ ...state, revision }));
     await finished;
-    learn(s.name, record.id, record.counter);
-    return { revision, head: shared(head, unlocked.generation) };
+    return revision;
   } catch (e) {
     abort(tx);
     throw extra?.failure(tx) ?? storageError(e);
   }
+}
+
+/**
+ * Commits a session record and its new authenticated head ({@link sessionTransaction}; `previous`:
+ * the record's counter and head the operation started from, `undefined` = a new session). Returns
+ * the revision and the head as announced.
+ */
+async function commitSession(
+  s: Store, unlocked: Unlocked, record: SessionRecord, previous: { counter: number; head: HeadRecord | undefined } | undefined,
+  extra?: Extra,
+): Promise<{ revision: number; head: SessionHead }> {
+  const head = { id: record.id, identityId: record.identityId, counter: record.counter, tag: await sealHead(unlocked.key, record.identityId, record.id, record.counter, false, unlocked.generation) };
+  const revision = await sessionTransaction(
+    s, unlocked, record.id,
+    (cur, curHead) => previous === undefined
+      ? cur === undefined && curHead === undefined
+      : cur?.counter === previous.counter && sameHead(curHead, previous.head),
+    async (tx) => {
+      await request(tx.objectStore('sessions').put(record));
+      await request(tx.objectStore('heads').put(head satisfies HeadRecord));
+    },
+    extra,
+  );
+  learn(s.name, record.id, record.counter);
+  return { revision, head: shared(head, unlocked.generation) };
 }
 
 /** Announces a committed session change with the head it wrote (the other workers check and remember it). */
@@ -552,33 +576,14 @@ export async function remove(s: Store, session: string): Promise<true> {
     if (!record || known?.deleted) throw notFound(`session ${id}`);
     const counter = Math.max(Number.isSafeInteger(record.counter) && record.counter > 0 ? record.counter : 0, headCounter, known?.counter ?? 0);
     const tombstone = { id, identityId: record.identityId, counter, deleted: true, tag: await sealHead(unlocked.key, record.identityId, id, counter, true, unlocked.generation) };
-    let tx: IDBTransaction;
-    try {
-      tx = s.db.transaction(['meta', 'sessions', 'heads'], 'readwrite', { durability: 'strict' });
-    } catch (e) {
-      throw storageError(e);
-    }
-    const finished = done(tx);
-    finished.catch(() => {});
-    let revision: number;
-    try {
-      const st = await currentState(tx, s, unlocked);
-      const [cur, curHead] = await Promise.all([
-        request(tx.objectStore('sessions').get(id)) as Promise<SessionRecord | undefined>,
-        request(tx.objectStore('heads').get(id)) as Promise<HeadRecord | undefined>,
-      ]);
-      if (cur?.counter !== record.counter || !sameHead(curHead, head)) {
-        throw new VeilError('STORAGE_FAILED', `session ${id} changed during the operation; nothing was changed`);
-      }
-      await request(tx.objectStore('sessions').delete(id));
-      await request(tx.objectStore('heads').put(tombstone satisfies HeadRecord));
-      revision = st.revision + 1;
-      await request(tx.objectStore('meta').put({ ...st, revision }));
-      await finished;
-    } catch (e) {
-      abort(tx);
-      throw storageError(e);
-    }
+    const revision = await sessionTransaction(
+      s, unlocked, id,
+      (cur, curHead) => cur?.counter === record.counter && sameHead(curHead, head),
+      async (tx) => {
+        await request(tx.objectStore('sessions').delete(id));
+        await request(tx.objectStore('heads').put(tombstone satisfies HeadRecord));
+      },
+    );
     learn(s.name, id, counter, true);
     changed(s, 'session-deleted', revision, id, shared(tombstone, unlocked.generation));
     return true as const;
