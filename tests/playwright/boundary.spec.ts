@@ -28,7 +28,7 @@ test('no panic crosses the wasm boundary (raw glue, every export)', async ({ pag
     const codes = Object.entries(s.codes).map(([k, v]) => `${k}×${v}`).join(' ');
     console.log(`  ${s.id.padEnd(36)} ${String(s.calls).padStart(5)} calls, ${String(s.ok).padStart(5)} ok  ${codes}`);
   }
-  for (const f of r.failures) console.log(`  FAIL ${f.kind}: ${f.call}\n       ${f.message}`);
+  for (const f of r.failures) console.log(`  FAIL ${f.kind}: ${f.call.slice(0, 120)} — ${f.message}`);
 
   // Coverage: every callable ran, and every export that is not skipped is a callable.
   expect(r.stats.map((s) => s.id).sort()).toEqual([...r.callables].sort());
