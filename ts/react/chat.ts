@@ -169,10 +169,15 @@ export class ChatConversation {
   #queue: Promise<unknown> = Promise.resolve();
   #stopped = false;
   #off: (() => void) | undefined;
+  /** The transport `send` uses: the latest one given (`setTransport`). */
+  #transport: ChatTransport;
+  /** The `subscribe` function the conversation listens through. */
+  #subscribedWith: ChatTransport['subscribe'] | undefined;
 
   constructor(store: VeilStore<ChatState>, context: ChatContext) {
     this.#store = store;
     this.#c = context;
+    this.#transport = context.transport;
     this.#key = `${context.identity.id}/${context.conversationId}`;
   }
 
@@ -205,9 +210,7 @@ export class ChatConversation {
   /** Loads the stored conversation and listens to the transport. */
   start(): void {
     this.#store.set({ ...CHAT_IDLE, status: 'pending' });
-    this.#off = this.#c.transport.subscribe((bytes) => {
-      void this.#enqueue(() => this.#receive(bytes)).catch(() => {});
-    });
+    this.#listen();
     void this.#enqueue(() => this.#load()).catch((e: unknown) => this.#set({ status: 'error', error: e }));
   }
 
@@ -260,6 +263,27 @@ export class ChatConversation {
     this.#stopped = true;
     this.#off?.();
     this.#off = undefined;
+    this.#subscribedWith = undefined;
+  }
+
+  /**
+   * Follows a new transport object without restarting the conversation: `send` uses it from now on,
+   * and the subscription moves to it only when its `subscribe` function differs (as
+   * `useSyncExternalStore` does), so an inline `{ send, subscribe }` over stable functions keeps one
+   * subscription.
+   */
+  setTransport(transport: ChatTransport): void {
+    this.#transport = transport;
+    if (!this.#stopped && this.#subscribedWith !== undefined && transport.subscribe !== this.#subscribedWith) this.#listen();
+  }
+
+  #listen(): void {
+    this.#off?.();
+    const transport = this.#transport;
+    this.#subscribedWith = transport.subscribe;
+    this.#off = transport.subscribe((bytes) => {
+      void this.#enqueue(() => this.#receive(bytes)).catch(() => {});
+    });
   }
 
   async #describe(session: Session): Promise<Live> {
@@ -344,7 +368,7 @@ export class ChatConversation {
         }
         this.#append([chatMessage('me', text)]);
         await this.#persist();
-        await this.#c.transport.send(out);
+        await this.#transport.send(out);
       } catch (e) {
         this.#set(this.#current === undefined ? { status: 'error', error: e } : { error: e });
         throw e;

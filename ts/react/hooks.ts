@@ -283,9 +283,19 @@ export interface UseChatResult extends ChatState {
   rejectIdentityChange(): Promise<void>;
 }
 
+/** Throws a `TypeError` during render for a transport without `send` and `subscribe` functions. */
+function checkTransport(transport: ChatTransport): void {
+  const t = transport as Partial<ChatTransport> | null | undefined;
+  if (typeof t !== 'object' || t === null || typeof t.send !== 'function' || typeof t.subscribe !== 'function') {
+    throw new TypeError('useChat: transport must be an object with send(bytes) and subscribe(onBytes) functions');
+  }
+}
+
 /**
- * An end-to-end encrypted conversation of the current identity over `transport` (memoize it: a new
- * transport object restarts the conversation). `peer.bundle` (the peer's prekey bundle) lets the
+ * An end-to-end encrypted conversation of the current identity over `transport`. The transport may be
+ * a new object on every render: `send` uses the latest one, and the conversation re-subscribes only
+ * when `transport.subscribe` is another function (memoize it when subscribing is costly, e.g. opens a
+ * connection). `peer.bundle` (the peer's prekey bundle) lets the
  * first `send` initiate; without it the conversation waits for the peer's first frame. The history,
  * the sessions and the peer binding persist in the provider's `chatStorage` under `conversationId`.
  * The conversation is bound to the first peer identity it has a session with: another identity's
@@ -298,13 +308,19 @@ export function useChat(conversationId: string, transport: ChatTransport, peer?:
   const identity = identityState.identity;
   const identityId = identity?.id;
   const [store] = useState(() => createVeilStore<ChatState>(CHAT_IDLE));
+  checkTransport(transport);
   const peerRef = useRef(peer);
   const identityRef = useRef(identity);
+  const transportRef = useRef(transport);
+  const conversation = useRef<ChatConversation | undefined>(undefined);
   useEffect(() => {
     peerRef.current = peer;
     identityRef.current = identity;
+    // The transport is not part of the conversation's identity: a new object (an inline
+    // `{ send, subscribe }`) is followed, never a restart (which never settled: issue 28).
+    transportRef.current = transport;
+    conversation.current?.setTransport(transport);
   });
-  const conversation = useRef<ChatConversation | undefined>(undefined);
   const storage = client.chatStorage;
   useEffect(() => {
     const me = identityRef.current;
@@ -312,14 +328,16 @@ export function useChat(conversationId: string, transport: ChatTransport, peer?:
       store.reset();
       return;
     }
-    const c = new ChatConversation(store, { keystore, identity: me, conversationId, transport, storage, peer: () => peerRef.current });
+    const c = new ChatConversation(store, {
+      keystore, identity: me, conversationId, transport: transportRef.current, storage, peer: () => peerRef.current,
+    });
     conversation.current = c;
     c.start();
     return () => {
       c.stop();
       if (conversation.current === c) conversation.current = undefined;
     };
-  }, [keystore, identityId, conversationId, transport, storage, store]);
+  }, [keystore, identityId, conversationId, storage, store]);
   const actions = useMemo(() => {
     const on = <A extends unknown[]>(f: (c: ChatConversation, ...a: A) => Promise<void>) => (...a: A): Promise<void> => {
       const c = conversation.current;
