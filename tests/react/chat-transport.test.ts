@@ -3,12 +3,13 @@
 // restarted on every render and stayed `pending` forever, with no error). A new object over the same
 // functions keeps one subscription; a new `subscribe` function moves it; a malformed transport
 // throws a TypeError during render.
-import { describe, expect, test, vi } from 'vitest';
+import { describe, expect, expectTypeOf, test, vi } from 'vitest';
+import { VeilError } from '../../ts/errors.js';
 import { createElement, type ReactNode } from 'react';
 import { act, renderHook, waitFor } from '@testing-library/react';
 import { installFakeRuntime } from './fakes.js';
 import {
-  VeilProvider, memoryChatStorage, useChat, useIdentity, type ChatPeer, type ChatStorage, type ChatTransport,
+  VeilProvider, memoryChatStorage, useChat, useDecryptFile, useEncryptFile, useIdentity, useSession, useVeil, type ChatPeer, type ChatStorage, type ChatTransport,
 } from '../../ts/react/index.js';
 
 vi.mock('../../ts/react/runtime.js', async () => (await import('./fakes.js')).fakeRuntimeModule);
@@ -82,7 +83,8 @@ describe('useChat transport rule', () => {
   test('a new object over the same functions keeps one subscription; a new subscribe function moves it', async () => {
     const t = pipe();
     const other = pipe();
-    const { send, subscribe } = t.b;
+    const send = (b: Uint8Array) => t.b.send(b);
+    const subscribe = (cb: (b: Uint8Array) => void) => t.b.subscribe(cb);
     // Every rerender (a new `n`) builds a fresh object literal over the same two functions.
     const hook = renderHook(({ end }: { end: ChatTransport; n: number }) => ({
       id: useIdentity(),
@@ -109,5 +111,94 @@ describe('useChat transport rule', () => {
     expect(() => renderHook(() => useChat('x', {} as ChatTransport), { wrapper: provider('dave-inline', memoryChatStorage()) }))
       .toThrow(/transport must be an object with send\(bytes\) and subscribe\(onBytes\)/);
     spy.mockRestore();
+  });
+});
+
+describe('hook errors (issue 28)', () => {
+  test('every hook types error as VeilError | undefined', () => {
+    expectTypeOf<ReturnType<typeof useChat>['error']>().toEqualTypeOf<VeilError | undefined>();
+    expectTypeOf<ReturnType<typeof useIdentity>['error']>().toEqualTypeOf<VeilError | undefined>();
+    expectTypeOf<ReturnType<typeof useVeil>['error']>().toEqualTypeOf<VeilError | undefined>();
+    expectTypeOf<ReturnType<typeof useSession>['error']>().toEqualTypeOf<VeilError | undefined>();
+    expectTypeOf<ReturnType<typeof useEncryptFile>['error']>().toEqualTypeOf<VeilError | undefined>();
+    expectTypeOf<ReturnType<typeof useDecryptFile>['error']>().toEqualTypeOf<VeilError | undefined>();
+  });
+
+  test('a failed send (TRANSPORT_FAILED), a rejected frame: error set; the next successful send / frame clears it', async () => {
+    const t = pipe();
+    let failNext = false;
+    const flaky: ChatTransport = {
+      send: (b) => {
+        if (failNext) {
+          failNext = false;
+          throw new Error('socket closed');
+        }
+        void t.a.send(b);
+      },
+      subscribe: (cb) => t.a.subscribe(cb),
+    };
+    const bob = inlineParty('bob-err', t.b);
+    await waitFor(() => expect(bob.result.current.id.status).toBe('success'));
+    await act(async () => {
+      await bob.result.current.id.create({ label: 'bob' });
+    });
+    const { bundle } = await bob.result.current.id.createPrekeyBundle();
+    const alice = inlineParty('alice-err', flaky);
+    await waitFor(() => expect(alice.result.current.id.status).toBe('success'));
+    await act(async () => {
+      await alice.result.current.id.create({ label: 'alice' });
+    });
+    alice.rerender({ peer: { bundle } });
+    await waitFor(() => expect(alice.result.current.chat.status).toBe('idle'));
+    await act(async () => {
+      await alice.result.current.chat.send('one');
+    });
+    await waitFor(() => expect(bob.result.current.chat.messages).toHaveLength(1));
+
+    failNext = true;
+    let failure: unknown;
+    await act(async () => {
+      await alice.result.current.chat.send('lost').catch((e: unknown) => {
+        failure = e;
+      });
+    });
+    expect(failure).toBeInstanceOf(VeilError);
+    expect((failure as VeilError).code).toBe('TRANSPORT_FAILED');
+    expect(((failure as VeilError).cause as Error).message).toBe('socket closed');
+    expect(alice.result.current.chat.error).toBe(failure);
+    for (let i = 0; i < 3; i++) {
+      await act(async () => {
+        await alice.result.current.chat.send(`ok ${String(i)}`);
+      });
+      expect(alice.result.current.chat.error).toBeUndefined();
+    }
+
+    // Bob: a frame that is no chat frame is rejected (MALFORMED_INPUT); the next good one clears it.
+    act(() => {
+      void t.a.send(Uint8Array.of(9, 9, 9));
+    });
+    await waitFor(() => expect(bob.result.current.chat.error?.code).toBe('MALFORMED_INPUT'));
+    expect(bob.result.current.chat.rejected).toBe(1);
+    await act(async () => {
+      await alice.result.current.chat.send('after');
+    });
+    await waitFor(() => expect(bob.result.current.chat.messages.at(-1)?.text).toBe('after'));
+    expect(bob.result.current.chat.error).toBeUndefined();
+    expect(bob.result.current.chat.rejected).toBe(1);
+  });
+
+  test('useIdentity: a failed unlock sets error; the next successful action clears it', async () => {
+    const hook = renderHook(() => useIdentity(), { wrapper: provider('erin-err', memoryChatStorage()) });
+    await waitFor(() => expect(hook.result.current.status).toBe('success'));
+    await act(async () => {
+      await hook.result.current.setPassphrase('pw');
+      await hook.result.current.lock();
+      await hook.result.current.unlock('wrong').catch(() => {});
+    });
+    expect(hook.result.current.error?.code).toBe('AUTHENTICATION_FAILED');
+    await act(async () => {
+      await hook.result.current.unlock('pw');
+    });
+    expect(hook.result.current.error).toBeUndefined();
   });
 });

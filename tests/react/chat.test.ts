@@ -5,6 +5,7 @@
 import { describe, expect, test, vi } from 'vitest';
 import { StrictMode, createElement, type ReactNode } from 'react';
 import { act, renderHook, waitFor } from '@testing-library/react';
+import { VeilError } from '../../ts/errors.js';
 import { liveResources } from '../../ts/react/resources.js';
 import { installFakeRuntime, type FakeRuntime } from './fakes.js';
 import {
@@ -173,7 +174,8 @@ describe('useChat', () => {
         failure = e;
       });
     });
-    expect(failure).toBeInstanceOf(TypeError);
+    expect(failure).toBeInstanceOf(VeilError);
+    expect((failure as VeilError).code).toBe('INVALID_STATE');
     expect(alice.result.current.chat.error).toBe(failure);
     expect(alice.result.current.chat.messages).toHaveLength(0);
   });

@@ -4,6 +4,7 @@ import { describe, expect, test, vi } from 'vitest';
 import { createElement, type ReactNode } from 'react';
 import { act, renderHook, waitFor } from '@testing-library/react';
 import { installFakeRuntime, type FakeRuntime } from './fakes.js';
+import { VeilError } from '../../ts/errors.js';
 import { VeilProvider, useIdentity } from '../../ts/react/index.js';
 
 vi.mock('../../ts/react/runtime.js', async () => (await import('./fakes.js')).fakeRuntimeModule);
@@ -88,7 +89,9 @@ describe('useIdentity', () => {
       });
     });
     expect((failure as { code: string }).code).toBe('AUTHENTICATION_FAILED');
-    expect(result.current.error).toBe(failure);
+    expect(result.current.error).toBeInstanceOf(VeilError);
+    expect(result.current.error?.code).toBe('AUTHENTICATION_FAILED');
+    expect(result.current.error?.cause).toBe(failure);
     expect(result.current.locked).toBe(true);
     await act(async () => {
       await result.current.unlock('secret');

@@ -7,7 +7,9 @@
  */
 import { acquire, type Lease, type VeilConfig, type VeilResources } from './resources.js';
 import { createVeilStore, type VeilStatus, type VeilStore } from './store.js';
+import { hookError } from './errors.js';
 import type { ChatStorage } from './chat-storage.js';
+import { VeilError } from '../errors.js';
 import type { Capabilities } from '../webcrypto/routes.js';
 import type { WorkerPool } from '../pool.js';
 import type {
@@ -18,7 +20,7 @@ import type {
 export interface VeilState {
   readonly status: VeilStatus;
   readonly capabilities: Capabilities | undefined;
-  readonly error: unknown;
+  readonly error: VeilError | undefined;
   readonly keystore: Keystore | undefined;
   readonly pool: WorkerPool | undefined;
 }
@@ -26,7 +28,7 @@ export interface VeilState {
 /** The identity part of `useIdentity()`. */
 export interface IdentityState {
   readonly status: VeilStatus;
-  readonly error: unknown;
+  readonly error: VeilError | undefined;
   /** The current identity: the selected one, else the first in the keystore. */
   readonly identity: IdentityHandle | undefined;
   /** Its signed public bundle (send `bundle.bytes`). */
@@ -74,8 +76,9 @@ export class VeilClient {
       },
       (e: unknown) => {
         if (generation !== this.#generation) return;
-        this.veil.set({ status: 'error', error: e });
-        this.identity.set({ status: 'error', error: e });
+        const error = hookError(e);
+        this.veil.set({ status: 'error', error });
+        this.identity.set({ status: 'error', error });
       },
     );
   }
@@ -101,7 +104,7 @@ export class VeilClient {
           return true;
         }
         if (s.status === 'error') {
-          reject(s.error);
+          reject(s.error ?? new VeilError('INTERNAL', 'the provider did not start'));
           return true;
         }
         return false;
@@ -165,7 +168,7 @@ export class VeilClient {
         if (s !== true) await s;
         return;
       }
-      this.identity.set({ status: 'error', error: e });
+      this.identity.set({ status: 'error', error: hookError(e) });
     }
   }
 
@@ -174,10 +177,12 @@ export class VeilClient {
     try {
       const ks = await this.keystore();
       const r = await f(ks, this.identity.getSnapshot().identity);
+      // A success clears the last failure (the re-read sets `error: undefined` too).
       if (refresh) await this.refresh();
+      else this.identity.set({ error: undefined });
       return r;
     } catch (e) {
-      this.identity.set({ error: e });
+      this.identity.set({ error: hookError(e) });
       throw e;
     }
   }

@@ -16,6 +16,8 @@ import { ChatConversation, CHAT_IDLE, type ChatPeer, type ChatState, type ChatTr
 import { defaultChatStorage, type ChatStorage } from './chat-storage.js';
 import { verificationCodeOf, type ChatVerificationCode } from './verification.js';
 import { runtime } from './runtime.js';
+import { hookError } from './errors.js';
+import type { VeilError } from '../errors.js';
 import type { InitOptions } from '../init.js';
 import type { PoolOptions } from '../pool.js';
 import type {
@@ -200,7 +202,8 @@ export function useDecryptFile(): UseFileResult<[file: FileInput, unlock: FileUn
 /** `useSession()`'s state. */
 export interface SessionState {
   readonly status: VeilStatus;
-  readonly error: unknown;
+  /** The last failure (load, initiate, respond); cleared by the next success. */
+  readonly error: VeilError | undefined;
   readonly session: Session | undefined;
   readonly verificationCode: ChatVerificationCode | undefined;
 }
@@ -236,7 +239,7 @@ export function useSession(peer?: { sessionId: string }): UseSessionResult {
     if (id === undefined || keystore === undefined) return;
     store.set({ status: 'pending' });
     runtime.load(keystore, id).then((s) => adopt(s, g)).catch((e: unknown) => {
-      if (g === generation.current) store.set({ status: 'error', error: e });
+      if (g === generation.current) store.set({ status: 'error', error: hookError(e) });
     });
     return () => {
       generation.current++;
@@ -255,7 +258,7 @@ export function useSession(peer?: { sessionId: string }): UseSessionResult {
       await adopt(r.session, g);
       return r;
     } catch (e) {
-      if (g === generation.current) store.set({ status: 'error', error: e });
+      if (g === generation.current) store.set({ status: 'error', error: hookError(e) });
       throw e;
     }
   }, [store, adopt]);
