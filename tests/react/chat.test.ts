@@ -251,7 +251,8 @@ describe('useSession', () => {
     });
     expect(result.current.s.status).toBe('success');
     expect(result.current.s.session?.id).toBe(id);
-    await waitFor(() => expect(result.current.s.verificationCode?.digits).toMatch(/digits$/));
+    await waitFor(() => expect(result.current.s.verificationCode?.numeric).toMatch(/digits$/));
+    expect(result.current.s.verificationCode?.digits).toBe(result.current.s.verificationCode?.numeric);
     const loaded = renderHook(() => useSession({ sessionId: id }), { wrapper });
     await waitFor(() => expect(loaded.result.current.status).toBe('success'));
     expect(loaded.result.current.session?.id).toBe(id);
