@@ -143,14 +143,14 @@ export interface EncryptFileOptions extends FileJobOptions {
   readonly size?: number;
   /** MIME type of the resulting `Blob` (default `application/octet-stream`). */
   readonly type?: string;
-  /**
-   * **Tests only**: fixed DEK and file id, so that the output can be compared
-   * byte for byte with the Rust engine. Never use for real data. Needs a wasm
-   * module built for tests (`VEILKIT_TESTING=1 bash scripts/build.sh`); the
-   * shipped module refuses it with `INVALID_OPTION`.
-   */
-  readonly unsafeFixedKeysForTesting?: { readonly dek: Uint8Array; readonly fileId: Uint8Array };
 }
+
+/**
+ * Where `withFixedKeysForTesting` (`veilkit/hazmat`) puts its fixed DEK and file id on an options
+ * object: a registered symbol, so that it is no field of {@link EncryptFileOptions} (no autocomplete)
+ * and survives the options being spread.
+ */
+export const FIXED_KEYS_FOR_TESTING: unique symbol = Symbol.for('veilkit.fixedKeysForTesting') as never;
 
 /** How to open a container: a password, `vcs_` shares, a group key, a keystore identity, or (low-level) an X-Wing secret key. */
 export type FileUnlock =
