@@ -106,6 +106,7 @@ export const VEIL_ERROR_CODES = [
   'STATE_ROLLBACK',
 ] as const;
 
+/** The stable code of a {@link VeilError}: one of {@link VEIL_ERROR_CODES}. */
 export type VeilErrorCode = (typeof VEIL_ERROR_CODES)[number];
 
 const CODE_SET: ReadonlySet<string> = new Set(VEIL_ERROR_CODES);

@@ -43,6 +43,7 @@ export const CHAT_ARCHIVED_SESSIONS = 5;
 /** How many messages from an identity change waiting for the app are held; later ones are rejected (not consumed). */
 export const CHAT_HELD_MESSAGES = 50;
 
+/** `useChat`'s third argument: who the conversation is with (read whenever needed; may change freely). */
 export interface ChatPeer {
   /** The peer's prekey bundle (`createPrekeyBundle(…).bundle` or a one-time one): needed to initiate. */
   readonly bundle?: Uint8Array;
@@ -64,6 +65,7 @@ export interface ChatIdentityChange {
   readonly held: number;
 }
 
+/** The state `useChat` returns (besides its actions): messages, status, session, verification and identity change. */
 export interface ChatState {
   /** `idle`: no session yet; `pending`: loading or handshaking; `success`: session established; `error`: loading or establishing failed. */
   readonly status: VeilStatus;

@@ -17,6 +17,7 @@ export interface FileTaskProgress extends FileProgress {
   readonly bytesPerSecond: number;
 }
 
+/** The state of `useEncryptFile` / `useDecryptFile`: status, progress, result and error of the current job. */
 export interface FileTaskState<R> {
   readonly status: VeilStatus;
   readonly progress: FileTaskProgress | undefined;

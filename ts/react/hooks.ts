@@ -29,6 +29,7 @@ import type { DecryptFileOptions, EncryptFileOptions, FileInput, FileUnlock, Sig
 /** The provider's shared pool: `workers` is the pool size (default `navigator.hardwareConcurrency`). */
 export type VeilPoolOptions = Omit<PoolOptions, 'size'> & { workers?: number };
 
+/** Props of `<VeilProvider>`: the keystore (`keystore` or `keystoreOptions`), the shared pool, `init()` options and chat storage. */
 export interface VeilProviderProps {
   /** Keystore name (`KeystoreOptions.name`); no keystore is opened without it (or `keystoreOptions`). */
   keystore?: string;
@@ -123,6 +124,7 @@ export interface UseIdentityResult extends IdentityState {
   remove(options?: CurrentPassphraseOptions): Promise<void>;
 }
 
+/** The current identity of the provider's keystore as state (`identity`, `bundle`, `shareableBundle`, `locked`, `identities`) with its actions: create, restore, lock, backup, prekey bundles, select, remove. */
 export function useIdentity(): UseIdentityResult {
   const client = useClient('useIdentity');
   const state = useStore(client.identity);
@@ -208,6 +210,7 @@ export interface SessionState {
   readonly verificationCode: ChatVerificationCode | undefined;
 }
 
+/** What `useSession` returns: its state and `initiate` / `respond`. */
 export interface UseSessionResult extends SessionState {
   /** `Session.initiate` as the current identity; the result becomes this hook's session. Send `initialMessage` yourself. */
   initiate(peerBundle: Uint8Array, options?: InitiateOptions): Promise<{ session: Session; initialMessage: Uint8Array }>;
