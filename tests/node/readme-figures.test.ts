@@ -9,7 +9,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 
 interface Figures {
-  regenerate(text: string): { text: string; problems: string[] };
+  regenerate: (text: string) => { text: string; problems: string[] };
 }
 
 test('every marked README figure matches its source; an edited one is reported', async () => {
