@@ -163,3 +163,8 @@ if (( simd_gz > SIMD_GZIP_BUDGET )); then
   exit 1
 fi
 echo "build: SIMD module within its size budget ($simd_gz of $SIMD_GZIP_BUDGET bytes gzip -9)"
+
+# The README's generated figures (scripts/readme-figures.mjs): record this build's wasm sizes, then
+# rewrite README.md's marked spans from them (tests/node/readme-figures.test.ts checks they agree).
+node scripts/readme-figures.mjs --measure
+node scripts/readme-figures.mjs

@@ -3,8 +3,11 @@ import * as wasm from './wasm/veilkit.js';
 import { call } from './init.js';
 import { atLeast, exact, optionalBytes, bytes } from './validate.js';
 
+/** AES-256-GCM key length: 32 bytes. */
 export const AES_GCM_KEY_LENGTH = 32;
+/** AES-256-GCM nonce length: 12 bytes. */
 export const AES_GCM_IV_LENGTH = 12;
+/** AES-256-GCM authentication tag length: 16 bytes. */
 export const AES_GCM_TAG_LENGTH = 16;
 
 /**

@@ -5,9 +5,13 @@ import { call } from './init.js';
 import { bytes, exact, oneOf } from './validate.js';
 import { keypair, type Keypair } from './split.js';
 
+/** Ed25519 secret key length as the seed SDK stores it (seed ‖ public key): 64 bytes. */
 export const ED25519_SECRET_KEY_LENGTH = 64;
+/** Ed25519 seed (RFC 8032 secret key) length: 32 bytes. */
 export const ED25519_SEED_LENGTH = 32;
+/** Ed25519 public key length: 32 bytes. */
 export const ED25519_PUBLIC_KEY_LENGTH = 32;
+/** Ed25519 signature length: 64 bytes. */
 export const ED25519_SIGNATURE_LENGTH = 64;
 
 /** A fresh `[secretKey(64) = seed ‖ publicKey, publicKey(32)]`. */

@@ -29,6 +29,10 @@ export const VEIL_ERROR_CODES = [
   // A pool worker that did not start: its script could not be loaded, it crashed while loading, or
   // it did not report ready within the pool's `startTimeoutMs` (ts/pool.ts; details: url, reason).
   'WORKER_START_FAILED',
+  // From the React hooks (ts/react/errors.ts): a job or conversation that was cancelled, reset or
+  // unmounted, and the app's chat transport failing to send a frame (the transport's error is the cause).
+  'ABORTED',
+  'TRANSPORT_FAILED',
   // From the keystore (ts/keystore.ts, worker/keystore.ts).
   'KEYSTORE_LOCKED',
   'KEY_NOT_FOUND',
@@ -102,6 +106,7 @@ export const VEIL_ERROR_CODES = [
   'STATE_ROLLBACK',
 ] as const;
 
+/** The stable code of a {@link VeilError}: one of {@link VEIL_ERROR_CODES}. */
 export type VeilErrorCode = (typeof VEIL_ERROR_CODES)[number];
 
 const CODE_SET: ReadonlySet<string> = new Set(VEIL_ERROR_CODES);

@@ -34,6 +34,7 @@ export function verifyHmacSha256(key: Uint8Array, data: Uint8Array, tag: Uint8Ar
   }
 }
 
+/** Options of `blake3`: output `length` (bytes) and an optional 32-byte `key` (keyed mode). */
 export interface Blake3Options {
   /** Output length in bytes (default 32, at most 65536). */
   length?: number;

@@ -16,6 +16,7 @@ import { AES_GCM_IV_LENGTH, AES_GCM_KEY_LENGTH, AES_GCM_TAG_LENGTH } from './aea
 import { ML_KEM_768 } from './mlkem.js';
 import { X_WING } from './xwing.js';
 import { ML_DSA_65, mlDsaContext } from './mldsa.js';
+import { FIXED_KEYS_FOR_TESTING, type EncryptFileOptions } from './files/types.js';
 
 /**
  * Low-level: encrypts under a caller-chosen 12-byte IV, returning `ciphertext ‖ tag`.
@@ -59,4 +60,16 @@ export function mlDsaSignDerand(secretKey: Uint8Array, message: Uint8Array, rnd:
   const r = exact('rnd', rnd, 32);
   const ctx = mlDsaContext(options.context);
   return call(() => wasm.mlDsaSignWithRnd(sk, m, ctx, r));
+}
+
+/**
+ * **Tests only**: `options` for `encryptFile` with a fixed DEK (32 bytes) and file id (16 bytes), so
+ * that the output can be compared byte for byte with the Rust engine. Never use it for real data: a
+ * fixed DEK makes every file encrypted with it readable by anyone who knows the value. Needs a wasm
+ * module built for tests (`VEILKIT_TESTING=1 bash scripts/build.sh`); the shipped module refuses it
+ * with `INVALID_OPTION`. (Was the `unsafeFixedKeysForTesting` option of `EncryptFileOptions`.)
+ */
+export function withFixedKeysForTesting<O extends EncryptFileOptions>(options: O, keys: { readonly dek: Uint8Array; readonly fileId: Uint8Array }): O {
+  if (typeof keys !== 'object' || keys === null) throw new TypeError('keys must be { dek, fileId }');
+  return { ...options, [FIXED_KEYS_FOR_TESTING]: { dek: exact('dek', keys.dek, 32), fileId: exact('fileId', keys.fileId, 16) } };
 }

@@ -32,5 +32,8 @@ export {
   type FileJobStatus, type FileJobSnapshot, type FileOperation,
 } from './files.js';
 export {
+  bundleToString, bundleFromString, BUNDLE_STRING_PREFIX, MAX_BUNDLE_STRING_BYTES,
+} from './bundle-string.js';
+export {
   seal, open, sealExport, openExport, SEALED_BOX, type SealRecipient, type OpenKey, type SealOptions, type ExportOptions,
 } from './sealed.js';

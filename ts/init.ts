@@ -13,6 +13,7 @@ import { DEFAULT_THREADS_START_TIMEOUT_MS, blockingThreadsStart, initStep, start
 /** Where the `.wasm` comes from. By default it is resolved next to this module. */
 export type WasmSource = URL | string | Response | BufferSource | WebAssembly.Module;
 
+/** Options of `init()`: where the wasm is (`wasm`, `threadsWasm`), the build (`threads`) and the WebCrypto route preference. */
 export interface InitOptions {
   /** Override the location or bytes of `veilkit_bg.wasm` (e.g. a bundler asset URL). */
   wasm?: WasmSource;

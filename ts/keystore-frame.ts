@@ -30,6 +30,7 @@ import type { KdfBudget } from '../worker/keystore.protocol.js';
 export { ISOLATED_PROTOCOL_VERSION, DEFAULT_RATE_LIMIT, type RateLimit } from './keystore-isolated.js';
 export type { Keystore } from './keystore.js';
 
+/** Options of the isolated-origin keystore frame (the page served on the keystore's own origin). */
 export interface KeystoreFrameOptions {
   /**
    * Origins allowed to embed and use this keystore, e.g. `['https://app.example']`: exact
@@ -139,6 +140,7 @@ function isTopLevelManager(source: MessageEventSource | null): boolean {
   return typeof w.top === 'object' && w.top === w;
 }
 
+/** Options of the isolated-origin keystore frame's top-level management page. */
 export interface KeystoreManagerOptions {
   /** The store's name (default: the `name=` of this page's `#` fragment, as `openManager` writes it). */
   readonly name?: string;

@@ -16,6 +16,7 @@ import { disposedError } from './dispose.js';
 import { serializeError, type SerializedError } from '../worker/protocol.js';
 import type { KeystoreChange, KeystoreReplies, KeystoreRequest } from '../worker/keystore.protocol.js';
 
+/** Version of the message protocol between a page and its isolated-origin keystore frame. */
 export const ISOLATED_PROTOCOL_VERSION = 1;
 
 /** Default time an app page or manager waits for the keystore frame's answer. */

@@ -38,6 +38,7 @@ export {
   type PublicBundle,
 } from './keystore-format.js';
 
+/** Options of {@link Keystore.open}: the keystore `name`, KDF budget, persistence, its worker pool, or isolated-origin mode. */
 export interface KeystoreOptions {
   /** Store name: 1–64 characters from `A-Z a-z 0-9 . _ -`. The IndexedDB database is `veilkit-keystore:<name>`. */
   name: string;
@@ -86,11 +87,13 @@ export interface CurrentPassphraseOptions {
   currentPassphrase?: string;
 }
 
+/** Options of reading a backup: the `kdfBudget` its passphrase KDF must stay within. */
 export interface BackupOptions {
   /** Overrides the keystore's KDF budget for this call. */
   kdfBudget?: KdfBudget;
 }
 
+/** Options of {@link Keystore.createIdentity}: a `label` and whether to add an ML-DSA-65 key (`mlDsa`, needed for sessions). */
 export interface CreateIdentityOptions {
   /** Local name shown to the user (at most 256 characters); not part of the public bundle. */
   label: string;
@@ -98,6 +101,7 @@ export interface CreateIdentityOptions {
   mlDsa?: boolean;
 }
 
+/** Options of {@link Keystore.restoreFromPhrase}: a BIP-39 `passphrase`, a `label` and `mlDsa` (not carried by the phrase). */
 export interface RestoreOptions {
   label?: string;
   /** Must match the original identity's setting (default `false`). */
@@ -106,6 +110,7 @@ export interface RestoreOptions {
   passphrase?: string;
 }
 
+/** Options of the keystore's decapsulation: what the shared secret becomes (`output`: an AES-GCM or HKDF `CryptoKey`, with HKDF `info`), or a `port` to hand it to. */
 export interface DecapsulateOptions {
   /** HKDF-SHA256 `info` (default empty). */
   info?: Uint8Array;
@@ -191,6 +196,7 @@ function requestPersistence(): void {
   storage.persist().catch(() => {});
 }
 
+/** Identity keys in IndexedDB behind a dedicated worker: the page gets handles, public keys and non-extractable `CryptoKey`s, never secret bytes. Open with {@link Keystore.open} (docs/KEYSTORE.md). */
 export class Keystore {
   readonly name: string;
   private readonly transport: KeystoreTransport;

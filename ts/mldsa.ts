@@ -5,6 +5,7 @@ import { call } from './init.js';
 import { atMost, bytes, exact, optionalBytes } from './validate.js';
 import { keypair, type Keypair } from './split.js';
 
+/** ML-DSA-65 (FIPS 204) sizes in bytes: seed, public key and signature. */
 export const ML_DSA_65 = Object.freeze({
   secretKeyLength: 32,
   publicKeyLength: 1952,
@@ -12,6 +13,7 @@ export const ML_DSA_65 = Object.freeze({
   maxContextLength: 255,
 });
 
+/** Options of `mlDsaSign`: a `context` string (≤ 255 bytes) and `deterministic` signing. */
 export interface MlDsaSignOptions {
   /** Context string, at most 255 bytes (default empty). */
   context?: Uint8Array;

@@ -29,6 +29,7 @@ import { bufferSource } from './bytes.js';
 const ALG = { name: 'ML-KEM-768' };
 const PRIVATE_USAGES = ['decapsulateBits', 'decapsulateKey'];
 
+/** Options of `generateMlKemKey` / `importMlKemSeed`: which route holds the key (`native` WebCrypto or `wasm`). */
 export interface MlKemKeyOptions {
   /** Overrides the route `init()` chose for this thread. */
   route?: RoutePreference;

@@ -4,6 +4,7 @@ import { call } from './init.js';
 import { exact } from './validate.js';
 import { encapsulation, keypair, type EncapsulationResult, type Keypair } from './split.js';
 
+/** ML-KEM-768 (FIPS 203) sizes in bytes: keys, ciphertext and shared secret. */
 export const ML_KEM_768 = Object.freeze({
   encapsulationKeyLength: 1184,
   decapsulationKeyLength: 2400,

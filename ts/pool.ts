@@ -36,6 +36,7 @@ export interface WorkerExit {
   readonly reason: WorkerExitReason;
 }
 
+/** Options of {@link WorkerPool}: its size, the worker and wasm locations, a worker factory, start timeout, threads and route. */
 export interface PoolOptions {
   /** Number of workers (default `navigator.hardwareConcurrency`, at least 1). */
   size?: number;
@@ -69,6 +70,7 @@ export interface PoolOptions {
   threads?: boolean | number;
 }
 
+/** Options of {@link WorkerPool.run}: an abort `signal`, a worker `affinity` key, `transfer`ables and an `onProgress` callback. */
 export interface RunOptions {
   /** Cancels the call: queued calls never start; a running call's worker is terminated and replaced. */
   signal?: AbortSignal;
@@ -118,6 +120,7 @@ function abortError(signal: AbortSignal): unknown {
   return signal.reason ?? new DOMException('The operation was aborted', 'AbortError');
 }
 
+/** A pool of veilkit workers (`veilkit/worker`) that runs primitives and file jobs off the main thread: lazy start, affinity keys, abort, `dispose()`. */
 export class WorkerPool {
   readonly size: number;
   private readonly slots: Slot[];

@@ -45,6 +45,7 @@ export type OpenKey =
   | { readonly keystore: Keystore; readonly identity: IdentityHandle | string }
   | { readonly xWingSecretKey: Uint8Array };
 
+/** Options of `seal`: HPKE `info` and associated data (`aad`). */
 export interface SealOptions {
   /** HPKE `info`: binds the box to an application context (default empty; at most 64 KiB). Opening needs the same bytes. */
   readonly info?: Uint8Array;
@@ -52,6 +53,7 @@ export interface SealOptions {
   readonly aad?: Uint8Array;
 }
 
+/** Options of `sealExport` / `openExport`: HPKE `info`, the `exporterContext` and the exported secret's `length`. */
 export interface ExportOptions {
   /** HPKE `info` (default empty; at most 64 KiB). */
   readonly info?: Uint8Array;

@@ -26,6 +26,7 @@ export type { SessionInfo } from '../worker/keystore.protocol.js';
 /** The conversation id of a session's verification code (docs/SESSIONS.md §7). */
 export const SESSION_VERIFICATION_CONTEXT = 'veilkit-session-v1';
 
+/** Options of `Session.initiate`: the first message's `plaintext` and `aad`, and a `pinned` peer identity. */
 export interface InitiateOptions {
   /** The peer's `Enc(ID)` as verified out of band: the bundle must carry exactly it (`IDENTITY_MISMATCH`). */
   pinned?: Uint8Array;
@@ -35,6 +36,7 @@ export interface InitiateOptions {
   aad?: Uint8Array;
 }
 
+/** Options of `Session.respond`: a `pinned` peer identity (`Enc(ID)`) and the initial message's `aad`. */
 export interface RespondOptions {
   /** The initiator's `Enc(ID)` as verified out of band (`IDENTITY_MISMATCH` otherwise). */
   pinned?: Uint8Array;
@@ -42,6 +44,7 @@ export interface RespondOptions {
   aad?: Uint8Array;
 }
 
+/** Options of `session.encrypt` / `session.decrypt`: associated data (`aad`) bound to the message. */
 export interface MessageOptions {
   /** Associated data: not sent; the receiver passes the same bytes. */
   aad?: Uint8Array;

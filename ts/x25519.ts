@@ -4,6 +4,7 @@ import { call } from './init.js';
 import { exact } from './validate.js';
 import { keypair, type Keypair } from './split.js';
 
+/** X25519 key (secret, public, shared secret) length: 32 bytes. */
 export const X25519_KEY_LENGTH = 32;
 
 /** A fresh `[secretKey(32), publicKey(32)]`. */

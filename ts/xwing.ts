@@ -4,6 +4,7 @@ import { call } from './init.js';
 import { exact } from './validate.js';
 import { encapsulation, keypair, type EncapsulationResult, type Keypair } from './split.js';
 
+/** X-Wing (ML-KEM-768 + X25519 hybrid KEM) sizes in bytes: secret key, public key, ciphertext, shared secret. */
 export const X_WING = Object.freeze({
   secretKeyLength: 32,
   publicKeyLength: 1216,

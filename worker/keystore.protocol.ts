@@ -14,6 +14,7 @@ import type { Route } from '../ts/webcrypto/routes.js';
 
 /** The key types of an identity. */
 export const KEY_TYPES = ['ed25519', 'x25519', 'ml-kem-768', 'x-wing', 'ml-dsa-65'] as const;
+/** The kinds of keys a keystore identity holds. */
 export type KeyType = (typeof KEY_TYPES)[number];
 
 /**
@@ -77,6 +78,7 @@ export interface KeystoreCapabilities {
   readonly schemaVersion: number;
 }
 
+/** A keystore's state: locked or not, whether a passphrase is set, its revision and identity count, persistence. */
 export interface KeystoreStatus {
   /** Whether the store is protected by a passphrase. */
   readonly passphrase: boolean;
@@ -118,6 +120,7 @@ export interface SessionHead {
   readonly generation: number;
 }
 
+/** What {@link Keystore.importBackup} did: the identities imported and the ids skipped (already present). */
 export interface ImportBackupResult {
   /** Identities added by the import. */
   readonly imported: readonly IdentityHandle[];

@@ -41,6 +41,14 @@ const TS_ONLY: &[(&str, &str)] = &[
         "WORKER_START_FAILED",
         "ts/pool.ts: a worker that failed to load or did not report ready in time",
     ),
+    (
+        "ABORTED",
+        "ts/react/errors.ts: a hook's job or conversation cancelled, reset or unmounted",
+    ),
+    (
+        "TRANSPORT_FAILED",
+        "ts/react/chat.ts: the app's ChatTransport.send threw or rejected",
+    ),
     ("KEYSTORE_LOCKED", "keystore worker (IndexedDB, TS only)"),
     ("KEY_NOT_FOUND", "keystore worker"),
     ("KEY_EXISTS", "keystore worker"),

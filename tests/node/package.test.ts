@@ -82,8 +82,9 @@ test('npm pack: the flat runtime, declarations, the README and both licence file
   const allowed = (f: string): boolean =>
     ['package.json', 'README.md', 'LICENSE-MIT', 'LICENSE-APACHE'].includes(f)
     || /^dist\/pkg\/[^/]+\.(js|wasm)$/.test(f)
-    || /^dist\/(ts|worker)\/.+\.d\.ts$/.test(f);
-  assert.deepEqual([...files].filter((f) => !allowed(f)), [], 'only runtime (dist/pkg), .d.ts, README, licences and package.json');
+    || /^dist\/(ts|worker)\/.+\.d\.ts$/.test(f)
+    || /^docs\/[A-Z_]+\.md$/.test(f) || /^docs\/images\/[\w-]+\.png$/.test(f);
+  assert.deepEqual([...files].filter((f) => !allowed(f)), [], 'only runtime (dist/pkg), .d.ts, README, docs, licences and package.json');
   assert.deepEqual([...files].filter((f) => /\.map$|tsbuildinfo|(^|\/)tests?\//.test(f)), [], 'no source maps, no tests');
 
   const mit = readFileSync(`${root}LICENSE-MIT`, 'utf8');
@@ -91,6 +92,34 @@ test('npm pack: the flat runtime, declarations, the README and both licence file
   assert.match(mit, /Permission is hereby granted, free of charge/);
   assert.match(apache, /Apache License\s+Version 2\.0, January 2004/);
   assert.match(apache, /END OF TERMS AND CONDITIONS/);
+});
+
+/** Relative link targets of a Markdown text (code spans and fenced blocks are not links), without `#fragment`. */
+function relativeLinks(markdown: string): string[] {
+  const text = markdown.replace(/^```[\s\S]*?^```/gm, '').replace(/`[^`\n]*`/g, '');
+  const out: string[] = [];
+  for (const m of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+    const target = m[1]!;
+    if (/^[a-z]+:/i.test(target) || target.startsWith('#')) continue;
+    out.push(target.replace(/#.*$/, ''));
+  }
+  return out;
+}
+
+test('every relative link of the README and of the shipped docs resolves to a file of the packed tarball (issue 28)', () => {
+  const docs = ['README.md', ...[...files].filter((f) => /^docs\/.+\.md$/.test(f))];
+  assert.ok(docs.includes('docs/REACT.md'), 'docs/REACT.md ships');
+  let links = 0;
+  for (const doc of docs) {
+    const base = doc.includes('/') ? doc.slice(0, doc.lastIndexOf('/') + 1) : '';
+    for (const target of relativeLinks(readFileSync(join(pkgDir, doc), 'utf8'))) {
+      if (target === '') continue;
+      const path = new URL(target, `file:///${base}`).pathname.slice(1);
+      assert.ok(files.has(path), `${doc} links ${target}: ${path} is not in the package`);
+      links++;
+    }
+  }
+  assert.ok(links >= 5, `found ${String(links)} links`);
 });
 
 test('package.json: every entry point is in the package; react an optional peer; sideEffects the worker modules', () => {

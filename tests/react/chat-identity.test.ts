@@ -158,7 +158,7 @@ describe('useChat peer binding', () => {
     expect(change!.newIdentityId).toBe(sessionIdentityId(utf8.encode(eve.identity.id)));
     expect(change!.held).toBe(1);
     expect(change!.wasVerified).toBe(false);
-    expect(change!.verificationCode.digits).not.toBe(bob.p.result.current.chat.verificationCode?.digits);
+    expect(change!.verificationCode.numeric).not.toBe(bob.p.result.current.chat.verificationCode?.numeric);
     expect(bob.p.result.current.chat.rejected).toBe(0);
     expect(bob.p.result.current.chat.status).toBe('success');
 

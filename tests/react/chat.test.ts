@@ -5,6 +5,7 @@
 import { describe, expect, test, vi } from 'vitest';
 import { StrictMode, createElement, type ReactNode } from 'react';
 import { act, renderHook, waitFor } from '@testing-library/react';
+import { VeilError } from '../../ts/errors.js';
 import { liveResources } from '../../ts/react/resources.js';
 import { installFakeRuntime, type FakeRuntime } from './fakes.js';
 import {
@@ -173,7 +174,8 @@ describe('useChat', () => {
         failure = e;
       });
     });
-    expect(failure).toBeInstanceOf(TypeError);
+    expect(failure).toBeInstanceOf(VeilError);
+    expect((failure as VeilError).code).toBe('INVALID_STATE');
     expect(alice.result.current.chat.error).toBe(failure);
     expect(alice.result.current.chat.messages).toHaveLength(0);
   });
@@ -249,7 +251,8 @@ describe('useSession', () => {
     });
     expect(result.current.s.status).toBe('success');
     expect(result.current.s.session?.id).toBe(id);
-    await waitFor(() => expect(result.current.s.verificationCode?.digits).toMatch(/digits$/));
+    await waitFor(() => expect(result.current.s.verificationCode?.numeric).toMatch(/digits$/));
+    expect(result.current.s.verificationCode?.digits).toBe(result.current.s.verificationCode?.numeric);
     const loaded = renderHook(() => useSession({ sessionId: id }), { wrapper });
     await waitFor(() => expect(loaded.result.current.status).toBe('success'));
     expect(loaded.result.current.session?.id).toBe(id);

@@ -4,6 +4,7 @@ import { describe, expect, test, vi } from 'vitest';
 import { createElement, type ReactNode } from 'react';
 import { act, renderHook, waitFor } from '@testing-library/react';
 import { installFakeRuntime, type FakeRuntime } from './fakes.js';
+import { VeilError } from '../../ts/errors.js';
 import { VeilProvider, useDecryptFile, useEncryptFile } from '../../ts/react/index.js';
 
 vi.mock('../../ts/react/runtime.js', async () => (await import('./fakes.js')).fakeRuntimeModule);
@@ -70,7 +71,7 @@ describe('useEncryptFile', () => {
     expect((o.signal?.reason as DOMException).name).toBe('AbortError');
   });
 
-  test('cancel: status error with an AbortError; the late result is dropped', async () => {
+  test('cancel: status error with ABORTED (cause: an AbortError); the late result is dropped', async () => {
     f.state.ignoreAbort = true;
     const { result } = renderHook(() => useEncryptFile(), { wrapper });
     let done: Promise<Blob | undefined> | undefined;
@@ -81,7 +82,8 @@ describe('useEncryptFile', () => {
     act(() => result.current.cancel());
     expect(o.signal?.aborted).toBe(true);
     expect(result.current.status).toBe('error');
-    expect((result.current.error as DOMException).name).toBe('AbortError');
+    expect(result.current.error?.code).toBe('ABORTED');
+    expect((result.current.error?.cause as DOMException).name).toBe('AbortError');
     await act(async () => {
       o.resolve(new Blob(['late']));
       expect(await done).toBeUndefined();
@@ -152,7 +154,9 @@ describe('useEncryptFile', () => {
       expect(await done).toBeUndefined();
     });
     expect(result.current.status).toBe('error');
-    expect(result.current.error).toBe(e);
+    expect(result.current.error).toBeInstanceOf(VeilError);
+    expect(result.current.error?.code).toBe('INVALID_PARAMETER');
+    expect(result.current.error?.cause).toBe(e);
   });
 
   test("the caller's own signal aborts the job too", async () => {
@@ -166,7 +170,8 @@ describe('useEncryptFile', () => {
     act(() => c.abort(reason));
     expect(o.signal?.aborted).toBe(true);
     await waitFor(() => expect(result.current.status).toBe('error'));
-    expect(result.current.error).toBe(reason);
+    expect(result.current.error?.code).toBe('ABORTED');
+    expect(result.current.error?.cause).toBe(reason);
   });
 });
 

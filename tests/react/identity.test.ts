@@ -4,7 +4,8 @@ import { describe, expect, test, vi } from 'vitest';
 import { createElement, type ReactNode } from 'react';
 import { act, renderHook, waitFor } from '@testing-library/react';
 import { installFakeRuntime, type FakeRuntime } from './fakes.js';
-import { VeilProvider, useIdentity } from '../../ts/react/index.js';
+import { VeilError } from '../../ts/errors.js';
+import { VeilProvider, bundleFromString, useIdentity } from '../../ts/react/index.js';
 
 vi.mock('../../ts/react/runtime.js', async () => (await import('./fakes.js')).fakeRuntimeModule);
 
@@ -88,7 +89,9 @@ describe('useIdentity', () => {
       });
     });
     expect((failure as { code: string }).code).toBe('AUTHENTICATION_FAILED');
-    expect(result.current.error).toBe(failure);
+    expect(result.current.error).toBeInstanceOf(VeilError);
+    expect(result.current.error?.code).toBe('AUTHENTICATION_FAILED');
+    expect(result.current.error?.cause).toBe(failure);
     expect(result.current.locked).toBe(true);
     await act(async () => {
       await result.current.unlock('secret');
@@ -122,5 +125,25 @@ describe('useIdentity', () => {
     const noKs = ({ children }: { children: ReactNode }) => createElement(VeilProvider, { pool: { workers: 1 } }, children);
     const { result } = renderHook(() => useIdentity(), { wrapper: noKs });
     await expect(result.current.create()).rejects.toThrow(/keystore/);
+  });
+});
+
+describe('useIdentity shareableBundle (issue 28)', () => {
+  test('the current identity\'s prekey bundle as text: undefined before an identity and while locked, bundleFromString gives the bytes', async () => {
+    const { result } = renderHook(() => useIdentity(), { wrapper });
+    await waitFor(() => expect(result.current.status).toBe('success'));
+    expect(result.current.shareableBundle).toBeUndefined();
+    await act(async () => {
+      await result.current.create({ label: 'me' });
+    });
+    const text = result.current.shareableBundle;
+    expect(text).toMatch(/^veilkit-bundle-v1\./);
+    const id = result.current.identity?.id ?? '';
+    expect(new TextDecoder().decode(bundleFromString(text ?? ''))).toBe(`prekeys:${id}`);
+    // Without ML-DSA-65 (sessions need it) there is nothing to share.
+    await act(async () => {
+      await result.current.create({ label: 'classic', mlDsa: false });
+    });
+    expect(result.current.shareableBundle).toBeUndefined();
   });
 });

@@ -4,6 +4,7 @@ import { describe, expect, test, vi } from 'vitest';
 import { StrictMode, createElement, type ReactNode } from 'react';
 import { renderHook, waitFor } from '@testing-library/react';
 import { installFakeRuntime, type FakeRuntime } from './fakes.js';
+import { VeilError } from '../../ts/errors.js';
 import { VeilProvider, useVeil, type VeilProviderProps } from '../../ts/react/index.js';
 import { liveResources } from '../../ts/react/resources.js';
 
@@ -99,7 +100,10 @@ describe('VeilProvider', () => {
     f.runtime.start.mockRejectedValueOnce(boom);
     const { result } = renderHook(() => useVeil(), { wrapper: wrapper({ pool: { workers: 5 } }) });
     await waitFor(() => expect(result.current.status).toBe('error'));
-    expect(result.current.error).toBe(boom);
+    // Typed: a VeilError whose cause is what failed.
+    expect(result.current.error).toBeInstanceOf(VeilError);
+    expect(result.current.error?.code).toBe('INTERNAL');
+    expect(result.current.error?.cause).toBe(boom);
   });
 
   test('useVeil outside a provider throws', () => {

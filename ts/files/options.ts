@@ -4,6 +4,7 @@ import { CONTAINER } from '../files-format.js';
 import { exact, integer } from '../validate.js';
 import { KDF_BOUNDS } from '../kdf-bounds.js';
 import type { EncryptPlan, SignaturePolicy, UnlockSpec } from '../../worker/files.protocol.js';
+import { FIXED_KEYS_FOR_TESTING } from './types.js';
 import type {
   EncryptFileOptions, FileInput, FileUnlock, GroupKey, PasswordKdf, RecipientPublicKey, SignaturePolicyOptions,
 } from './types.js';
@@ -93,7 +94,7 @@ export function planOf(o: EncryptFileOptions): Omit<EncryptPlan, 'plaintextSize'
   const hash = o.hash ?? 'sha256';
   if (hash !== 'sha256' && hash !== 'blake3') throw new TypeError(`hash must be 'sha256' or 'blake3'`);
   if (o.sign !== undefined && o.signWithKeys !== undefined) throw new TypeError('give sign or signWithKeys, not both');
-  const fixed = o.unsafeFixedKeysForTesting;
+  const fixed = (o as { [FIXED_KEYS_FOR_TESTING]?: { dek: unknown; fileId: unknown } })[FIXED_KEYS_FOR_TESTING];
   return {
     chunkSize: integer('chunkSize', o.chunkSize ?? CONTAINER.defaultChunkSize, CONTAINER.minChunkSize, CONTAINER.maxChunkSize),
     hashAlgorithm: hash === 'blake3' ? 1 : 0,

@@ -47,6 +47,7 @@ export async function encryptFileTo(input: FileInput, writable: FileSystemWritab
   return { bytesWritten: r.length, header: r.header, ...(options.threshold !== undefined ? { shares: r.shares } : {}) };
 }
 
+/** Options of `saveFile`: the save `method` (`auto`, `picker`, `download`) and the MIME `type`. */
 export interface SaveFileOptions {
   /** `'auto'` (default): the save picker where available, else a download; `'download'`: always an object-URL download. */
   readonly method?: 'auto' | 'picker' | 'download';

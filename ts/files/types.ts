@@ -60,6 +60,7 @@ export type PasswordKdf =
   | { readonly algorithm: 'argon2id'; readonly memoryKib?: number; readonly iterations?: number; readonly parallelism?: number }
   | { readonly algorithm: 'pbkdf2'; readonly iterations?: number };
 
+/** A group's shared 32-byte key with its id: one wrap that every member opens. */
 export interface GroupKey {
   /** 16-byte group id. */
   readonly id: Uint8Array;
@@ -69,6 +70,7 @@ export interface GroupKey {
   readonly key: Uint8Array;
 }
 
+/** A threshold wrap: the DEK split into `n` Shamir shares, any `t` of which open the file. */
 export interface ThresholdOptions {
   /** Shares needed, 2 … n. */
   readonly t: number;
@@ -96,6 +98,7 @@ export interface SigningSeeds {
   readonly timestamp?: number;
 }
 
+/** Options every file job takes: an abort `signal`, `onProgress`, the worker `pool` (or `workers`), `concurrency` and `batchBytes`. */
 export interface FileJobOptions {
   readonly signal?: AbortSignal;
   readonly onProgress?: (progress: FileProgress) => void;
@@ -121,6 +124,7 @@ export interface FileJobOptions {
   readonly batchBytes?: number;
 }
 
+/** Options of `encryptFile` / `encryptFileTo`: the protections (password, recipients, group, threshold), chunking, hash and signing. */
 export interface EncryptFileOptions extends FileJobOptions {
   /** Password wrap (Argon2id by default, see {@link PasswordKdf}). */
   readonly password?: string;
@@ -143,14 +147,14 @@ export interface EncryptFileOptions extends FileJobOptions {
   readonly size?: number;
   /** MIME type of the resulting `Blob` (default `application/octet-stream`). */
   readonly type?: string;
-  /**
-   * **Tests only**: fixed DEK and file id, so that the output can be compared
-   * byte for byte with the Rust engine. Never use for real data. Needs a wasm
-   * module built for tests (`VEILKIT_TESTING=1 bash scripts/build.sh`); the
-   * shipped module refuses it with `INVALID_OPTION`.
-   */
-  readonly unsafeFixedKeysForTesting?: { readonly dek: Uint8Array; readonly fileId: Uint8Array };
 }
+
+/**
+ * Where `withFixedKeysForTesting` (`veilkit/hazmat`) puts its fixed DEK and file id on an options
+ * object: a registered symbol, so that it is no field of {@link EncryptFileOptions} (no autocomplete)
+ * and survives the options being spread.
+ */
+export const FIXED_KEYS_FOR_TESTING: unique symbol = Symbol.for('veilkit.fixedKeysForTesting') as never;
 
 /** How to open a container: a password, `vcs_` shares, a group key, a keystore identity, or (low-level) an X-Wing secret key. */
 export type FileUnlock =
@@ -162,6 +166,7 @@ export type FileUnlock =
   | { readonly keystore: Keystore; readonly identity: IdentityHandle | string }
   | { readonly xWingSecretKey: Uint8Array; readonly recipientId?: Uint8Array };
 
+/** What a reader requires of a container's signature: `signature` (`required` / `optional`) and an `expectedSigner`. */
 export interface SignaturePolicyOptions {
   /** `'required'`: unsigned containers fail with `SIGNATURE_MISSING` (default `'optional'`; a present signature must always verify). */
   readonly signature?: 'required' | 'optional';
@@ -182,6 +187,7 @@ export interface SignatureInfo {
   readonly signer: { readonly ed25519: Uint8Array; readonly mlDsa65?: Uint8Array } | null;
 }
 
+/** Limits a reader sets on unlocking: the `kdfBudget` for password wraps. */
 export interface UnlockOptions {
   /**
    * The reader's KDF budget for password wraps (FORMAT.md §4.3; default `DEFAULT_KDF_BUDGET`):
@@ -192,6 +198,7 @@ export interface UnlockOptions {
   readonly kdfBudget?: KdfBudget;
 }
 
+/** Options of `decryptFile`: the job options, the signature policy, the unlock limits and the release mode. */
 export interface DecryptFileOptions extends FileJobOptions, SignaturePolicyOptions, UnlockOptions {
   /**
    * `'verified'` (default): a `Promise<Blob>`, nothing released before every
@@ -206,6 +213,7 @@ export interface DecryptFileOptions extends FileJobOptions, SignaturePolicyOptio
   readonly type?: string;
 }
 
+/** One wrap (key slot) of a container header: its kind (password, recipient, group, threshold share) and what it names. */
 export type WrapInfo =
   | { readonly type: 'pbkdf2'; readonly iterations: number }
   | { readonly type: 'argon2id'; readonly memoryKib: number; readonly iterations: number; readonly parallelism: number }
@@ -231,8 +239,10 @@ export interface ContainerHeader {
   readonly sealed: { readonly mode: 'seal' | 'purge'; readonly reason: string; readonly timestamp: number; readonly sealer: Uint8Array } | null;
 }
 
+/** A container's signature as read: none, Ed25519, hybrid (Ed25519 + ML-DSA-65), or invalid. */
 export type SignatureStatus = 'unsigned' | 'ed25519' | 'hybrid' | 'invalid';
 
+/** What `inspectContainer` reports about a container without a key: its header, wraps, signature and checks. */
 export interface ContainerInspection {
   readonly header: ContainerHeader;
   /** `'invalid'`: a signature is present and does not verify (every decrypt fails with `INVALID_SIGNATURE`). */
@@ -242,6 +252,7 @@ export interface ContainerInspection {
   readonly lengthValid?: boolean;
 }
 
+/** The signature policy of `inspectContainer`'s verification. */
 export interface VerifyPolicy extends SignaturePolicyOptions {
   /** `'report'` (default): check every chunk and list the bad ones; `'abort'`: fail at the first. */
   readonly onTamper?: 'report' | 'abort';
@@ -249,6 +260,7 @@ export interface VerifyPolicy extends SignaturePolicyOptions {
   readonly onProgress?: (progress: FileProgress) => void;
 }
 
+/** What verifying a container found: the signature status and signer, and each check's outcome. */
 export interface VerificationReport {
   readonly version: 4 | 5 | 6;
   readonly signature: Exclude<SignatureStatus, 'invalid'>;
@@ -283,6 +295,7 @@ export interface OpenedContainer {
   close(): void;
 }
 
+/** What `encryptFileTo` resolves to once the container is written: `bytesWritten`, the `header`, and threshold `shares` if any. */
 export interface EncryptToResult {
   /** Bytes written (the container length). */
   readonly bytesWritten: number;

@@ -9,6 +9,7 @@ import { MESSAGING } from './sizes.js';
 
 // ---------------------------------------------------------------- key-transparency log
 
+/** What a key-log entry does to a key: add it, update it, or revoke it. */
 export type KeyLogAction = 'add' | 'update' | 'revoke';
 const ACTION_CODES: Readonly<Record<KeyLogAction, number>> = { add: 1, update: 2, revoke: 3 };
 const ACTIONS: readonly KeyLogAction[] = ['add', 'update', 'revoke'];
@@ -42,6 +43,7 @@ export type KeyLogFailureReason =
   | 'KEY_OF_ANOTHER_USER'
   | 'BAD_KEY_SIGNATURE';
 
+/** The result of verifying a key log: valid, or the first failing entry's index and the reason. */
 export type KeyLogVerification = { valid: true } | { valid: false; index: number; reason: KeyLogFailureReason };
 
 /** `prevHash` of the first entry. */

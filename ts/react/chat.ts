@@ -16,6 +16,7 @@
 import { runtime } from './runtime.js';
 import { verificationCodeOf, type ChatVerificationCode } from './verification.js';
 import { VeilError } from '../errors.js';
+import { hookError } from './errors.js';
 import type { VeilStatus, VeilStore } from './store.js';
 import type { ChatMessage, ChatPeerBinding, ChatRecord, ChatStorage } from './chat-storage.js';
 import type { IdentityHandle, Keystore } from '../keystore.js';
@@ -42,6 +43,7 @@ export const CHAT_ARCHIVED_SESSIONS = 5;
 /** How many messages from an identity change waiting for the app are held; later ones are rejected (not consumed). */
 export const CHAT_HELD_MESSAGES = 50;
 
+/** `useChat`'s third argument: who the conversation is with (read whenever needed; may change freely). */
 export interface ChatPeer {
   /** The peer's prekey bundle (`createPrekeyBundle(…).bundle` or a one-time one): needed to initiate. */
   readonly bundle?: Uint8Array;
@@ -63,14 +65,15 @@ export interface ChatIdentityChange {
   readonly held: number;
 }
 
+/** The state `useChat` returns (besides its actions): messages, status, session, verification and identity change. */
 export interface ChatState {
   /** `idle`: no session yet; `pending`: loading or handshaking; `success`: session established; `error`: loading or establishing failed. */
   readonly status: VeilStatus;
   readonly messages: readonly ChatMessage[];
   /** The verification code of the current session (with the bound peer). */
   readonly verificationCode: ChatVerificationCode | undefined;
-  /** The last failure (a rejected incoming frame, a failed send, …); messages are kept. */
-  readonly error: unknown;
+  /** The last failure (a rejected incoming frame, a failed send, …); messages are kept. Cleared by the next successful send or received message. */
+  readonly error: VeilError | undefined;
   /** Incoming frames that failed (tampered, wrong session, unknown kind, before any session); redeliveries of frames already read are not counted. */
   readonly rejected: number;
   /** The keystore session `send` uses. */
@@ -169,10 +172,15 @@ export class ChatConversation {
   #queue: Promise<unknown> = Promise.resolve();
   #stopped = false;
   #off: (() => void) | undefined;
+  /** The transport `send` uses: the latest one given (`setTransport`). */
+  #transport: ChatTransport;
+  /** The transport whose `subscribe` the conversation listens through. */
+  #subscribedWith: ChatTransport | undefined;
 
   constructor(store: VeilStore<ChatState>, context: ChatContext) {
     this.#store = store;
     this.#c = context;
+    this.#transport = context.transport;
     this.#key = `${context.identity.id}/${context.conversationId}`;
   }
 
@@ -205,10 +213,8 @@ export class ChatConversation {
   /** Loads the stored conversation and listens to the transport. */
   start(): void {
     this.#store.set({ ...CHAT_IDLE, status: 'pending' });
-    this.#off = this.#c.transport.subscribe((bytes) => {
-      void this.#enqueue(() => this.#receive(bytes)).catch(() => {});
-    });
-    void this.#enqueue(() => this.#load()).catch((e: unknown) => this.#set({ status: 'error', error: e }));
+    this.#listen();
+    void this.#enqueue(() => this.#load()).catch((e: unknown) => this.#set({ status: 'error', error: hookError(e) }));
   }
 
   async #load(): Promise<void> {
@@ -216,7 +222,7 @@ export class ChatConversation {
     this.#set({ messages: Object.freeze([...(record?.messages ?? [])]) });
     this.#binding = bindingOf(record?.peer);
     this.#confirmed = record?.confirmed !== false;
-    let error: unknown;
+    let error: VeilError | undefined;
     if (record?.sessionId !== undefined) {
       try {
         const live = await this.#describe(await runtime.load(this.#c.keystore, record.sessionId));
@@ -227,7 +233,7 @@ export class ChatConversation {
         this.#code = await verificationCodeOf(live.session);
       } catch (e) {
         // The stored session is gone (deleted, another keystore): a new handshake starts over, with the same peer.
-        error = e;
+        error = hookError(e);
       }
     }
     for (const id of idsOf(record?.archived).slice(0, CHAT_ARCHIVED_SESSIONS)) {
@@ -260,6 +266,27 @@ export class ChatConversation {
     this.#stopped = true;
     this.#off?.();
     this.#off = undefined;
+    this.#subscribedWith = undefined;
+  }
+
+  /**
+   * Follows a new transport object without restarting the conversation: `send` uses it from now on,
+   * and the subscription moves to it only when its `subscribe` function differs (as
+   * `useSyncExternalStore` does), so an inline `{ send, subscribe }` over stable functions keeps one
+   * subscription.
+   */
+  setTransport(transport: ChatTransport): void {
+    this.#transport = transport;
+    if (!this.#stopped && this.#subscribedWith !== undefined && transport.subscribe !== this.#subscribedWith.subscribe) this.#listen();
+  }
+
+  #listen(): void {
+    this.#off?.();
+    const transport = this.#transport;
+    this.#subscribedWith = transport;
+    this.#off = transport.subscribe((bytes) => {
+      void this.#enqueue(() => this.#receive(bytes)).catch(() => {});
+    });
   }
 
   async #describe(session: Session): Promise<Live> {
@@ -323,7 +350,7 @@ export class ChatConversation {
       try {
         if (this.#current === undefined) {
           const peer = this.#c.peer();
-          if (peer?.bundle === undefined) throw new TypeError('no session yet: pass the peer\'s prekey bundle (useChat(id, transport, { bundle })) or wait for its first message');
+          if (peer?.bundle === undefined) throw new VeilError('INVALID_STATE', 'no session yet: pass the peer\'s prekey bundle (useChat(id, transport, { bundle })) or wait for its first message');
           this.#set({ status: 'pending' });
           const { session, initialMessage } = await runtime.initiate(this.#c.keystore, this.#c.identity, peer.bundle, {
             plaintext, ...(peer.pinned === undefined ? {} : { pinned: peer.pinned }),
@@ -344,10 +371,17 @@ export class ChatConversation {
         }
         this.#append([chatMessage('me', text)]);
         await this.#persist();
-        await this.#c.transport.send(out);
+        try {
+          await this.#transport.send(out);
+        } catch (e) {
+          throw new VeilError('TRANSPORT_FAILED', `the transport did not send the frame: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
+        }
+        // A successful send clears the last failure.
+        this.#set({ error: undefined });
       } catch (e) {
-        this.#set(this.#current === undefined ? { status: 'error', error: e } : { error: e });
-        throw e;
+        const error = hookError(e);
+        this.#set(this.#current === undefined ? { status: 'error', error } : { error });
+        throw error;
       }
     });
   }
@@ -397,15 +431,17 @@ export class ChatConversation {
 
   async #receive(bytes: Uint8Array): Promise<void> {
     try {
-      if (!(bytes instanceof Uint8Array) || bytes.length < 2) throw new TypeError('not a chat frame');
+      if (!(bytes instanceof Uint8Array) || bytes.length < 2) throw new VeilError('MALFORMED_INPUT', 'not a chat frame');
       const kind = bytes[0];
       const body = bytes.slice(1);
       if (kind === CHAT_FRAME.initial) await this.#receiveInitial(body);
       else if (kind === CHAT_FRAME.message) await this.#receiveMessage(body);
-      else throw new TypeError(`unknown chat frame kind ${String(kind)}`);
+      else throw new VeilError('MALFORMED_INPUT', `unknown chat frame kind ${String(kind)}`);
+      // A frame read clears the last failure (`rejected` keeps the count).
+      this.#set({ error: undefined });
     } catch (e) {
       if (this.#stopped || this.#redelivered(bytes, e)) return;
-      this.#set({ error: e, rejected: this.#store.getSnapshot().rejected + 1 });
+      this.#set({ error: hookError(e), rejected: this.#store.getSnapshot().rejected + 1 });
     }
   }
 
@@ -457,7 +493,7 @@ export class ChatConversation {
   async #receiveMessage(body: Uint8Array): Promise<void> {
     const tries = [...(this.#current === undefined ? [] : [this.#current]), ...this.#archived];
     const change = this.#change !== undefined && this.#change.held.length < CHAT_HELD_MESSAGES ? this.#change : undefined;
-    if (tries.length === 0 && change === undefined) throw new TypeError('a chat message before any session');
+    if (tries.length === 0 && change === undefined) throw new VeilError('INVALID_STATE', 'a chat message before any session');
     let failure: unknown;
     for (const live of tries) {
       let plaintext: Uint8Array;

@@ -7,7 +7,10 @@
  */
 import { acquire, type Lease, type VeilConfig, type VeilResources } from './resources.js';
 import { createVeilStore, type VeilStatus, type VeilStore } from './store.js';
+import { hookError } from './errors.js';
+import { bundleToString } from '../bundle-string.js';
 import type { ChatStorage } from './chat-storage.js';
+import { VeilError } from '../errors.js';
 import type { Capabilities } from '../webcrypto/routes.js';
 import type { WorkerPool } from '../pool.js';
 import type {
@@ -18,7 +21,7 @@ import type {
 export interface VeilState {
   readonly status: VeilStatus;
   readonly capabilities: Capabilities | undefined;
-  readonly error: unknown;
+  readonly error: VeilError | undefined;
   readonly keystore: Keystore | undefined;
   readonly pool: WorkerPool | undefined;
 }
@@ -26,7 +29,7 @@ export interface VeilState {
 /** The identity part of `useIdentity()`. */
 export interface IdentityState {
   readonly status: VeilStatus;
-  readonly error: unknown;
+  readonly error: VeilError | undefined;
   /** The current identity: the selected one, else the first in the keystore. */
   readonly identity: IdentityHandle | undefined;
   /** Its signed public bundle (send `bundle.bytes`). */
@@ -35,10 +38,16 @@ export interface IdentityState {
   readonly locked: boolean;
   /** Every identity of the keystore, oldest first. */
   readonly identities: readonly IdentityHandle[];
+  /**
+   * The current identity's prekey bundle as text (`bundleToString`): give it to the peer, who passes
+   * `bundleFromString(text)` as `useChat`'s `peer.bundle`. `undefined` while locked, without an
+   * identity, or for an identity without ML-DSA-65 (sessions need it). Reusable (no one-time prekey).
+   */
+  readonly shareableBundle: string | undefined;
 }
 
 const VEIL_IDLE: VeilState = { status: 'idle', capabilities: undefined, error: undefined, keystore: undefined, pool: undefined };
-const IDENTITY_IDLE: IdentityState = { status: 'idle', error: undefined, identity: undefined, bundle: undefined, locked: false, identities: [] };
+const IDENTITY_IDLE: IdentityState = { status: 'idle', error: undefined, identity: undefined, bundle: undefined, locked: false, identities: [], shareableBundle: undefined };
 
 /** Changes that concern sessions only: no identity refresh. */
 const SESSION_CHANGES = new Set(['prekeys-changed', 'session-created', 'session-updated', 'session-deleted']);
@@ -53,6 +62,8 @@ export class VeilClient {
   /** The newest refresh (what an overtaken one waits for). */
   #latest: Promise<void> | undefined;
   #selected: string | undefined;
+  /** Reusable prekey bundles as text, per identity id (see `#shareable`). */
+  readonly #shareableBundles = new Map<string, string>();
   #offChange: (() => void) | undefined;
 
   constructor(chatStorage: ChatStorage | undefined) {
@@ -74,8 +85,9 @@ export class VeilClient {
       },
       (e: unknown) => {
         if (generation !== this.#generation) return;
-        this.veil.set({ status: 'error', error: e });
-        this.identity.set({ status: 'error', error: e });
+        const error = hookError(e);
+        this.veil.set({ status: 'error', error });
+        this.identity.set({ status: 'error', error });
       },
     );
   }
@@ -101,7 +113,7 @@ export class VeilClient {
           return true;
         }
         if (s.status === 'error') {
-          reject(s.error);
+          reject(s.error ?? new VeilError('INTERNAL', 'the provider did not start'));
           return true;
         }
         return false;
@@ -153,19 +165,38 @@ export class VeilClient {
       const [identities, status] = await Promise.all([ks.listIdentities(), ks.status()]);
       const identity = identities.find((i) => i.id === this.#selected) ?? identities[0];
       const bundle = identity === undefined ? undefined : await ks.getPublicBundle(identity);
+      const shareableBundle = identity === undefined || status.locked ? undefined : await this.#shareable(ks, identity);
       const s = stale();
       if (s !== false) {
         if (s !== true) await s;
         return;
       }
-      this.identity.set({ status: 'success', error: undefined, identities: Object.freeze([...identities]), identity, bundle, locked: status.locked });
+      this.identity.set({ status: 'success', error: undefined, identities: Object.freeze([...identities]), identity, bundle, locked: status.locked, shareableBundle });
     } catch (e) {
       const s = stale();
       if (s !== false) {
         if (s !== true) await s;
         return;
       }
-      this.identity.set({ status: 'error', error: e });
+      this.identity.set({ status: 'error', error: hookError(e) });
+    }
+  }
+
+  /**
+   * The identity's reusable prekey bundle as text, made once per identity (`createPrekeyBundle` with no
+   * one-time prekeys; it rotates the signed prekey when due). `undefined` when it cannot be made
+   * (no ML-DSA-65: `PQ_IDENTITY_REQUIRED`, or locked meanwhile): not an error of the identity state.
+   */
+  async #shareable(ks: Keystore, identity: IdentityHandle): Promise<string | undefined> {
+    const known = this.#shareableBundles.get(identity.id);
+    if (known !== undefined) return known;
+    if (!identity.mlDsa) return undefined;
+    try {
+      const text = bundleToString((await ks.createPrekeyBundle(identity)).bundle);
+      this.#shareableBundles.set(identity.id, text);
+      return text;
+    } catch {
+      return undefined;
     }
   }
 
@@ -174,10 +205,12 @@ export class VeilClient {
     try {
       const ks = await this.keystore();
       const r = await f(ks, this.identity.getSnapshot().identity);
+      // A success clears the last failure (the re-read sets `error: undefined` too).
       if (refresh) await this.refresh();
+      else this.identity.set({ error: undefined });
       return r;
     } catch (e) {
-      this.identity.set({ error: e });
+      this.identity.set({ error: hookError(e) });
       throw e;
     }
   }

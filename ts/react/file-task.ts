@@ -6,7 +6,9 @@
  * `reset`, `cancel`, a newer `run` or `dispose`) is dropped.
  */
 import { createVeilStore, type VeilStatus, type VeilStore } from './store.js';
+import { hookError } from './errors.js';
 import type { WorkerPool } from '../pool.js';
+import { VeilError } from '../errors.js';
 import type { FileJobOptions, FileOperation, FileProgress } from '../files.js';
 
 /** `progress` of the file hooks: the operation's progress plus its rate. */
@@ -15,12 +17,13 @@ export interface FileTaskProgress extends FileProgress {
   readonly bytesPerSecond: number;
 }
 
+/** The state of `useEncryptFile` / `useDecryptFile`: status, progress, result and error of the current job. */
 export interface FileTaskState<R> {
   readonly status: VeilStatus;
   readonly progress: FileTaskProgress | undefined;
   readonly result: R | undefined;
   /** A `VeilError` (or `TypeError` / `RangeError` for bad arguments), or the `AbortError` of `cancel()`. */
-  readonly error: unknown;
+  readonly error: VeilError | undefined;
 }
 
 const IDLE: FileTaskState<never> = { status: 'idle', progress: undefined, result: undefined, error: undefined };
@@ -108,7 +111,11 @@ export class FileTask<R> {
       this.#off?.();
       this.#off = undefined;
       this.#controller = undefined;
-      this.store.set({ status: 'error', error: e, result: undefined });
+      // Aborted by the caller's own signal: `ABORTED`, whatever reason it gave (the `cause`).
+      const error = controller.signal.aborted && !(e instanceof VeilError && e.code !== 'ABORTED')
+        ? (e instanceof VeilError ? e : new VeilError('ABORTED', e instanceof Error ? e.message : 'aborted', { cause: e }))
+        : hookError(e);
+      this.store.set({ status: 'error', error, result: undefined });
       return undefined;
     }
   }
@@ -118,7 +125,7 @@ export class FileTask<R> {
     if (this.store.getSnapshot().status !== 'pending') return;
     const e = abortError();
     this.#stop(e);
-    this.store.set({ status: 'error', error: e, result: undefined });
+    this.store.set({ status: 'error', error: hookError(e), result: undefined });
   }
 
   /** Aborts any running job and returns to `idle`; a late result is dropped. */

@@ -16,6 +16,8 @@ import { ChatConversation, CHAT_IDLE, type ChatPeer, type ChatState, type ChatTr
 import { defaultChatStorage, type ChatStorage } from './chat-storage.js';
 import { verificationCodeOf, type ChatVerificationCode } from './verification.js';
 import { runtime } from './runtime.js';
+import { hookError } from './errors.js';
+import type { VeilError } from '../errors.js';
 import type { InitOptions } from '../init.js';
 import type { PoolOptions } from '../pool.js';
 import type {
@@ -27,6 +29,7 @@ import type { DecryptFileOptions, EncryptFileOptions, FileInput, FileUnlock, Sig
 /** The provider's shared pool: `workers` is the pool size (default `navigator.hardwareConcurrency`). */
 export type VeilPoolOptions = Omit<PoolOptions, 'size'> & { workers?: number };
 
+/** Props of `<VeilProvider>`: the keystore (`keystore` or `keystoreOptions`), the shared pool, `init()` options and chat storage. */
 export interface VeilProviderProps {
   /** Keystore name (`KeystoreOptions.name`); no keystore is opened without it (or `keystoreOptions`). */
   keystore?: string;
@@ -121,6 +124,7 @@ export interface UseIdentityResult extends IdentityState {
   remove(options?: CurrentPassphraseOptions): Promise<void>;
 }
 
+/** The current identity of the provider's keystore as state (`identity`, `bundle`, `shareableBundle`, `locked`, `identities`) with its actions: create, restore, lock, backup, prekey bundles, select, remove. */
 export function useIdentity(): UseIdentityResult {
   const client = useClient('useIdentity');
   const state = useStore(client.identity);
@@ -200,11 +204,13 @@ export function useDecryptFile(): UseFileResult<[file: FileInput, unlock: FileUn
 /** `useSession()`'s state. */
 export interface SessionState {
   readonly status: VeilStatus;
-  readonly error: unknown;
+  /** The last failure (load, initiate, respond); cleared by the next success. */
+  readonly error: VeilError | undefined;
   readonly session: Session | undefined;
   readonly verificationCode: ChatVerificationCode | undefined;
 }
 
+/** What `useSession` returns: its state and `initiate` / `respond`. */
 export interface UseSessionResult extends SessionState {
   /** `Session.initiate` as the current identity; the result becomes this hook's session. Send `initialMessage` yourself. */
   initiate(peerBundle: Uint8Array, options?: InitiateOptions): Promise<{ session: Session; initialMessage: Uint8Array }>;
@@ -236,7 +242,7 @@ export function useSession(peer?: { sessionId: string }): UseSessionResult {
     if (id === undefined || keystore === undefined) return;
     store.set({ status: 'pending' });
     runtime.load(keystore, id).then((s) => adopt(s, g)).catch((e: unknown) => {
-      if (g === generation.current) store.set({ status: 'error', error: e });
+      if (g === generation.current) store.set({ status: 'error', error: hookError(e) });
     });
     return () => {
       generation.current++;
@@ -255,7 +261,7 @@ export function useSession(peer?: { sessionId: string }): UseSessionResult {
       await adopt(r.session, g);
       return r;
     } catch (e) {
-      if (g === generation.current) store.set({ status: 'error', error: e });
+      if (g === generation.current) store.set({ status: 'error', error: hookError(e) });
       throw e;
     }
   }, [store, adopt]);
@@ -283,9 +289,19 @@ export interface UseChatResult extends ChatState {
   rejectIdentityChange(): Promise<void>;
 }
 
+/** Throws a `TypeError` during render for a transport without `send` and `subscribe` functions. */
+function checkTransport(transport: ChatTransport): void {
+  const t = transport as Partial<ChatTransport> | null | undefined;
+  if (typeof t !== 'object' || t === null || typeof t.send !== 'function' || typeof t.subscribe !== 'function') {
+    throw new TypeError('useChat: transport must be an object with send(bytes) and subscribe(onBytes) functions');
+  }
+}
+
 /**
- * An end-to-end encrypted conversation of the current identity over `transport` (memoize it: a new
- * transport object restarts the conversation). `peer.bundle` (the peer's prekey bundle) lets the
+ * An end-to-end encrypted conversation of the current identity over `transport`. The transport may be
+ * a new object on every render: `send` uses the latest one, and the conversation re-subscribes only
+ * when `transport.subscribe` is another function (memoize it when subscribing is costly, e.g. opens a
+ * connection). `peer.bundle` (the peer's prekey bundle) lets the
  * first `send` initiate; without it the conversation waits for the peer's first frame. The history,
  * the sessions and the peer binding persist in the provider's `chatStorage` under `conversationId`.
  * The conversation is bound to the first peer identity it has a session with: another identity's
@@ -298,13 +314,19 @@ export function useChat(conversationId: string, transport: ChatTransport, peer?:
   const identity = identityState.identity;
   const identityId = identity?.id;
   const [store] = useState(() => createVeilStore<ChatState>(CHAT_IDLE));
+  checkTransport(transport);
   const peerRef = useRef(peer);
   const identityRef = useRef(identity);
+  const transportRef = useRef(transport);
+  const conversation = useRef<ChatConversation | undefined>(undefined);
   useEffect(() => {
     peerRef.current = peer;
     identityRef.current = identity;
+    // The transport is not part of the conversation's identity: a new object (an inline
+    // `{ send, subscribe }`) is followed, never a restart (which never settled: issue 28).
+    transportRef.current = transport;
+    conversation.current?.setTransport(transport);
   });
-  const conversation = useRef<ChatConversation | undefined>(undefined);
   const storage = client.chatStorage;
   useEffect(() => {
     const me = identityRef.current;
@@ -312,14 +334,16 @@ export function useChat(conversationId: string, transport: ChatTransport, peer?:
       store.reset();
       return;
     }
-    const c = new ChatConversation(store, { keystore, identity: me, conversationId, transport, storage, peer: () => peerRef.current });
+    const c = new ChatConversation(store, {
+      keystore, identity: me, conversationId, transport: transportRef.current, storage, peer: () => peerRef.current,
+    });
     conversation.current = c;
     c.start();
     return () => {
       c.stop();
       if (conversation.current === c) conversation.current = undefined;
     };
-  }, [keystore, identityId, conversationId, transport, storage, store]);
+  }, [keystore, identityId, conversationId, storage, store]);
   const actions = useMemo(() => {
     const on = <A extends unknown[]>(f: (c: ChatConversation, ...a: A) => Promise<void>) => (...a: A): Promise<void> => {
       const c = conversation.current;

@@ -22,3 +22,4 @@ export {
   type ChatPeerBinding, type ChatPendingIdentityChange,
 } from './chat-storage.js';
 export { fingerprintEmoji, type ChatVerificationCode } from './verification.js';
+export { bundleToString, bundleFromString } from '../bundle-string.js';

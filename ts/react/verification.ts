@@ -14,7 +14,9 @@ const EMOJI = [
  * code must keep about 200 bits (docs/PROTOCOL.md §8.1), so there is no short form.
  */
 export interface ChatVerificationCode {
-  /** 60 decimal digits in 12 groups of 5 (`VerificationCode.numeric`). */
+  /** 60 decimal digits in 12 groups of 5 (`Session.verificationCode().numeric`: the same name everywhere). */
+  readonly numeric: string;
+  /** @deprecated The same string as {@link ChatVerificationCode.numeric}, under its old name; use `numeric`. */
   readonly digits: string;
   /** All 256 bits of the fingerprint as 43 emoji (6 bits each, most significant first; the last carries 4), separated by spaces. */
   readonly emoji: string;
@@ -34,5 +36,5 @@ export function fingerprintEmoji(hex: string): string {
 
 export async function verificationCodeOf(session: Session): Promise<ChatVerificationCode> {
   const c = await session.verificationCode();
-  return Object.freeze({ digits: c.numeric, emoji: fingerprintEmoji(c.fingerprint), fingerprint: c.fingerprint });
+  return Object.freeze({ numeric: c.numeric, digits: c.numeric, emoji: fingerprintEmoji(c.fingerprint), fingerprint: c.fingerprint });
 }

@@ -191,7 +191,7 @@ function Conversation({ me, peer, bundle }: { me: string; peer: string; bundle: 
             Verification code (compare with {peer} out of band):{' '}
             <span data-testid="verified">{chat.verified ? 'verified' : 'not verified yet'}</span>
           </summary>
-          <p className="code" data-testid="verification-digits">{chat.verificationCode.digits}</p>
+          <p className="code" data-testid="verification-digits">{chat.verificationCode.numeric}</p>
           {!chat.verified && (
             <button type="button" className="secondary" data-testid="mark-verified" onClick={() => void chat.markVerified()}>
               The codes match
@@ -207,7 +207,7 @@ function Conversation({ me, peer, bundle }: { me: string; peer: string; bundle: 
             Its {chat.identityChange.held} message(s) are held back and your messages still go to the identity you know.
             Accept only if {peer} confirms this new code out of band:
           </p>
-          <p className="code" data-testid="change-digits">{chat.identityChange.verificationCode.digits}</p>
+          <p className="code" data-testid="change-digits">{chat.identityChange.verificationCode.numeric}</p>
           <div className="row">
             <button type="button" onClick={() => void chat.acceptIdentityChange()}>Accept the new identity</button>
             <button type="button" className="secondary" onClick={() => void chat.rejectIdentityChange()}>Reject</button>

@@ -68,7 +68,7 @@ export function ChatPane({ name, conversationId, transport, peerBundle, onBundle
           ? <span className="hint">{chat.status === 'pending' ? 'establishing the session…' : 'no session yet'}</span>
           : <>
               <span className="hint">verification code — compare with {peerName}:</span>
-              <span className="digits" data-testid="code-digits">{chat.verificationCode.digits}</span>
+              <span className="digits" data-testid="code-digits">{chat.verificationCode.numeric}</span>
               <span className="emoji" data-testid="code-emoji">{chat.verificationCode.emoji}</span>
               {chat.verified
                 ? <span className="badge ok" data-testid="verified">verified — bound to this identity</span>
@@ -84,7 +84,7 @@ export function ChatPane({ name, conversationId, transport, peerBundle, onBundle
           {chat.identityChange.wasVerified ? `${peerName} was verified. ` : ''}
           Its {chat.identityChange.held} message{chat.identityChange.held === 1 ? ' is' : 's are'} held back, and your messages still
           go to the identity you know. Accept only if {peerName} confirms this new code out of band:
-          <span className="digits" data-testid="change-digits">{chat.identityChange.verificationCode.digits}</span>
+          <span className="digits" data-testid="change-digits">{chat.identityChange.verificationCode.numeric}</span>
           <span className="row">
             <button type="button" className="danger" data-testid="accept-change" onClick={() => { void chat.acceptIdentityChange(); }}>Accept the new identity</button>
             <button type="button" className="secondary" data-testid="reject-change" onClick={() => { void chat.rejectIdentityChange(); }}>Reject</button>
