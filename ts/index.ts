@@ -16,6 +16,7 @@ export {
   type PrekeyBundles, type CreatePrekeyBundleOptions, type ReplenishPrekeysOptions, type CurrentPassphraseOptions,
   type ContainerHeaderSignature,
 } from './keystore.js';
+export { ConversationHistory, HISTORY_LIMITS, type HistoryAppendOptions, type HistoryAppendResult, type HistoryEntry } from './history.js';
 export {
   Session, SESSION_VERIFICATION_CONTEXT, type SessionInfo, type InitiateOptions, type RespondOptions, type MessageOptions,
 } from './session.js';

@@ -19,6 +19,7 @@ import { WorkerPool, type PoolOptions, type RequestBody } from './pool.js';
 import { resolveKdfBudget, type PublicBundle } from './keystore-format.js';
 import { bytes, integer } from './validate.js';
 import { Listeners } from './listeners.js';
+import { ConversationHistory } from './history.js';
 import { checkName } from '../worker/keystore/args.js';
 import {
   connectKeystoreFrame, resolveIsolatedOptions, type IsolatedKeystoreOptions, type KeystoreBody, type ResolvedIsolatedOptions,
@@ -495,6 +496,21 @@ export class Keystore {
     const oneTime = integer('oneTime', o.oneTime, 0, MAX_ONE_TIME_PREKEYS_PER_CALL);
     if (o.rotate !== undefined && typeof o.rotate !== 'boolean') throw new TypeError('rotate must be a boolean');
     return this.run({ type: 'keystore/replenish-prekeys', identity: identityId(identity), oneTime, rotate: o.rotate === true });
+  }
+
+  /**
+   * The encrypted message history of `conversation` (the app's name for it, 1 to 1,024 characters; never
+   * stored in the clear): append-only entries sealed in the keystore's worker under a key that locks with the
+   * passphrase (docs/KEYSTORE.md#message-history). `useChat` keeps its messages here by default.
+   */
+  history(conversation: string): ConversationHistory {
+    if (this.closed) throw disposedError('this Keystore');
+    return new ConversationHistory((body, transfer) => this.run(body, transfer), conversation);
+  }
+
+  /** Deletes every conversation's history and the history key itself (a new one is made on next use). Needs the store unlocked. */
+  async deleteAllHistory(): Promise<true> {
+    return this.run({ type: 'keystore/history-delete-all' });
   }
 
   /**

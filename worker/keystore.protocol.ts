@@ -197,7 +197,34 @@ export type KeystoreRequest =
   | R<'keystore/session-decrypt', { readonly session: string; readonly message: Uint8Array; readonly aad?: Uint8Array }>
   | R<'keystore/session-info', { readonly session: string }>
   | R<'keystore/session-list', { readonly identity?: string }>
-  | R<'keystore/session-delete', { readonly session: string }>;
+  | R<'keystore/session-delete', { readonly session: string }>
+  // Encrypted message history (docs/KEYSTORE.md#message-history, worker/keystore/history.ts). `conversation` is the app's name for it.
+  /** Seals `entries` as the next sequence numbers and `meta` (when given) as the conversation's metadata, in one transaction. */
+  | R<'keystore/history-append', { readonly conversation: string; readonly entries: readonly Uint8Array[]; readonly meta?: Uint8Array }>
+  /** At most `limit` entries before sequence number `before` (absent: the latest), oldest first. */
+  | R<'keystore/history-read', { readonly conversation: string; readonly limit: number; readonly before?: number }>
+  | R<'keystore/history-delete', { readonly conversation: string; readonly seq: number }>
+  | R<'keystore/history-delete-conversation', { readonly conversation: string }>
+  | R<'keystore/history-delete-all', object>;
+
+/** One entry of a conversation's history: its sequence number (from 1, in append order) and its bytes. */
+export interface HistoryEntry {
+  readonly seq: number;
+  readonly data: Uint8Array;
+}
+
+/** What `keystore/history-append` committed: entries `first` … `next − 1`. */
+export interface HistoryAppendResult {
+  readonly first: number;
+  readonly next: number;
+}
+
+/** What `keystore/history-read` answers: the entries (oldest first), the metadata (`null`: none) and the next sequence number. */
+export interface HistoryRead {
+  readonly entries: HistoryEntry[];
+  readonly meta: Uint8Array | null;
+  readonly next: number;
+}
 
 /**
  * A stored chat session as the page sees it (docs/SESSIONS.md §7): public data only, read from the
@@ -277,4 +304,10 @@ export interface KeystoreReplies {
   'keystore/session-info': SessionInfo;
   'keystore/session-list': SessionInfo[];
   'keystore/session-delete': true;
+  'keystore/history-append': HistoryAppendResult;
+  'keystore/history-read': HistoryRead;
+  /** Whether the entry was there. */
+  'keystore/history-delete': boolean;
+  'keystore/history-delete-conversation': true;
+  'keystore/history-delete-all': true;
 }

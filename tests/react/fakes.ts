@@ -42,6 +42,13 @@ interface FakeIdentity {
 
 let identityCounter = 0;
 
+/**
+ * The keystore's encrypted history (ts/history.ts) as the fake keeps it: entries and metadata per keystore
+ * name and conversation, kept across remounts (a new FakeKeystore of the same name sees them), with every
+ * append recorded. `locked` keystores refuse like the real one (`KEYSTORE_LOCKED`).
+ */
+export const fakeHistories = new Map<string, { entries: { seq: number; data: Uint8Array }[]; meta: Uint8Array | undefined; appends: number[] }>();
+
 export class FakeKeystore {
   readonly name: string;
   readonly dispose = vi.fn();
@@ -67,6 +74,33 @@ export class FakeKeystore {
   onChange(l: (c: { change: string }) => void): () => void {
     this.listeners.add(l);
     return () => this.listeners.delete(l);
+  }
+
+  history(conversation: string) {
+    const k = `${this.name}\u0000${conversation}`;
+    const get = () => {
+      if (this.locked) throw new FakeError('KEYSTORE_LOCKED', 'locked');
+      let h = fakeHistories.get(k);
+      if (!h) fakeHistories.set(k, (h = { entries: [], meta: undefined, appends: [] }));
+      return h;
+    };
+    return {
+      conversation,
+      append: vi.fn(async (entries: readonly Uint8Array[], options: { meta?: Uint8Array } = {}) => {
+        const h = get();
+        const first = (h.entries.at(-1)?.seq ?? 0) + 1;
+        entries.forEach((data, i) => h.entries.push({ seq: first + i, data: data.slice() }));
+        if (options.meta !== undefined) h.meta = options.meta.slice();
+        h.appends.push(entries.length);
+        return { first, next: first + entries.length };
+      }),
+      latest: async (n: number) => get().entries.slice(-n),
+      meta: async () => get().meta,
+      deleteConversation: async () => {
+        fakeHistories.delete(k);
+        return true as const;
+      },
+    };
   }
 
   async listIdentities(): Promise<FakeIdentity[]> {

@@ -1,11 +1,14 @@
 /**
  * Where `useChat` keeps a conversation across reloads: the session id (the session state itself
- * stays in the keystore, `Session.load` by id) and the app's own decrypted messages. Default:
- * IndexedDB database `veilkit-chat:<keystore name>`, object store `conversations`, one record per
- * `<identity id>/<conversation id>`. The messages are plaintext there (as in any chat app's local
- * history): pass another {@link ChatStorage} to `<VeilProvider chatStorage>` to keep them elsewhere,
- * or {@link memoryChatStorage} to keep nothing across reloads. Nothing runs at import time.
+ * stays in the keystore, `Session.load` by id), the peer binding and the messages. Default
+ * ({@link keystoreChatStorage}): the keystore's encrypted message history
+ * (`keystore.history('<identity id>/<conversation id>')`, docs/KEYSTORE.md#message-history): one
+ * sealed record per message, the rest of the record sealed as the conversation's metadata, all
+ * locked with the keystore's passphrase. {@link memoryChatStorage} keeps nothing across reloads;
+ * {@link unsafePlaintextIndexedDbChatStorage} is the explicit opt-in to the old plaintext database.
+ * Nothing runs at import time.
  */
+import type { Keystore } from '../keystore.js';
 
 /** One chat message as `useChat` shows it. */
 export interface ChatMessage {
@@ -52,12 +55,24 @@ export interface ChatRecord {
   readonly identityChange?: ChatPendingIdentityChange | undefined;
 }
 
-/** A place for chat records (keys are `<identity id>/<conversation id>`). */
-export interface ChatStorage {
-  load(store: string, key: string): Promise<ChatRecord | undefined>;
-  save(store: string, key: string, record: ChatRecord): Promise<void>;
-  delete(store: string, key: string): Promise<void>;
+/** What `useChat` passes to every {@link ChatStorage} call besides the store name and key: the keystore itself. */
+export interface ChatStorageContext {
+  readonly keystore: Keystore;
 }
+
+/**
+ * A place for chat records (keys are `<identity id>/<conversation id>`; `store` is the keystore's name).
+ * `save` is called with the whole record after every change; a storage may write only what changed
+ * (the default appends the messages it has not stored yet).
+ */
+export interface ChatStorage {
+  load(store: string, key: string, context?: ChatStorageContext): Promise<ChatRecord | undefined>;
+  save(store: string, key: string, record: ChatRecord, context?: ChatStorageContext): Promise<void>;
+  delete(store: string, key: string, context?: ChatStorageContext): Promise<void>;
+}
+
+/** How many of a conversation's latest messages `useChat` loads ({@link keystoreChatStorage}); older ones stay in `keystore.history(key)` (`before(seq, n)`). */
+export const CHAT_HISTORY_LOADED = 500;
 
 /** Records in this page's memory only (gone on reload). */
 export function memoryChatStorage(): ChatStorage {
@@ -81,8 +96,14 @@ function request<T>(r: IDBRequest<T>): Promise<T> {
   });
 }
 
-/** Records in IndexedDB (database `veilkit-chat:<store>`, object store `conversations`). */
-export function indexedDbChatStorage(): ChatStorage {
+/**
+ * **Plaintext** records in IndexedDB (database `veilkit-chat:<store>`, object store `conversations`, one
+ * record per conversation rewritten whole on every change): readable by any script of the origin, any
+ * extension with storage access and anyone with the disk, and not covered by the keystore's passphrase.
+ * An explicit opt-in (`<VeilProvider chatStorage={unsafePlaintextIndexedDbChatStorage()}>`); the default is
+ * {@link keystoreChatStorage}, which migrates such a database's records into the encrypted history.
+ */
+export function unsafePlaintextIndexedDbChatStorage(): ChatStorage {
   const dbs = new Map<string, Promise<IDBDatabase>>();
   const open = (store: string): Promise<IDBDatabase> => {
     let p = dbs.get(store);
@@ -139,13 +160,142 @@ function isRecord(v: unknown): v is ChatRecord {
   return (r.sessionId === undefined || typeof r.sessionId === 'string') && Array.isArray(r.messages);
 }
 
-/** The default: IndexedDB where it exists (read when first used, never at import), else memory. */
+const textDecoder = new TextDecoder('utf-8', { fatal: false });
+const textEncoder = new TextEncoder();
+
+/** A stored message, if it has the right shape (decrypted bytes are the app's own, but checked all the same). */
+function messageOf(data: Uint8Array): ChatMessage | undefined {
+  let v: unknown;
+  try {
+    v = JSON.parse(textDecoder.decode(data));
+  } catch {
+    return undefined;
+  }
+  if (typeof v !== 'object' || v === null) return undefined;
+  const m = v as Partial<Record<keyof ChatMessage, unknown>>;
+  if (typeof m.id !== 'string' || (m.from !== 'me' && m.from !== 'peer') || typeof m.text !== 'string' || typeof m.at !== 'number') return undefined;
+  return Object.freeze({ id: m.id, from: m.from, text: m.text, at: m.at });
+}
+
+function encodeMessage(m: ChatMessage): Uint8Array {
+  return textEncoder.encode(JSON.stringify({ id: m.id, from: m.from, text: m.text, at: m.at }));
+}
+
+/** The record without its messages (the conversation's sealed metadata). */
+function encodeMeta(record: ChatRecord): Uint8Array {
+  const rest = plainRecord(record);
+  delete rest.messages;
+  return textEncoder.encode(JSON.stringify(rest));
+}
+
+function keystoreOf(context: ChatStorageContext | undefined): Keystore {
+  const ks = context?.keystore;
+  if (ks === undefined) throw new TypeError('keystoreChatStorage needs the keystore: it is called by useChat, which passes it');
+  return ks;
+}
+
+/**
+ * Moves a conversation of the plaintext database `veilkit-chat:<store>` (what `useChat` wrote before the
+ * encrypted history) into `history`, then deletes its plaintext record, and the database once it is empty.
+ * Runs only when the database exists (`indexedDB.databases()`; where that is missing, nothing is migrated).
+ */
+async function migratePlaintext(store: string, key: string, history: ReturnType<Keystore['history']>): Promise<void> {
+  if (typeof indexedDB !== 'object' || indexedDB === null || typeof indexedDB.databases !== 'function') return;
+  const name = `veilkit-chat:${store}`;
+  if (!(await indexedDB.databases()).some((d) => d.name === name)) return;
+  const db = await request(indexedDB.open(name, 1));
+  try {
+    if (!db.objectStoreNames.contains('conversations')) return;
+    const old = await request(db.transaction('conversations').objectStore('conversations').get(key) as IDBRequest<unknown>);
+    if (isRecord(old) && (await history.meta()) === undefined) {
+      const all = old.messages.filter((m): m is ChatMessage => messageOf(encodeMessage(m)) !== undefined);
+      for (let i = 0; i < all.length || i === 0; i += 1000) {
+        const chunk = all.slice(i, i + 1000).map(encodeMessage);
+        await history.append(chunk, i + 1000 >= all.length ? { meta: encodeMeta(old) } : {});
+      }
+    }
+    const t = db.transaction('conversations', 'readwrite');
+    const os = t.objectStore('conversations');
+    os.delete(key);
+    const left = await request(os.count());
+    await new Promise<void>((resolve, reject) => {
+      t.oncomplete = () => resolve();
+      t.onerror = () => reject(t.error ?? new Error('IndexedDB transaction failed'));
+      t.onabort = () => reject(t.error ?? new Error('IndexedDB transaction aborted'));
+    });
+    if (left > 0) return;
+  } finally {
+    db.close();
+  }
+  await new Promise<void>((resolve) => {
+    const r = indexedDB.deleteDatabase(name);
+    r.onsuccess = r.onerror = r.onblocked = () => resolve();
+  });
+}
+
+/**
+ * The default: the keystore's encrypted message history (docs/KEYSTORE.md#message-history), key
+ * `<identity id>/<conversation id>` as the conversation name. Each message is its own sealed record,
+ * appended once (by object identity: a message this storage loaded or stored is not written again);
+ * the other fields of the record are the conversation's sealed metadata, replaced in the same
+ * transaction. `load` reads the latest {@link CHAT_HISTORY_LOADED} messages. A locked keystore fails
+ * with `KEYSTORE_LOCKED`. A conversation still in the plaintext database of an earlier veilkit
+ * (`veilkit-chat:<store>`) is moved here on its first load and deleted there.
+ */
+export function keystoreChatStorage(): ChatStorage {
+  const stored = new WeakSet<ChatMessage>();
+  return {
+    load: async (store, key, context) => {
+      const history = keystoreOf(context).history(key);
+      await migratePlaintext(store, key, history);
+      const meta = await history.meta();
+      if (meta === undefined) return undefined;
+      let rest: unknown;
+      try {
+        rest = JSON.parse(textDecoder.decode(meta));
+      } catch {
+        rest = undefined;
+      }
+      const messages: ChatMessage[] = [];
+      for (const e of await history.latest(CHAT_HISTORY_LOADED)) {
+        const m = messageOf(e.data);
+        if (m === undefined) continue;
+        stored.add(m);
+        messages.push(m);
+      }
+      const r: unknown = { ...(typeof rest === 'object' && rest !== null ? rest : {}), messages };
+      return isRecord(r) ? r : { sessionId: undefined, messages };
+    },
+    save: async (_store, key, record, context) => {
+      const history = keystoreOf(context).history(key);
+      // The messages not stored yet are at the end (useChat only appends).
+      let i = record.messages.length;
+      for (;;) {
+        const m = record.messages[i - 1];
+        if (m === undefined || stored.has(m)) break;
+        i--;
+      }
+      const added = record.messages.slice(i);
+      const meta = encodeMeta(record);
+      for (let j = 0; j < added.length || j === 0; j += 1000) {
+        const chunk = added.slice(j, j + 1000);
+        await history.append(chunk.map(encodeMessage), j + 1000 >= added.length ? { meta } : {});
+        for (const m of chunk) stored.add(m);
+      }
+    },
+    delete: async (_store, key, context) => {
+      await keystoreOf(context).history(key).deleteConversation();
+    },
+  };
+}
+
+/** The default of `<VeilProvider chatStorage>`: {@link keystoreChatStorage}, made when first used (never at import). */
 export function defaultChatStorage(): ChatStorage {
   let chosen: ChatStorage | undefined;
-  const pick = (): ChatStorage => (chosen ??= typeof indexedDB === 'object' && indexedDB !== null ? indexedDbChatStorage() : memoryChatStorage());
+  const pick = (): ChatStorage => (chosen ??= keystoreChatStorage());
   return {
-    load: (store, key) => pick().load(store, key),
-    save: (store, key, record) => pick().save(store, key, record),
-    delete: (store, key) => pick().delete(store, key),
+    load: (store, key, context) => pick().load(store, key, context),
+    save: (store, key, record, context) => pick().save(store, key, record, context),
+    delete: (store, key, context) => pick().delete(store, key, context),
   };
 }

@@ -218,7 +218,7 @@ export class ChatConversation {
   }
 
   async #load(): Promise<void> {
-    const record: ChatRecord | undefined = await this.#c.storage.load(this.#c.keystore.name, this.#key);
+    const record: ChatRecord | undefined = await this.#c.storage.load(this.#c.keystore.name, this.#key, { keystore: this.#c.keystore });
     this.#set({ messages: Object.freeze([...(record?.messages ?? [])]) });
     this.#binding = bindingOf(record?.peer);
     this.#confirmed = record?.confirmed !== false;
@@ -326,7 +326,7 @@ export class ChatConversation {
       confirmed: this.#confirmed,
       identityChange: change === undefined ? undefined : { sessionId: change.live.session.id, held: change.held },
     };
-    await this.#c.storage.save(this.#c.keystore.name, this.#key, record);
+    await this.#c.storage.save(this.#c.keystore.name, this.#key, record, { keystore: this.#c.keystore });
     const dropped = this.#dropped;
     this.#dropped = [];
     for (const s of dropped) {

@@ -39,7 +39,7 @@ export interface VeilProviderProps {
   pool?: VeilPoolOptions;
   /** `init()` options of this page (e.g. `wasm` location); read by the first provider that starts. */
   init?: InitOptions;
-  /** Where `useChat` keeps conversations (default IndexedDB, see docs/REACT.md); read once, on the first render. */
+  /** Where `useChat` keeps conversations (default: the keystore's encrypted history, `keystoreChatStorage()`, see docs/REACT.md); read once, on the first render. */
   chatStorage?: ChatStorage;
   children?: ReactNode;
 }

@@ -18,7 +18,7 @@ export {
   type ChatTransport, type ChatPeer, type ChatState, type ChatIdentityChange,
 } from './chat.js';
 export {
-  memoryChatStorage, indexedDbChatStorage, type ChatStorage, type ChatRecord, type ChatMessage,
+  memoryChatStorage, keystoreChatStorage, unsafePlaintextIndexedDbChatStorage, CHAT_HISTORY_LOADED, type ChatStorage, type ChatStorageContext, type ChatRecord, type ChatMessage,
   type ChatPeerBinding, type ChatPendingIdentityChange,
 } from './chat-storage.js';
 export { fingerprintEmoji, type ChatVerificationCode } from './verification.js';

@@ -12,7 +12,7 @@ import type { Store } from './store.js';
 // Schema
 
 /** Version of the IndexedDB schema (object stores and indexes). Older databases are migrated; newer ones are refused. */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 /**
  * Version of the record format (docs/KEYSTORE.md#storage-model), kept in the
  * state record. A store written in another format is refused with
@@ -39,6 +39,8 @@ export type StoreName = (typeof ALL_STORES)[number];
  *   and the `<identity>/device` record), `sessions` (wrapped ratchet states), `replay`
  *   (first-message replay cache), `heads` (highest committed state counter per session).
  *   Existing records are not touched; the record format stays 2.
+ * - 4: the message history (docs/KEYSTORE.md#message-history): `conversations` (keyPath `c`) and
+ *   `history` (keyPath `['c', 's']`: conversation tag, sequence number). Nothing else changes.
  */
 export const MIGRATIONS: Readonly<Record<number, (db: IDBDatabase, tx: IDBTransaction) => Promise<void>>> = {
   1: async (db) => {
@@ -56,6 +58,10 @@ export const MIGRATIONS: Readonly<Record<number, (db: IDBDatabase, tx: IDBTransa
   },
   3: async (db) => {
     for (const name of SESSION_STORES) db.createObjectStore(name, { keyPath: 'id' }).createIndex('byIdentity', 'identityId');
+  },
+  4: async (db) => {
+    db.createObjectStore('conversations', { keyPath: 'c' });
+    db.createObjectStore('history', { keyPath: ['c', 's'] });
   },
 };
 

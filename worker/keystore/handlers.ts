@@ -10,6 +10,7 @@ import { prekeyBundles } from './prekeys.js';
 import { capabilities } from './capabilities.js';
 import { open } from './store.js';
 import * as sessions from './sessions.js';
+import * as history from './history.js';
 
 /** The `keystore/*` handlers, spread into the worker's handler table; each returns `KeystoreReplies[type]`. */
 export const keystoreHandlers: HandlerTable<KeystoreRequest, KeystoreReplies> = {
@@ -43,4 +44,9 @@ export const keystoreHandlers: HandlerTable<KeystoreRequest, KeystoreReplies> = 
   'keystore/session-info': async (req) => sessions.info(await open(req), req.session),
   'keystore/session-list': async (req) => sessions.list(await open(req), req.identity),
   'keystore/session-delete': async (req) => sessions.remove(await open(req), req.session),
+  'keystore/history-append': async (req) => history.append(await open(req), req.conversation, req.entries, req.meta),
+  'keystore/history-read': async (req) => history.read(await open(req), req.conversation, req.before, req.limit),
+  'keystore/history-delete': async (req) => history.deleteEntry(await open(req), req.conversation, req.seq),
+  'keystore/history-delete-conversation': async (req) => history.deleteConversation(await open(req), req.conversation),
+  'keystore/history-delete-all': async (req) => history.deleteAll(await open(req)),
 };

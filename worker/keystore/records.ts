@@ -15,7 +15,8 @@ const enc = new TextEncoder();
 // ---------------------------------------------------------------------------
 // Records
 
-export type SecretType = KeyType | 'recovery';
+/** `history`: the message-history key (record `#history`, worker/keystore/history.ts). */
+export type SecretType = KeyType | 'recovery' | 'history';
 
 export interface SecretRecord {
   /** `<identity id>/<type>`. */

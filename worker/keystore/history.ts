@@ -1,0 +1,476 @@
+/**
+ * The encrypted message history (docs/KEYSTORE.md#message-history): append-only records in the
+ * keystore's database, each entry sealed with AES-256-GCM under a per-conversation key derived from
+ * the history key, which is a secret of the keystore (wrapped under the storage key like an
+ * identity's seeds, so it locks with the passphrase and is re-wrapped by a passphrase change).
+ *
+ * - History key `H`: 32 random bytes, record `secrets` / `#history` (type `history`).
+ * - Conversation tag `c = HMAC-SHA256(K_index, "veilkit-history-conversation-v1" ‖ 0x00 ‖ UTF-8(name))`,
+ *   `K_index = HKDF-SHA256(H, salt ∅, info "veilkit-history-index-v1")`: names are never stored.
+ * - Conversation key `K_c = HKDF-SHA256(H, salt = the conversation's random 32-byte salt,
+ *   info "veilkit-history-key-v1" ‖ 0x00 ‖ c)`: deleting the conversation record deletes the salt.
+ * - Entry record `{ c, s, v }` (store `history`, key path `[c, s]`):
+ *   `v = iv(12) ‖ AES-256-GCM(K_c, u32be(len) ‖ data ‖ zeros to the bucket, AAD)`,
+ *   `AAD = "veilkit-history-record-v1" ‖ 0x00 ‖ c(32) ‖ u8(kind) ‖ u64be(s)`.
+ * - Conversation record `{ c, salt, next, meta? }` (store `conversations`, key path `c`).
+ *
+ * Keys live in this worker only (non-extractable `CryptoKey`s), cached per unlocked session: a lock,
+ * a passphrase change or a stale generation drops them with the session. Every read and write
+ * checks, in the transaction that touches the records, that the state's generation and lock epoch
+ * are the session's and that `#history` is the record the keys came from.
+ */
+import { VeilError } from '../../ts/errors.js';
+import { bytes, integer, string, untrusted, wipe } from '../../ts/validate.js';
+import { bs, bytesToHex, concatBytes } from '../../ts/bytes.js';
+import { subtle } from '../../ts/webcrypto/subtle.js';
+import type { HistoryAppendResult, HistoryEntry, HistoryRead } from '../keystore.protocol.js';
+import { checkFormat, commit, locked, storageError, withLock } from './db.js';
+import { abort, done, request } from './idb.js';
+import { seal, withSecret, type SecretRecord, type StateRecord } from './records.js';
+import { readState, sessionFor, type Session, type Store } from './store.js';
+
+const enc = new TextEncoder();
+
+/** The record id and type of the history key in `secrets`. */
+export const HISTORY_SECRET_ID = '#history';
+export const HISTORY_SECRET_TYPE = 'history';
+
+/** Record kinds bound into the AAD. */
+export const HISTORY_KIND = Object.freeze({ entry: 1, meta: 2 } as const);
+
+/** Limits of one request (docs/KEYSTORE.md#message-history). */
+export const HISTORY_LIMITS = Object.freeze({
+  /** UTF-16 code units of a conversation name. */
+  name: 1024,
+  /** Bytes of one entry or of the conversation's metadata. */
+  entry: 1 << 20,
+  /** Entries of one append. */
+  append: 1000,
+  /** Entries of one read. */
+  read: 1000,
+});
+
+/** The padded plaintext size of `n` data bytes: `4 + n` rounded up to a power of two ≥ 64 up to 64 KiB, then to a multiple of 64 KiB. */
+export function historyBucket(n: number): number {
+  const framed = n + 4;
+  if (framed > 65536) return Math.ceil(framed / 65536) * 65536;
+  let b = 64;
+  while (b < framed) b *= 2;
+  return b;
+}
+
+interface ConversationRecord {
+  /** Lowercase hex of the 32-byte tag. */
+  c: string;
+  /** 32 random bytes: the HKDF salt of the conversation key. */
+  salt: Uint8Array;
+  /** The sequence number of the next entry (entries are 1 … next − 1, some maybe deleted). */
+  next: number;
+  /** Sealed metadata (kind 2, sequence 0), if set. */
+  meta?: Uint8Array;
+}
+
+interface EntryRecord {
+  c: string;
+  s: number;
+  v: Uint8Array;
+}
+
+interface HistoryKeys {
+  readonly session: Session;
+  /** The wrapped `#history` record the keys came from (compared in every transaction). */
+  readonly wrapped: Uint8Array;
+  readonly base: CryptoKey;
+  readonly index: CryptoKey;
+  readonly conversations: Map<string, CryptoKey>;
+}
+
+const keysBySession = new WeakMap<Session, Promise<HistoryKeys>>();
+
+// ---------------------------------------------------------------------------
+// Test hooks (never reached by a message: only test-only worker entries call these)
+
+/** Records read by history reads in this worker (a test-only worker reports it: O(n) reads are counted, not timed). */
+export const historyStats = { touched: 0 };
+
+/** Runs between the records of an append, inside its transaction (test builds throw here to crash a batch half-way). */
+export type HistoryHook = (tx: IDBTransaction, index: number) => void;
+let historyHook: HistoryHook | undefined;
+
+export function setHistoryHook(hook: HistoryHook | undefined): void {
+  historyHook = hook;
+}
+
+// ---------------------------------------------------------------------------
+// Keys
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+async function importRoot(session: Session, record: SecretRecord): Promise<HistoryKeys> {
+  const base = await withSecret(session, record, (h) => subtle().importKey('raw', bs(h), { name: 'HKDF' }, false, ['deriveKey']));
+  const index = await subtle().deriveKey(
+    { name: 'HKDF', hash: 'SHA-256', salt: new Uint8Array(0), info: bs(enc.encode('veilkit-history-index-v1')) }, base,
+    { name: 'HMAC', hash: 'SHA-256', length: 256 }, false, ['sign'],
+  );
+  return { session, wrapped: record.wrapped, base, index, conversations: new Map() };
+}
+
+/** Reads `#history` with the state; creates it (under the keystore's Web Lock, one commit) when absent. */
+async function loadRoot(s: Store): Promise<HistoryKeys> {
+  const readRoot = async (): Promise<{ state: StateRecord; record: SecretRecord | undefined }> => {
+    try {
+      const tx = s.db.transaction(['meta', 'secrets']);
+      const [state, record] = await Promise.all([
+        request(tx.objectStore('meta').get('state')) as Promise<StateRecord | undefined>,
+        request(tx.objectStore('secrets').get(HISTORY_SECRET_ID)) as Promise<SecretRecord | undefined>,
+      ]);
+      return { state: checkFormat(state), record };
+    } catch (e) {
+      throw storageError(e);
+    }
+  };
+  let { state, record } = await readRoot();
+  let session = sessionFor(s, state);
+  if (!record) {
+    record = await withLock(s.name, async () => {
+      const again = await readRoot();
+      session = sessionFor(s, again.state);
+      if (again.record) return again.record;
+      const h = crypto.getRandomValues(new Uint8Array(32));
+      let made: SecretRecord;
+      try {
+        made = { id: HISTORY_SECRET_ID, identityId: HISTORY_SECRET_ID, type: HISTORY_SECRET_TYPE, wrapped: await seal(session.key, HISTORY_SECRET_ID, HISTORY_SECRET_TYPE, session.generation, h) };
+      } finally {
+        wipe(h);
+      }
+      await commit(s, again.state.revision, async (tx) => {
+        await request(tx.objectStore('secrets').add(made));
+        return undefined;
+      });
+      return made;
+    });
+    state = await readState(s);
+    session = sessionFor(s, state);
+  }
+  return importRoot(session, record);
+}
+
+async function historyKeys(s: Store): Promise<HistoryKeys> {
+  const session = sessionFor(s, await readState(s));
+  let p = keysBySession.get(session);
+  if (!p) {
+    p = loadRoot(s);
+    keysBySession.set(session, p);
+    p.catch(() => {
+      if (keysBySession.get(session) === p) keysBySession.delete(session);
+    });
+  }
+  const keys = await p;
+  if (keys.session !== s.session) {
+    keysBySession.delete(session);
+    throw locked();
+  }
+  return keys;
+}
+
+async function tagOf(keys: HistoryKeys, name: string): Promise<Uint8Array> {
+  const msg = concatBytes([enc.encode('veilkit-history-conversation-v1'), Uint8Array.of(0), enc.encode(name)]);
+  return new Uint8Array(await subtle().sign({ name: 'HMAC' }, keys.index, bs(msg)));
+}
+
+async function conversationKey(keys: HistoryKeys, tag: Uint8Array, salt: Uint8Array): Promise<CryptoKey> {
+  const id = `${bytesToHex(tag)}/${bytesToHex(salt)}`;
+  const cached = keys.conversations.get(id);
+  if (cached) return cached;
+  const key = await subtle().deriveKey(
+    { name: 'HKDF', hash: 'SHA-256', salt: bs(salt), info: bs(concatBytes([enc.encode('veilkit-history-key-v1'), Uint8Array.of(0), tag])) }, keys.base,
+    { name: 'AES-GCM', length: 256 }, false, ['encrypt', 'decrypt'],
+  );
+  if (keys.conversations.size >= 256) keys.conversations.clear();
+  keys.conversations.set(id, key);
+  return key;
+}
+
+function aad(tag: Uint8Array, kind: number, seq: number): Uint8Array {
+  const out = new Uint8Array(26 + 32 + 1 + 8);
+  out.set(enc.encode('veilkit-history-record-v1'), 0);
+  out[25] = 0;
+  out.set(tag, 26);
+  out[58] = kind;
+  new DataView(out.buffer).setBigUint64(59, BigInt(seq));
+  return out;
+}
+
+async function sealEntry(key: CryptoKey, tag: Uint8Array, kind: number, seq: number, data: Uint8Array): Promise<Uint8Array> {
+  const padded = new Uint8Array(historyBucket(data.length));
+  new DataView(padded.buffer).setUint32(0, data.length);
+  padded.set(data, 4);
+  try {
+    const iv = crypto.getRandomValues(new Uint8Array(12));
+    const ct = await subtle().encrypt({ name: 'AES-GCM', iv, additionalData: bs(aad(tag, kind, seq)) }, key, bs(padded));
+    return concatBytes([iv, new Uint8Array(ct)]);
+  } finally {
+    wipe(padded);
+  }
+}
+
+function damaged(seq: number, why: string): VeilError {
+  return new VeilError('AUTHENTICATION_FAILED', `history record ${seq} ${why}`, { details: { index: seq } });
+}
+
+async function openEntry(key: CryptoKey, tag: Uint8Array, kind: number, seq: number, sealed: unknown): Promise<Uint8Array> {
+  // Bytes from storage: any length but a sealed bucket's is damage, as is a failed tag.
+  let v: Uint8Array;
+  try {
+    v = untrusted('history record', sealed, 12 + 64 + 16, 12 + (HISTORY_LIMITS.entry + 65536) + 16, 'AUTHENTICATION_FAILED');
+  } catch {
+    throw damaged(seq, 'is damaged (not a sealed record)');
+  }
+  let padded: Uint8Array;
+  try {
+    padded = new Uint8Array(await subtle().decrypt({ name: 'AES-GCM', iv: bs(v.subarray(0, 12)), additionalData: bs(aad(tag, kind, seq)) }, key, bs(v.subarray(12))));
+  } catch {
+    throw damaged(seq, 'could not be decrypted (modified, moved from another conversation or position, or under another history key)');
+  }
+  try {
+    const n = new DataView(padded.buffer).getUint32(0);
+    if (n + 4 > padded.length || historyBucket(n) !== padded.length) throw damaged(seq, 'has an invalid length');
+    return padded.slice(4, 4 + n);
+  } finally {
+    wipe(padded);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Transactions
+
+const STORES = ['meta', 'secrets', 'conversations', 'history'] as const;
+
+/** Inside a history transaction: the state is still the keys' session's, and `#history` is still their record. */
+async function checkCurrent(s: Store, tx: IDBTransaction, keys: HistoryKeys): Promise<void> {
+  const [state, root] = await Promise.all([
+    request(tx.objectStore('meta').get('state')) as Promise<StateRecord | undefined>,
+    request(tx.objectStore('secrets').get(HISTORY_SECRET_ID)) as Promise<SecretRecord | undefined>,
+  ]);
+  const st = checkFormat(state);
+  if (keys.session.generation !== st.generation || keys.session.lockEpoch !== st.lockEpoch || (st.lock !== undefined) !== keys.session.passphrase) {
+    if (s.session === keys.session) s.session = undefined;
+    throw locked();
+  }
+  if (!root || !(root.wrapped instanceof Uint8Array) || !sameBytes(root.wrapped, keys.wrapped)) {
+    keysBySession.delete(keys.session);
+    throw new VeilError('STORAGE_FAILED', 'the message history was deleted or replaced during the operation; nothing was changed');
+  }
+}
+
+async function readTx<T>(s: Store, keys: HistoryKeys, fn: (tx: IDBTransaction) => Promise<T>): Promise<T> {
+  let tx: IDBTransaction;
+  try {
+    tx = s.db.transaction([...STORES], 'readonly');
+  } catch (e) {
+    throw storageError(e);
+  }
+  try {
+    await checkCurrent(s, tx, keys);
+    return await fn(tx);
+  } catch (e) {
+    abort(tx);
+    throw storageError(e);
+  }
+}
+
+async function writeTx<T>(s: Store, keys: HistoryKeys, fn: (tx: IDBTransaction) => Promise<T>): Promise<T> {
+  let tx: IDBTransaction;
+  try {
+    tx = s.db.transaction([...STORES], 'readwrite', { durability: 'strict' });
+  } catch (e) {
+    throw storageError(e);
+  }
+  const finished = done(tx);
+  finished.catch(() => {});
+  try {
+    await checkCurrent(s, tx, keys);
+    const out = await fn(tx);
+    await finished;
+    return out;
+  } catch (e) {
+    abort(tx);
+    throw storageError(e);
+  }
+}
+
+/** One writer per conversation across the origin's tabs and workers: sequence numbers are assigned and sealed before the commit. */
+function conversationLock<T>(s: Store, hex: string, fn: () => Promise<T>): Promise<T> {
+  const locks = (globalThis.navigator as Navigator | undefined)?.locks;
+  if (!locks) return Promise.reject(new VeilError('UNSUPPORTED_PLATFORM', 'Web Locks (navigator.locks) are required for history writes'));
+  return locks.request(`veilkit-keystore:${s.name}:history:${hex}`, { mode: 'exclusive' }, fn);
+}
+
+function checkConversation(name: unknown): string {
+  const n = string('conversation', name);
+  if (n.length === 0 || n.length > HISTORY_LIMITS.name) throw new RangeError(`conversation must be 1 to ${HISTORY_LIMITS.name} characters, got ${n.length}`);
+  return n;
+}
+
+function checkData(name: string, value: unknown): Uint8Array {
+  const b = bytes(name, value);
+  if (b.length > HISTORY_LIMITS.entry) throw new RangeError(`${name} must be at most ${HISTORY_LIMITS.entry} bytes, got ${b.length}`);
+  return b;
+}
+
+function validConversation(r: unknown, hex: string): ConversationRecord | undefined {
+  if (r === undefined) return undefined;
+  const x = (typeof r === 'object' && r !== null ? r : {}) as Record<string, unknown>;
+  const { c, salt, next, meta } = x;
+  if (c !== hex || !(salt instanceof Uint8Array) || salt.length !== 32 || typeof next !== 'number' || !Number.isSafeInteger(next) || next < 1
+    || (meta !== undefined && !(meta instanceof Uint8Array))) {
+    throw new VeilError('AUTHENTICATION_FAILED', 'the history conversation record is damaged');
+  }
+  return { c, salt, next, ...(meta === undefined ? {} : { meta }) };
+}
+
+// ---------------------------------------------------------------------------
+// Requests
+
+/** `keystore/history-append`: seals `entries` as the next sequence numbers (and `meta`, if given) and commits them in one transaction. */
+export async function append(s: Store, name: unknown, entries: unknown, meta: unknown): Promise<HistoryAppendResult> {
+  const conv = checkConversation(name);
+  if (!Array.isArray(entries)) throw new TypeError('entries must be an array of Uint8Array');
+  if (entries.length > HISTORY_LIMITS.append) throw new RangeError(`at most ${HISTORY_LIMITS.append} entries per append, got ${entries.length}`);
+  const data = entries.map((e, i) => checkData(`entries[${i}]`, e));
+  const metaBytes = meta === undefined ? undefined : checkData('meta', meta);
+  const keys = await historyKeys(s);
+  const tag = await tagOf(keys, conv);
+  const hex = bytesToHex(tag);
+  return conversationLock(s, hex, async () => {
+    const before = await readTx(s, keys, async (tx) => validConversation(await request(tx.objectStore('conversations').get(hex)), hex));
+    const salt = before?.salt ?? crypto.getRandomValues(new Uint8Array(32));
+    const first = before?.next ?? 1;
+    const key = await conversationKey(keys, tag, salt);
+    const records: EntryRecord[] = [];
+    for (const [i, d] of data.entries()) records.push({ c: hex, s: first + i, v: await sealEntry(key, tag, HISTORY_KIND.entry, first + i, d) });
+    const sealedMeta = metaBytes === undefined ? before?.meta : await sealEntry(key, tag, HISTORY_KIND.meta, 0, metaBytes);
+    const next = first + records.length;
+    await writeTx(s, keys, async (tx) => {
+      const now = validConversation(await request(tx.objectStore('conversations').get(hex)), hex);
+      if (now?.next !== before?.next || (now !== undefined && before !== undefined && !sameBytes(now.salt, before.salt))) {
+        throw new VeilError('STORAGE_FAILED', 'the conversation changed during the append; nothing was changed');
+      }
+      const history = tx.objectStore('history');
+      for (const [i, r] of records.entries()) {
+        historyHook?.(tx, i);
+        await request(history.add(r));
+      }
+      const record: ConversationRecord = { c: hex, salt, next, ...(sealedMeta === undefined ? {} : { meta: sealedMeta }) };
+      await request(tx.objectStore('conversations').put(record));
+    });
+    return { first, next };
+  });
+}
+
+/**
+ * `keystore/history-read`: at most `limit` entries before sequence number `before` (all: the
+ * latest), in ascending order, and the conversation's metadata. Reads `limit` records at most: a
+ * key range on `[c, s]` walked backwards.
+ */
+export async function read(s: Store, name: unknown, before: unknown, limit: unknown): Promise<HistoryRead> {
+  const conv = checkConversation(name);
+  const n = integer('limit', limit, 0, HISTORY_LIMITS.read);
+  const upper = before === undefined ? Number.MAX_SAFE_INTEGER : integer('before', before, 1, Number.MAX_SAFE_INTEGER);
+  const keys = await historyKeys(s);
+  const tag = await tagOf(keys, conv);
+  const hex = bytesToHex(tag);
+  const found = await readTx(s, keys, async (tx) => {
+    const record = validConversation(await request(tx.objectStore('conversations').get(hex)), hex);
+    const rows: EntryRecord[] = [];
+    if (record === undefined || n === 0 || upper <= 1) return { record, rows };
+    const cursor = tx.objectStore('history').openCursor(IDBKeyRange.bound([hex, 1], [hex, upper], false, true), 'prev');
+    await new Promise<void>((resolve, reject) => {
+      cursor.onsuccess = () => {
+        const c = cursor.result;
+        if (!c) {
+          resolve();
+          return;
+        }
+        historyStats.touched++;
+        rows.push(c.value as EntryRecord);
+        if (rows.length >= n) resolve();
+        else c.continue();
+      };
+      cursor.onerror = () => reject(cursor.error ?? new DOMException('cursor failed', 'UnknownError'));
+    });
+    return { record, rows };
+  });
+  if (found.record === undefined) return { entries: [], meta: null, next: 1 };
+  const key = await conversationKey(keys, tag, found.record.salt);
+  const entries: HistoryEntry[] = [];
+  for (const r of found.rows.reverse()) {
+    if (!Number.isSafeInteger(r.s)) throw damaged(-1, 'has no valid sequence number');
+    entries.push({ seq: r.s, data: await openEntry(key, tag, HISTORY_KIND.entry, r.s, r.v) });
+  }
+  const meta = found.record.meta === undefined ? null : await openEntry(key, tag, HISTORY_KIND.meta, 0, found.record.meta);
+  return { entries, meta, next: found.record.next };
+}
+
+/** `keystore/history-delete`: removes the entry `seq` (its record, bytes and all); whether it was there. */
+export async function deleteEntry(s: Store, name: unknown, seq: unknown): Promise<boolean> {
+  const conv = checkConversation(name);
+  const n = integer('seq', seq, 1, Number.MAX_SAFE_INTEGER);
+  const keys = await historyKeys(s);
+  const hex = bytesToHex(await tagOf(keys, conv));
+  return conversationLock(s, hex, () => writeTx(s, keys, async (tx) => {
+    const store = tx.objectStore('history');
+    const present = (await request(store.count([hex, n]))) > 0;
+    if (present) await request(store.delete([hex, n]));
+    return present;
+  }));
+}
+
+/** `keystore/history-delete-conversation`: every entry, the metadata and the salt (so the conversation key cannot be derived again). */
+export async function deleteConversation(s: Store, name: unknown): Promise<true> {
+  const conv = checkConversation(name);
+  const keys = await historyKeys(s);
+  const hex = bytesToHex(await tagOf(keys, conv));
+  return conversationLock(s, hex, () => writeTx(s, keys, async (tx) => {
+    await request(tx.objectStore('history').delete(IDBKeyRange.bound([hex, 0], [hex, Number.MAX_SAFE_INTEGER])));
+    await request(tx.objectStore('conversations').delete(hex));
+    return true as const;
+  }));
+}
+
+/**
+ * `keystore/history-delete-all`: every conversation and entry, then the history key itself (a new
+ * one is made on next use). Needs the store unlocked, like every history request.
+ */
+export async function deleteAll(s: Store): Promise<true> {
+  sessionFor(s, await readState(s));
+  return withLock(s.name, async () => {
+    const state = await readState(s);
+    sessionFor(s, state);
+    let tx: IDBTransaction;
+    try {
+      tx = s.db.transaction(['conversations', 'history'], 'readwrite', { durability: 'strict' });
+    } catch (e) {
+      throw storageError(e);
+    }
+    const finished = done(tx);
+    finished.catch(() => {});
+    try {
+      await request(tx.objectStore('history').clear());
+      await request(tx.objectStore('conversations').clear());
+      await finished;
+    } catch (e) {
+      abort(tx);
+      throw storageError(e);
+    }
+    await commit(s, state.revision, async (t) => {
+      await request(t.objectStore('secrets').delete(HISTORY_SECRET_ID));
+      return undefined;
+    });
+    const cur = s.session;
+    if (cur) keysBySession.delete(cur);
+    return true as const;
+  });
+}
