@@ -17,7 +17,8 @@ export {
   type ContainerHeaderSignature,
 } from './keystore.js';
 export {
-  Session, SESSION_VERIFICATION_CONTEXT, type SessionInfo, type InitiateOptions, type RespondOptions, type MessageOptions,
+  Session, SESSION_VERIFICATION_CONTEXT, MAX_SESSION_BATCH, type SessionInfo, type InitiateOptions, type RespondOptions, type MessageOptions,
+  type BatchMessage, type BatchPlaintext, type DecryptManyResult,
 } from './session.js';
 export { capabilities, type Capabilities, type Routes, type Route, type RoutePreference, type WasmBuild } from './webcrypto/routes.js';
 export type { WebCryptoSupport, AlgorithmSupport } from './webcrypto/probe.js';
