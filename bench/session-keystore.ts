@@ -149,7 +149,9 @@ async function batchCase(id: string, s: Awaited<ReturnType<typeof setup>>, kind:
   for (let i = 0; i <= BATCH_RUNS; i++) {
     const t0 = performance.now();
     if (kind === 'decrypt') {
-      const r = await p.bob.decryptMany(batches[i]!);
+      const batch = batches[i];
+      if (!batch) throw new Error('no batch');
+      const r = await p.bob.decryptMany(batch);
       if (!r.every((x) => x.ok)) throw new Error('a message of the batch failed');
     } else {
       await p.alice.encryptMany(plaintexts);

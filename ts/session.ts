@@ -77,7 +77,8 @@ export const MAX_SESSION_BATCH = 1000;
 function batch<K extends 'message' | 'plaintext'>(
   name: string, entries: readonly (Uint8Array | ({ [P in K]: Uint8Array } & { aad?: Uint8Array }))[], field: K, aad: Uint8Array | undefined,
 ): SessionBatchItem[] {
-  if (!Array.isArray(entries)) throw new TypeError(`${name} must be an array`);
+  const given: unknown = entries;
+  if (!Array.isArray(given)) throw new TypeError(`${name} must be an array`);
   if (entries.length > MAX_SESSION_BATCH) throw new RangeError(`${name} holds at most ${MAX_SESSION_BATCH} entries (got ${entries.length})`);
   const common = aad === undefined ? undefined : bytes('aad', aad).slice();
   return entries.map((e, i) => {

@@ -537,7 +537,7 @@ async function attempt<T>(s: Store, id: string, c: CachedSession, compute: Compu
   }
   let committed: Awaited<ReturnType<typeof commitSession>>;
   const meta = { ...c.meta, updatedAt: Date.now() };
-  let counter = 0;
+  let counter: number;
   try {
     counter = c.state.counter();
     if (counter <= c.record.counter) throw new VeilError('INTERNAL', 'the state counter did not increase');
@@ -603,7 +603,7 @@ function batchItems(items: unknown): { data: Uint8Array; aad: Uint8Array | undef
   return (items as unknown[]).map((x, i) => {
     if (typeof x !== 'object' || x === null) throw new TypeError(`items[${i}] must be { data, aad? }`);
     const it = x as { data?: unknown; aad?: unknown };
-    return { data: bytes(`items[${i}].data`, it.data as Uint8Array), aad: optional(`items[${i}].aad`, it.aad as Uint8Array | undefined) };
+    return { data: bytes(`items[${i}].data`, it.data), aad: optional(`items[${i}].aad`, it.aad as Uint8Array | undefined) };
   });
 }
 
