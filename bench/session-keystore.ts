@@ -18,6 +18,11 @@ const SHORT = new Uint8Array([0x78]);
 /** Single timed operations for the cases whose input cannot be reused (a one-time bundle each). */
 const SINGLE_WARMUP = 5;
 const SINGLE_RUNS = 40;
+/** Single decrypts timed one by one (each message decrypts once). */
+const DECRYPT_RUNS = 100;
+/** Messages per `decryptMany` / `encryptMany` batch (a chat syncing its queue after a reconnect), and batches timed. */
+const BATCH = 50;
+const BATCH_RUNS = 9;
 
 interface Party {
   ks: Keystore;
@@ -90,6 +95,75 @@ const CASES: Record<string, (s: Awaited<ReturnType<typeof setup>>) => Promise<Pr
   },
 };
 
+/**
+ * The floor the keystore path is held to (issue 28): one bare `durability: 'strict'` IndexedDB transaction on the
+ * page — a read and a put of an 8 KiB record, like a session commit's — with nothing else: no lock, crypto or worker.
+ */
+async function bareCommitCase(id: string): Promise<CaseResult> {
+  const name = `bench-idb-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+  const db = await new Promise<IDBDatabase>((resolve, reject) => {
+    const r = indexedDB.open(name, 1);
+    r.onupgradeneeded = () => r.result.createObjectStore('kv', { keyPath: 'id' });
+    r.onsuccess = () => resolve(r.result);
+    r.onerror = () => reject(r.error ?? new Error('open failed'));
+  });
+  const value = new Uint8Array(8192).map((_, i) => i & 0xff);
+  let n = 0;
+  const commit = () => new Promise<void>((resolve, reject) => {
+    const tx = db.transaction('kv', 'readwrite', { durability: 'strict' });
+    const get = tx.objectStore('kv').get('state');
+    get.onsuccess = () => tx.objectStore('kv').put({ id: 'state', n: n++, value });
+    tx.oncomplete = () => resolve();
+    tx.onerror = () => reject(tx.error ?? new Error('transaction failed'));
+  });
+  try {
+    return await measure(id, { async: true, op: commit, note: 'one bare readwrite transaction, durability strict, on the page: get + put of an 8 KiB record (the floor of a session commit)' });
+  } finally {
+    db.close();
+    indexedDB.deleteDatabase(name);
+  }
+}
+
+/** Single `decrypt`s through the keystore, each timed (each message can decrypt once): median. */
+async function decryptCase(id: string, s: Awaited<ReturnType<typeof setup>>): Promise<CaseResult> {
+  const p = await s.pair();
+  await p.send('a', MSG);
+  const ms = await p.alice.encryptMany(Array.from({ length: SINGLE_WARMUP + DECRYPT_RUNS }, () => MSG));
+  const samples: number[] = [];
+  for (const [i, m] of ms.entries()) {
+    const t0 = performance.now();
+    await p.bob.decrypt(m);
+    if (i >= SINGLE_WARMUP) samples.push((performance.now() - t0) / 1000);
+  }
+  return { id, ok: true, unit: 's', value: median(samples), samples, note: `session.decrypt of 1 KiB (median of ${DECRYPT_RUNS} single operations): worker round trip, strict IndexedDB commit` };
+}
+
+/** `decryptMany` / `encryptMany` of {@link BATCH} 1 KiB messages: the median batch, reported per message. */
+async function batchCase(id: string, s: Awaited<ReturnType<typeof setup>>, kind: 'decrypt' | 'encrypt'): Promise<CaseResult> {
+  const p = await s.pair();
+  await p.send('a', MSG);
+  const plaintexts = Array.from({ length: BATCH }, () => MSG);
+  const batches: Uint8Array[][] = [];
+  if (kind === 'decrypt') for (let i = 0; i <= BATCH_RUNS; i++) batches.push(await p.alice.encryptMany(plaintexts));
+  const samples: number[] = [];
+  for (let i = 0; i <= BATCH_RUNS; i++) {
+    const t0 = performance.now();
+    if (kind === 'decrypt') {
+      const batch = batches[i];
+      if (!batch) throw new Error('no batch');
+      const r = await p.bob.decryptMany(batch);
+      if (!r.every((x) => x.ok)) throw new Error('a message of the batch failed');
+    } else {
+      await p.alice.encryptMany(plaintexts);
+    }
+    if (i > 0) samples.push((performance.now() - t0) / 1000 / BATCH);
+  }
+  return {
+    id, ok: true, unit: 's', value: median(samples), samples,
+    note: `session.${kind}Many of ${BATCH} 1 KiB messages, per message (median of ${BATCH_RUNS} batches): one worker round trip and one strict IndexedDB commit per batch`,
+  };
+}
+
 /** Respond consumes a one-time bundle each time: single timed operations over fresh initial messages. */
 async function respondCase(id: string, s: Awaited<ReturnType<typeof setup>>): Promise<CaseResult> {
   const { oneTime } = await s.b.ks.createPrekeyBundle(s.b.me, { oneTime: SINGLE_WARMUP + SINGLE_RUNS });
@@ -107,13 +181,31 @@ async function respondCase(id: string, s: Awaited<ReturnType<typeof setup>>): Pr
   };
 }
 
-export const KEYSTORE_CASE_IDS = [...Object.keys(CASES), 'sess-respond/veilkit-keystore'];
+const PAGE_CASES: Record<string, (id: string, s: Awaited<ReturnType<typeof setup>>) => Promise<CaseResult>> = {
+  'sess-respond/veilkit-keystore': respondCase,
+  'sess-decrypt/veilkit-keystore': decryptCase,
+  'sess-decrypt-many/veilkit-keystore': (id, s) => batchCase(id, s, 'decrypt'),
+  'sess-encrypt-many/veilkit-keystore': (id, s) => batchCase(id, s, 'encrypt'),
+};
+
+/** The bare IndexedDB commit (no keystore): run on the page beside the keystore cases. */
+const BARE_COMMIT = 'sess-x-idb-commit/veilkit-keystore';
+
+export const KEYSTORE_CASE_IDS = [BARE_COMMIT, ...Object.keys(CASES), ...Object.keys(PAGE_CASES)];
 
 export async function runKeystoreCase(id: string): Promise<CaseResult> {
+  if (id === BARE_COMMIT) {
+    try {
+      return await bareCommitCase(id);
+    } catch (e) {
+      return { id, ok: false, error: e instanceof Error ? `${e.name}: ${e.message}` : String(e) };
+    }
+  }
   let s: Awaited<ReturnType<typeof setup>> | undefined;
   try {
     s = await setup();
-    if (id === 'sess-respond/veilkit-keystore') return await respondCase(id, s);
+    const pc = PAGE_CASES[id];
+    if (pc) return await pc(id, s);
     const c = CASES[id];
     if (!c) throw new Error(`unknown case ${id}`);
     return await measure(id, await c(s));

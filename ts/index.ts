@@ -18,7 +18,8 @@ export {
 } from './keystore.js';
 export { ConversationHistory, HISTORY_LIMITS, type HistoryAppendOptions, type HistoryAppendResult, type HistoryEntry } from './history.js';
 export {
-  Session, SESSION_VERIFICATION_CONTEXT, type SessionInfo, type InitiateOptions, type RespondOptions, type MessageOptions,
+  Session, SESSION_VERIFICATION_CONTEXT, MAX_SESSION_BATCH, type SessionInfo, type InitiateOptions, type RespondOptions, type MessageOptions,
+  type BatchMessage, type BatchPlaintext, type DecryptManyResult,
 } from './session.js';
 export { capabilities, type Capabilities, type Routes, type Route, type RoutePreference, type WasmBuild } from './webcrypto/routes.js';
 export type { WebCryptoSupport, AlgorithmSupport } from './webcrypto/probe.js';

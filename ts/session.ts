@@ -19,7 +19,9 @@ import { bytes } from './validate.js';
 import { init } from './init.js';
 import { generateVerificationCode, type VerificationCode } from './messaging/verification.js';
 import type { KeystoreBody } from './keystore-isolated.js';
-import type { IdentityHandle, KeystoreReplies, SessionInfo } from '../worker/keystore.protocol.js';
+import type { IdentityHandle, KeystoreReplies, SessionBatchItem, SessionInfo } from '../worker/keystore.protocol.js';
+import { deserializeError } from './pool.js';
+import { VeilError } from './errors.js';
 
 export type { SessionInfo } from '../worker/keystore.protocol.js';
 
@@ -48,6 +50,46 @@ export interface RespondOptions {
 export interface MessageOptions {
   /** Associated data: not sent; the receiver passes the same bytes. */
   aad?: Uint8Array;
+}
+
+/** One message of {@link Session.decryptMany} with its own `aad` (an entry given as bare bytes takes the call's `aad`). */
+export interface BatchMessage {
+  message: Uint8Array;
+  aad?: Uint8Array;
+}
+
+/** One plaintext of {@link Session.encryptMany} with its own `aad` (an entry given as bare bytes takes the call's `aad`). */
+export interface BatchPlaintext {
+  plaintext: Uint8Array;
+  aad?: Uint8Array;
+}
+
+/**
+ * The outcome of one message of {@link Session.decryptMany}: its plaintext and the session's state counter after
+ * it, or the typed error it failed with (`AUTHENTICATION_FAILED`, `DUPLICATE_MESSAGE`, `TOO_FAR_AHEAD`,
+ * `MALFORMED_INPUT`, …), in which case that message changed nothing.
+ */
+export type DecryptManyResult =
+  | { ok: true; plaintext: Uint8Array; counter: number }
+  | { ok: false; error: VeilError };
+
+/** The most messages one `encryptMany` / `decryptMany` call carries (a longer list: `RangeError`; split it). */
+export const MAX_SESSION_BATCH = 1000;
+
+/** Copies a batch into worker items: `field` of an object entry, or a bare `Uint8Array`; each with its `aad` or the call's. */
+function batch<K extends 'message' | 'plaintext'>(
+  name: string, entries: readonly (Uint8Array | ({ [P in K]: Uint8Array } & { aad?: Uint8Array }))[], field: K, aad: Uint8Array | undefined,
+): SessionBatchItem[] {
+  const given: unknown = entries;
+  if (!Array.isArray(given)) throw new TypeError(`${name} must be an array`);
+  if (entries.length > MAX_SESSION_BATCH) throw new RangeError(`${name} holds at most ${MAX_SESSION_BATCH} entries (got ${entries.length})`);
+  const common = aad === undefined ? undefined : bytes('aad', aad).slice();
+  return entries.map((e, i) => {
+    if (e instanceof Uint8Array) return { data: bytes(`${name}[${i}]`, e).slice(), ...(common ? { aad: common } : {}) };
+    if (typeof e !== 'object' || (e as unknown) === null) throw new TypeError(`${name}[${i}] must be a Uint8Array or { ${field}, aad? }`);
+    const own = e.aad === undefined ? common : bytes(`${name}[${i}].aad`, e.aad).slice();
+    return { data: bytes(`${name}[${i}].${field}`, e[field]).slice(), ...(own ? { aad: own } : {}) };
+  });
 }
 
 function identityId(identity: IdentityHandle | string): string {
@@ -168,6 +210,39 @@ export class Session {
     this.check();
     const oo = options(o);
     return run(this.keystore, { type: 'keystore/session-decrypt', session: this.id, message: bytes('message', message).slice(), ...opt('aad', oo.aad) });
+  }
+
+  /**
+   * Decrypts a batch of messages in order — each on the state the previous ones left, so a burst arriving out of
+   * order decrypts as it would one by one — and commits the advanced state **once** (one strict IndexedDB
+   * transaction for the batch, docs/SESSIONS.md §7.2). A message that fails gets `{ ok: false, error }` in its slot
+   * and changes nothing (a tampered, replayed or mis-`aad`ed message cannot spoil the others); the rest proceed.
+   * Nothing is returned before the commit: if it fails, the call rejects and no plaintext is released (the state is
+   * as before, so the same batch can be retried). Entries are bytes (decrypted with `o.aad`) or `{ message, aad? }`;
+   * at most {@link MAX_SESSION_BATCH}.
+   */
+  async decryptMany(messages: readonly (Uint8Array | BatchMessage)[], o?: MessageOptions): Promise<DecryptManyResult[]> {
+    this.check();
+    const items = batch('messages', messages, 'message', options(o).aad);
+    if (items.length === 0) return [];
+    const r = await run(this.keystore, { type: 'keystore/session-decrypt-many', session: this.id, items });
+    return r.results.map((x): DecryptManyResult => {
+      if (x.ok) return { ok: true, plaintext: x.plaintext, counter: x.counter };
+      const error = deserializeError(x.error);
+      return { ok: false, error: error instanceof VeilError ? error : new VeilError('INTERNAL', error.message) };
+    });
+  }
+
+  /**
+   * Encrypts a batch of plaintexts in order and commits once: the messages, in order, after the commit (all or
+   * none). Entries are bytes (with `o.aad`) or `{ plaintext, aad? }`; at most {@link MAX_SESSION_BATCH}.
+   */
+  async encryptMany(plaintexts: readonly (Uint8Array | BatchPlaintext)[], o?: MessageOptions): Promise<Uint8Array[]> {
+    this.check();
+    const items = batch('plaintexts', plaintexts, 'plaintext', options(o).aad);
+    if (items.length === 0) return [];
+    const r = await run(this.keystore, { type: 'keystore/session-encrypt-many', session: this.id, items });
+    return [...r.messages];
   }
 
   /** The session's public information, freshly read (and rollback-checked) from the keystore. */

@@ -11,6 +11,7 @@
 
 import type { PublicBundle } from '../ts/keystore-format.js';
 import type { Route } from '../ts/webcrypto/routes.js';
+import type { SerializedError } from './protocol.js';
 
 /** The key types of an identity. */
 export const KEY_TYPES = ['ed25519', 'x25519', 'ml-kem-768', 'x-wing', 'ml-dsa-65'] as const;
@@ -107,6 +108,20 @@ export interface KeystoreChange {
   readonly heads?: readonly SessionHead[];
 }
 
+/** One message of a batch (`keystore/session-encrypt-many`: `data` is a plaintext; `-decrypt-many`: a message) and its `aad`. */
+export interface SessionBatchItem {
+  readonly data: Uint8Array;
+  readonly aad?: Uint8Array;
+}
+
+/**
+ * The outcome of one message of `keystore/session-decrypt-many`: its plaintext and the session's state counter
+ * after it, or the error it failed with (that message changed nothing).
+ */
+export type SessionDecryptOutcome =
+  | { readonly ok: true; readonly plaintext: Uint8Array; readonly counter: number }
+  | { readonly ok: false; readonly error: SerializedError };
+
 /** A session's head as the keystore's `heads` store holds it (docs/KEYSTORE.md#sessions-and-prekeys), with the generation of its tag. */
 export interface SessionHead {
   /** The session id. */
@@ -195,6 +210,9 @@ export type KeystoreRequest =
   | R<'keystore/session-respond', { readonly identity: string; readonly message: Uint8Array; readonly pinned?: Uint8Array; readonly aad?: Uint8Array }>
   | R<'keystore/session-encrypt', { readonly session: string; readonly plaintext: Uint8Array; readonly aad?: Uint8Array }>
   | R<'keystore/session-decrypt', { readonly session: string; readonly message: Uint8Array; readonly aad?: Uint8Array }>
+  // Batches (docs/SESSIONS.md §7.2, "Batches"): one commit for the whole batch, nothing returned before it.
+  | R<'keystore/session-encrypt-many', { readonly session: string; readonly items: readonly SessionBatchItem[] }>
+  | R<'keystore/session-decrypt-many', { readonly session: string; readonly items: readonly SessionBatchItem[] }>
   | R<'keystore/session-info', { readonly session: string }>
   | R<'keystore/session-list', { readonly identity?: string }>
   | R<'keystore/session-delete', { readonly session: string }>
@@ -301,6 +319,8 @@ export interface KeystoreReplies {
   'keystore/session-respond': { readonly session: SessionInfo; readonly plaintext: Uint8Array };
   'keystore/session-encrypt': { readonly message: Uint8Array; readonly counter: number };
   'keystore/session-decrypt': { readonly plaintext: Uint8Array; readonly counter: number };
+  'keystore/session-encrypt-many': { readonly messages: readonly Uint8Array[]; readonly counter: number };
+  'keystore/session-decrypt-many': { readonly results: readonly SessionDecryptOutcome[]; readonly counter: number };
   'keystore/session-info': SessionInfo;
   'keystore/session-list': SessionInfo[];
   'keystore/session-delete': true;

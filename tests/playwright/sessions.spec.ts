@@ -229,3 +229,27 @@ test('no worker→page message of a session carries secret bytes (seeds, prekey 
   expect({ scanned: r.scanned, states: r.states }).toEqual({ scanned: 32, states: 38 });
   expect(r.windows).toBeGreaterThan(1000);
 });
+
+test('decryptMany: a tampered and a repeated message fail alone with their typed errors, the others decrypt, and neither changes the state', async ({ page }) => {
+  await load(page);
+  const [a, b] = names('batch');
+  const r = await page.evaluate(([x, y]) => window.sessTests.batchWithBadMessages(x!, y!), [a, b]);
+  expect(r).toEqual({
+    outcome: ['plaintext:b0', 'plaintext:b1', 'AUTHENTICATION_FAILED', 'plaintext:b3', 'plaintext:b4', 'DUPLICATE_MESSAGE'],
+    advancedOncePerGoodMessage: true, genuine: 'b2', empty: 0,
+  });
+});
+
+test('attack: a decryptMany whose commit fails releases no plaintext and consumes nothing', async ({ page }) => {
+  await load(page);
+  const [a, b] = names('batch-fault');
+  const r = await page.evaluate(([x, y]) => window.sessTests.batchCommitFails(x!, y!), [a, b]);
+  expect(r).toEqual({ failed: 'STORAGE_QUOTA_EXCEEDED', leaked: false, unchanged: true, retried: ['secret-one', 'secret-two', 'secret-three'] });
+});
+
+test('attack: a second worker committing between two operations of a worker that has the state cached is detected, not overwritten', async ({ page }) => {
+  await load(page);
+  const [a, b] = names('writer');
+  const r = await page.evaluate(([x, y]) => window.sessTests.concurrentWriter(x!, y!), [a, b]);
+  expect(r).toEqual({ first: 'plaintext:one', other: 'plaintext:two', next: 'plaintext:three', newer: true, again: 'DUPLICATE_MESSAGE' });
+});

@@ -126,6 +126,11 @@ export function setCommitHook(hook: CommitHook | undefined): void {
   commitHook = hook;
 }
 
+/** Runs the commit hook, if a test worker installed one (the session commits call it too: sessions.ts). */
+export async function runCommitHook(tx: IDBTransaction, storeName: string): Promise<void> {
+  if (commitHook) await commitHook(tx, storeName);
+}
+
 export function withLock<T>(name: string, fn: () => Promise<T>): Promise<T> {
   const locks = (globalThis.navigator as Navigator | undefined)?.locks;
   if (!locks) return Promise.reject(new VeilError('UNSUPPORTED_PLATFORM', 'Web Locks (navigator.locks) are required for keystore writes'));

@@ -17,6 +17,7 @@ import {
 } from './records.js';
 import { announce, readState, sessionFor, type Store } from './store.js';
 import { checkPassphrase } from './args.js';
+import { dropStore } from './session-cache.js';
 
 // ---------------------------------------------------------------------------
 // Passphrases (lock and backup)
@@ -134,6 +135,7 @@ export async function setPassphrase(
       }
     }
     s.session = lock ? { generation, lockEpoch: state.lockEpoch, key, passphrase: true, native: old.native } : undefined;
+    dropStore(s.name); // parsed session states of the old generation
     announce(s, { change: 'passphrase-changed', revision, ids: [] });
     return status(s);
   });
@@ -191,6 +193,7 @@ export async function lock(s: Store): Promise<KeystoreStatus> {
     return commit(s, state.revision, async () => ({ lockEpoch: state.lockEpoch + 1 }));
   });
   s.session = undefined;
+  dropStore(s.name);
   if (result !== undefined) announce(s, { change: 'locked', revision: result, ids: [] });
   return status(s);
 }

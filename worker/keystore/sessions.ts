@@ -40,8 +40,11 @@ import { VeilError } from '../../ts/errors.js';
 import { bytesToHex, equalBytes } from '../../ts/bytes.js';
 import { bytes, wipe } from '../../ts/validate.js';
 import { sha256 } from '../../ts/hash.js';
-import type { KeystoreChange, SessionHead, SessionInfo } from '../keystore.protocol.js';
-import { checkFormat, locked, notFound, storageError } from './db.js';
+import type { KeystoreChange, SessionBatchItem, SessionDecryptOutcome, SessionHead, SessionInfo } from '../keystore.protocol.js';
+import { serializeError } from '../protocol.js';
+import { SessionState } from '../../ts/session/state.js';
+import { checkFormat, locked, notFound, runCommitHook, storageError } from './db.js';
+import { cached, drop, keep, type CachedSession } from './session-cache.js';
 import { abort, done, request } from './idb.js';
 import {
   headIsAuthentic, sealHead, sealSession, unsealSession, unsealSessionV1, type HeadRecord, type SessionMeta, type SessionRecord, type StateRecord,
@@ -228,51 +231,75 @@ function sameHead(a: HeadRecord | undefined, b: HeadRecord | undefined): boolean
     && (a.tag === undefined ? b.tag === undefined : b.tag instanceof Uint8Array && a.tag instanceof Uint8Array && equalBytes(a.tag, b.tag));
 }
 
+/** Whether the stored record `cur` is `expected` as this worker read or wrote it: the fields the AAD binds, and `wrapped` byte for byte. */
+function sameRecord(cur: SessionRecord | undefined, expected: SessionRecord): boolean {
+  return cur !== undefined && cur.id === expected.id && cur.identityId === expected.identityId && cur.counter === expected.counter
+    && cur.recordVersion === expected.recordVersion && cur.wrapped instanceof Uint8Array && equalBytes(cur.wrapped, expected.wrapped);
+}
+
+/**
+ * Errors that mean "the store is not what this worker's copy of the session was made from" (another worker
+ * committed, page script rewrote the record or head, the generation or lock epoch moved): a commit from the
+ * parsed-state cache that meets one is redone from a full reload, which decides what it means.
+ */
+const staleErrors = new WeakSet<Error>();
+const stale = <E extends Error>(e: E): E => {
+  staleErrors.add(e);
+  return e;
+};
+
 /** Checks, inside a commit's transaction, that the state record still has the generation and lock epoch `unlocked` was made for. */
-async function currentState(tx: IDBTransaction, s: Store, unlocked: Unlocked): Promise<StateRecord> {
-  const state = checkFormat((await request(tx.objectStore('meta').get('state'))) as StateRecord | undefined);
+function currentState(record: StateRecord | undefined, s: Store, unlocked: Unlocked): StateRecord {
+  const state = checkFormat(record);
   if (state.generation !== unlocked.generation || (state.lock !== undefined && state.lockEpoch !== unlocked.lockEpoch)) {
     s.session = undefined;
-    throw locked();
+    throw stale(locked());
   }
   return state;
 }
 
 /**
- * One `durability: 'strict'` readwrite transaction over session `id`: checks the state record's
- * generation and lock epoch against the unlocked session the records were wrapped with (else
- * `KEYSTORE_LOCKED`: a passphrase change or lock committed meanwhile), that the session record and its
- * head are still those the operation started from (`expected`; else `STORAGE_FAILED`, nothing
- * changed), runs `extra` (respond: consumed prekeys and the replay entry) and `write`, and bumps the
- * store revision. Returns the new revision.
+ * One `durability: 'strict'` readwrite transaction over session `id`. It reads the state record, the
+ * session record, its head (and, with `identityId`, whether that identity still exists) with one round
+ * of requests, then checks the generation and lock epoch against the unlocked session the records were
+ * wrapped with (else `KEYSTORE_LOCKED`: a passphrase change or lock committed meanwhile), that the
+ * session record and its head are still those the operation started from (`expected`; else
+ * `STORAGE_FAILED`, nothing changed) and that the identity exists (else `KEY_NOT_FOUND`), runs `extra`
+ * (respond: consumed prekeys and the replay entry) and `write`, and bumps the store revision — the
+ * writes issued together, the transaction awaited once. Returns the new revision.
  */
 async function sessionTransaction(
   s: Store, unlocked: Unlocked, id: string,
   expected: (cur: SessionRecord | undefined, curHead: HeadRecord | undefined) => boolean,
-  write: (tx: IDBTransaction) => Promise<void>,
-  extra?: Extra,
+  write: (tx: IDBTransaction) => void,
+  o: { extra?: Extra | undefined; identityId?: string | undefined } = {},
 ): Promise<number> {
+  const { extra, identityId } = o;
   let tx: IDBTransaction;
   try {
-    tx = s.db.transaction(['meta', 'sessions', 'heads', ...(extra?.stores ?? [])], 'readwrite', { durability: 'strict' });
+    tx = s.db.transaction(['meta', 'sessions', 'heads', ...(identityId === undefined ? [] : ['identities']), ...(extra?.stores ?? [])], 'readwrite', { durability: 'strict' });
   } catch (e) {
     throw storageError(e);
   }
   const finished = done(tx);
   finished.catch(() => {});
   try {
-    const state = await currentState(tx, s, unlocked);
-    const [cur, curHead] = await Promise.all([
+    const [stateRecord, cur, curHead, identity] = await Promise.all([
+      request(tx.objectStore('meta').get('state')) as Promise<StateRecord | undefined>,
       request(tx.objectStore('sessions').get(id)) as Promise<SessionRecord | undefined>,
       request(tx.objectStore('heads').get(id)) as Promise<HeadRecord | undefined>,
+      identityId === undefined ? undefined : request(tx.objectStore('identities').getKey(identityId)),
     ]);
+    const state = currentState(stateRecord, s, unlocked);
     if (!expected(cur, curHead)) {
-      throw new VeilError('STORAGE_FAILED', `session ${id} changed during the operation; nothing was changed`);
+      throw stale(new VeilError('STORAGE_FAILED', `session ${id} changed during the operation; nothing was changed`));
     }
+    if (identityId !== undefined && identity === undefined) throw notFound(`session ${id}`);
     if (extra) extra.run(tx);
-    await write(tx);
+    write(tx);
+    await runCommitHook(tx, s.name);
     const revision = state.revision + 1;
-    await request(tx.objectStore('meta').put({ ...state, revision }));
+    tx.objectStore('meta').put({ ...state, revision });
     await finished;
     return revision;
   } catch (e) {
@@ -281,29 +308,43 @@ async function sessionTransaction(
   }
 }
 
+/** What a commit writes: the session's fields and its new state (the caller owns and wipes `state`). */
+interface NewState {
+  id: string;
+  identityId: string;
+  info: Pick<SessionInfo, 'peerIdentityId' | 'role'>;
+  meta: SessionMeta;
+  counter: number;
+  state: Uint8Array;
+}
+
 /**
- * Commits a session record and its new authenticated head ({@link sessionTransaction}; `previous`:
- * the record's counter and head the operation started from, `undefined` = a new session). Returns
- * the revision and the head as announced.
+ * Wraps `n` into a version-2 record and its authenticated head (both AES-GCM seals at once) and commits them
+ * ({@link sessionTransaction}; `previous`: the record and head the operation started from, `undefined` = a new
+ * session). Returns the revision, the record and head as written and the head as announced.
  */
 async function commitSession(
-  s: Store, unlocked: Unlocked, record: SessionRecord, previous: { counter: number; head: HeadRecord | undefined } | undefined,
-  extra?: Extra,
-): Promise<{ revision: number; head: SessionHead }> {
-  const head = { id: record.id, identityId: record.identityId, counter: record.counter, tag: await sealHead(unlocked.key, record.identityId, record.id, record.counter, false, unlocked.generation) };
+  s: Store, unlocked: Unlocked, n: NewState, previous: { record: SessionRecord; head: HeadRecord | undefined } | undefined,
+  o: { extra?: Extra | undefined; identityId?: string | undefined } = {},
+): Promise<{ revision: number; record: SessionRecord; head: HeadRecord; announced: SessionHead }> {
+  const [record, tag] = await Promise.all([
+    sealedRecord(unlocked, n.id, n.identityId, n.info, n.meta, n.counter, n.state),
+    sealHead(unlocked.key, n.identityId, n.id, n.counter, false, unlocked.generation),
+  ]);
+  const head = { id: n.id, identityId: n.identityId, counter: n.counter, tag };
   const revision = await sessionTransaction(
-    s, unlocked, record.id,
+    s, unlocked, n.id,
     (cur, curHead) => previous === undefined
       ? cur === undefined && curHead === undefined
-      : cur?.counter === previous.counter && sameHead(curHead, previous.head),
-    async (tx) => {
-      await request(tx.objectStore('sessions').put(record));
-      await request(tx.objectStore('heads').put(head satisfies HeadRecord));
+      : sameRecord(cur, previous.record) && sameHead(curHead, previous.head),
+    (tx) => {
+      tx.objectStore('sessions').put(record);
+      tx.objectStore('heads').put(head satisfies HeadRecord);
     },
-    extra,
+    o,
   );
-  learn(s.name, record.id, record.counter);
-  return { revision, head: shared(head, unlocked.generation) };
+  learn(s.name, n.id, n.counter);
+  return { revision, record, head, announced: shared(head, unlocked.generation) };
 }
 
 /** Announces a committed session change with the head it wrote (the other workers check and remember it). */
@@ -359,7 +400,10 @@ export async function initiate(
   });
 }
 
-/** Stores a new session (a fresh id) from the core's output, wiping its state bytes whatever happens. */
+/**
+ * Stores a new session (a fresh id) from the core's output, wiping its state bytes whatever happens, and keeps its
+ * parsed state in the cache (session-cache.ts) for the operations that follow.
+ */
 async function createSession(
   s: Store, identity: string, role: 'initiator' | 'responder',
   r: { state: Uint8Array; counter: number; peerIdentity: Uint8Array; peerDeviceId: number }, extra?: Extra,
@@ -371,8 +415,9 @@ async function createSession(
     const meta: SessionMeta = { peerDeviceId: r.peerDeviceId, createdAt: now, updatedAt: now };
     const info = infoOf(id, identity, meta, core.stateInfo(r.state));
     if (info.role !== role || info.counter !== r.counter) throw new VeilError('INTERNAL', 'the new state does not match the handshake');
-    const record = await sealedRecord(unlocked, id, identity, info, meta, r.counter, r.state);
-    return { info, ...(await commitSession(s, unlocked, record, undefined, extra)) };
+    const c = await commitSession(s, unlocked, { id, identityId: identity, info, meta, counter: r.counter, state: r.state }, undefined, { extra });
+    keep(s.name, id, { unlocked, record: c.record, head: c.head, info, meta, state: SessionState.fromBytes(r.state) });
+    return { info, revision: c.revision, head: c.announced };
   } finally {
     wipe(r.state);
   }
@@ -429,28 +474,109 @@ export async function respond(
   });
 }
 
-/** encrypt / decrypt: lock, reload, compute on the state bytes, commit the new state, then return. */
-async function advance<T>(
-  s: Store, id: string, step: (state: Uint8Array) => { state: Uint8Array; counter: number; out: T },
-): Promise<T & { counter: number }> {
-  return withSessionLock(s, id, async () => {
-    const { unlocked, record, head, info, meta, state } = await load(s, id);
-    let next: { state: Uint8Array; counter: number; out: T };
+/** The most messages one batch may carry (`encryptMany` / `decryptMany`). */
+export const MAX_BATCH = 1000;
+
+/**
+ * What an operation does to the parsed state: `out` to return after the commit, whether the state changed (a
+ * failed message leaves it as it was), and the secret arrays in `out` (wiped if the commit fails). Throwing
+ * fails the whole operation.
+ */
+type Compute<T> = (state: SessionState) => { out: T; changed: boolean; secrets: Uint8Array[] };
+
+/**
+ * The cached parsed state of session `id` if it may be used: made under the store's current unlocked key, and not
+ * behind what this worker knows (heads heard announced are checked first). Otherwise it is dropped.
+ */
+async function usableCache(s: Store, id: string): Promise<CachedSession | undefined> {
+  const c = cached(s.name, id);
+  if (!c) return undefined;
+  if (s.session !== c.unlocked) {
+    drop(s.name, id);
+    return undefined;
+  }
+  await absorb(s, c.unlocked);
+  const k = knownHead(s.name, id);
+  if (k && (k.deleted || k.counter > c.record.counter)) {
+    drop(s.name, id);
+    return undefined;
+  }
+  return c;
+}
+
+/** The full reload (§7.2 steps 2–4): the record and head read and checked, the state opened and parsed, and cached. */
+async function reload(s: Store, id: string): Promise<CachedSession> {
+  const l = await load(s, id);
+  try {
+    const entry: CachedSession = { unlocked: l.unlocked, record: l.record, head: l.head, info: l.info, meta: l.meta, state: SessionState.fromBytes(l.state) };
+    keep(s.name, id, entry);
+    return entry;
+  } finally {
+    wipe(l.state);
+  }
+}
+
+/**
+ * One attempt of an operation on `c`: compute, wrap, commit in one transaction that requires the stored record and
+ * head to be `c`'s, then update `c`. From the cache (`fromCache`), an attempt that would commit nothing, or whose
+ * commit finds the store changed, returns `undefined` (the caller redoes it from a full reload, whose checks decide:
+ * `STATE_ROLLBACK`, `KEY_NOT_FOUND`, …); any failure drops the cached state, which may be ahead of the store.
+ */
+async function attempt<T>(s: Store, id: string, c: CachedSession, compute: Compute<T>, fromCache: boolean): Promise<(T & { counter: number }) | undefined> {
+  let r: ReturnType<Compute<T>>;
+  try {
+    r = compute(c.state);
+  } catch (e) {
+    drop(s.name, id);
+    if (fromCache) return undefined;
+    throw e;
+  }
+  if (!r.changed) {
+    if (fromCache) return undefined;
+    return { ...r.out, counter: c.record.counter };
+  }
+  let committed: Awaited<ReturnType<typeof commitSession>>;
+  const meta = { ...c.meta, updatedAt: Date.now() };
+  let counter: number;
+  try {
+    counter = c.state.counter();
+    if (counter <= c.record.counter) throw new VeilError('INTERNAL', 'the state counter did not increase');
+    const state = c.state.toBytes();
     try {
-      next = step(state);
+      committed = await commitSession(
+        s, c.unlocked, { id, identityId: c.record.identityId, info: c.info, meta, counter, state }, { record: c.record, head: c.head },
+        { identityId: c.record.identityId },
+      );
     } finally {
       wipe(state);
     }
-    let updated: SessionRecord;
-    try {
-      if (next.counter <= record.counter) throw new VeilError('INTERNAL', 'the state counter did not increase');
-      updated = await sealedRecord(unlocked, id, record.identityId, info, { ...meta, updatedAt: Date.now() }, next.counter, next.state);
-    } finally {
-      wipe(next.state);
+  } catch (e) {
+    drop(s.name, id);
+    wipe(...r.secrets);
+    if (fromCache && e instanceof Error && staleErrors.has(e)) return undefined;
+    throw e;
+  }
+  c.record = committed.record;
+  c.head = committed.head;
+  c.meta = meta;
+  changed(s, 'session-updated', committed.revision, id, committed.announced);
+  return { ...r.out, counter };
+}
+
+/**
+ * encrypt / decrypt and their batches, under the session's lock: from the cached parsed state when this worker has
+ * one (one transaction: §7.2 "Fast path"), else — or when that finds the store changed — from a full reload.
+ */
+async function operate<T>(s: Store, id: string, compute: Compute<T>): Promise<T & { counter: number }> {
+  return withSessionLock(s, id, async () => {
+    const c = await usableCache(s, id);
+    if (c) {
+      const r = await attempt(s, id, c, compute, true);
+      if (r !== undefined) return r;
     }
-    const committed = await commitSession(s, unlocked, updated, { counter: record.counter, head });
-    changed(s, 'session-updated', committed.revision, id, committed.head);
-    return { ...next.out, counter: next.counter };
+    const r = await attempt(s, id, await reload(s, id), compute, false);
+    if (r === undefined) throw new VeilError('INTERNAL', 'a session operation from a fresh reload gave no result');
+    return r;
   });
 }
 
@@ -458,27 +584,73 @@ export async function encrypt(s: Store, session: string, plaintext: Uint8Array, 
   const id = checkSessionId(session);
   const p = bytes('plaintext', plaintext);
   const a = optional('aad', aad);
-  return advance(s, id, (state) => {
-    const r = core.encrypt(state, p, { now: nowSecs(), ...(a ? { aad: a } : {}) });
-    return { state: r.state, counter: r.counter, out: { message: r.message } };
-  });
+  return operate(s, id, (state) => ({ out: { message: state.encrypt(p, { now: nowSecs(), ...(a ? { aad: a } : {}) }) }, changed: true, secrets: [] }));
 }
 
 export async function decrypt(s: Store, session: string, message: Uint8Array, aad: Uint8Array | undefined): Promise<{ plaintext: Uint8Array; counter: number }> {
   const id = checkSessionId(session);
   const m = bytes('message', message);
   const a = optional('aad', aad);
-  return advance(s, id, (state) => {
-    const r = core.decrypt(state, m, { now: nowSecs(), ...(a ? { aad: a } : {}) });
-    return { state: r.state, counter: r.counter, out: { plaintext: r.plaintext } };
+  return operate(s, id, (state) => {
+    const plaintext = state.decrypt(m, { now: nowSecs(), ...(a ? { aad: a } : {}) });
+    return { out: { plaintext }, changed: true, secrets: [plaintext] };
+  });
+}
+
+function batchItems(items: unknown): { data: Uint8Array; aad: Uint8Array | undefined }[] {
+  if (!Array.isArray(items)) throw new TypeError('items must be an array');
+  if (items.length > MAX_BATCH) throw new RangeError(`a batch holds at most ${MAX_BATCH} messages (got ${items.length})`);
+  return (items as unknown[]).map((x, i) => {
+    if (typeof x !== 'object' || x === null) throw new TypeError(`items[${i}] must be { data, aad? }`);
+    const it = x as { data?: unknown; aad?: unknown };
+    return { data: bytes(`items[${i}].data`, it.data), aad: optional(`items[${i}].aad`, it.aad as Uint8Array | undefined) };
+  });
+}
+
+/** Encrypts every plaintext in order and commits once; all or nothing (an encryption fails only on a broken state). */
+export async function encryptMany(s: Store, session: string, items: readonly SessionBatchItem[]): Promise<{ messages: Uint8Array[]; counter: number }> {
+  const id = checkSessionId(session);
+  const list = batchItems(items);
+  return operate(s, id, (state) => ({
+    out: { messages: list.map((it) => state.encrypt(it.data, { now: nowSecs(), ...(it.aad ? { aad: it.aad } : {}) })) },
+    changed: list.length > 0, secrets: [],
+  }));
+}
+
+/**
+ * Decrypts every message in order on the state the previous ones left and commits once. A message that fails
+ * (`AUTHENTICATION_FAILED`, `DUPLICATE_MESSAGE`, …) gets its error in its slot and changes nothing; the others
+ * proceed. No plaintext is returned before the commit; if it fails, the whole call fails and none is.
+ */
+export async function decryptMany(s: Store, session: string, items: readonly SessionBatchItem[]): Promise<{ results: SessionDecryptOutcome[]; counter: number }> {
+  const id = checkSessionId(session);
+  const list = batchItems(items);
+  return operate(s, id, (state) => {
+    const results: SessionDecryptOutcome[] = [];
+    const secrets: Uint8Array[] = [];
+    const now = nowSecs();
+    for (const it of list) {
+      try {
+        const plaintext = state.decrypt(it.data, { now, ...(it.aad ? { aad: it.aad } : {}) });
+        secrets.push(plaintext);
+        results.push({ ok: true, plaintext, counter: state.counter() });
+      } catch (e) {
+        // A failed message leaves the state as it was; anything but a typed refusal of that message fails the batch.
+        if (!(e instanceof VeilError) || e.code === 'INTERNAL') throw e;
+        results.push({ ok: false, error: serializeError(e) });
+      }
+    }
+    return { out: { results }, changed: secrets.length > 0, secrets };
   });
 }
 
 /** Rewrites a version-1 record (the previous veilkit's) as version 2 with an authenticated head, at the same counter. */
 async function upgrade(s: Store, l: Loaded): Promise<void> {
-  const record = await sealedRecord(l.unlocked, l.record.id, l.record.identityId, l.info, l.meta, l.record.counter, l.state);
-  const committed = await commitSession(s, l.unlocked, record, { counter: l.record.counter, head: l.head });
-  changed(s, 'session-updated', committed.revision, l.record.id, committed.head);
+  const c = await commitSession(
+    s, l.unlocked, { id: l.record.id, identityId: l.record.identityId, info: l.info, meta: l.meta, counter: l.record.counter, state: l.state },
+    { record: l.record, head: l.head },
+  );
+  changed(s, 'session-updated', c.revision, l.record.id, c.announced);
 }
 
 export async function info(s: Store, session: string): Promise<SessionInfo> {
@@ -489,7 +661,13 @@ async function infoOfId(s: Store, id: string): Promise<SessionInfo> {
   return withSessionLock(s, id, async () => {
     const l = await load(s, id);
     try {
-      if (l.legacy) await upgrade(s, l);
+      if (l.legacy) {
+        drop(s.name, id);
+        await upgrade(s, l);
+      } else {
+        // Parsed now, so that the operations that usually follow a load take the fast path.
+        keep(s.name, id, { unlocked: l.unlocked, record: l.record, head: l.head, info: l.info, meta: l.meta, state: SessionState.fromBytes(l.state) });
+      }
       return l.info;
     } finally {
       wipe(l.state);
@@ -579,12 +757,13 @@ export async function remove(s: Store, session: string): Promise<true> {
     const revision = await sessionTransaction(
       s, unlocked, id,
       (cur, curHead) => cur?.counter === record.counter && sameHead(curHead, head),
-      async (tx) => {
-        await request(tx.objectStore('sessions').delete(id));
-        await request(tx.objectStore('heads').put(tombstone satisfies HeadRecord));
+      (tx) => {
+        tx.objectStore('sessions').delete(id);
+        tx.objectStore('heads').put(tombstone satisfies HeadRecord);
       },
     );
     learn(s.name, id, counter, true);
+    drop(s.name, id);
     changed(s, 'session-deleted', revision, id, shared(tombstone, unlocked.generation));
     return true as const;
   });

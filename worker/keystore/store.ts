@@ -9,6 +9,7 @@ import { abort, done, request } from './idb.js';
 import { subtle } from '../../ts/webcrypto/subtle.js';
 import type { DeviceRecord, StateRecord } from './records.js';
 import { heard } from './heads.js';
+import { dropStore } from './session-cache.js';
 
 // ---------------------------------------------------------------------------
 // Per-worker state
@@ -54,6 +55,7 @@ async function openStore(name: string): Promise<Store> {
   const forget = () => {
     const cur = stores.get(name);
     stores.delete(name);
+    dropStore(name);
     void cur?.then((s) => {
       s.session = undefined;
       s.channel?.close();
@@ -92,7 +94,10 @@ async function openStore(name: string): Promise<Store> {
     if (channel) {
       channel.onmessage = (e: MessageEvent) => {
         const m = e.data as KeystoreChange | null;
-        if (m?.change === 'locked' || m?.change === 'passphrase-changed') store.session = undefined;
+        if (m?.change === 'locked' || m?.change === 'passphrase-changed') {
+          store.session = undefined;
+          dropStore(name);
+        }
         heard(store, m);
       };
     }

@@ -1,0 +1,86 @@
+/**
+ * The parsed states of the sessions this worker used last (docs/SESSIONS.md §7.2, "Fast path"): per
+ * session, the state in WebAssembly memory (ts/session/state.ts `SessionState`) beside the record and
+ * head exactly as stored when this worker last opened or committed them, and the unlocked key they
+ * were opened under. A session operation that finds an entry computes on it and commits in one
+ * transaction that requires the stored record (byte for byte) and head to be these; anything else —
+ * page script's edits, another worker's commit, a passphrase change — sends it back to the full
+ * reload (sessions.ts). An entry is only ever read under the session's Web Lock.
+ *
+ * At most {@link MAX_ENTRIES} sessions, least recently used dropped first; every entry is freed (its
+ * wasm memory zeroized) when it is dropped, when the store locks or changes its passphrase, and when
+ * its database closes.
+ */
+import type { SessionInfo } from '../keystore.protocol.js';
+import { SessionState } from '../../ts/session/state.js';
+import type { HeadRecord, SessionMeta, SessionRecord } from './records.js';
+import type { Session as Unlocked } from './store.js';
+
+export interface CachedSession {
+  /** The unlocked key and generation the record was opened or written under: the entry is used only while it is the store's. */
+  readonly unlocked: Unlocked;
+  /** The stored record as this worker last read or wrote it (`wrapped` compared byte for byte). */
+  record: SessionRecord;
+  /** The stored head, likewise. */
+  head: HeadRecord | undefined;
+  info: SessionInfo;
+  meta: SessionMeta;
+  /** The state of `record`, parsed. Secret: freed (zeroized) when the entry goes. */
+  readonly state: SessionState;
+}
+
+const MAX_ENTRIES = 64;
+
+/** By `<store name>/<session id>`, in least-recently-used order (a Map iterates in insertion order). */
+const entries = new Map<string, CachedSession>();
+
+const keyOf = (name: string, id: string) => `${name}/${id}`;
+
+/** The entry of session `id` (and marks it used), or `undefined`. */
+export function cached(name: string, id: string): CachedSession | undefined {
+  const k = keyOf(name, id);
+  const e = entries.get(k);
+  if (e) {
+    entries.delete(k);
+    entries.set(k, e);
+  }
+  return e;
+}
+
+/** Keeps `entry` for session `id`, freeing the entry it replaces and the least recently used beyond the cap. */
+export function keep(name: string, id: string, entry: CachedSession): void {
+  const k = keyOf(name, id);
+  const old = entries.get(k);
+  if (old && old !== entry) old.state.dispose();
+  entries.delete(k);
+  entries.set(k, entry);
+  for (const [key, e] of entries) {
+    if (entries.size <= MAX_ENTRIES) break;
+    entries.delete(key);
+    e.state.dispose();
+  }
+}
+
+/** Drops (and frees) the entry of session `id`, if any. */
+export function drop(name: string, id: string): void {
+  const k = keyOf(name, id);
+  const e = entries.get(k);
+  if (!e) return;
+  entries.delete(k);
+  e.state.dispose();
+}
+
+/** Drops every entry of store `name`: it locked, changed its passphrase or closed. */
+export function dropStore(name: string): void {
+  const prefix = `${name}/`;
+  for (const [k, e] of entries) {
+    if (!k.startsWith(prefix)) continue;
+    entries.delete(k);
+    e.state.dispose();
+  }
+}
+
+/** How many sessions are cached (tests). */
+export function cachedCount(): number {
+  return entries.size;
+}
