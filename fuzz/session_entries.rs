@@ -89,11 +89,18 @@ pub fn message(data: &[u8]) -> Result<(), &'static str> {
     Ok(())
 }
 
-/// State parser: total, canonical.
+/// State parser: total, canonical; the format-2 migration total, and its
+/// output a canonical format-3 state.
 pub fn state(data: &[u8]) -> Result<(), &'static str> {
     if let Ok(s) = RatchetState::from_bytes(data) {
         if s.to_bytes().as_slice() != data {
             return Err("state re-encodes differently");
+        }
+    }
+    if let Ok((s, _)) = RatchetState::migrate_format_2(data) {
+        let bytes = s.to_bytes();
+        if RatchetState::from_bytes(&bytes).map(|t| *t.to_bytes() == *bytes) != Ok(true) {
+            return Err("a migrated state does not re-load canonically");
         }
     }
     Ok(())

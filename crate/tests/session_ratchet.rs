@@ -404,7 +404,12 @@ fn beyond_the_jump_limit_fails_with_state_unchanged() {
     assert_eq!(snap(&b), before);
     // Exactly at the limit is accepted.
     recv(&mut b, &msgs[limit as usize]);
-    assert_eq!(b.skipped_keys(), limit as usize);
+    // Of the `limit` keys skipped, the newest `max_skipped_keys` are kept
+    // (200 by default since state format 3; the oldest are evicted).
+    assert_eq!(
+        b.skipped_keys(),
+        Limits::default().max_skipped_keys.min(limit) as usize
+    );
     // PN beyond the limit on a new chain: B heard message `limit`; A sends
     // 2·limit more, gets a reply and starts a new chain whose PN jumps too far.
     for _ in 0..=limit {
@@ -828,7 +833,7 @@ fn stored_own_decapsulation_key_is_checked_on_load() {
     let m = send(&mut a, &mut rng, b"ek_1 attached");
     let ek = Message::parse(&m).unwrap().header.pq.ek().unwrap().to_vec();
     let bytes = a.to_bytes();
-    assert_eq!(bytes[4], 2, "format 2");
+    assert_eq!(bytes[4], 3, "format 3");
     // The embedded ek of the stored dk, then H(ek): dk starts 1,152 bytes before it.
     let at = bytes.windows(ek.len()).position(|w| w == ek).unwrap();
     let dk = &bytes[at - 1152..at - 1152 + 2400];
@@ -879,17 +884,18 @@ fn stored_own_decapsulation_key_is_checked_on_load() {
 }
 
 /// Upper bound of `to_bytes().len()`, computed from the field sizes of the
-/// state encoding (docs/SESSIONS.md §5.9) for identity encodings of `id_init`
-/// and `id_resp` bytes: every optional field present, of the two exclusive
-/// PQ pendings the larger (own `ek` with its 2,400-byte `dk`, not the peer's
-/// 1,184-byte `ek`), own `ct` pending, `max_receiving_chains` chains of which
-/// one is open (its chain keys stored), `max_skipped_keys` skipped keys.
-fn state_size_bound(id_init: usize, id_resp: usize, limits: &Limits) -> usize {
+/// state encoding (docs/SESSIONS.md §5.9, format 3: the identities bound by
+/// the 32-byte `H_ID`, not stored): every optional field present, of the two
+/// exclusive PQ pendings the larger (own `ek` with its 2,400-byte `dk`, not
+/// the peer's 1,184-byte `ek`) unless `own_dk` is false, own `ct` pending,
+/// `max_receiving_chains` chains of which one is open (its chain keys
+/// stored), `max_skipped_keys` skipped keys.
+fn state_size_bound(limits: &Limits, own_dk: bool) -> usize {
     const KEY: usize = 32;
     let opt = |len: usize| 1 + len;
     let head = 4 + 1 + 1 + 1 + 8; // "VKRS", format, protocol version, role, counter
     let limit_fields = 4 + 4 + 4 + 8; // max_jump, max_skipped_keys, max_receiving_chains, max age
-    let identities = (2 + id_init) + (2 + id_resp); // u16 len ‖ Enc(ID), twice
+    let identities = KEY; // H_ID
     let ratchet = KEY // root key
         + opt(KEY) // own ratchet secret
         + opt(KEY) // peer ratchet public key
@@ -897,10 +903,14 @@ fn state_size_bound(id_init: usize, id_resp: usize, limits: &Limits) -> usize {
         + 4; // PN
     // The own ek pending (with its dk) is the larger of the two exclusive pendings.
     const { assert!(DK_LEN > EK_LEN) };
+    let pending = if own_dk {
+        opt(8 + DK_LEN) + opt(0) // own ek pending: k ‖ dk; peer ek absent
+    } else {
+        opt(0) + opt(8 + EK_LEN) // own ek absent; peer ek pending: k ‖ ek
+    };
     let pq = 8 + 3 * KEY // latest, pq_root, pq_dir own, pq_dir peer
-        + opt(8 + DK_LEN) // own ek pending: k ‖ dk
-        + opt(8 + CT_LEN) // own ct pending: k ‖ ct
-        + opt(0); // peer ek: absent while own ek is pending
+        + pending
+        + opt(8 + CT_LEN); // own ct pending: k ‖ ct
     let receiving = 8 + 1; // next_seq, chain count
     let chain = KEY + 8 + opt(0) + 4 + 4; // ratchet pub, epoch, keys flag, next, key count
     let open_chain_keys = KEY + KEY; // ck ‖ pq_ck of the one open chain
@@ -917,8 +927,9 @@ fn state_size_bound(id_init: usize, id_resp: usize, limits: &Limits) -> usize {
         + keys * skipped_key
 }
 
-/// Issue 34 item 9: the documented bound (docs/SESSIONS.md §5.9 "State
-/// size"): `3,902 + |Enc(ID_init)| + |Enc(ID_resp)| + 49·C + 52·K` bytes.
+/// Issue 34 item 9, issue 28 (state format 3): the documented bound
+/// (docs/SESSIONS.md §5.9 "State size"): `3,930 + 49·C + 52·K` bytes,
+/// `2,714 + 49·C + 52·K` without an own `dk` pending, whatever the identities.
 #[test]
 fn the_state_size_bound_formula_matches_the_encoding() {
     let with = |c: u32, k: u32| Limits {
@@ -926,37 +937,84 @@ fn the_state_size_bound_formula_matches_the_encoding() {
         max_skipped_keys: k,
         ..Limits::default()
     };
-    let base = state_size_bound(0, 0, &with(1, 1)) - 49 - 52;
-    assert_eq!(base, 3_902);
+    let base = state_size_bound(&with(1, 1), true) - 49 - 52;
+    assert_eq!(base, 3_930);
+    assert_eq!(state_size_bound(&with(1, 1), false) - 49 - 52, 2_714);
     assert_eq!(
-        state_size_bound(0, 0, &with(2, 1)) - state_size_bound(0, 0, &with(1, 1)),
+        state_size_bound(&with(2, 1), true) - state_size_bound(&with(1, 1), true),
         49
     );
     assert_eq!(
-        state_size_bound(0, 0, &with(1, 2)) - state_size_bound(0, 0, &with(1, 1)),
+        state_size_bound(&with(1, 2), true) - state_size_bound(&with(1, 1), true),
         52
     );
-    assert_eq!(
-        state_size_bound(1, 0, &with(1, 1)) - state_size_bound(0, 0, &with(1, 1)),
-        1
-    );
-    // The figures of the docs: default limits with realistic 2,017-byte
-    // identity encodings, with the longest accepted ones (8,192 bytes), and
-    // the hard maxima of the limits.
+    // The figures of the docs: default limits (C = 5, K = 200), one chain
+    // without skipped keys, and the hard maxima of the limits.
     let d = Limits::default();
-    assert_eq!(state_size_bound(2_017, 2_017, &d), 112_181);
-    assert_eq!(state_size_bound(8_192, 8_192, &d), 124_531);
-    assert_eq!(
-        state_size_bound(8_192, 8_192, &with(64, 100_000)),
-        5_223_422
-    );
+    assert_eq!((d.max_receiving_chains, d.max_skipped_keys), (5, 200));
+    assert_eq!(state_size_bound(&d, true), 14_575);
+    assert_eq!(state_size_bound(&with(1, 0), true), 3_979);
+    assert_eq!(state_size_bound(&with(1, 0), false), 2_763);
+    assert_eq!(state_size_bound(&with(64, 100_000), true), 5_207_066);
+}
+
+/// Issue 28: a session in steady state (no skipped keys; closed chains kept
+/// as replay records up to `max_receiving_chains`) in each PQ phase,
+/// measured: without an own `dk` pending at most 1,755 bytes (1,559 with one
+/// chain, + 49 per closed chain), whatever the identities: the state stores
+/// `H_ID`, not the two 2,017-byte encodings (format 2: 5,565 bytes); with own
+/// `dk` and `ct` pending 3,979 bytes + 49 per closed chain (format 2: 7,985).
+/// Each figure is the formula's bound for its phase minus the fields absent
+/// in it.
+#[test]
+fn steady_state_sizes_are_the_documented_ones() {
+    let mut rng = TestRng::new(28);
+    let (mut a, mut b) = pair(&mut rng);
+    let one = Limits {
+        max_receiving_chains: 1,
+        max_skipped_keys: 0,
+        ..Limits::default()
+    };
+    // Peer ek held (received, not yet answered): no own ct pending, and no
+    // own ratchet secret or sending chain until this side sends (flags stay).
+    let peer_ek_base = state_size_bound(&one, false) - (8 + CT_LEN) - 32 - (32 + 32 + 4 + 8);
+    let own_dk_base = state_size_bound(&one, true);
+    assert_eq!((peer_ek_base, own_dk_base), (1_559, 3_979));
+    let (mut peer_ek, mut own_dk) = (Vec::new(), Vec::new());
+    for i in 0..8u8 {
+        let m = send(&mut a, &mut rng, &[i]);
+        recv(&mut b, &m);
+        let r = send(&mut b, &mut rng, &[i]);
+        recv(&mut a, &r);
+        for s in [&a, &b] {
+            assert_eq!(s.skipped_keys(), 0);
+            let closed = 49 * (s.receiving_chains() - 1);
+            let n = s.to_bytes().len();
+            match s.pq_phase() {
+                PqPhase::PeerEkPending => {
+                    assert_eq!(n, peer_ek_base + closed);
+                    peer_ek.push(n);
+                }
+                PqPhase::OwnEkPending => {
+                    assert_eq!(n, own_dk_base + closed);
+                    own_dk.push(n);
+                }
+                PqPhase::Idle => panic!("a party is idle after a round trip"),
+            }
+        }
+    }
+    assert_eq!(a.receiving_chains(), 5);
+    assert_eq!(peer_ek.iter().max(), Some(&1_755));
+    assert!(peer_ek.iter().all(|&n| n <= 2_048), "{peer_ek:?}");
+    assert_eq!(own_dk.iter().max(), Some(&4_175));
 }
 
 /// Issue 34 item 9: the worst case is built (default limits: 5 chains with
-/// 400 skipped keys each = 2,000, the newest chain open, own `dk` and `ct`
+/// 40 skipped keys each = 200, the newest chain open, own `dk` and `ct`
 /// pending, a sending chain) and its serialized state is exactly the bound,
 /// also after an older chain was evicted. Before the receiving-window fix
-/// the state held at most 2 chains (800 keys): 4,644 + 2 · 64 B.
+/// the state held at most 2 chains; before state format 3 the bound added
+/// both identity encodings and the default `K` was 2,000.
 #[test]
 fn serialized_state_stays_within_the_documented_bound() {
     let limits = Limits::default();
@@ -967,12 +1025,8 @@ fn serialized_state_stays_within_the_documented_bound() {
     let per_chain = k / c;
     let mut rng = TestRng::new(31);
     let (mut a, mut b) = pair_with(&mut rng, limits);
-    let ids = session_util::binding();
-    let bound = state_size_bound(
-        ids.initiator_identity.len(),
-        ids.responder_identity.len(),
-        &limits,
-    );
+    let bound = state_size_bound(&limits, true);
+    assert_eq!(bound, 14_575);
     let m = send(&mut a, &mut rng, b"hello");
     recv(&mut b, &m);
     let mut sizes = Vec::new();
@@ -994,7 +1048,7 @@ fn serialized_state_stays_within_the_documented_bound() {
     assert_eq!((a.receiving_chains(), a.skipped_keys()), (c, k));
     assert!(sizes.iter().all(|&s| s <= bound), "{sizes:?} > {bound}");
     assert_eq!((sizes[c - 1], sizes[c]), (bound, bound), "{sizes:?}");
-    println!("worst-case state: {bound} bytes (64-byte identities)");
+    println!("worst-case state: {bound} bytes (default limits)");
 }
 
 /// The sending chain of a serialized state (§5.9 grammar): everything a
@@ -1010,9 +1064,7 @@ struct SendingKeys {
 fn sending_keys(state: &[u8]) -> SendingKeys {
     let key = |at: usize| <[u8; 32]>::try_from(&state[at..at + 32]).unwrap();
     let mut at = 4 + 1 + 1 + 1 + 8 + 4 + 4 + 4 + 8;
-    for _ in 0..2 {
-        at += 2 + usize::from(u16::from_be_bytes([state[at], state[at + 1]]));
-    }
+    at += 32; // H_ID
     at += 32; // root key
     assert_eq!(state[at], 1, "own ratchet key present");
     let dh_secret = key(at + 1);
@@ -1191,7 +1243,8 @@ fn wire_sizes_per_message_and_per_epoch() {
 /// `H_ID` (docs/SESSIONS.md §5.2, refinement of the design note); the two
 /// state values were regenerated with this test for state format 2 (the own
 /// pending ML-KEM key stored as its expanded `dk` instead of its seed, §5.9;
-/// the messages did not change).
+/// the messages did not change), and again for state format 3 (`H_ID` in
+/// place of both identity encodings; the messages did not change).
 #[test]
 fn known_answer_first_round_trip() {
     let mut rng = TestRng::new(0x4b);
@@ -1208,6 +1261,6 @@ fn known_answer_first_round_trip() {
 const KAT: [&str; 4] = [
     "c04860ae523774e9015ba6aa3e2aef83b4fa6ebbf6a55209def6647e64959a2d",
     "8e77b2f89fa8f3f24f89ad824b5eb5eba3896b28434e2818b1fdc94a337a0abe",
-    "f4e1c77c65a2ac8fe469a5eabcb4393aea5885e728c51ecd3e16337ab8216c17",
-    "88251796d6fc5a9e11e9af382a3de889b9c98126301b274f618c962b0a77070c",
+    "ae63c9d29065cb0de55a4eb56a61556755d3e3f2e8bd357e1b03042b858589e3",
+    "440df3166bf250524327bd614bed5412dec8dab3dcc534c1dc7e26452d3c24b6",
 ];

@@ -12,6 +12,8 @@ import { signMessage } from '../../ts/ed25519.js';
 import { mlDsaSign } from '../../ts/mldsa.js';
 import { SIM_NOW, handshake, prng, runSessionSimulation } from '../shared/session-sim.js';
 import { code, peer, type Peer } from '../shared/session-fixtures.js';
+import { sha256 } from '../../ts/hash.js';
+import { concatBytes } from '../../ts/bytes.js';
 
 const te = new TextEncoder();
 const td = new TextDecoder();
@@ -155,9 +157,14 @@ test('handshake round trip, with and without one-time prekeys; replayDigest only
     assert.equal(sr.role, 'responder');
     assert.equal(si.counter, 2);
     assert.equal(si.version, 1);
-    assert.deepEqual(si.initiatorIdentity, a.identity.encoding);
-    assert.deepEqual(si.responderIdentity, b.identity.encoding);
-    assert.deepEqual(sr.initiatorIdentity, a.identity.encoding);
+    // State format 3: the state binds both identities by H_ID; each side's handshake returns its own Enc(ID).
+    const hId = sha256(concatBytes([a.identity.encoding, b.identity.encoding]));
+    assert.deepEqual(si.identitiesHash, hId);
+    assert.deepEqual(sr.identitiesHash, hId);
+    assert.deepEqual(init1.localIdentity, a.identity.encoding);
+    assert.deepEqual(r.localIdentity, b.identity.encoding);
+    assert.deepEqual(r.peerIdentity, a.identity.encoding);
+    core.checkIdentities(si, a.identity.encoding, b.identity.encoding);
     assert.equal(si.pqEpoch, 1, 'the reply opened epoch 1');
     assert.equal(si.receivingChains, 1);
     assert.equal(si.skippedKeys, 0);
@@ -328,6 +335,49 @@ test('limits: a jump over maxJump is TOO_FAR_AHEAD with { jump, limit }, state u
   const d = core.decrypt(r.state, sent[1] as Uint8Array, { now: NOW });
   assert.deepEqual(d.plaintext, Uint8Array.of(1));
   assert.equal(core.stateInfo(d.state).skippedKeys, 1);
+});
+
+/** Offset of H_ID in a format-3 state (docs/SESSIONS.md §5.9): magic, format, version, role, counter, limits. */
+const H_ID_AT = 4 + 1 + 1 + 1 + 8 + 20;
+
+/** The format-2 encoding of a format-3 state: u16 len ‖ Enc(ID_init) ‖ u16 len ‖ Enc(ID_resp) in place of H_ID. */
+function asFormat2(state: Uint8Array, init: Uint8Array, resp: Uint8Array): Uint8Array {
+  const lp = (id: Uint8Array) => concatBytes([Uint8Array.of(id.length >> 8, id.length & 0xff), id]);
+  const out = concatBytes([state.subarray(0, H_ID_AT), lp(init), lp(resp), state.subarray(H_ID_AT + 32)]);
+  out[4] = 2;
+  return out;
+}
+
+test('state format 3: identities checked against H_ID (a swapped or replaced peer identity is IDENTITY_MISMATCH); a format-2 state migrates with its identities', async () => {
+  await init();
+  const [a, b] = [peer(1), peer(2)];
+  const init1 = core.initiate(a.seeds, 5, bundleOf(b, 77), { now: NOW, pinned: b.identity.encoding });
+  const info = core.stateInfo(init1.state);
+  assert.equal(core.stateFormat(init1.state), core.STATE_FORMAT);
+  assert.ok(init1.state.length < 4_096, `no identity encoding inside (${init1.state.length} bytes)`);
+  core.checkIdentities(info, a.identity.encoding, b.identity.encoding);
+  const mallory = peer(3);
+  const shifted = [concatBytes([a.identity.encoding, b.identity.encoding.subarray(0, 1)]), b.identity.encoding.subarray(1)] as const;
+  for (const [name, i, r] of [
+    ['peer replaced', a.identity.encoding, mallory.identity.encoding],
+    ['swapped', b.identity.encoding, a.identity.encoding],
+    ['boundary moved', shifted[0], shifted[1]],
+    ['missing', a.identity.encoding, undefined],
+  ] as const) {
+    assert.equal(code(() => { core.checkIdentities(info, i, r); }), 'IDENTITY_MISMATCH', name);
+  }
+  // Format 2 is refused by every state entry point and migrated by migrateState.
+  const old = asFormat2(init1.state, a.identity.encoding, b.identity.encoding);
+  assert.equal(core.stateFormat(old), 2);
+  assert.equal(code(() => core.stateInfo(old)), 'MALFORMED_INPUT');
+  const m = core.migrateState(old);
+  assert.deepEqual(m.state, init1.state);
+  assert.deepEqual(m.initiatorIdentity, a.identity.encoding);
+  assert.deepEqual(m.responderIdentity, b.identity.encoding);
+  assert.equal(code(() => core.migrateState(init1.state)), 'MALFORMED_INPUT');
+  // The migrated state keeps working.
+  const e = core.encrypt(m.state, te.encode('after migration'), { now: NOW });
+  assert.equal(e.counter, init1.counter + 1);
 });
 
 test('randomized two-party simulation: 1,000 messages with drops, duplicates and reordering', async () => {

@@ -201,6 +201,21 @@ test('a session stored by the previous veilkit (record version 1, head without a
   expect(r).toEqual({ opened: true, upgraded: true, works: ['after a', 'after b'], downgrade: 'STATE_ROLLBACK' });
 });
 
+test('attack: a session record whose stored peer identity was replaced or swapped is refused (IDENTITY_MISMATCH) everywhere; the genuine record works again', async ({ page }) => {
+  await load(page);
+  const [a, b, c] = names('ids', 3);
+  const r = await page.evaluate(([x, y, z]) => window.sessTests.attackSwappedIdentity(x!, y!, z!), [a, b, c]);
+  const refused = ['IDENTITY_MISMATCH', 'IDENTITY_MISMATCH', 'IDENTITY_MISMATCH', 'IDENTITY_MISMATCH'];
+  expect(r).toEqual({ stored: true, outcomes: [refused, refused], restored: 'after', peerIsBob: true });
+});
+
+test('a session whose state is of format 2 (identities inside) opens with the same info, is rewritten as format 3 with the identities in the record, and keeps working', async ({ page }) => {
+  await load(page);
+  const [a, b] = names('fmt2');
+  const r = await page.evaluate(([x, y]) => window.sessTests.formatTwoSession(x!, y!), [a, b]);
+  expect(r).toEqual({ v2Longer: 2 * 2019 - 32, opened: true, migrated: true, works: ['after a', 'after b'] });
+});
+
 test('the verification code is the same on both sides and differs for another peer', async ({ page }) => {
   await load(page);
   const [a, b, c] = names('verify', 3);

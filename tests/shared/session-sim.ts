@@ -275,7 +275,7 @@ export function runSessionSimulation(core: SessionCore, seed: number, messages: 
   }
   const [ia, ib] = [core.stateInfo(parties[0].state), core.stateInfo(parties[1].state)];
   if (ia.role !== 'initiator' || ib.role !== 'responder') fail('final roles');
-  if (!equalBytes(ia.initiatorIdentity, ib.initiatorIdentity) || !equalBytes(ia.responderIdentity, ib.responderIdentity)) fail('final bindings differ');
+  if (!equalBytes(ia.identitiesHash, ib.identitiesHash)) fail('final bindings (H_ID) differ');
   if (ia.counter !== parties[0].counter || ib.counter !== parties[1].counter) fail('stateInfo counter differs from the last returned counter');
 
   return {

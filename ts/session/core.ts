@@ -18,6 +18,9 @@ import * as wasm from '../wasm/veilkit.js';
 import { call } from '../init.js';
 import { bytes, exact, integer, optionalBytes, untrusted, wipe } from '../validate.js';
 import { int, optInt, optPart, part, splitParts } from './parts.js';
+import { concatBytes, equalBytes } from '../bytes.js';
+import { sha256 } from '../hash.js';
+import { VeilError } from '../errors.js';
 
 /** Sizes of the session encodings, in bytes (docs/SESSIONS.md §2–§5). */
 export const SESSION_SIZES = Object.freeze({
@@ -101,14 +104,18 @@ export interface InitialMessageInfo {
   replayDigest?: Uint8Array;
 }
 
-/** Public facts of a serialized ratchet state. */
+/**
+ * Public facts of a serialized ratchet state. The state (format 3, docs/SESSIONS.md §5.9) does not hold
+ * the identity encodings, only `identitiesHash` = `H_ID` = SHA-256(Enc(ID_init) ‖ Enc(ID_resp)): whoever
+ * keeps the encodings beside it checks them with {@link checkIdentities}.
+ */
 export interface StateInfo {
   counter: number;
   role: 'initiator' | 'responder';
   version: number;
   pqEpoch: number;
-  initiatorIdentity: Uint8Array;
-  responderIdentity: Uint8Array;
+  /** `H_ID` (32 bytes). */
+  identitiesHash: Uint8Array;
   skippedKeys: number;
   receivingChains: number;
 }
@@ -298,7 +305,7 @@ export function initiate(
   deviceId: number,
   peerBundle: Uint8Array,
   o: { now: number; pinned?: Uint8Array; plaintext?: Uint8Array; aad?: Uint8Array; limits?: SessionLimits },
-): { state: Uint8Array; initialMessage: Uint8Array; counter: number; peerIdentity: Uint8Array; peerDeviceId: number; version: number } {
+): { state: Uint8Array; initialMessage: Uint8Array; counter: number; peerIdentity: Uint8Array; localIdentity: Uint8Array; peerDeviceId: number; version: number } {
   const dev = u32('deviceId', deviceId);
   const b = bundleBytes(peerBundle);
   const opts = object('options', o);
@@ -309,12 +316,13 @@ export function initiate(
   const [mj, mk, mc, ma] = limitsOf(opts.limits);
   return withSeeds(seeds, (s) => {
     // The binding takes ownership of a copy of `plaintext` (wiped in wasm); the caller's array is not touched.
-    const r = splitParts(call(() => wasm.sessionInitiate(s, dev, b, now, pinned, plaintext, aad, mj, mk, mc, ma)), 6);
+    const r = splitParts(call(() => wasm.sessionInitiate(s, dev, b, now, pinned, plaintext, aad, mj, mk, mc, ma)), 7);
     return {
       state: part(r[0]),
       initialMessage: part(r[1]),
       counter: int(r[2]),
       peerIdentity: part(r[3]),
+      localIdentity: part(r[6]),
       peerDeviceId: int(r[4]),
       version: int(r[5]),
     };
@@ -346,6 +354,7 @@ export function respond(
   counter: number;
   plaintext: Uint8Array;
   peerIdentity: Uint8Array;
+  localIdentity: Uint8Array;
   peerDeviceId: number;
   version: number;
   consumed: { oneTimeX25519?: number; oneTimeMlkem?: number };
@@ -362,7 +371,7 @@ export function respond(
   const aad = optionalBytes('options.aad', opts.aad);
   const [mj, mk, mc, ma] = limitsOf(opts.limits);
   return withSeeds(seeds, (s) => {
-    const r = splitParts(call(() => wasm.sessionRespond(s, dev, m, now, pinned, spk, pq, opk, aad, mj, mk, mc, ma)), 9);
+    const r = splitParts(call(() => wasm.sessionRespond(s, dev, m, now, pinned, spk, pq, opk, aad, mj, mk, mc, ma)), 10);
     const consumed: { oneTimeX25519?: number; oneTimeMlkem?: number } = {};
     const cx = optInt(r[6]);
     const ck = optInt(r[7]);
@@ -373,6 +382,7 @@ export function respond(
       plaintext: part(r[1]),
       counter: int(r[2]),
       peerIdentity: part(r[3]),
+      localIdentity: part(r[9]),
       peerDeviceId: int(r[4]),
       version: int(r[5]),
       consumed,
@@ -426,15 +436,48 @@ export function decrypt(
 /** Public facts of a serialized state (`MALFORMED_INPUT` / `INVALID_STATE` if it does not parse). */
 export function stateInfo(state: Uint8Array): StateInfo {
   const s = stateBytes(state);
-  const r = splitParts(call(() => wasm.sessionStateInfo(s)), 8);
+  const r = splitParts(call(() => wasm.sessionStateInfo(s)), 7);
   return {
     counter: int(r[0]),
     role: int(r[1]) === 1 ? 'initiator' : 'responder',
     version: int(r[2]),
     pqEpoch: int(r[3]),
-    initiatorIdentity: part(r[4]),
-    responderIdentity: part(r[5]),
-    skippedKeys: int(r[6]),
-    receivingChains: int(r[7]),
+    identitiesHash: part(r[4]),
+    skippedKeys: int(r[5]),
+    receivingChains: int(r[6]),
   };
+}
+
+/** The serialized-state format of `state` (byte 4 after the magic `VKRS`), or `undefined` if it is too short or has another magic. */
+export function stateFormat(state: Uint8Array): number | undefined {
+  const s = bytes('state', state);
+  if (s.length < 5 || s[0] !== 0x56 || s[1] !== 0x4b || s[2] !== 0x52 || s[3] !== 0x53) return undefined;
+  return s[4];
+}
+
+/** The current serialized-state format (3: identities bound by `H_ID`, not stored); format 2 stored both encodings. */
+export const STATE_FORMAT = 3;
+
+/**
+ * Converts a state of format 2 (which stored both identity encodings) into the current format, with the same
+ * counter and secrets, and returns the identities it carried (to be kept beside the new state). Any other
+ * format, or a state that does not parse: `MALFORMED_INPUT` / `INVALID_STATE` / `INVALID_KEY`.
+ */
+export function migrateState(state: Uint8Array): { state: Uint8Array; initiatorIdentity: Uint8Array; responderIdentity: Uint8Array } {
+  const s = stateBytes(state);
+  const r = splitParts(call(() => wasm.sessionStateMigrate(s)), 3);
+  return { state: part(r[0]), initiatorIdentity: part(r[1]), responderIdentity: part(r[2]) };
+}
+
+/**
+ * Checks identity encodings kept beside a state (a session record) against its `H_ID`: both 2,017 bytes
+ * (fixed lengths: the boundary between them cannot move under one hash) and
+ * SHA-256(initiator ‖ responder) equal to `info.identitiesHash` (constant-time compare). Else
+ * `IDENTITY_MISMATCH`: a record whose identities were replaced or swapped.
+ */
+export function checkIdentities(info: Pick<StateInfo, 'identitiesHash'>, initiatorIdentity: unknown, responderIdentity: unknown): void {
+  const ok = initiatorIdentity instanceof Uint8Array && responderIdentity instanceof Uint8Array
+    && initiatorIdentity.length === SESSION_SIZES.identityEncoding && responderIdentity.length === SESSION_SIZES.identityEncoding
+    && equalBytes(sha256(concatBytes([initiatorIdentity, responderIdentity])), info.identitiesHash);
+  if (!ok) throw new VeilError('IDENTITY_MISMATCH', 'the stored identities do not match the session state (H_ID)');
 }

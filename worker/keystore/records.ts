@@ -122,7 +122,18 @@ export interface SessionRecord {
   wrapped: Uint8Array;
   /** 2, or absent for a version-1 record. Which of the two AADs `wrapped` opens under decides; this field only says which to try. */
   recordVersion?: 2;
+  /**
+   * `Enc(ID_init)` and `Enc(ID_resp)` (2,017 bytes each; public), written with every state of format 3
+   * (docs/SESSIONS.md §5.9), which binds them by `H_ID` only. Clear fields, authenticated by that hash: a
+   * load checks SHA-256(initiator ‖ responder) against the sealed state's `H_ID` (`IDENTITY_MISMATCH`).
+   * Absent in a record whose sealed state is of format 2 (identities inside), which a load migrates.
+   */
+  initiatorIdentity?: Uint8Array;
+  responderIdentity?: Uint8Array;
 }
+
+/** `Enc(ID_init)` and `Enc(ID_resp)` of a session (public). */
+export interface Identities { initiator: Uint8Array; responder: Uint8Array }
 
 /** What a version-2 session record seals in front of the state: the `SessionInfo` fields the state does not hold. */
 export interface SessionMeta {

@@ -13,7 +13,7 @@
  */
 import type { SessionInfo } from '../keystore.protocol.js';
 import { SessionState } from '../../ts/session/state.js';
-import type { HeadRecord, SessionMeta, SessionRecord } from './records.js';
+import type { HeadRecord, Identities, SessionMeta, SessionRecord } from './records.js';
 import type { Session as Unlocked } from './store.js';
 
 export interface CachedSession {
@@ -25,6 +25,8 @@ export interface CachedSession {
   head: HeadRecord | undefined;
   info: SessionInfo;
   meta: SessionMeta;
+  /** The session's two identity encodings (public), checked against the state's `H_ID` when it was opened. */
+  readonly identities: Identities;
   /** The state of `record`, parsed. Secret: freed (zeroized) when the entry goes. */
   readonly state: SessionState;
 }

@@ -27,9 +27,12 @@
  *    meanwhile), and announces the head on the change channel;
  * 5. only then releases the locks and returns the message or plaintext.
  *
- * `SessionInfo` comes from the state and the sealed metadata only. A record of
- * version 1 (the previous veilkit's) is read under its old rules and rewritten
- * as version 2 by the first operation on it.
+ * `SessionInfo` comes from the state and the sealed metadata only, and from the
+ * record's two identity encodings once they are checked against the state's
+ * `H_ID` (a state of format 3 stores only that hash; `IDENTITY_MISMATCH`
+ * otherwise). A record of version 1 (the previous veilkit's) is read under its
+ * old rules and rewritten as version 2 by the first operation on it; a state of
+ * format 2 (identities inside) is migrated on load and rewritten likewise.
  *
  * A new session (`initiate`, `respond`) has no lock of its own yet: nobody
  * else knows its id. State bytes, seeds and prekey secrets are wiped after use.
@@ -47,7 +50,7 @@ import { checkFormat, locked, notFound, runCommitHook, storageError } from './db
 import { cached, drop, keep, type CachedSession } from './session-cache.js';
 import { abort, done, request } from './idb.js';
 import {
-  headIsAuthentic, sealHead, sealSession, unsealSession, unsealSessionV1, type HeadRecord, type SessionMeta, type SessionRecord, type StateRecord,
+  headIsAuthentic, sealHead, sealSession, unsealSession, unsealSessionV1, type HeadRecord, type Identities, type SessionMeta, type SessionRecord, type StateRecord,
 } from './records.js';
 import { absorb, knownHead, learn, shared } from './heads.js';
 import { announce, sessionFor, type Session as Unlocked, type Store } from './store.js';
@@ -93,8 +96,43 @@ interface Opened {
   meta: SessionMeta;
   /** Secret: wipe after use. */
   state: Uint8Array;
-  /** A version-1 record (the previous veilkit's): upgraded by the next commit. */
+  /** Both identity encodings, checked against the state's `H_ID`. */
+  identities: Identities;
+  /** A version-1 record (the previous veilkit's) or a state of format 2: upgraded by the next commit. */
   legacy: boolean;
+}
+
+
+/**
+ * The state in the current format and its identities: a format-2 state (identities inside, authenticated with
+ * it) is migrated; otherwise the record's identities, which must match the state's `H_ID` (else
+ * `IDENTITY_MISMATCH`: the clear fields were replaced, e.g. the peer's identity swapped). Wipes `state` when it
+ * replaces it or throws.
+ */
+function stateAndIdentities(id: string, record: SessionRecord, state: Uint8Array): { state: Uint8Array; identities: Identities; info: core.StateInfo; migrated: boolean } {
+  let current = state;
+  try {
+    let identities: Identities;
+    let migrated = false;
+    if (core.stateFormat(state) === 2) {
+      const m = core.migrateState(state);
+      wipe(state);
+      current = m.state;
+      identities = { initiator: m.initiatorIdentity, responder: m.responderIdentity };
+      migrated = true;
+    } else {
+      if (!(record.initiatorIdentity instanceof Uint8Array) || !(record.responderIdentity instanceof Uint8Array)) {
+        throw new VeilError('IDENTITY_MISMATCH', `session ${id}: the record has no identities for its state`);
+      }
+      identities = { initiator: record.initiatorIdentity.slice(), responder: record.responderIdentity.slice() };
+    }
+    const info = core.stateInfo(current);
+    core.checkIdentities(info, identities.initiator, identities.responder);
+    return { state: current, identities, info, migrated };
+  } catch (e) {
+    wipe(current);
+    throw e;
+  }
 }
 
 interface Loaded extends Opened {
@@ -159,14 +197,17 @@ async function openRecord(
     if (h.kind === 'v2') throw rollback(id, 'a record of the previous format under an authenticated head');
     opened = { meta: legacyMeta(record), state: await unsealSessionV1(unlocked.key, record.identityId, id, record.counter, unlocked.generation, record.wrapped) };
   }
+  const c = stateAndIdentities(id, record, opened.state);
   try {
-    const i = core.stateInfo(opened.state);
     // The AAD binds the counter of the record; the state must carry the same one.
-    if (i.counter !== record.counter) throw new VeilError('AUTHENTICATION_FAILED', `session ${id}: the state does not match its record`);
+    if (c.info.counter !== record.counter) throw new VeilError('AUTHENTICATION_FAILED', `session ${id}: the state does not match its record`);
     learn(s.name, id, record.counter);
-    return { ...opened, record, info: infoOf(id, record.identityId, opened.meta, i), legacy: record.recordVersion !== 2 };
+    return {
+      meta: opened.meta, state: c.state, identities: c.identities, record,
+      info: infoOf(id, record.identityId, opened.meta, c.info, c.identities), legacy: record.recordVersion !== 2 || c.migrated,
+    };
   } catch (e) {
-    wipe(opened.state);
+    wipe(c.state);
     throw e;
   }
 }
@@ -194,12 +235,13 @@ async function load(s: Store, id: string): Promise<Loaded> {
   return { ...opened, unlocked, head };
 }
 
-function infoOf(id: string, identityId: string, meta: SessionMeta, i: ReturnType<typeof core.stateInfo>): SessionInfo {
+/** `SessionInfo` from the state's facts and its identities (already checked against the state's `H_ID`). */
+function infoOf(id: string, identityId: string, meta: SessionMeta, i: core.StateInfo, ids: Identities): SessionInfo {
   const initiator = i.role === 'initiator';
-  const peerIdentity = initiator ? i.responderIdentity : i.initiatorIdentity;
+  const peerIdentity = (initiator ? ids.responder : ids.initiator).slice();
   return {
     kind: 'session', id, identity: identityId, role: i.role, version: i.version,
-    localIdentity: initiator ? i.initiatorIdentity : i.responderIdentity, peerIdentity,
+    localIdentity: (initiator ? ids.initiator : ids.responder).slice(), peerIdentity,
     peerIdentityId: sessionIdentityId(peerIdentity), peerDeviceId: meta.peerDeviceId, counter: i.counter, pqEpoch: i.pqEpoch,
     createdAt: meta.createdAt, updatedAt: meta.updatedAt,
   };
@@ -316,6 +358,8 @@ interface NewState {
   meta: SessionMeta;
   counter: number;
   state: Uint8Array;
+  /** `Enc(ID_init)` and `Enc(ID_resp)`, written in clear beside the state (bound by its `H_ID`). */
+  identities: Identities;
 }
 
 /**
@@ -328,7 +372,7 @@ async function commitSession(
   o: { extra?: Extra | undefined; identityId?: string | undefined } = {},
 ): Promise<{ revision: number; record: SessionRecord; head: HeadRecord; announced: SessionHead }> {
   const [record, tag] = await Promise.all([
-    sealedRecord(unlocked, n.id, n.identityId, n.info, n.meta, n.counter, n.state),
+    sealedRecord(unlocked, n.id, n.identityId, n.info, n.meta, n.counter, n.state, n.identities),
     sealHead(unlocked.key, n.identityId, n.id, n.counter, false, unlocked.generation),
   ]);
   const head = { id: n.id, identityId: n.identityId, counter: n.counter, tag };
@@ -360,13 +404,18 @@ function wipeSeeds(seeds: IdentitySeeds | undefined): void {
   if (seeds) wipe(seeds.ed25519, seeds.mlDsa, seeds.x25519);
 }
 
-/** A version-2 record of session `id` at `counter`: `meta ‖ state` sealed under the unlocked key; the clear fields (an index) from authenticated values. */
+/**
+ * A version-2 record of session `id` at `counter`: `meta ‖ state` sealed under the unlocked key; the clear fields
+ * (an index) from authenticated values; the two identity encodings in clear, bound by the state's `H_ID`.
+ */
 async function sealedRecord(
   unlocked: Unlocked, id: string, identityId: string, info: Pick<SessionInfo, 'peerIdentityId' | 'role'>, meta: SessionMeta, counter: number, state: Uint8Array,
+  identities: Identities,
 ): Promise<SessionRecord> {
   return {
     id, identityId, peerIdentityId: info.peerIdentityId, peerDeviceId: meta.peerDeviceId, role: info.role,
     createdAt: meta.createdAt, updatedAt: meta.updatedAt, counter, recordVersion: 2,
+    initiatorIdentity: identities.initiator.slice(), responderIdentity: identities.responder.slice(),
     wrapped: await sealSession(unlocked.key, identityId, id, counter, unlocked.generation, meta, state),
   };
 }
@@ -406,17 +455,22 @@ export async function initiate(
  */
 async function createSession(
   s: Store, identity: string, role: 'initiator' | 'responder',
-  r: { state: Uint8Array; counter: number; peerIdentity: Uint8Array; peerDeviceId: number }, extra?: Extra,
+  r: { state: Uint8Array; counter: number; peerIdentity: Uint8Array; localIdentity: Uint8Array; peerDeviceId: number }, extra?: Extra,
 ): Promise<{ info: SessionInfo; revision: number; head: SessionHead }> {
   try {
     const unlocked = sessionFor(s, await readStateRecord(s));
     const now = Date.now();
     const id = newSessionId();
     const meta: SessionMeta = { peerDeviceId: r.peerDeviceId, createdAt: now, updatedAt: now };
-    const info = infoOf(id, identity, meta, core.stateInfo(r.state));
+    const identities: Identities = role === 'initiator'
+      ? { initiator: r.localIdentity, responder: r.peerIdentity }
+      : { initiator: r.peerIdentity, responder: r.localIdentity };
+    const i = core.stateInfo(r.state);
+    core.checkIdentities(i, identities.initiator, identities.responder);
+    const info = infoOf(id, identity, meta, i, identities);
     if (info.role !== role || info.counter !== r.counter) throw new VeilError('INTERNAL', 'the new state does not match the handshake');
-    const c = await commitSession(s, unlocked, { id, identityId: identity, info, meta, counter: r.counter, state: r.state }, undefined, { extra });
-    keep(s.name, id, { unlocked, record: c.record, head: c.head, info, meta, state: SessionState.fromBytes(r.state) });
+    const c = await commitSession(s, unlocked, { id, identityId: identity, info, meta, counter: r.counter, state: r.state, identities }, undefined, { extra });
+    keep(s.name, id, { unlocked, record: c.record, head: c.head, info, meta, identities, state: SessionState.fromBytes(r.state) });
     return { info, revision: c.revision, head: c.announced };
   } finally {
     wipe(r.state);
@@ -508,7 +562,7 @@ async function usableCache(s: Store, id: string): Promise<CachedSession | undefi
 async function reload(s: Store, id: string): Promise<CachedSession> {
   const l = await load(s, id);
   try {
-    const entry: CachedSession = { unlocked: l.unlocked, record: l.record, head: l.head, info: l.info, meta: l.meta, state: SessionState.fromBytes(l.state) };
+    const entry: CachedSession = { unlocked: l.unlocked, record: l.record, head: l.head, info: l.info, meta: l.meta, identities: l.identities, state: SessionState.fromBytes(l.state) };
     keep(s.name, id, entry);
     return entry;
   } finally {
@@ -544,7 +598,7 @@ async function attempt<T>(s: Store, id: string, c: CachedSession, compute: Compu
     const state = c.state.toBytes();
     try {
       committed = await commitSession(
-        s, c.unlocked, { id, identityId: c.record.identityId, info: c.info, meta, counter, state }, { record: c.record, head: c.head },
+        s, c.unlocked, { id, identityId: c.record.identityId, info: c.info, meta, counter, state, identities: c.identities }, { record: c.record, head: c.head },
         { identityId: c.record.identityId },
       );
     } finally {
@@ -644,10 +698,13 @@ export async function decryptMany(s: Store, session: string, items: readonly Ses
   });
 }
 
-/** Rewrites a version-1 record (the previous veilkit's) as version 2 with an authenticated head, at the same counter. */
+/**
+ * Rewrites a version-1 record (the previous veilkit's) as version 2 with an authenticated head, and a state of
+ * format 2 as format 3 with its identities beside it, at the same counter.
+ */
 async function upgrade(s: Store, l: Loaded): Promise<void> {
   const c = await commitSession(
-    s, l.unlocked, { id: l.record.id, identityId: l.record.identityId, info: l.info, meta: l.meta, counter: l.record.counter, state: l.state },
+    s, l.unlocked, { id: l.record.id, identityId: l.record.identityId, info: l.info, meta: l.meta, counter: l.record.counter, state: l.state, identities: l.identities },
     { record: l.record, head: l.head },
   );
   changed(s, 'session-updated', c.revision, l.record.id, c.announced);
@@ -666,7 +723,7 @@ async function infoOfId(s: Store, id: string): Promise<SessionInfo> {
         await upgrade(s, l);
       } else {
         // Parsed now, so that the operations that usually follow a load take the fast path.
-        keep(s.name, id, { unlocked: l.unlocked, record: l.record, head: l.head, info: l.info, meta: l.meta, state: SessionState.fromBytes(l.state) });
+        keep(s.name, id, { unlocked: l.unlocked, record: l.record, head: l.head, info: l.info, meta: l.meta, identities: l.identities, state: SessionState.fromBytes(l.state) });
       }
       return l.info;
     } finally {
@@ -708,7 +765,8 @@ export async function list(s: Store, identity: string | undefined): Promise<Sess
       }
       const o = await openRecord(s, unlocked, r.id, r, headOf.get(r.id), present.has(r.identityId));
       wipe(o.state);
-      out.push(o.info);
+      // A state of format 2 is migrated and rewritten under its session's lock, as `info` does.
+      out.push(o.legacy ? await infoOfId(s, r.id) : o.info);
     } catch (e) {
       // Deleted sessions and sessions of deleted identities written back by page script are not listed.
       if (e instanceof VeilError && e.code === 'KEY_NOT_FOUND') continue;

@@ -1,9 +1,9 @@
 //! Canonical, versioned serialized state (docs/SESSIONS.md §5.9).
 //!
 //! ```text
-//! state = "VKRS" ‖ u8 format(2) ‖ u8 protocol version ‖ u8 role(1 initiator, 2 responder) ‖ u64 counter
+//! state = "VKRS" ‖ u8 format(3) ‖ u8 protocol version ‖ u8 role(1 initiator, 2 responder) ‖ u64 counter
 //!       ‖ u32 max_jump ‖ u32 max_skipped_keys ‖ u32 max_receiving_chains ‖ u64 max_skipped_age_secs
-//!       ‖ u16 len ‖ Enc(ID_init) ‖ u16 len ‖ Enc(ID_resp) ‖ root_key(32)
+//!       ‖ H_ID(32) ‖ root_key(32)
 //!       ‖ opt(dh_secret(32)) ‖ opt(dh_remote(32)) ‖ opt(ck(32) ‖ pq_ck(32) ‖ u32 n ‖ u64 epoch) ‖ u32 PN
 //!       ‖ u64 latest ‖ pq_root(32) ‖ own_dir(32) ‖ peer_dir(32)
 //!       ‖ opt(u64 k ‖ dk(2400)) ‖ opt(u64 k ‖ ct(1088)) ‖ opt(u64 k ‖ ek(1184))
@@ -14,6 +14,14 @@
 //! ```
 //! Parsing is bounded and total; every invariant the code relies on is
 //! checked (`INVALID_STATE`), trailing bytes are refused (`MALFORMED_INPUT`).
+//!
+//! The identity encodings are not in the state (format 3): it binds them by
+//! `H_ID = SHA-256(Enc(ID_init) ‖ Enc(ID_resp))`, and whoever stores the state
+//! keeps the encodings beside it and checks them against `H_ID` on load
+//! ([`RatchetState::check_identities`]). Format 2 carried both encodings in
+//! place of `H_ID` (`u16 len ‖ Enc(ID_init) ‖ u16 len ‖ Enc(ID_resp)`, the rest
+//! identical): [`RatchetState::from_bytes`] refuses it and
+//! [`RatchetState::migrate_format_2`] converts it.
 
 use std::sync::Arc;
 
@@ -25,17 +33,21 @@ use super::kdf::{ChainKeys, Key};
 use super::limits::Limits;
 use super::pq::{OwnEk, PqState};
 use super::skipped::{Receiving, RecvChain, SkippedKey};
-use super::{DhPair, RatchetState, SendChain, check_binding};
+use super::{DhPair, RatchetState, SendChain, check_binding, check_version};
 use crate::bytes::ByteReader;
 use crate::mlkem::{CT_LEN, DK_LEN, EK_LEN};
 use crate::session::{Result, Role, SessionBinding, SessionError};
 
 /// Magic prefix of a serialized state.
 pub const STATE_MAGIC: &[u8; 4] = b"VKRS";
-/// Current serialized-state format (2: the own ML-KEM key pair is stored as
-/// its expanded decapsulation key; format 1 stored its 64-byte seed and is
-/// not read).
-pub const STATE_FORMAT: u8 = 2;
+/// Current serialized-state format (3: the identities bound by `H_ID`, not
+/// stored; 2: both identity encodings stored, read only by
+/// [`RatchetState::migrate_format_2`]; the own ML-KEM key pair is stored as
+/// its expanded decapsulation key since format 2; format 1 stored its 64-byte
+/// seed and is not read).
+pub const STATE_FORMAT: u8 = 3;
+/// The previous format, which stored both identity encodings.
+pub const STATE_FORMAT_2: u8 = 2;
 /// Longest identity encoding accepted.
 pub(crate) const MAX_IDENTITY_LEN: usize = 8192;
 
@@ -43,12 +55,6 @@ const TRUNC: SessionError = SessionError::Malformed("state: truncated");
 
 fn put_opt(out: &mut Vec<u8>, present: bool) {
     out.push(u8::from(present));
-}
-
-fn put_lp16(out: &mut Vec<u8>, b: &[u8]) {
-    let len = u16::try_from(b.len()).unwrap_or(u16::MAX);
-    out.extend_from_slice(&len.to_be_bytes());
-    out.extend_from_slice(b.get(..usize::from(len)).unwrap_or_default());
 }
 
 fn opt(r: &mut ByteReader<'_>) -> Result<bool> {
@@ -72,14 +78,12 @@ impl RatchetState {
     fn encoded_len(&self) -> usize {
         let opt_len = |present: bool, len: usize| 1 + if present { len } else { 0 };
         let p = &self.pq;
-        let fixed: usize = 4 + 1 + 1 + 1 + 8 + 4 + 4 + 4 + 8 + 2 + 2 + 32 + 4 + 8 + 32 * 3 + 8 + 1;
+        let fixed: usize = 4 + 1 + 1 + 1 + 8 + 4 + 4 + 4 + 8 + 32 + 32 + 4 + 8 + 32 * 3 + 8 + 1;
         let chains = self.recv.chains.iter().fold(0usize, |acc, c| {
             acc.saturating_add(32 + 8 + opt_len(c.keys.is_some(), 64) + 4 + 4)
                 .saturating_add(c.skipped.len().saturating_mul(4 + 32 + 8 + 8))
         });
         fixed
-            .saturating_add(self.binding.initiator_identity.len())
-            .saturating_add(self.binding.responder_identity.len())
             .saturating_add(opt_len(self.dh_self.is_some(), 32))
             .saturating_add(opt_len(self.dh_remote.is_some(), 32))
             .saturating_add(opt_len(self.send.is_some(), 32 + 32 + 4 + 8))
@@ -99,7 +103,7 @@ impl RatchetState {
         let mut o = Zeroizing::new(Vec::with_capacity(self.encoded_len().next_power_of_two()));
         o.extend_from_slice(STATE_MAGIC);
         o.push(STATE_FORMAT);
-        o.push(self.binding.version);
+        o.push(self.version);
         o.push(match self.role {
             Role::Initiator => 1,
             Role::Responder => 2,
@@ -109,8 +113,7 @@ impl RatchetState {
         o.extend_from_slice(&self.limits.max_skipped_keys.to_be_bytes());
         o.extend_from_slice(&self.limits.max_receiving_chains.to_be_bytes());
         o.extend_from_slice(&self.limits.max_skipped_age_secs.to_be_bytes());
-        put_lp16(&mut o, &self.binding.initiator_identity);
-        put_lp16(&mut o, &self.binding.responder_identity);
+        o.extend_from_slice(&self.identities_hash);
         o.extend_from_slice(&self.root_key[..]);
         put_opt(&mut o, self.dh_self.is_some());
         if let Some(dh) = &self.dh_self {
@@ -182,13 +185,39 @@ impl RatchetState {
     /// [`SessionError::Malformed`] (magic, format, truncation, flags, trailing
     /// bytes), [`SessionError::InvalidState`] (a violated invariant or limit),
     /// `INVALID_KEY` (an ML-KEM key that fails its check).
+    /// A state of the previous format 2 (`MALFORMED_INPUT`, "format 2") is
+    /// refused: convert it with [`RatchetState::migrate_format_2`].
     pub fn from_bytes(bytes: &[u8]) -> Result<Self> {
+        Self::parse(bytes, STATE_FORMAT).map(|(s, _)| s)
+    }
+
+    /// Converts a state of format 2 (which stored both identity encodings)
+    /// into a state of the current format with the same secrets and counter,
+    /// and returns the identities it carried (the caller stores them beside
+    /// the new state). Whatever [`RatchetState::from_bytes`] checks is checked.
+    ///
+    /// # Errors
+    /// As [`RatchetState::from_bytes`]; a state of any other format is
+    /// `MALFORMED_INPUT`; an identity encoding over 8,192 bytes `INVALID_STATE`.
+    pub fn migrate_format_2(bytes: &[u8]) -> Result<(Self, SessionBinding)> {
+        let (s, binding) = Self::parse(bytes, STATE_FORMAT_2)?;
+        let binding = binding.ok_or(SessionError::Malformed("state: format 2"))?;
+        Ok((s, binding))
+    }
+
+    fn parse(bytes: &[u8], format: u8) -> Result<(Self, Option<SessionBinding>)> {
         let mut r = ByteReader::new(bytes);
         if r.take(4).ok_or(TRUNC)? != STATE_MAGIC {
             return Err(SessionError::Malformed("state: magic"));
         }
-        if r.u8().ok_or(TRUNC)? != STATE_FORMAT {
-            return Err(SessionError::Malformed("state: unknown format"));
+        match r.u8().ok_or(TRUNC)? {
+            f if f == format => {}
+            STATE_FORMAT_2 => {
+                return Err(SessionError::Malformed(
+                    "state: format 2 (identities inside): migrate it",
+                ));
+            }
+            _ => return Err(SessionError::Malformed("state: unknown format")),
         }
         let version = r.u8().ok_or(TRUNC)?;
         let role = match r.u8().ok_or(TRUNC)? {
@@ -204,18 +233,24 @@ impl RatchetState {
             max_skipped_age_secs: r.u64().ok_or(TRUNC)?,
         };
         limits.validate()?;
-        let mut ids = [Vec::new(), Vec::new()];
-        for id in &mut ids {
-            let len = usize::from(r.u16().ok_or(TRUNC)?);
-            *id = r.take(len).ok_or(TRUNC)?.to_vec();
-        }
-        let [initiator_identity, responder_identity] = ids;
-        let binding = SessionBinding {
-            version,
-            initiator_identity,
-            responder_identity,
+        check_version(version)?;
+        let (identities_hash, binding) = if format == STATE_FORMAT_2 {
+            let mut ids = [Vec::new(), Vec::new()];
+            for id in &mut ids {
+                let len = usize::from(r.u16().ok_or(TRUNC)?);
+                *id = r.take(len).ok_or(TRUNC)?.to_vec();
+            }
+            let [initiator_identity, responder_identity] = ids;
+            let binding = SessionBinding {
+                version,
+                initiator_identity,
+                responder_identity,
+            };
+            check_binding(&binding)?;
+            (header::identities_hash(&binding), Some(binding))
+        } else {
+            (r.array::<32>().ok_or(TRUNC)?, None)
         };
-        check_binding(&binding)?;
         let root_key = key(&mut r)?;
         let dh_self = if opt(&mut r)? {
             Some(DhPair::from_secret(key(&mut r)?)?)
@@ -319,9 +354,8 @@ impl RatchetState {
         if !r.rest().is_empty() {
             return Err(SessionError::Malformed("state: trailing bytes"));
         }
-        let identities_hash = header::identities_hash(&binding);
         let s = Self {
-            binding: Arc::new(binding),
+            version,
             identities_hash,
             role,
             limits,
@@ -335,6 +369,6 @@ impl RatchetState {
             recv: Receiving { chains, next_seq },
         };
         s.check_invariants()?;
-        Ok(s)
+        Ok((s, binding))
     }
 }

@@ -4,8 +4,11 @@ use crate::session::{Result, SessionError};
 
 /// Default [`Limits::max_jump`].
 pub const DEFAULT_MAX_JUMP: u32 = 2_000;
-/// Default [`Limits::max_skipped_keys`].
-pub const DEFAULT_MAX_SKIPPED_KEYS: u32 = 2_000;
+/// Default [`Limits::max_skipped_keys`]: 200 (2,000 until state format 3;
+/// each held key is 52 bytes of every stored state, docs/SESSIONS.md §5.9).
+/// A jump of up to [`DEFAULT_MAX_JUMP`] still decrypts; of the keys it skips
+/// the newest 200 are kept.
+pub const DEFAULT_MAX_SKIPPED_KEYS: u32 = 200;
 /// Default [`Limits::max_receiving_chains`].
 pub const DEFAULT_MAX_RECEIVING_CHAINS: u32 = 5;
 /// Default [`Limits::max_skipped_age_secs`]: 30 days.

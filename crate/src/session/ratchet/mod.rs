@@ -36,13 +36,13 @@ pub use limits::Limits;
 pub use pq::ek_sender;
 pub use rng::{RandomPurpose, RatchetRng};
 
-use std::sync::Arc;
-
+use subtle::ConstantTimeEq;
 use zeroize::Zeroizing;
 
 use self::kdf::{ChainKeys, Key};
 use self::pq::PqState;
 use self::skipped::Receiving;
+use crate::session::identity::IDENTITY_ENCODING_LEN;
 use crate::session::{HandshakeKeys, Result, Role, SessionBinding, SessionError, VERSION_1};
 use crate::x25519;
 
@@ -82,9 +82,11 @@ struct SendChain {
 /// used to send forks the session, so keep one live copy per session.
 #[derive(Clone)]
 pub struct RatchetState {
-    /// Shared between copies (`decrypt` clones the state): it never changes.
-    binding: Arc<SessionBinding>,
-    /// `H_ID` = [`header::identities_hash`] of `binding`, bound by every message's AD.
+    /// The negotiated protocol version.
+    version: u8,
+    /// `H_ID` = [`header::identities_hash`] of the session's binding, bound by
+    /// every message's AD. The identity encodings themselves are not held:
+    /// the session record keeps them ([`RatchetState::check_identities`]).
     identities_hash: [u8; 32],
     role: Role,
     limits: Limits,
@@ -101,10 +103,15 @@ pub struct RatchetState {
     recv: Receiving,
 }
 
-fn check_binding(binding: &SessionBinding) -> Result<()> {
-    if binding.version != VERSION_1 {
+fn check_version(version: u8) -> Result<()> {
+    if version != VERSION_1 {
         return Err(SessionError::InvalidState("unsupported protocol version"));
     }
+    Ok(())
+}
+
+fn check_binding(binding: &SessionBinding) -> Result<()> {
+    check_version(binding.version)?;
     if binding.initiator_identity.len() > codec::MAX_IDENTITY_LEN
         || binding.responder_identity.len() > codec::MAX_IDENTITY_LEN
     {
@@ -124,7 +131,7 @@ impl RatchetState {
         limits.validate()?;
         let identities_hash = header::identities_hash(&binding);
         Ok(Self {
-            binding: Arc::new(binding),
+            version: binding.version,
             identities_hash,
             role,
             limits,
@@ -184,11 +191,43 @@ impl RatchetState {
         self.role
     }
 
-    /// What every message binds (version, and both identity encodings through
-    /// their hash `H_ID`, docs/SESSIONS.md §5.2).
+    /// The negotiated protocol version (bound by every message).
     #[must_use]
-    pub fn binding(&self) -> &SessionBinding {
-        &self.binding
+    pub const fn version(&self) -> u8 {
+        self.version
+    }
+
+    /// `H_ID = SHA-256(Enc(ID_init) ‖ Enc(ID_resp))`: how every message binds
+    /// both identity encodings (docs/SESSIONS.md §5.2). The state stores only
+    /// this hash (§5.9); the encodings live in the session record.
+    #[must_use]
+    pub const fn identities_hash(&self) -> &[u8; 32] {
+        &self.identities_hash
+    }
+
+    /// Checks identity encodings kept beside the state (a session record)
+    /// against the state's `H_ID`, and that they have the version and the
+    /// length of a session identity (2,017 bytes each: with fixed lengths the
+    /// boundary between the two cannot move under one hash).
+    ///
+    /// # Errors
+    /// `IDENTITY_MISMATCH` if the version, a length or the hash differs.
+    pub fn check_identities(&self, binding: &SessionBinding) -> Result<()> {
+        if binding.version != self.version
+            || binding.initiator_identity.len() != IDENTITY_ENCODING_LEN
+            || binding.responder_identity.len() != IDENTITY_ENCODING_LEN
+        {
+            return Err(SessionError::IdentityMismatch(
+                "stored identities: wrong version or length",
+            ));
+        }
+        let h = header::identities_hash(binding);
+        if !bool::from(h.ct_eq(&self.identities_hash)) {
+            return Err(SessionError::IdentityMismatch(
+                "stored identities do not match the state's H_ID",
+            ));
+        }
+        Ok(())
     }
 
     /// The limits this state enforces.

@@ -96,7 +96,7 @@ impl RatchetState {
     ) -> Result<(Self, Zeroizing<Vec<u8>>)> {
         let msg = ParsedMessage::parse(message)?;
         let h = &msg.header;
-        if h.version != self.binding.version {
+        if h.version != self.version {
             return Err(SessionError::Malformed(
                 "message: version differs from the session's",
             ));
@@ -126,8 +126,7 @@ impl RatchetState {
         };
         s.recv.next_seq = seq;
         // The header as received: `ParsedMessage::parse` accepts canonical encodings only.
-        let ad =
-            header::associated_data(s.binding.version, &s.identities_hash, msg.header_bytes, aad)?;
+        let ad = header::associated_data(s.version, &s.identities_hash, msg.header_bytes, aad)?;
         let padded = Zeroizing::new(
             aead::aes_gcm_decrypt_with_iv(&mk[..], &msg.nonce, msg.sealed, &ad)
                 .map_err(|_| SessionError::AuthenticationFailed)?,

@@ -34,7 +34,7 @@ impl RatchetState {
         let epoch = pq.begin_sending_chain(self.role, rng)?;
         let dh = DhPair::generate(rng)?;
         let dh_out = x25519::x25519_dh(&dh.secret[..], &remote)?;
-        let (root_key, ck) = kdf::kdf_root(&self.root_key, &dh_out, self.binding.version)?;
+        let (root_key, ck) = kdf::kdf_root(&self.root_key, &dh_out, self.version)?;
         let (own_dir, pq_ck) =
             kdf::pq_chain_start(&pq.own_dir, &dh.public, epoch, pq::own_dir_byte(self.role))?;
         pq.own_dir = own_dir;
@@ -94,10 +94,10 @@ impl RatchetState {
             .ok_or(SessionError::InvalidState("sending chain exhausted"))?;
         let mk = chain
             .keys
-            .step(self.binding.version, chain.epoch, &ratchet_public, n)?;
+            .step(self.version, chain.epoch, &ratchet_public, n)?;
         let (ct, ek) = pq_state.field_for(chain.epoch);
         let header = HeaderRef {
-            version: self.binding.version,
+            version: self.version,
             ratchet_public: &ratchet_public,
             previous_chain_length: self.previous_send_len,
             message_number: n,
@@ -120,7 +120,7 @@ impl RatchetState {
                 .saturating_add(aead::TAG_LEN),
         );
         header.encode_into(&mut out);
-        let ad = header::associated_data(self.binding.version, &self.identities_hash, &out, aad)?;
+        let ad = header::associated_data(self.version, &self.identities_hash, &out, aad)?;
         let mut nonce = [0u8; NONCE_LEN];
         rng.fill(RandomPurpose::Nonce, &mut nonce)?;
         // Ciphertext: not secret, no need to wipe.

@@ -16,7 +16,8 @@ use zeroize::Zeroizing;
 /// derives the keys, builds the initiator's ratchet state, encrypts
 /// `plaintext` with `aad` as the first ratchet message and puts it in the
 /// initial message. `lp(state) ‖ lp(initial message) ‖ int(counter) ‖
-/// lp(peer Enc(ID)) ‖ int(peer device id) ‖ int(version)`.
+/// lp(peer Enc(ID)) ‖ int(peer device id) ‖ int(version) ‖ lp(own Enc(ID))`
+/// (the state binds both encodings by hash only: the caller keeps them).
 #[wasm_bindgen(js_name = "sessionInitiate")]
 #[allow(
     clippy::too_many_arguments,
@@ -71,6 +72,7 @@ pub fn session_initiate(
             &peer,
             &int(u64::from(peer_device_id)),
             &int(u64::from(version)),
+            &init.binding.initiator_identity,
         ])
     })
 }
@@ -121,7 +123,8 @@ fn scalar(what: &'static str, bytes: &[u8]) -> JsResult<Zeroizing<[u8; 32]>> {
 /// responder's state and decrypts the first ratchet message with `aad`.
 /// `lp(state) ‖ lp(plaintext) ‖ int(counter) ‖ lp(peer Enc(ID)) ‖
 /// int(peer device id) ‖ int(version) ‖ opt(consumed one-time X25519 id) ‖
-/// opt(consumed one-time ML-KEM id) ‖ lp(replay digest, empty with a one-time prekey)`.
+/// opt(consumed one-time ML-KEM id) ‖ lp(replay digest, empty with a one-time prekey)
+/// ‖ lp(own Enc(ID))` (the state binds both encodings by hash only: the caller keeps them).
 #[wasm_bindgen(js_name = "sessionRespond")]
 #[allow(
     clippy::too_many_arguments,
@@ -184,6 +187,7 @@ pub fn session_respond(
             &opt_int(r.consumed.one_time_x25519),
             &opt_int(r.consumed.one_time_mlkem),
             digest.as_ref().map_or(&[][..], |d| d.as_slice()),
+            &r.binding.responder_identity,
         ])
     })
 }

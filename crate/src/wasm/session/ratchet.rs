@@ -41,8 +41,9 @@ pub fn session_decrypt(
 }
 
 /// Public facts of a state: `int(counter) ‖ int(role: 1 initiator,
-/// 2 responder) ‖ int(version) ‖ int(PQ epoch) ‖ lp(Enc(ID_init)) ‖
-/// lp(Enc(ID_resp)) ‖ int(skipped keys) ‖ int(receiving chains)`.
+/// 2 responder) ‖ int(version) ‖ int(PQ epoch) ‖ lp(H_ID) ‖
+/// int(skipped keys) ‖ int(receiving chains)` (`H_ID` = SHA-256(Enc(ID_init)
+/// ‖ Enc(ID_resp)), against which the caller checks the encodings it keeps).
 #[wasm_bindgen(js_name = "sessionStateInfo")]
 pub fn session_state_info(state: Vec<u8>) -> JsResult<Uint8Array> {
     scrubbed(StackUse::Kem, || {
@@ -52,16 +53,31 @@ pub fn session_state_info(state: Vec<u8>) -> JsResult<Uint8Array> {
             Role::Initiator => 1,
             Role::Responder => 2,
         };
-        let b = s.binding();
         parts_out(&[
             &int(s.counter()),
             &int(role),
-            &int(u64::from(b.version)),
+            &int(u64::from(s.version())),
             &int(s.pq_epoch()),
-            &b.initiator_identity,
-            &b.responder_identity,
+            s.identities_hash(),
             &int(u64::try_from(s.skipped_keys()).unwrap_or(u64::MAX)),
             &int(u64::try_from(s.receiving_chains()).unwrap_or(u64::MAX)),
+        ])
+    })
+}
+
+/// Converts a state of format 2 (which stored both identity encodings,
+/// docs/SESSIONS.md §5.9) into the current format: `lp(new state) ‖
+/// lp(Enc(ID_init)) ‖ lp(Enc(ID_resp))`; same counter and secrets.
+#[wasm_bindgen(js_name = "sessionStateMigrate")]
+pub fn session_state_migrate(state: Vec<u8>) -> JsResult<Uint8Array> {
+    scrubbed(StackUse::Kem, || {
+        let state = secret_in(state);
+        let (s, binding) = RatchetState::migrate_format_2(&state)?;
+        let bytes = s.to_bytes();
+        parts_out(&[
+            &bytes,
+            &binding.initiator_identity,
+            &binding.responder_identity,
         ])
     })
 }
