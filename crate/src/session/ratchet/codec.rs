@@ -24,10 +24,10 @@ use zeroize::Zeroizing;
 
 use super::header;
 
-use super::kdf::{ChainKeys, Key};
-use super::limits::Limits;
 use super::chunks::{CHUNK_LEN, Chunk};
 use super::kdf::EpochKeys;
+use super::kdf::{ChainKeys, Key};
+use super::limits::Limits;
 use super::pq::{Chunked, OwnEk, PqState};
 use super::skipped::{Receiving, RecvChain, SkippedKey};
 use super::{DhPair, RatchetState, SendChain, check_binding};
@@ -78,7 +78,10 @@ fn chunked_len(c: &Chunked) -> usize {
     (2 + 2 + 1 + 1 + 1 + 1)
         + if c.pending.is_some() { 96 } else { 0 }
         + if c.prev_peer_dir.is_some() { 32 } else { 0 }
-        + c.ek_rx.len().saturating_add(c.ct_rx.len()).saturating_mul(entry)
+        + c.ek_rx
+            .len()
+            .saturating_add(c.ct_rx.len())
+            .saturating_mul(entry)
 }
 
 fn put_chunks(out: &mut Vec<u8>, rx: &[Chunk]) {

@@ -16,10 +16,10 @@
 //! ```
 //! The message therefore begins with the version byte. Integers are big-endian.
 
+use super::chunks::CHUNK_LEN;
 use crate::bytes::ByteReader;
 use crate::hash::Sha256;
 use crate::mlkem::{CT_LEN, EK_LEN};
-use super::chunks::CHUNK_LEN;
 use crate::session::{Result, SessionBinding, SessionError, VERSION_1, VERSION_2};
 
 /// Length of a header without PQ data.
@@ -123,7 +123,11 @@ impl HeaderRef<'_> {
     /// Encoded length.
     pub(crate) fn len(&self) -> usize {
         HEADER_FIXED_LEN
-            .saturating_add(if self.chunk.is_some() { CHUNK_FIELD_LEN } else { 0 })
+            .saturating_add(if self.chunk.is_some() {
+                CHUNK_FIELD_LEN
+            } else {
+                0
+            })
             .saturating_add(self.ct.map_or(0, <[u8]>::len))
             .saturating_add(self.ek.map_or(0, <[u8]>::len))
     }

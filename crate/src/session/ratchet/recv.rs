@@ -5,8 +5,8 @@ use zeroize::Zeroizing;
 use super::RatchetState;
 use super::header::{self, Header, ParsedMessage};
 use super::kdf::{self, ChainKeys, Key};
-use super::{pad, pq};
 use super::skipped::{Ctx, RecvChain};
+use super::{pad, pq};
 use crate::session::{Result, SessionError};
 use crate::{aead, x25519};
 

@@ -3,8 +3,8 @@
 
 use super::header::{self, HeaderRef, NONCE_LEN};
 use super::kdf::{self, Key};
-use super::pq::{self, PqState};
 use super::pad;
+use super::pq::{self, PqState};
 use super::rng::{RandomPurpose, RatchetRng};
 use super::{DhPair, RatchetState, SendChain};
 use crate::session::{Result, SessionError, VERSION_1};
