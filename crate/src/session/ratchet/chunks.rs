@@ -122,7 +122,7 @@ pub const fn data_chunks(len: usize) -> usize {
 /// # Errors
 /// [`SessionError::InvalidState`] for a data length that is not a multiple of 32.
 pub fn encode(data: &[u8], index: u16) -> Result<[u8; CHUNK_LEN]> {
-    if data.is_empty() || data.len() % CHUNK_LEN != 0 || data_chunks(data.len()) > 65_536 {
+    if data.is_empty() || !data.len().is_multiple_of(CHUNK_LEN) || data_chunks(data.len()) > 65_536 {
         return Err(SessionError::InvalidState("chunked data length"));
     }
     let k = data_chunks(data.len());
@@ -152,7 +152,7 @@ pub fn encode(data: &[u8], index: u16) -> Result<[u8; CHUNK_LEN]> {
 #[must_use]
 pub fn decode(chunks: &[Chunk], len: usize) -> Option<Vec<u8>> {
     let k = data_chunks(len);
-    if k == 0 || len % CHUNK_LEN != 0 {
+    if k == 0 || !len.is_multiple_of(CHUNK_LEN) {
         return None;
     }
     let used = chunks.get(..k)?;
