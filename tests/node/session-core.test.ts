@@ -100,7 +100,7 @@ test('handshake round trip, with and without one-time prekeys; replayDigest only
     assert.deepEqual(info.identity, b.identity.encoding);
     assert.deepEqual(info.identityId, b.identity.id);
     assert.equal(info.deviceId, 77);
-    assert.deepEqual(info.versions, Uint8Array.of(1));
+    assert.deepEqual(info.versions, Uint8Array.of(1, 2));
     assert.equal(info.signedPrekeyId, 10);
     assert.equal(info.pqLastResortId, 11);
     assert.equal(info.oneTimeX25519Id, oneTime.x25519 === true ? 12 : undefined, label);
@@ -114,11 +114,11 @@ test('handshake round trip, with and without one-time prekeys; replayDigest only
     assert.deepEqual(plaintext, plaintextCopy, 'caller buffer not mutated');
     assert.deepEqual(init1.peerIdentity, b.identity.encoding);
     assert.equal(init1.peerDeviceId, 77);
-    assert.equal(init1.version, 1);
+    assert.equal(init1.version, 2); // both bundles list [1, 2]: format 2 (SESSIONS.md §5.11)
     assert.equal(init1.counter, 1);
 
     const mi = core.initialMessageInfo(init1.initialMessage);
-    assert.equal(mi.version, 1);
+    assert.equal(mi.version, 2);
     assert.deepEqual(mi.initiatorIdentity, a.identity.encoding);
     assert.equal(mi.initiatorDeviceId, 5);
     assert.deepEqual(mi.responderIdentityId, b.identity.id);
@@ -135,7 +135,7 @@ test('handshake round trip, with and without one-time prekeys; replayDigest only
     assert.equal(td.decode(r.plaintext), `first ${label}`);
     assert.deepEqual(r.peerIdentity, a.identity.encoding);
     assert.equal(r.peerDeviceId, 5);
-    assert.equal(r.version, 1);
+    assert.equal(r.version, 2);
     assert.equal(r.counter, 1);
     assert.deepEqual(r.consumed, {
       ...(oneTime.x25519 === true ? { oneTimeX25519: 12 } : {}),
@@ -154,7 +154,7 @@ test('handshake round trip, with and without one-time prekeys; replayDigest only
     assert.equal(si.role, 'initiator');
     assert.equal(sr.role, 'responder');
     assert.equal(si.counter, 2);
-    assert.equal(si.version, 1);
+    assert.equal(si.version, 2);
     assert.deepEqual(si.initiatorIdentity, a.identity.encoding);
     assert.deepEqual(si.responderIdentity, b.identity.encoding);
     assert.deepEqual(sr.initiatorIdentity, a.identity.encoding);
