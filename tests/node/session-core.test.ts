@@ -158,7 +158,7 @@ test('handshake round trip, with and without one-time prekeys; replayDigest only
     assert.deepEqual(si.initiatorIdentity, a.identity.encoding);
     assert.deepEqual(si.responderIdentity, b.identity.encoding);
     assert.deepEqual(sr.initiatorIdentity, a.identity.encoding);
-    assert.equal(si.pqEpoch, 1, 'the reply opened epoch 1');
+    assert.equal(si.pqEpoch, 0, 'format 2: epoch 1 needs 37 ek chunks and 34 ct chunks (SESSIONS.md §5.11)');
     assert.equal(si.receivingChains, 1);
     assert.equal(si.skippedKeys, 0);
   }
@@ -273,11 +273,12 @@ test('tampered messages fail with the state unchanged; the genuine one still dec
   assert.equal(code(() => core.respond(b.seeds, 9, i.initialMessage, { now: NOW, ...secretsFor(b, mi), aad: te.encode('other') })), 'AUTHENTICATION_FAILED');
   const r = core.respond(b.seeds, 9, i.initialMessage, { now: NOW, ...secretsFor(b, mi), aad });
   let aState = i.state;
-  // The responder's first message opens epoch 1: it carries ct_1 ‖ ek_2 (2,272 bytes of PQ data).
+  // Format 2 (both bundles list [1, 2]): the responder's first message carries no PQ chunk yet
+  // (it has fewer than 37 chunks of ek_1; SESSIONS.md §5.11).
   const m = core.encrypt(r.state, te.encode('one'), { aad, now: NOW }).message;
   const stateBefore = aState.slice();
   // version, ratchet key, PN, N, epoch, PQ kind, PQ data, nonce, ciphertext, tag.
-  const offsets = [0, 1, 33, 37, 41, 49, 50, 50 + 1100, m.length - 16 - 12 - 64, m.length - 20, m.length - 1];
+  const offsets = [0, 1, 33, 37, 41, 49, 50, 50 + 12 + 100, m.length - 16 - 12 - 64, m.length - 20, m.length - 1];
   for (const off of offsets) {
     const bad = m.slice();
     bad[off] = (bad[off] ?? 0) ^ 0x40;
