@@ -233,3 +233,68 @@ fn states_of_version_2_round_trip_in_every_phase() {
     }
     assert!(a.pq_epoch() >= 1);
 }
+
+/// `ek` with 12-bit coefficient `i` set to `value` (as in session_ratchet.rs).
+fn with_coefficient(ek: &[u8], i: usize, value: u16) -> Vec<u8> {
+    let mut out = ek.to_vec();
+    let at = i / 2 * 3;
+    let v = value & 0x0fff;
+    if i.is_multiple_of(2) {
+        out[at] = v.to_le_bytes()[0];
+        out[at + 1] = (out[at + 1] & 0xf0) | v.to_le_bytes()[1];
+    } else {
+        out[at + 1] = (out[at + 1] & 0x0f) | ((v & 0x0f) << 4).to_le_bytes()[0];
+        out[at + 2] = (v >> 4).to_le_bytes()[0];
+    }
+    out
+}
+
+/// A reassembled `ek` that fails the FIPS 203 modulus check is refused
+/// (`INVALID_KEY`, state unchanged). The receiver holds 36 chunks in which
+/// the peer's chunk 0 carried coefficient 0 = 3329 (as a malicious peer that
+/// holds the message keys would send it; modelled by editing the buffered
+/// chunk in the stored state); the 37th genuine chunk completes the key and
+/// the check refuses it. With the genuine chunk 0 the same message completes
+/// `ek_1` and it is taken.
+#[test]
+fn a_reassembled_ek_failing_the_modulus_check_is_refused() {
+    use veilkit::session::ratchet::PqPhase;
+    let mut rng = TestRng::new(8);
+    let (mut a, mut b) = pair_v2(&mut rng);
+    let mut chunks = Vec::new();
+    for _ in 0..36 {
+        let m = send(&mut a, &mut rng, b"x");
+        if let PqField::EkChunk(i, c) = Message::parse(&m).unwrap().header.pq {
+            chunks.push((i, c));
+        }
+        recv(&mut b, &m);
+    }
+    let last = send(&mut a, &mut rng, b"37th");
+    let PqField::EkChunk(36, c36) = Message::parse(&last).unwrap().header.pq else {
+        panic!("chunk 36");
+    };
+    let ek: Vec<u8> = chunks.iter().flat_map(|(_, c)| *c).chain(c36).collect();
+    assert_eq!(ek.len(), 1184);
+    let bad = with_coefficient(&ek, 0, 3329);
+    assert_eq!(
+        veilkit::mlkem::mlkem_encapsulate(&bad).unwrap_err().code(),
+        "INVALID_KEY"
+    );
+    let good_entry = [&[0u8, 0][..], &chunks[0].1[..]].concat();
+    let bad_entry = [&[0u8, 0][..], &bad[..32]].concat();
+    let state = snap(&b);
+    let at = state
+        .windows(34)
+        .position(|w| w == &good_entry[..])
+        .expect("chunk 0 buffered in the state");
+    let mut edited = state.clone();
+    edited[at..at + 34].copy_from_slice(&bad_entry);
+    let forged = RatchetState::from_bytes(&edited).unwrap();
+    let before = snap(&forged);
+    let e = forged.decrypt(&last, b"", NOW).err().unwrap();
+    assert_eq!(e.code(), "INVALID_KEY");
+    assert_eq!(snap(&forged), before);
+    let (next, pt) = b.decrypt(&last, b"", NOW).unwrap();
+    assert_eq!(&pt[..], b"37th");
+    assert_eq!(next.pq_phase(), PqPhase::PeerEkPending);
+}
