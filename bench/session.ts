@@ -520,16 +520,23 @@ export const SESSION_WIRE: Record<string, () => Promise<CaseResult>> = {
     })();
     const turnA = pair.send('a', SHORT).length;
     const turnB = pair.send('b', SHORT).length;
-    const steady = pair.send('a', MSG).length;
+    // Format 2 (SESSIONS.md §5.11): warm up past the first epochs, then the largest of 1 KiB
+    // messages in a row (one carries a 34-byte PQ chunk or none) and the first after a direction change.
+    for (let i = 0; i < 100; i++) { pair.send('a', SHORT); pair.send('b', SHORT); }
+    let steady = 0;
+    for (let i = 0; i < 4; i++) steady = Math.max(steady, pair.send('a', MSG).length);
+    const afterTurn = pair.send('b', MSG).length;
     const info = s.c.stateInfo(pair.a);
-    // message = 50-byte header + PQ data + 12-byte nonce + padded plaintext + 16-byte tag; 1 KiB pads to 2 KiB.
+    // message = 50-byte header + PQ field (0 or 34) + 12-byte nonce + padded plaintext + 16-byte tag; 1 KiB pads to 1,088 B (Padmé).
     const pqOf = (len: number, padded: number) => len - 50 - 12 - padded - 16;
     const details = {
+      version: info.version,
       initialMessage1KiB: initialMessage.length,
       firstChainMessage1KiB: firstChain,
-      firstChainPqBytes: pqOf(firstChain, 2048),
+      firstChainPqBytes: pqOf(firstChain, 1088),
       steadyMessage1KiB: steady,
-      steadyPqBytes: pqOf(steady, 2048),
+      steadyPqBytes: pqOf(steady, 1088),
+      afterDirectionChange1KiB: afterTurn,
       shortMessageAfterTurn: Math.max(turnA, turnB),
       pqBytesPerEpoch: 1184 + 1088,
       stateBytes: pair.a.length,

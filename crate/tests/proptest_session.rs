@@ -19,7 +19,7 @@ mod session_util;
 use proptest_util::cases;
 
 use proptest::prelude::*;
-use session_util::{NOW, TestRng, pair};
+use session_util::{NOW, TestRng, pair, pair_v2};
 use veilkit::session::SessionError;
 use veilkit::session::ratchet::RatchetState;
 
@@ -59,10 +59,14 @@ fn deliver(
     Ok(())
 }
 
-fn simulate(seed: u64, total: u64) {
+fn simulate(seed: u64, total: u64, v2: bool) {
     let mut prng = Prng(seed);
     let mut rng = TestRng::new((seed & 0xff) as u8);
-    let (a, b) = pair(&mut rng);
+    let (a, b) = if v2 {
+        pair_v2(&mut rng)
+    } else {
+        pair(&mut rng)
+    };
     let mut parties = [a, b];
     let mut queues: [Vec<InFlight>; 2] = [Vec::new(), Vec::new()]; // queues[i]: to party i
     let mut done: [Vec<InFlight>; 2] = [Vec::new(), Vec::new()];
@@ -149,6 +153,12 @@ proptest! {
 
     #[test]
     fn randomized_two_party_simulation_with_drops_duplicates_and_reordering_ends_consistent(seed in any::<u64>()) {
-        simulate(seed, 10_000);
+        simulate(seed, 10_000, false);
+    }
+
+    /// The same simulation on protocol version 2 (chunked PQ epochs).
+    #[test]
+    fn randomized_two_party_simulation_on_version_2_ends_consistent(seed in any::<u64>()) {
+        simulate(seed, 10_000, true);
     }
 }

@@ -102,7 +102,7 @@ test('handshake round trip, with and without one-time prekeys; replayDigest only
     assert.deepEqual(info.identity, b.identity.encoding);
     assert.deepEqual(info.identityId, b.identity.id);
     assert.equal(info.deviceId, 77);
-    assert.deepEqual(info.versions, Uint8Array.of(1));
+    assert.deepEqual(info.versions, Uint8Array.of(1, 2));
     assert.equal(info.signedPrekeyId, 10);
     assert.equal(info.pqLastResortId, 11);
     assert.equal(info.oneTimeX25519Id, oneTime.x25519 === true ? 12 : undefined, label);
@@ -116,11 +116,11 @@ test('handshake round trip, with and without one-time prekeys; replayDigest only
     assert.deepEqual(plaintext, plaintextCopy, 'caller buffer not mutated');
     assert.deepEqual(init1.peerIdentity, b.identity.encoding);
     assert.equal(init1.peerDeviceId, 77);
-    assert.equal(init1.version, 1);
+    assert.equal(init1.version, 2); // both bundles list [1, 2]: format 2 (SESSIONS.md §5.11)
     assert.equal(init1.counter, 1);
 
     const mi = core.initialMessageInfo(init1.initialMessage);
-    assert.equal(mi.version, 1);
+    assert.equal(mi.version, 2);
     assert.deepEqual(mi.initiatorIdentity, a.identity.encoding);
     assert.equal(mi.initiatorDeviceId, 5);
     assert.deepEqual(mi.responderIdentityId, b.identity.id);
@@ -137,7 +137,7 @@ test('handshake round trip, with and without one-time prekeys; replayDigest only
     assert.equal(td.decode(r.plaintext), `first ${label}`);
     assert.deepEqual(r.peerIdentity, a.identity.encoding);
     assert.equal(r.peerDeviceId, 5);
-    assert.equal(r.version, 1);
+    assert.equal(r.version, 2);
     assert.equal(r.counter, 1);
     assert.deepEqual(r.consumed, {
       ...(oneTime.x25519 === true ? { oneTimeX25519: 12 } : {}),
@@ -156,7 +156,7 @@ test('handshake round trip, with and without one-time prekeys; replayDigest only
     assert.equal(si.role, 'initiator');
     assert.equal(sr.role, 'responder');
     assert.equal(si.counter, 2);
-    assert.equal(si.version, 1);
+    assert.equal(si.version, 2);
     // State format 3: the state binds both identities by H_ID; each side's handshake returns its own Enc(ID).
     const hId = sha256(concatBytes([a.identity.encoding, b.identity.encoding]));
     assert.deepEqual(si.identitiesHash, hId);
@@ -165,7 +165,7 @@ test('handshake round trip, with and without one-time prekeys; replayDigest only
     assert.deepEqual(r.localIdentity, b.identity.encoding);
     assert.deepEqual(r.peerIdentity, a.identity.encoding);
     core.checkIdentities(si, a.identity.encoding, b.identity.encoding);
-    assert.equal(si.pqEpoch, 1, 'the reply opened epoch 1');
+    assert.equal(si.pqEpoch, 0, 'protocol 2: epoch 1 needs 37 ek chunks and 34 ct chunks (SESSIONS.md §5.11)');
     assert.equal(si.receivingChains, 1);
     assert.equal(si.skippedKeys, 0);
   }
@@ -280,11 +280,12 @@ test('tampered messages fail with the state unchanged; the genuine one still dec
   assert.equal(code(() => core.respond(b.seeds, 9, i.initialMessage, { now: NOW, ...secretsFor(b, mi), aad: te.encode('other') })), 'AUTHENTICATION_FAILED');
   const r = core.respond(b.seeds, 9, i.initialMessage, { now: NOW, ...secretsFor(b, mi), aad });
   let aState = i.state;
-  // The responder's first message opens epoch 1: it carries ct_1 ‖ ek_2 (2,272 bytes of PQ data).
+  // Format 2 (both bundles list [1, 2]): the responder's first message carries no PQ chunk yet
+  // (it has fewer than 37 chunks of ek_1; SESSIONS.md §5.11).
   const m = core.encrypt(r.state, te.encode('one'), { aad, now: NOW }).message;
   const stateBefore = aState.slice();
   // version, ratchet key, PN, N, epoch, PQ kind, PQ data, nonce, ciphertext, tag.
-  const offsets = [0, 1, 33, 37, 41, 49, 50, 50 + 1100, m.length - 16 - 12 - 64, m.length - 20, m.length - 1];
+  const offsets = [0, 1, 33, 37, 41, 49, 50, 50 + 12 + 100, m.length - 16 - 12 - 64, m.length - 20, m.length - 1];
   for (const off of offsets) {
     const bad = m.slice();
     bad[off] = (bad[off] ?? 0) ^ 0x40;

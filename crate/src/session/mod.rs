@@ -28,9 +28,13 @@ pub use error::{Result, SessionError};
 
 use zeroize::Zeroizing;
 
-/// Protocol version 1, the only one so far (bound into the handshake KDF and
-/// into every message's associated data).
+/// Protocol version 1 (bound into the handshake KDF and into every message's
+/// associated data): the unchunked PQ ratchet, power-of-two padding.
 pub const VERSION_1: u8 = 1;
+/// Protocol version 2 (message format 2, docs/SESSIONS.md §5.11): the PQ
+/// ratchet's `ek`/`ct` in 32-byte erasure-coded chunks, one per message, and
+/// Padmé padding from 256 bytes. New sessions pick it when both sides list it.
+pub const VERSION_2: u8 = 2;
 
 /// Which side of the handshake a party was.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

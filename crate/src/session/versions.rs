@@ -1,8 +1,8 @@
 //! Supported-version lists (docs/SESSIONS.md §3, §4): `u8 count ‖ count
 //! version bytes`, 1 to [`MAX_VERSIONS`] entries, strictly increasing, none 0.
 
-use super::VERSION_1;
 use super::error::{Result, SessionError};
+use super::{VERSION_1, VERSION_2};
 use crate::bytes::ByteReader;
 
 /// Most entries a supported-version list may have.
@@ -10,7 +10,7 @@ pub const MAX_VERSIONS: usize = 16;
 
 /// The versions this implementation can run (the default list a device
 /// advertises).
-pub const SUPPORTED_VERSIONS: &[u8] = &[VERSION_1];
+pub const SUPPORTED_VERSIONS: &[u8] = &[VERSION_1, VERSION_2];
 
 /// Checks that `list` is a canonical version list.
 ///

@@ -12,7 +12,7 @@
 use veilkit::error::Result as CryptoResult;
 use veilkit::hash::sha256;
 use veilkit::session::ratchet::{Limits, RandomPurpose, RatchetRng, RatchetState};
-use veilkit::session::{HandshakeKeys, SessionBinding, VERSION_1};
+use veilkit::session::{HandshakeKeys, SessionBinding, VERSION_1, VERSION_2};
 use veilkit::x25519;
 use zeroize::Zeroizing;
 
@@ -80,6 +80,24 @@ pub fn keys() -> HandshakeKeys {
         chain_key: Zeroizing::new([0x02; 32]),
         pq_root_0: Zeroizing::new([0x03; 32]),
     }
+}
+
+/// The test binding with protocol version 2 (chunked PQ epochs).
+pub fn binding_v2() -> SessionBinding {
+    SessionBinding {
+        version: VERSION_2,
+        ..binding()
+    }
+}
+
+/// `(initiator, responder)` of a version-2 session.
+pub fn pair_v2(rng: &mut TestRng) -> (RatchetState, RatchetState) {
+    let spk_public = x25519::x25519_public(&SPK_SECRET).unwrap();
+    let limits = Limits::default();
+    let a = RatchetState::new_initiator(keys(), binding_v2(), spk_public, limits, rng).unwrap();
+    let b = RatchetState::new_responder(keys(), binding_v2(), Zeroizing::new(SPK_SECRET), limits)
+        .unwrap();
+    (a, b)
 }
 
 /// `(initiator, responder)` sharing the test handshake keys.

@@ -7,10 +7,13 @@
 //!       ‖ opt(dh_secret(32)) ‖ opt(dh_remote(32)) ‖ opt(ck(32) ‖ pq_ck(32) ‖ u32 n ‖ u64 epoch) ‖ u32 PN
 //!       ‖ u64 latest ‖ pq_root(32) ‖ own_dir(32) ‖ peer_dir(32)
 //!       ‖ opt(u64 k ‖ dk(2400)) ‖ opt(u64 k ‖ ct(1088)) ‖ opt(u64 k ‖ ek(1184))
+//!       ‖ [chunked]                                   (protocol version 2 only)
 //!       ‖ u64 next_seq ‖ u8 chains ‖ chain*
 //! chain = ratchet_pub(32) ‖ u64 epoch ‖ opt(ck(32) ‖ pq_ck(32)) ‖ u32 next ‖ u32 count
 //!       ‖ (u32 n ‖ mk(32) ‖ u64 created ‖ u64 seq)*
 //! opt(x) = 0x00 | 0x01 ‖ x
+//! chunked = u16 ek_next ‖ u16 ct_next ‖ opt(pq_root ‖ dir(i→r) ‖ dir(r→i) of epoch latest+1 (96))
+//!       ‖ opt(prev_peer_dir(32)) ‖ u8 n ‖ (u16 index ‖ chunk(32))^n (ek) ‖ u8 n ‖ (u16 index ‖ chunk(32))^n (ct)
 //! ```
 //! Parsing is bounded and total; every invariant the code relies on is
 //! checked (`INVALID_STATE`), trailing bytes are refused (`MALFORMED_INPUT`).
@@ -29,9 +32,11 @@ use zeroize::Zeroizing;
 
 use super::header;
 
+use super::chunks::{CHUNK_LEN, Chunk};
+use super::kdf::EpochKeys;
 use super::kdf::{ChainKeys, Key};
 use super::limits::Limits;
-use super::pq::{OwnEk, PqState};
+use super::pq::{Chunked, OwnEk, PqState};
 use super::skipped::{Receiving, RecvChain, SkippedKey};
 use super::{DhPair, RatchetState, SendChain, check_binding, check_version};
 use crate::bytes::ByteReader;
@@ -73,6 +78,79 @@ fn bad(what: &'static str) -> SessionError {
     SessionError::InvalidState(what)
 }
 
+/// Length of the version-2 chunk block.
+fn chunked_len(c: &Chunked) -> usize {
+    let entry = 2 + CHUNK_LEN;
+    (2 + 2 + 1 + 1 + 1 + 1)
+        + if c.pending.is_some() { 96 } else { 0 }
+        + if c.prev_peer_dir.is_some() { 32 } else { 0 }
+        + c.ek_rx
+            .len()
+            .saturating_add(c.ct_rx.len())
+            .saturating_mul(entry)
+}
+
+fn put_chunks(out: &mut Vec<u8>, rx: &[Chunk]) {
+    out.push(u8::try_from(rx.len()).unwrap_or(u8::MAX));
+    for (i, c) in rx.iter().take(usize::from(u8::MAX)) {
+        out.extend_from_slice(&i.to_be_bytes());
+        out.extend_from_slice(c);
+    }
+}
+
+fn put_chunked(o: &mut Vec<u8>, c: &Chunked) {
+    o.extend_from_slice(&c.ek_next.to_be_bytes());
+    o.extend_from_slice(&c.ct_next.to_be_bytes());
+    put_opt(o, c.pending.is_some());
+    if let Some(k) = &c.pending {
+        o.extend_from_slice(&k.root[..]);
+        o.extend_from_slice(&k.initiator_to_responder[..]);
+        o.extend_from_slice(&k.responder_to_initiator[..]);
+    }
+    put_opt(o, c.prev_peer_dir.is_some());
+    if let Some(d) = &c.prev_peer_dir {
+        o.extend_from_slice(&d[..]);
+    }
+    put_chunks(o, &c.ek_rx);
+    put_chunks(o, &c.ct_rx);
+}
+
+/// At most `max` chunks (the invariants check the rest).
+fn read_chunks(r: &mut ByteReader<'_>, max: usize) -> Result<Vec<Chunk>> {
+    let n = usize::from(r.u8().ok_or(TRUNC)?);
+    if n > max {
+        return Err(bad("too many stored PQ chunks"));
+    }
+    let mut out = Vec::with_capacity(n);
+    for _ in 0..n {
+        out.push((r.u16().ok_or(TRUNC)?, r.array::<CHUNK_LEN>().ok_or(TRUNC)?));
+    }
+    Ok(out)
+}
+
+fn read_chunked(r: &mut ByteReader<'_>) -> Result<Chunked> {
+    let ek_next = r.u16().ok_or(TRUNC)?;
+    let ct_next = r.u16().ok_or(TRUNC)?;
+    let pending = if opt(r)? {
+        Some(EpochKeys {
+            root: key(r)?,
+            initiator_to_responder: key(r)?,
+            responder_to_initiator: key(r)?,
+        })
+    } else {
+        None
+    };
+    let prev_peer_dir = if opt(r)? { Some(key(r)?) } else { None };
+    Ok(Chunked {
+        ek_next,
+        ct_next,
+        pending,
+        prev_peer_dir,
+        ek_rx: read_chunks(r, super::pq::EK_CHUNKS)?,
+        ct_rx: read_chunks(r, super::pq::CT_CHUNKS)?,
+    })
+}
+
 impl RatchetState {
     /// The length of [`RatchetState::to_bytes`].
     fn encoded_len(&self) -> usize {
@@ -90,6 +168,7 @@ impl RatchetState {
             .saturating_add(opt_len(p.own_ek.is_some(), 8 + DK_LEN))
             .saturating_add(opt_len(p.own_ct.is_some(), 8 + CT_LEN))
             .saturating_add(opt_len(p.peer_ek.is_some(), 8 + EK_LEN))
+            .saturating_add(p.chunked.as_ref().map_or(0, chunked_len))
             .saturating_add(chains)
     }
 
@@ -150,6 +229,9 @@ impl RatchetState {
         if let Some((k, ek)) = &p.peer_ek {
             o.extend_from_slice(&k.to_be_bytes());
             o.extend_from_slice(&ek[..]);
+        }
+        if let Some(c) = &p.chunked {
+            put_chunked(&mut o, c);
         }
         o.extend_from_slice(&self.recv.next_seq.to_be_bytes());
         o.push(u8::try_from(self.recv.chains.len()).unwrap_or(u8::MAX));
@@ -301,6 +383,11 @@ impl RatchetState {
         } else {
             None
         };
+        let chunked = if version == crate::session::VERSION_2 {
+            Some(read_chunked(&mut r)?)
+        } else {
+            None
+        };
         let pq = PqState {
             latest,
             root,
@@ -309,6 +396,7 @@ impl RatchetState {
             own_ek,
             own_ct,
             peer_ek,
+            chunked,
         };
         let next_seq = r.u64().ok_or(TRUNC)?;
         let count = r.u8().ok_or(TRUNC)?;

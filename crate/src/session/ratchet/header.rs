@@ -8,13 +8,19 @@
 //!           0x02 ct     pq_data = ct_epoch (1088)            (epoch ≥ 1)
 //!           0x03 ct‖ek  pq_data = ct_epoch ‖ ek_{epoch+1}    (epoch ≥ 1)
 //! message = header ‖ nonce(12) ‖ AES-256-GCM(padded plaintext) ‖ tag(16)
+//!
+//! header_v2 = 0x02 ‖ ratchet_pub(32) ‖ u32 PN ‖ u32 N ‖ u64 epoch ‖ pq_kind(1) ‖ [u16 index ‖ chunk(32)]
+//!   pq_kind 0x00 none     (nothing follows)
+//!           0x01 ek chunk  chunk `index` of ek_{epoch+1}   (docs/SESSIONS.md §5.11)
+//!           0x02 ct chunk  chunk `index` of ct_{epoch+1}
 //! ```
 //! The message therefore begins with the version byte. Integers are big-endian.
 
+use super::chunks::CHUNK_LEN;
 use crate::bytes::ByteReader;
 use crate::hash::Sha256;
 use crate::mlkem::{CT_LEN, EK_LEN};
-use crate::session::{Result, SessionBinding, SessionError, VERSION_1};
+use crate::session::{Result, SessionBinding, SessionError, VERSION_1, VERSION_2};
 
 /// Length of a header without PQ data.
 pub const HEADER_FIXED_LEN: usize = 1 + 32 + 4 + 4 + 8 + 1;
@@ -22,12 +28,16 @@ pub const HEADER_FIXED_LEN: usize = 1 + 32 + 4 + 4 + 8 + 1;
 pub const NONCE_LEN: usize = 12;
 /// Smallest AEAD part: the smallest padded plaintext (64) plus the tag (16).
 pub const MIN_SEALED_LEN: usize = 64 + 16;
+/// Smallest AEAD part of version 2: the smallest padded plaintext (256) plus the tag.
+pub const MIN_SEALED_LEN_V2: usize = 256 + 16;
+/// Length of a version-2 PQ chunk field after the kind byte: `u16 index ‖ chunk(32)`.
+pub const CHUNK_FIELD_LEN: usize = 2 + CHUNK_LEN;
 /// Label at the start of every message's associated data.
 pub const AD_LABEL: &[u8] = b"veilkit-session-v1";
 
 const KIND_NONE: u8 = 0;
-const KIND_EK: u8 = 1;
-const KIND_CT: u8 = 2;
+pub(crate) const KIND_EK: u8 = 1;
+pub(crate) const KIND_CT: u8 = 2;
 const KIND_CT_EK: u8 = 3;
 
 /// The PQ field of a header.
@@ -41,6 +51,10 @@ pub enum PqField {
     Ct(Vec<u8>),
     /// Both `ct_epoch` and `ek_{epoch+1}`.
     CtEk(Vec<u8>, Vec<u8>),
+    /// Version 2: chunk `index` of the sender's `ek_{epoch+1}`.
+    EkChunk(u16, [u8; CHUNK_LEN]),
+    /// Version 2: chunk `index` of the sender's `ct_{epoch+1}`.
+    CtChunk(u16, [u8; CHUNK_LEN]),
 }
 
 impl PqField {
@@ -101,12 +115,19 @@ pub(crate) struct HeaderRef<'a> {
     pub(crate) epoch: u64,
     pub(crate) ct: Option<&'a [u8]>,
     pub(crate) ek: Option<&'a [u8]>,
+    /// Version 2: `(kind, index, chunk)` (then `ct` and `ek` are `None`).
+    pub(crate) chunk: Option<(u8, u16, [u8; CHUNK_LEN])>,
 }
 
 impl HeaderRef<'_> {
     /// Encoded length.
     pub(crate) fn len(&self) -> usize {
         HEADER_FIXED_LEN
+            .saturating_add(if self.chunk.is_some() {
+                CHUNK_FIELD_LEN
+            } else {
+                0
+            })
             .saturating_add(self.ct.map_or(0, <[u8]>::len))
             .saturating_add(self.ek.map_or(0, <[u8]>::len))
     }
@@ -114,7 +135,7 @@ impl HeaderRef<'_> {
     /// Appends the canonical encoding to `out`.
     pub(crate) fn encode_into(&self, out: &mut Vec<u8>) {
         let kind = match (self.ct.is_some(), self.ek.is_some()) {
-            (false, false) => KIND_NONE,
+            (false, false) => self.chunk.map_or(KIND_NONE, |(kind, _, _)| kind),
             (false, true) => KIND_EK,
             (true, false) => KIND_CT,
             (true, true) => KIND_CT_EK,
@@ -125,6 +146,10 @@ impl HeaderRef<'_> {
         out.extend_from_slice(&self.message_number.to_be_bytes());
         out.extend_from_slice(&self.epoch.to_be_bytes());
         out.push(kind);
+        if let Some((_, index, chunk)) = &self.chunk {
+            out.extend_from_slice(&index.to_be_bytes());
+            out.extend_from_slice(chunk);
+        }
         if let Some(ct) = self.ct {
             out.extend_from_slice(ct);
         }
@@ -144,6 +169,11 @@ impl Header {
             epoch: self.epoch,
             ct: self.pq.ct(),
             ek: self.pq.ek(),
+            chunk: match &self.pq {
+                PqField::EkChunk(i, c) => Some((KIND_EK, *i, *c)),
+                PqField::CtChunk(i, c) => Some((KIND_CT, *i, *c)),
+                _ => None,
+            },
         }
     }
 
@@ -159,7 +189,7 @@ impl Header {
     fn read(r: &mut ByteReader<'_>) -> Result<Self> {
         let short = SessionError::Malformed("message: truncated header");
         let version = r.u8().ok_or(short)?;
-        if version != VERSION_1 {
+        if version != VERSION_1 && version != VERSION_2 {
             return Err(SessionError::Malformed("message: unsupported version"));
         }
         let ratchet_public = r.array::<32>().ok_or(short)?;
@@ -167,6 +197,32 @@ impl Header {
         let message_number = r.u32().ok_or(short)?;
         let epoch = r.u64().ok_or(short)?;
         let kind = r.u8().ok_or(short)?;
+        if version == VERSION_2 {
+            let pq = match kind {
+                KIND_NONE => PqField::None,
+                KIND_EK | KIND_CT => {
+                    if epoch == u64::MAX {
+                        return Err(SessionError::Malformed("message: epoch overflow"));
+                    }
+                    let index = r.u16().ok_or(short)?;
+                    let chunk = r.array::<CHUNK_LEN>().ok_or(short)?;
+                    if kind == KIND_EK {
+                        PqField::EkChunk(index, chunk)
+                    } else {
+                        PqField::CtChunk(index, chunk)
+                    }
+                }
+                _ => return Err(SessionError::Malformed("message: unknown PQ field kind")),
+            };
+            return Ok(Self {
+                version,
+                ratchet_public,
+                previous_chain_length,
+                message_number,
+                epoch,
+                pq,
+            });
+        }
         let (has_ct, has_ek) = match kind {
             KIND_NONE => (false, false),
             KIND_EK => (false, true),
@@ -261,7 +317,12 @@ impl<'a> ParsedMessage<'a> {
             .array::<NONCE_LEN>()
             .ok_or(SessionError::Malformed("message: truncated nonce"))?;
         let sealed = r.rest();
-        if sealed.len() < MIN_SEALED_LEN {
+        let min = if header.version == VERSION_2 {
+            MIN_SEALED_LEN_V2
+        } else {
+            MIN_SEALED_LEN
+        };
+        if sealed.len() < min {
             return Err(SessionError::Malformed("message: ciphertext too short"));
         }
         Ok(Self {

@@ -2,14 +2,58 @@
 //! `decrypt` rely on).
 
 use super::RatchetState;
-use super::pq;
+use super::chunks::Chunk;
+use super::pq::{self, Chunked};
 use crate::session::{Result, SessionError};
 
 fn bad(what: &'static str) -> SessionError {
     SessionError::InvalidState(what)
 }
 
+fn distinct(rx: &[Chunk]) -> bool {
+    rx.iter()
+        .enumerate()
+        .all(|(i, (a, _))| rx.iter().skip(i.saturating_add(1)).all(|(b, _)| a != b))
+}
+
 impl RatchetState {
+    /// The version-2 chunk state (docs/SESSIONS.md §5.11).
+    fn check_chunked(&self, c: &Chunked) -> Result<()> {
+        let p = &self.pq;
+        let next_epoch = p.latest.checked_add(1);
+        if let Some((k, _)) = &p.own_ct
+            && (Some(*k) != next_epoch
+                || pq::ek_sender(*k) != pq::peer(self.role)
+                || p.own_ek.is_some()
+                || p.peer_ek.is_some())
+        {
+            return Err(bad("own ct epoch"));
+        }
+        if p.own_ct.is_some() != c.pending.is_some() {
+            return Err(bad("pending epoch keys"));
+        }
+        if c.prev_peer_dir.is_some() && p.latest == 0 {
+            return Err(bad("previous peer direction key"));
+        }
+        let peer_turn = next_epoch.is_some_and(|k| pq::ek_sender(k) == pq::peer(self.role));
+        if !c.ek_rx.is_empty()
+            && (!peer_turn
+                || p.own_ek.is_some()
+                || p.peer_ek.is_some()
+                || p.own_ct.is_some()
+                || c.ek_rx.len() >= pq::EK_CHUNKS
+                || !distinct(&c.ek_rx))
+        {
+            return Err(bad("ek chunks"));
+        }
+        if !c.ct_rx.is_empty()
+            && (p.own_ek.is_none() || c.ct_rx.len() >= pq::CT_CHUNKS || !distinct(&c.ct_rx))
+        {
+            return Err(bad("ct chunks"));
+        }
+        Ok(())
+    }
+
     /// Every invariant `encrypt`/`decrypt` rely on.
     pub(super) fn check_invariants(&self) -> Result<()> {
         let p = &self.pq;
@@ -28,7 +72,9 @@ impl RatchetState {
             }
             pq::check_ek(ek)?;
         }
-        if let Some((k, _)) = &p.own_ct
+        if let Some(c) = &p.chunked {
+            self.check_chunked(c)?;
+        } else if let Some((k, _)) = &p.own_ct
             && (*k == 0 || *k > p.latest || pq::ek_sender(*k) != pq::peer(self.role))
         {
             return Err(bad("own ct epoch"));

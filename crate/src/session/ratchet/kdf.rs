@@ -75,6 +75,7 @@ pub(crate) fn kdf_chain(ck: &[u8; 32]) -> (Key, Key) {
 
 /// The keys of one PQ epoch: the root (salt of the next epoch) and one
 /// direction key per direction.
+#[derive(Clone)]
 pub(crate) struct EpochKeys {
     pub(crate) root: Key,
     pub(crate) initiator_to_responder: Key,

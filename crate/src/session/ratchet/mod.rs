@@ -16,11 +16,13 @@
 //! state counter increments on every committed change (rollback detection by
 //! the keystore, [`RatchetState::check_not_rolled_back`]).
 
+pub mod chunks;
 mod codec;
 pub mod header;
 mod invariants;
 mod kdf;
 pub mod limits;
+pub mod pad;
 mod pq;
 mod recv;
 pub mod rng;
@@ -43,7 +45,9 @@ use self::kdf::{ChainKeys, Key};
 use self::pq::PqState;
 use self::skipped::Receiving;
 use crate::session::identity::IDENTITY_ENCODING_LEN;
-use crate::session::{HandshakeKeys, Result, Role, SessionBinding, SessionError, VERSION_1};
+use crate::session::{
+    HandshakeKeys, Result, Role, SessionBinding, SessionError, VERSION_1, VERSION_2,
+};
 use crate::x25519;
 
 /// Own X25519 ratchet key pair.
@@ -104,7 +108,7 @@ pub struct RatchetState {
 }
 
 fn check_version(version: u8) -> Result<()> {
-    if version != VERSION_1 {
+    if version != VERSION_1 && version != VERSION_2 {
         return Err(SessionError::InvalidState("unsupported protocol version"));
     }
     Ok(())
@@ -129,6 +133,7 @@ impl RatchetState {
     ) -> Result<Self> {
         check_binding(&binding)?;
         limits.validate()?;
+        let binding_version = binding.version;
         let identities_hash = header::identities_hash(&binding);
         Ok(Self {
             version: binding.version,
@@ -141,7 +146,7 @@ impl RatchetState {
             dh_remote: None,
             send: None,
             previous_send_len: 0,
-            pq: PqState::new(role, &keys.pq_root_0)?,
+            pq: PqState::new(role, &keys.pq_root_0, binding_version == VERSION_2)?,
             recv: Receiving::default(),
         })
     }
@@ -163,8 +168,10 @@ impl RatchetState {
         let mut s = Self::base(&keys, binding, Role::Initiator, limits)?;
         s.dh_remote = Some(responder_ratchet_public);
         s.pq.generate_first_ek(rng)?;
-        let prepared = s.prepare_sending_chain(rng)?;
+        let mut pq = s.pq.clone();
+        let prepared = s.prepare_sending_chain(&mut pq, rng)?;
         s.commit_sending_chain(prepared);
+        s.pq = pq;
         Ok(s)
     }
 

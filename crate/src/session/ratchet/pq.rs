@@ -13,10 +13,12 @@ use std::sync::Arc;
 
 use zeroize::Zeroizing;
 
+use super::chunks::{self, CHUNK_LEN, Chunk};
+use super::header::{KIND_CT, KIND_EK, PqField};
 use super::kdf::{self, EpochKeys, Key};
 use super::rng::{RandomPurpose, RatchetRng};
 use crate::error::CryptoError;
-use crate::mlkem::{self, EK_LEN, SEED_LEN};
+use crate::mlkem::{self, CT_LEN, EK_LEN, SEED_LEN};
 use crate::session::{Result, Role, SessionError};
 
 /// The party that sends `ek_k` (odd k: the initiator, even k: the responder).
@@ -75,6 +77,31 @@ pub(crate) fn check_ek(ek: &[u8]) -> Result<()> {
     }
 }
 
+/// Data chunks of an `ek` (1,184 / 32).
+pub(crate) const EK_CHUNKS: usize = EK_LEN / CHUNK_LEN;
+/// Data chunks of a `ct` (1,088 / 32).
+pub(crate) const CT_CHUNKS: usize = CT_LEN / CHUNK_LEN;
+
+/// The chunked PQ state of version 2 (docs/SESSIONS.md §5.11).
+#[derive(Clone, Default)]
+pub(crate) struct Chunked {
+    /// Index of the next chunk of own `ek_{latest+1}` to send.
+    pub(crate) ek_next: u16,
+    /// Index of the next chunk of own `ct_{latest+1}` to send.
+    pub(crate) ct_next: u16,
+    /// The keys of epoch `latest+1`, derived when this side encapsulated
+    /// (`own_ct`); installed when the peer's first chain of that epoch arrives.
+    pub(crate) pending: Option<EpochKeys>,
+    /// `pq_dir(latest − 1, peer direction)`, kept after this side installed
+    /// `latest` by decapsulation until a peer chain of epoch `latest` arrives
+    /// (until then the peer still starts its chains in `latest − 1`).
+    pub(crate) prev_peer_dir: Option<Key>,
+    /// Distinct chunks received of the peer's `ek_{latest+1}` (fewer than `EK_CHUNKS`).
+    pub(crate) ek_rx: Vec<Chunk>,
+    /// Distinct chunks received of `ct_{latest+1}` answering own `ek` (fewer than `CT_CHUNKS`).
+    pub(crate) ct_rx: Vec<Chunk>,
+}
+
 /// PQ state of one party.
 #[derive(Clone)]
 pub(crate) struct PqState {
@@ -95,6 +122,8 @@ pub(crate) struct PqState {
     pub(crate) own_ct: Option<(u64, Arc<[u8]>)>,
     /// The peer's authenticated `ek_{latest+1}`, encapsulated to at the start of the next sending chain.
     pub(crate) peer_ek: Option<(u64, Arc<[u8]>)>,
+    /// Version 2 only: the chunk state (`None` for version 1).
+    pub(crate) chunked: Option<Chunked>,
 }
 
 /// Own direction byte.
@@ -140,12 +169,17 @@ impl PqState {
             own_ek: None,
             own_ct: None,
             peer_ek: None,
+            chunked: None,
         }
     }
 
-    /// Epoch 0 from the handshake's `pq_root_0`.
-    pub(crate) fn new(role: Role, pq_root_0: &[u8; 32]) -> Result<Self> {
-        Ok(Self::from_epoch(role, 0, kdf::epoch_zero(pq_root_0)?))
+    /// Epoch 0 from the handshake's `pq_root_0`; `chunked` for version 2.
+    pub(crate) fn new(role: Role, pq_root_0: &[u8; 32], chunked: bool) -> Result<Self> {
+        let mut s = Self::from_epoch(role, 0, kdf::epoch_zero(pq_root_0)?);
+        if chunked {
+            s.chunked = Some(Chunked::default());
+        }
+        Ok(s)
     }
 
     fn install(&mut self, role: Role, k: u64, keys: EpochKeys) {
@@ -170,6 +204,10 @@ impl PqState {
         role: Role,
         rng: &mut R,
     ) -> Result<u64> {
+        if self.chunked.is_some() {
+            // Version 2 encapsulates in `prepare_chunked`, not at a chain start.
+            return Ok(self.latest);
+        }
         if let Some((k, ek)) = self.peer_ek.take() {
             let next_k = self
                 .latest
@@ -260,6 +298,164 @@ impl PqState {
         {
             check_ek(ek)?;
             self.peer_ek = Some((next_k, Arc::from(ek)));
+        }
+        Ok(())
+    }
+}
+
+/// Inserts `(index, chunk)` unless the index is already held.
+fn insert_chunk(rx: &mut Vec<Chunk>, index: u16, chunk: &[u8; CHUNK_LEN]) {
+    if !rx.iter().any(|(i, _)| *i == index) {
+        rx.push((index, *chunk));
+    }
+}
+
+impl PqState {
+    /// Version 2, at every `encrypt` (on a copy, committed with the message):
+    /// encapsulates to a reassembled peer `ek_{latest+1}` (the epoch's keys are
+    /// derived now and installed when the peer's first chain of that epoch
+    /// arrives), or, when epoch `latest+1` is ours by parity and nothing is
+    /// pending, generates own `ek_{latest+1}`.
+    pub(crate) fn prepare_chunked<R: RatchetRng + ?Sized>(
+        &mut self,
+        role: Role,
+        rng: &mut R,
+    ) -> Result<()> {
+        let Some(c) = self.chunked.as_mut() else {
+            return Ok(());
+        };
+        let Some(next_k) = self.latest.checked_add(1) else {
+            return Ok(());
+        };
+        if let Some((k, ek)) = self.peer_ek.take() {
+            if k != next_k {
+                return Err(SessionError::InvalidState("peer ek epoch"));
+            }
+            let mut m = Zeroizing::new([0u8; mlkem::M_LEN]);
+            rng.fill(RandomPurpose::KemEncapsulation, &mut m[..])?;
+            // `ek` passed `check_ek` when it was reassembled (or loaded).
+            let (ct, ss) = mlkem::encapsulate_prechecked_derand(&ek, &m[..])?;
+            c.pending = Some(kdf::epoch_next(&self.root, &ss, k, &ek, &ct)?);
+            c.ct_next = 0;
+            self.own_ct = Some((k, Arc::from(ct)));
+        } else if self.own_ek.is_none() && self.own_ct.is_none() && ek_sender(next_k) == role {
+            self.own_ek = Some(Arc::new(OwnEk::generate(next_k, rng)?));
+            c.ek_next = 0;
+            c.ct_rx.clear();
+        }
+        Ok(())
+    }
+
+    /// Version 2: the PQ chunk of the next message of a chain of epoch
+    /// `epoch` — the next chunk of own `ek_{epoch+1}` until a chunk of its
+    /// `ct` arrives, else the next chunk of own `ct_{epoch+1}` until the peer's
+    /// first chain of that epoch arrives, else none — and advances its index.
+    pub(crate) fn next_chunk(&mut self, epoch: u64) -> Result<Option<(u8, u16, [u8; CHUNK_LEN])>> {
+        let Some(c) = self.chunked.as_mut() else {
+            return Ok(None);
+        };
+        let next = epoch.checked_add(1);
+        if let Some(own) = &self.own_ek
+            && Some(own.epoch) == next
+            && c.ct_rx.is_empty()
+        {
+            let i = c.ek_next;
+            c.ek_next = i.wrapping_add(1);
+            return Ok(Some((KIND_EK, i, chunks::encode(&own.ek, i)?)));
+        }
+        if let Some((k, ct)) = &self.own_ct
+            && Some(*k) == next
+        {
+            let i = c.ct_next;
+            c.ct_next = i.wrapping_add(1);
+            return Ok(Some((KIND_CT, i, chunks::encode(ct, i)?)));
+        }
+        Ok(None)
+    }
+
+    /// Version 2, the first message of a new peer chain of epoch `e` (before
+    /// authentication, on a copy): `latest` (the previous epoch's key is then
+    /// no longer needed), `latest − 1` while its key is kept (returns `true`:
+    /// use `prev_peer_dir`), or the epoch this side encapsulated (installed
+    /// now: the peer has the `ct`). Any other epoch: `AUTHENTICATION_FAILED`.
+    pub(crate) fn enter_peer_chain(&mut self, role: Role, e: u64) -> Result<bool> {
+        let Some(c) = self.chunked.as_mut() else {
+            return Err(SessionError::InvalidState("not a chunked state"));
+        };
+        if e == self.latest {
+            c.prev_peer_dir = None;
+            return Ok(false);
+        }
+        if c.prev_peer_dir.is_some() && Some(e) == self.latest.checked_sub(1) {
+            return Ok(true);
+        }
+        if self.own_ct.as_ref().is_some_and(|(k, _)| *k == e)
+            && let Some(keys) = c.pending.take()
+        {
+            c.ct_next = 0;
+            c.ek_rx.clear();
+            c.prev_peer_dir = None;
+            self.own_ct = None;
+            self.install(role, e, keys);
+            return Ok(false);
+        }
+        Err(SessionError::AuthenticationFailed)
+    }
+
+    /// Version 2, after authentication: stores a chunk of the peer's
+    /// `ek_{latest+1}` (when it is the peer's turn and nothing is pending) and
+    /// reassembles it from `EK_CHUNKS` distinct chunks (FIPS 203 check:
+    /// `INVALID_KEY`); stores a chunk of `ct_{latest+1}` answering own `ek` and,
+    /// from `CT_CHUNKS` distinct chunks, decapsulates and installs the epoch.
+    /// A chunk of any other epoch, or one no longer needed, is ignored.
+    pub(crate) fn absorb_chunk(&mut self, role: Role, e: u64, field: &PqField) -> Result<()> {
+        let Some(c) = self.chunked.as_mut() else {
+            return Ok(());
+        };
+        let Some(next_k) = self.latest.checked_add(1) else {
+            return Ok(());
+        };
+        if e != self.latest {
+            return Ok(());
+        }
+        match field {
+            PqField::EkChunk(index, chunk)
+                if ek_sender(next_k) == peer(role)
+                    && self.own_ek.is_none()
+                    && self.peer_ek.is_none()
+                    && self.own_ct.is_none() =>
+            {
+                insert_chunk(&mut c.ek_rx, *index, chunk);
+                if c.ek_rx.len() >= EK_CHUNKS {
+                    let ek = chunks::decode(&c.ek_rx, EK_LEN)
+                        .ok_or(SessionError::InvalidState("ek chunks"))?;
+                    check_ek(&ek)?;
+                    c.ek_rx.clear();
+                    self.peer_ek = Some((next_k, Arc::from(ek)));
+                }
+            }
+            PqField::CtChunk(index, chunk) => {
+                let Some(own) = self.own_ek.clone() else {
+                    return Ok(());
+                };
+                if own.epoch != next_k {
+                    return Ok(());
+                }
+                insert_chunk(&mut c.ct_rx, *index, chunk);
+                if c.ct_rx.len() >= CT_CHUNKS {
+                    let ct = chunks::decode(&c.ct_rx, CT_LEN)
+                        .ok_or(SessionError::InvalidState("ct chunks"))?;
+                    // `dk` was expanded here from its seed, or checked on load.
+                    let ss = mlkem::decapsulate_own(&own.dk, &ct)?;
+                    let keys = kdf::epoch_next(&self.root, &ss, next_k, &own.ek, &ct)?;
+                    c.ct_rx.clear();
+                    c.ek_next = 0;
+                    c.prev_peer_dir = Some(self.peer_dir.clone());
+                    self.own_ek = None;
+                    self.install(role, next_k, keys);
+                }
+            }
+            _ => {}
         }
         Ok(())
     }

@@ -5,9 +5,8 @@ use zeroize::Zeroizing;
 use super::RatchetState;
 use super::header::{self, Header, ParsedMessage};
 use super::kdf::{self, ChainKeys, Key};
-use super::pq;
 use super::skipped::{Ctx, RecvChain};
-use crate::messaging::padding;
+use super::{pad, pq};
 use crate::session::{Result, SessionError};
 use crate::{aead, x25519};
 
@@ -37,10 +36,15 @@ impl RatchetState {
             .map_or(0, |c| c.jump_to(h.previous_chain_length));
         self.too_far(open_jump)?;
         self.too_far(u64::from(h.message_number))?;
-        self.pq.absorb_ct(self.role, h.epoch, h.pq.ct())?;
-        if h.epoch != self.pq.latest {
-            return Err(SessionError::AuthenticationFailed);
-        }
+        let use_prev = if self.pq.chunked.is_some() {
+            self.pq.enter_peer_chain(self.role, h.epoch)?
+        } else {
+            self.pq.absorb_ct(self.role, h.epoch, h.pq.ct())?;
+            if h.epoch != self.pq.latest {
+                return Err(SessionError::AuthenticationFailed);
+            }
+            false
+        };
         if let Some(open) = self.recv.open_mut() {
             open.skip_to(h.previous_chain_length, ctx, seq)?;
             open.keys = None;
@@ -48,14 +52,19 @@ impl RatchetState {
         let dh_out = x25519::x25519_dh(&dh_secret[..], &h.ratchet_public)
             .map_err(|_| SessionError::AuthenticationFailed)?;
         let (root_key, ck) = kdf::kdf_root(&self.root_key, &dh_out, ctx.version)?;
+        let dir_key = match (use_prev, self.pq.chunked.as_mut()) {
+            (true, Some(c)) => c.prev_peer_dir.as_mut(),
+            _ => Some(&mut self.pq.peer_dir),
+        }
+        .ok_or(SessionError::AuthenticationFailed)?;
         let (peer_dir, pq_ck) = kdf::pq_chain_start(
-            &self.pq.peer_dir,
+            dir_key,
             &h.ratchet_public,
             h.epoch,
             pq::peer_dir_byte(self.role),
         )?;
+        *dir_key = peer_dir;
         self.root_key = root_key;
-        self.pq.peer_dir = peer_dir;
         if let Some(send) = self.send.take() {
             self.previous_send_len = send.n;
         }
@@ -131,9 +140,12 @@ impl RatchetState {
             aead::aes_gcm_decrypt_with_iv(&mk[..], &msg.nonce, msg.sealed, &ad)
                 .map_err(|_| SessionError::AuthenticationFailed)?,
         );
-        let plaintext =
-            padding::unpad_message(&padded).map_err(|_| SessionError::AuthenticationFailed)?;
-        s.pq.absorb_authenticated(s.role, h.epoch, h.pq.ek())?;
+        let plaintext = pad::unpad(s.version, &padded)?;
+        if s.pq.chunked.is_some() {
+            s.pq.absorb_chunk(s.role, h.epoch, &h.pq)?;
+        } else {
+            s.pq.absorb_authenticated(s.role, h.epoch, h.pq.ek())?;
+        }
         s.recv.enforce(&s.limits);
         s.bump();
         Ok((s, plaintext))

@@ -3,20 +3,19 @@
 
 use super::header::{self, HeaderRef, NONCE_LEN};
 use super::kdf::{self, Key};
+use super::pad;
 use super::pq::{self, PqState};
 use super::rng::{RandomPurpose, RatchetRng};
 use super::{DhPair, RatchetState, SendChain};
-use crate::error::CryptoError;
-use crate::messaging::padding;
-use crate::session::{Result, SessionError};
+use crate::session::{Result, SessionError, VERSION_1};
 use crate::{aead, x25519};
 
-/// A new sending chain, computed without touching the state.
+/// A new sending chain, computed without touching the state (its PQ part
+/// goes into the caller's copy of the PQ state).
 pub(super) struct PreparedChain {
     dh: DhPair,
     root_key: Key,
     send: SendChain,
-    pq: PqState,
 }
 
 impl RatchetState {
@@ -25,12 +24,12 @@ impl RatchetState {
     /// and the chain's PQ key from the epoch's own direction key.
     pub(super) fn prepare_sending_chain<R: RatchetRng + ?Sized>(
         &self,
+        pq: &mut PqState,
         rng: &mut R,
     ) -> Result<PreparedChain> {
         let remote = self.dh_remote.ok_or(SessionError::InvalidState(
             "no sending chain yet: the responder sends after its first decrypted message",
         ))?;
-        let mut pq = self.pq.clone();
         let epoch = pq.begin_sending_chain(self.role, rng)?;
         let dh = DhPair::generate(rng)?;
         let dh_out = x25519::x25519_dh(&dh.secret[..], &remote)?;
@@ -46,7 +45,6 @@ impl RatchetState {
                 n: 0,
                 epoch,
             },
-            pq,
         })
     }
 
@@ -55,7 +53,6 @@ impl RatchetState {
         self.dh_self = Some(p.dh);
         self.root_key = p.root_key;
         self.send = Some(p.send);
-        self.pq = p.pq;
     }
 
     /// Encrypts `plaintext` (padded inside the AEAD) with the caller's `aad`
@@ -74,14 +71,17 @@ impl RatchetState {
         aad: &[u8],
         rng: &mut R,
     ) -> Result<Vec<u8>> {
+        let version = self.version;
+        let mut pq_next = self.pq.clone();
+        pq_next.prepare_chunked(self.role, rng)?;
         let prepared = if self.send.is_none() {
-            Some(self.prepare_sending_chain(rng)?)
+            Some(self.prepare_sending_chain(&mut pq_next, rng)?)
         } else {
             None
         };
-        let (mut chain, ratchet_public, pq_state) = match (&prepared, &self.send, &self.dh_self) {
-            (Some(p), _, _) => (p.send.clone(), p.dh.public, &p.pq),
-            (None, Some(send), Some(dh)) => (send.clone(), dh.public, &self.pq),
+        let (mut chain, ratchet_public) = match (&prepared, &self.send, &self.dh_self) {
+            (Some(p), _, _) => (p.send.clone(), p.dh.public),
+            (None, Some(send), Some(dh)) => (send.clone(), dh.public),
             _ => {
                 return Err(SessionError::InvalidState(
                     "sending chain without a ratchet key",
@@ -95,7 +95,12 @@ impl RatchetState {
         let mk = chain
             .keys
             .step(self.version, chain.epoch, &ratchet_public, n)?;
-        let (ct, ek) = pq_state.field_for(chain.epoch);
+        let chunk = pq_next.next_chunk(chain.epoch)?;
+        let (ct, ek) = if version == VERSION_1 {
+            pq_next.field_for(chain.epoch)
+        } else {
+            (None, None)
+        };
         let header = HeaderRef {
             version: self.version,
             ratchet_public: &ratchet_public,
@@ -104,14 +109,9 @@ impl RatchetState {
             epoch: chain.epoch,
             ct,
             ek,
+            chunk,
         };
-        let padded = padding::pad_message(plaintext).map_err(|_| {
-            SessionError::Crypto(CryptoError::length(
-                "plaintext",
-                "at most 2^32 - 5 bytes",
-                plaintext.len(),
-            ))
-        })?;
+        let padded = pad::pad(version, plaintext)?;
         let mut out = Vec::with_capacity(
             header
                 .len()
@@ -130,6 +130,7 @@ impl RatchetState {
         if let Some(p) = prepared {
             self.commit_sending_chain(p);
         }
+        self.pq = pq_next;
         self.send = Some(chain);
         self.bump();
         Ok(out)
