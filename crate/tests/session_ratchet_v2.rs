@@ -298,3 +298,36 @@ fn a_reassembled_ek_failing_the_modulus_check_is_refused() {
     assert_eq!(&pt[..], b"37th");
     assert_eq!(next.pq_phase(), PqPhase::PeerEkPending);
 }
+
+/// State size of version 2 (docs/SESSIONS.md §5.9 and §5.11): measured over a
+/// ping-pong conversation at the default limits with no skipped keys, each
+/// state within the version-1 bound (3,930 + 49·C) plus the `chunked` block's
+/// 1,393-byte maximum, and the steady-state figures the docs give.
+#[test]
+fn version_2_state_sizes_are_within_the_documented_bound() {
+    let mut rng = TestRng::new(29);
+    let (mut a, mut b) = pair_v2(&mut rng);
+    let bound = 3_930 + 49 * 5 + 1_393;
+    let (mut min, mut max) = (usize::MAX, 0usize);
+    let mut total = 0usize;
+    let mut n = 0usize;
+    for round in 0..400 {
+        let m = send(&mut a, &mut rng, &[1]);
+        recv(&mut b, &m);
+        let r = send(&mut b, &mut rng, &[2]);
+        recv(&mut a, &r);
+        for s in [&a, &b] {
+            assert_eq!(s.skipped_keys(), 0);
+            let len = s.to_bytes().len();
+            assert!(len <= bound, "round {round}: {len} > {bound}");
+            if round >= 10 {
+                min = min.min(len);
+                max = max.max(len);
+                total += len;
+                n += 1;
+            }
+        }
+    }
+    assert!(a.pq_epoch() >= 4, "epochs advance: {}", a.pq_epoch());
+    println!("v2 state bytes over a ping-pong (default limits, no skipped keys): min {min}, mean {}, max {max} (bound {bound})", total / n);
+}
