@@ -329,5 +329,8 @@ fn version_2_state_sizes_are_within_the_documented_bound() {
         }
     }
     assert!(a.pq_epoch() >= 4, "epochs advance: {}", a.pq_epoch());
-    println!("v2 state bytes over a ping-pong (default limits, no skipped keys): min {min}, mean {}, max {max} (bound {bound})", total / n);
+    println!(
+        "v2 state bytes over a ping-pong (default limits, no skipped keys): min {min}, mean {}, max {max} (bound {bound})",
+        total / n
+    );
 }

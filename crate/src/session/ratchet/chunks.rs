@@ -122,7 +122,8 @@ pub const fn data_chunks(len: usize) -> usize {
 /// # Errors
 /// [`SessionError::InvalidState`] for a data length that is not a multiple of 32.
 pub fn encode(data: &[u8], index: u16) -> Result<[u8; CHUNK_LEN]> {
-    if data.is_empty() || !data.len().is_multiple_of(CHUNK_LEN) || data_chunks(data.len()) > 65_536 {
+    if data.is_empty() || !data.len().is_multiple_of(CHUNK_LEN) || data_chunks(data.len()) > 65_536
+    {
         return Err(SessionError::InvalidState("chunked data length"));
     }
     let k = data_chunks(data.len());
