@@ -26,8 +26,8 @@ test('prekey bundles verify, carry the identity\'s own keys and device id; one-t
   expect(r.identityIsOwn).toBe(true);
   expect(r.deviceIds).toBe(1);
   expect(r.deviceMatches).toBe(true);
-  // docs/SESSIONS.md §3: 10,033 bytes without one-time prekeys, 18,037 with both.
-  expect(r.sizes).toEqual([10_033, 18_037]);
+  // docs/SESSIONS.md §3: 10,034 bytes without one-time prekeys, 18,038 with both (version list [1, 2]).
+  expect(r.sizes).toEqual([10_034, 18_038]);
   expect(r.counts).toEqual([3, 0, 2, 1]);
   expect(r.baseWithoutOneTime).toBe(true);
   expect(r.oneTimeWithBoth).toBe(true);

@@ -273,10 +273,21 @@ function sameHead(a: HeadRecord | undefined, b: HeadRecord | undefined): boolean
     && (a.tag === undefined ? b.tag === undefined : b.tag instanceof Uint8Array && a.tag instanceof Uint8Array && equalBytes(a.tag, b.tag));
 }
 
-/** Whether the stored record `cur` is `expected` as this worker read or wrote it: the fields the AAD binds, and `wrapped` byte for byte. */
+/** Whether the stored record `cur` is `expected` as this worker read or wrote it: the fields the AAD binds, `wrapped` byte for byte and the two identity encodings. */
 function sameRecord(cur: SessionRecord | undefined, expected: SessionRecord): boolean {
   return cur !== undefined && cur.id === expected.id && cur.identityId === expected.identityId && cur.counter === expected.counter
-    && cur.recordVersion === expected.recordVersion && cur.wrapped instanceof Uint8Array && equalBytes(cur.wrapped, expected.wrapped);
+    && cur.recordVersion === expected.recordVersion && cur.wrapped instanceof Uint8Array && equalBytes(cur.wrapped, expected.wrapped)
+    && sameOptionalBytes(cur.initiatorIdentity, expected.initiatorIdentity) && sameOptionalBytes(cur.responderIdentity, expected.responderIdentity);
+}
+
+/**
+ * The clear identity fields (state format 3) are part of what a commit requires unchanged: a record whose
+ * identities page script replaced is not the one this worker's cached state was opened from, so the commit
+ * falls back to a full reload, which refuses it (`IDENTITY_MISMATCH`).
+ */
+function sameOptionalBytes(a: unknown, b: Uint8Array | undefined): boolean {
+  if (b === undefined) return a === undefined;
+  return a instanceof Uint8Array && equalBytes(a, b);
 }
 
 /**

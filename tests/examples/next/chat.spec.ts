@@ -136,7 +136,7 @@ test('two users chat through the Next server, which stores only public bundles a
       expect(Object.keys(entry).sort()).toEqual(['bundle', 'oneTime']);
       const reusable = Buffer.from(entry.bundle, 'base64');
       expect(reusable.subarray(0, 5).toString('latin1')).toBe('VKPB\x01');
-      expect(reusable.length).toBe(10_033); // docs/SESSIONS.md §3: no one-time prekeys
+      expect(reusable.length).toBe(10_034); // docs/SESSIONS.md §3: no one-time prekeys, version list [1, 2]
       for (const one of entry.oneTime) {
         const bytes = Buffer.from(one, 'base64');
         expect(bytes.subarray(0, 5).toString('latin1')).toBe('VKPB\x01');
