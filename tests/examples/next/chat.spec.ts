@@ -140,7 +140,7 @@ test('two users chat through the Next server, which stores only public bundles a
       for (const one of entry.oneTime) {
         const bytes = Buffer.from(one, 'base64');
         expect(bytes.subarray(0, 5).toString('latin1')).toBe('VKPB\x01');
-        expect(bytes.length).toBe(18_037); // with a one-time X25519 and a one-time ML-KEM-768 prekey
+        expect(bytes.length).toBe(18_038); // with a one-time X25519 and a one-time ML-KEM-768 prekey, version list [1, 2]
       }
     }
     // Each user fetched one of the other's one-time bundles: handed out once, gone from the directory.
