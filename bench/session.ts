@@ -19,9 +19,9 @@
  *                  each with a new PQ epoch for veilkit (encapsulation, decapsulation, key generation)
  *   sess-save      serialize a session (peers: the record form / pickle)
  *   sess-load      deserialize it (veilkit: a state with its own ML-KEM ek pending, the costlier
- *                  kind: its stored expanded dk is checked (FIPS 203 hash and modulus checks) and
- *                  its X25519 public key recomputed; sess-x-load-peer-ek: a state holding the
- *                  peer's ek, which is re-checked instead)
+ *                  kind: the key pair is regenerated from its stored 64-byte seed (state format 3,
+ *                  docs/SESSIONS.md §5.9) and its X25519 public key recomputed;
+ *                  sess-x-load-peer-ek: a state holding the peer's ek, which is re-checked instead)
  *   sess-wire      bytes on the wire (not timed)
  *   sess-rtt       a postMessage round trip to a nested worker (the keystore hop, no crypto)
  */

@@ -173,6 +173,53 @@ fn a_format_2_state_is_migrated_with_its_identities() {
     );
 }
 
+/// A format-2 state with an own pending ML-KEM key (stored expanded there,
+/// `opt(u64 k ‖ dk(2400))`) migrates to format 3 with that key kept expanded
+/// (tag 2: its seed cannot be recovered), and the migrated state decapsulates
+/// the peer's reply.
+#[test]
+fn a_format_2_state_with_an_expanded_own_key_migrates_and_keeps_working() {
+    let mut rng = TestRng::new(0x2c);
+    let (mut a, mut b) = real_pair(&mut rng);
+    let m = send(&mut a, &mut rng, b"ek_1");
+    let v3 = a.to_bytes();
+    // own_key: after H_ID, root key, the three ratchet options, PN, latest, pq_root, pq_dir ×2.
+    let mut at = H_ID_AT + 32 + 32;
+    for len in [32, 32, 32 + 32 + 4 + 8] {
+        at += 1 + if v3[at] == 1 { len } else { 0 };
+    }
+    at += 4 + 8 + 32 * 3;
+    assert_eq!(v3[at], 1, "tag 1: seed");
+    let dk = veilkit::mlkem::mlkem_from_seed(&v3[at + 9..at + 9 + 64])
+        .unwrap()
+        .decapsulation_key;
+    let expanded = |tag: u8| {
+        let mut out = v3[..at].to_vec();
+        out.push(tag);
+        out.extend_from_slice(&v3[at + 1..at + 9]);
+        out.extend_from_slice(&dk);
+        out.extend_from_slice(&v3[at + 9 + 64..]);
+        out
+    };
+    let bind = real_binding();
+    let v2 = as_format_2(&expanded(1), &bind);
+    let (migrated, ids) = RatchetState::migrate_format_2(&v2).unwrap();
+    assert_eq!(ids, bind);
+    assert_eq!(*migrated.to_bytes(), expanded(2));
+    // Format 2 knows no tag 2.
+    let mut t = v2.clone();
+    t[at - 32 + 4 + 2 * IDENTITY_ENCODING_LEN] = 2;
+    assert_eq!(
+        err(RatchetState::migrate_format_2(&t)).code(),
+        "MALFORMED_INPUT"
+    );
+    recv(&mut b, &m);
+    let r = send(&mut b, &mut rng, b"ct_1");
+    let mut migrated = RatchetState::from_bytes(&migrated.to_bytes()).unwrap();
+    assert_eq!(recv(&mut migrated, &r), b"ct_1".to_vec());
+    assert_eq!(migrated.pq_epoch(), 1);
+}
+
 /// The parser is total and canonical: every strict prefix of a valid state
 /// is refused, so is any trailing byte, an option flag other than 0/1, and
 /// each bound (limits out of range, more chains or skipped keys than the

@@ -6,12 +6,13 @@
 //!       ‖ H_ID(32) ‖ root_key(32)
 //!       ‖ opt(dh_secret(32)) ‖ opt(dh_remote(32)) ‖ opt(ck(32) ‖ pq_ck(32) ‖ u32 n ‖ u64 epoch) ‖ u32 PN
 //!       ‖ u64 latest ‖ pq_root(32) ‖ own_dir(32) ‖ peer_dir(32)
-//!       ‖ opt(u64 k ‖ dk(2400)) ‖ opt(u64 k ‖ ct(1088)) ‖ opt(u64 k ‖ ek(1184))
+//!       ‖ own_key ‖ opt(u64 k ‖ ct(1088)) ‖ opt(u64 k ‖ ek(1184))
 //!       ‖ [chunked]                                   (protocol version 2 only)
 //!       ‖ u64 next_seq ‖ u8 chains ‖ chain*
 //! chain = ratchet_pub(32) ‖ u64 epoch ‖ opt(ck(32) ‖ pq_ck(32)) ‖ u32 next ‖ u32 count
 //!       ‖ (u32 n ‖ mk(32) ‖ u64 created ‖ u64 seq)*
 //! opt(x) = 0x00 | 0x01 ‖ x
+//! own_key = 0x00 | 0x01 ‖ u64 k ‖ seed(64) | 0x02 ‖ u64 k ‖ dk(2400)
 //! chunked = u16 ek_next ‖ u16 ct_next ‖ opt(pq_root ‖ dir(i→r) ‖ dir(r→i) of epoch latest+1 (96))
 //!       ‖ opt(prev_peer_dir(32)) ‖ u8 n ‖ (u16 index ‖ chunk(32))^n (ek) ‖ u8 n ‖ (u16 index ‖ chunk(32))^n (ct)
 //! ```
@@ -25,6 +26,14 @@
 //! place of `H_ID` (`u16 len ‖ Enc(ID_init) ‖ u16 len ‖ Enc(ID_resp)`, the rest
 //! identical): [`RatchetState::from_bytes`] refuses it and
 //! [`RatchetState::migrate_format_2`] converts it.
+//!
+//! The own pending ML-KEM key pair is stored as its key-generation seed
+//! `d ‖ z` (tag 1; a load regenerates the pair, FIPS 203
+//! `ML-KEM.KeyGen_internal`). Format 2 stored the expanded decapsulation key
+//! `dk_PKE ‖ ek ‖ H(ek) ‖ z` (`opt(u64 k ‖ dk(2400))`), from which `d` cannot
+//! be recovered: a migrated state keeps that key in the expanded form (tag 2,
+//! checked on every load) until its epoch completes; keys generated after
+//! that are stored as seeds.
 
 use std::sync::Arc;
 
@@ -40,16 +49,16 @@ use super::pq::{Chunked, OwnEk, PqState};
 use super::skipped::{Receiving, RecvChain, SkippedKey};
 use super::{DhPair, RatchetState, SendChain, check_binding, check_version};
 use crate::bytes::ByteReader;
-use crate::mlkem::{CT_LEN, DK_LEN, EK_LEN};
+use crate::mlkem::{CT_LEN, DK_LEN, EK_LEN, SEED_LEN};
 use crate::session::{Result, Role, SessionBinding, SessionError};
 
 /// Magic prefix of a serialized state.
 pub const STATE_MAGIC: &[u8; 4] = b"VKRS";
 /// Current serialized-state format (3: the identities bound by `H_ID`, not
-/// stored; 2: both identity encodings stored, read only by
-/// [`RatchetState::migrate_format_2`]; the own ML-KEM key pair is stored as
-/// its expanded decapsulation key since format 2; format 1 stored its 64-byte
-/// seed and is not read).
+/// stored, the own ML-KEM key pair stored as its 64-byte seed (tag 1) or, only
+/// when migrated from format 2, as its expanded decapsulation key (tag 2);
+/// 2: both identity encodings and the expanded key stored, read only by
+/// [`RatchetState::migrate_format_2`]; format 1 is not read).
 pub const STATE_FORMAT: u8 = 3;
 /// The previous format, which stored both identity encodings.
 pub const STATE_FORMAT_2: u8 = 2;
@@ -57,6 +66,11 @@ pub const STATE_FORMAT_2: u8 = 2;
 pub(crate) const MAX_IDENTITY_LEN: usize = 8192;
 
 const TRUNC: SessionError = SessionError::Malformed("state: truncated");
+
+/// `own_key` tag: the 64-byte seed `d ‖ z`.
+const OWN_SEED: u8 = 1;
+/// `own_key` tag: the expanded decapsulation key (migrated from format 2).
+const OWN_DK: u8 = 2;
 
 fn put_opt(out: &mut Vec<u8>, present: bool) {
     out.push(u8::from(present));
@@ -151,6 +165,24 @@ fn read_chunked(r: &mut ByteReader<'_>) -> Result<Chunked> {
     })
 }
 
+/// The own pending key pair: `own_key` (format 3), or format 2's
+/// `opt(u64 k ‖ dk(2400))`, whose flag 1 is the expanded key.
+fn read_own_key(r: &mut ByteReader<'_>, format: u8) -> Result<Option<Arc<OwnEk>>> {
+    let tag = match r.u8().ok_or(TRUNC)? {
+        0 => return Ok(None),
+        1 if format == STATE_FORMAT_2 => OWN_DK,
+        t @ (OWN_SEED | OWN_DK) if format == STATE_FORMAT => t,
+        _ => return Err(SessionError::Malformed("state: own key tag")),
+    };
+    let k = r.u64().ok_or(TRUNC)?;
+    let own = if tag == OWN_SEED {
+        OwnEk::from_seed(k, Zeroizing::new(r.array::<SEED_LEN>().ok_or(TRUNC)?))?
+    } else {
+        OwnEk::from_dk(k, Zeroizing::new(r.take(DK_LEN).ok_or(TRUNC)?.to_vec()))?
+    };
+    Ok(Some(Arc::new(own)))
+}
+
 impl RatchetState {
     /// The length of [`RatchetState::to_bytes`].
     fn encoded_len(&self) -> usize {
@@ -165,7 +197,11 @@ impl RatchetState {
             .saturating_add(opt_len(self.dh_self.is_some(), 32))
             .saturating_add(opt_len(self.dh_remote.is_some(), 32))
             .saturating_add(opt_len(self.send.is_some(), 32 + 32 + 4 + 8))
-            .saturating_add(opt_len(p.own_ek.is_some(), 8 + DK_LEN))
+            .saturating_add(
+                1 + p.own_ek.as_ref().map_or(0, |own| {
+                    8 + if own.seed.is_some() { SEED_LEN } else { DK_LEN }
+                }),
+            )
             .saturating_add(opt_len(p.own_ct.is_some(), 8 + CT_LEN))
             .saturating_add(opt_len(p.peer_ek.is_some(), 8 + EK_LEN))
             .saturating_add(p.chunked.as_ref().map_or(0, chunked_len))
@@ -215,10 +251,16 @@ impl RatchetState {
         o.extend_from_slice(&p.root[..]);
         o.extend_from_slice(&p.own_dir[..]);
         o.extend_from_slice(&p.peer_dir[..]);
-        put_opt(&mut o, p.own_ek.is_some());
-        if let Some(own) = &p.own_ek {
-            o.extend_from_slice(&own.epoch.to_be_bytes());
-            o.extend_from_slice(&own.dk[..]);
+        match &p.own_ek {
+            None => o.push(0),
+            Some(own) => {
+                o.push(if own.seed.is_some() { OWN_SEED } else { OWN_DK });
+                o.extend_from_slice(&own.epoch.to_be_bytes());
+                match &own.seed {
+                    Some(seed) => o.extend_from_slice(&seed[..]),
+                    None => o.extend_from_slice(&own.dk[..]),
+                }
+            }
         }
         put_opt(&mut o, p.own_ct.is_some());
         if let Some((k, ct)) = &p.own_ct {
@@ -360,13 +402,7 @@ impl RatchetState {
         let previous_send_len = r.u32().ok_or(TRUNC)?;
         let latest = r.u64().ok_or(TRUNC)?;
         let (root, own_dir, peer_dir) = (key(&mut r)?, key(&mut r)?, key(&mut r)?);
-        let own_ek = if opt(&mut r)? {
-            let k = r.u64().ok_or(TRUNC)?;
-            let dk = Zeroizing::new(r.take(DK_LEN).ok_or(TRUNC)?.to_vec());
-            Some(Arc::new(OwnEk::from_dk(k, dk)?))
-        } else {
-            None
-        };
+        let own_ek = read_own_key(&mut r, format)?;
         let own_ct = if opt(&mut r)? {
             Some((
                 r.u64().ok_or(TRUNC)?,

@@ -74,6 +74,12 @@ impl RatchetState {
         }
         if let Some(c) = &p.chunked {
             self.check_chunked(c)?;
+        } else if p.own_ct.is_some() && p.peer_ek.is_some() {
+            // Version 1: an own `ct_k` (k ≤ latest) is acknowledged by the
+            // peer message of epoch latest that could carry a peer `ek`, before
+            // that `ek` is taken (version 2: `check_chunked`). The state-size
+            // bound (docs/SESSIONS.md §5.9) relies on it.
+            return Err(bad("own ct and peer ek both pending"));
         } else if let Some((k, _)) = &p.own_ct
             && (*k == 0 || *k > p.latest || pq::ek_sender(*k) != pq::peer(self.role))
         {

@@ -31,38 +31,51 @@ pub const fn ek_sender(k: u64) -> Role {
     }
 }
 
-/// Our own pending encapsulation key `ek_k` and its expanded decapsulation
-/// key (`dk_PKE ‖ ek ‖ H(ek) ‖ z`, the form a serialized state stores, so a
-/// load does not regenerate the key pair).
+/// Our own pending encapsulation key `ek_k` with its expanded decapsulation
+/// key (`dk_PKE ‖ ek ‖ H(ek) ‖ z`, what decapsulation uses) and, for a key
+/// pair generated here, its 64-byte seed `d ‖ z`, the form a serialized state
+/// stores (docs/SESSIONS.md §5.9; a load regenerates the pair). A key loaded
+/// from a migrated format-2 state has no seed (it cannot be recovered from the
+/// expanded key) and is stored expanded until its epoch completes.
 #[derive(Clone)]
 pub(crate) struct OwnEk {
     pub(crate) epoch: u64,
     pub(crate) ek: Vec<u8>,
     pub(crate) dk: Zeroizing<Vec<u8>>,
+    pub(crate) seed: Option<Zeroizing<[u8; SEED_LEN]>>,
 }
 
 impl OwnEk {
-    /// The key pair of `seed` for epoch `epoch`.
-    fn from_seed(epoch: u64, seed: &Zeroizing<[u8; SEED_LEN]>) -> Result<Self> {
+    /// The key pair of `seed` for epoch `epoch` (FIPS 203
+    /// `ML-KEM.KeyGen_internal(d, z)`: deterministic, so a stored seed
+    /// regenerates the same pair).
+    pub(crate) fn from_seed(epoch: u64, seed: Zeroizing<[u8; SEED_LEN]>) -> Result<Self> {
         let kp = mlkem::mlkem_from_seed(&seed[..])?;
         Ok(Self {
             epoch,
             ek: kp.encapsulation_key.clone(),
             dk: kp.decapsulation_key.clone(),
+            seed: Some(seed),
         })
     }
 
-    /// A stored decapsulation key for epoch `epoch`, checked once here (FIPS
-    /// 203 §7.3 hash check and the modulus check of its `ek`): `INVALID_KEY`.
+    /// A stored expanded decapsulation key (a migrated format-2 state) for
+    /// epoch `epoch`, checked once here (FIPS 203 §7.3 hash check and the
+    /// modulus check of its `ek`): `INVALID_KEY`.
     pub(crate) fn from_dk(epoch: u64, dk: Zeroizing<Vec<u8>>) -> Result<Self> {
         let ek = mlkem::check_decapsulation_key(&dk)?.to_vec();
-        Ok(Self { epoch, ek, dk })
+        Ok(Self {
+            epoch,
+            ek,
+            dk,
+            seed: None,
+        })
     }
 
     fn generate<R: RatchetRng + ?Sized>(epoch: u64, rng: &mut R) -> Result<Self> {
         let mut seed = Zeroizing::new([0u8; SEED_LEN]);
         rng.fill(RandomPurpose::KemKeygen, &mut seed[..])?;
-        Self::from_seed(epoch, &seed)
+        Self::from_seed(epoch, seed)
     }
 }
 
@@ -263,8 +276,8 @@ impl PqState {
         if own.epoch != header_epoch {
             return Ok(());
         }
-        // `dk` was expanded here from its seed, or checked when the state was
-        // loaded (`OwnEk::from_dk`).
+        // `dk` was expanded here from its seed (when generated or loaded), or
+        // checked when a migrated state was loaded (`OwnEk::from_dk`).
         let ss = mlkem::decapsulate_own(&own.dk, ct)?;
         let keys = kdf::epoch_next(&self.root, &ss, header_epoch, &own.ek, ct)?;
         self.install(role, header_epoch, keys);
@@ -445,7 +458,7 @@ impl PqState {
                 if c.ct_rx.len() >= CT_CHUNKS {
                     let ct = chunks::decode(&c.ct_rx, CT_LEN)
                         .ok_or(SessionError::InvalidState("ct chunks"))?;
-                    // `dk` was expanded here from its seed, or checked on load.
+                    // `dk` was expanded here from its seed, or checked on load (migrated).
                     let ss = mlkem::decapsulate_own(&own.dk, &ct)?;
                     let keys = kdf::epoch_next(&self.root, &ss, next_k, &own.ek, &ct)?;
                     c.ct_rx.clear();
