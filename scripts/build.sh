@@ -151,16 +151,17 @@ for f in "$DIST_WASM_DIR/veilkit_bg.wasm" "$DIST_THREADS_DIR/veilkit_bg.wasm"; d
     "$f" "$raw" $(( (raw + 1023) / 1024 )) "$gz" $(( (gz + 1023) / 1024 ))
 done
 
-# The size budget of the SIMD module (the one every page loads): 393,216 bytes (384 KiB) gzip -9.
+# The size budget of the SIMD module (the one every page loads): 394,240 bytes (385 KiB) gzip -9.
 # Raised from 350,000 when the session bindings (crate/src/wasm/session/) brought the handshake
 # and triple ratchet into the module: +43 KB gzip (336,734 -> 380,046 B, testing build).
 # Raised to 388,225 by the sealed box (crate/src/wasm/hpke.rs: HPKE key schedule and four bindings):
 # +3,225 B gzip measured (383,118 -> 386,343 B, testing build, main 80b400b -> hpke branch).
-# Raised to 393,216 (384 KiB) by issue 28: protocol 2's erasure-coded PQ chunks and Padmé
-# (crate/src/session/ratchet/chunks.rs, pad.rs) and the state-format-2 migration (sessionStateMigrate):
-# +4,566 B gzip measured (388,225 budget; 392,791 B testing build after the merge). Issue 29 caps the
-# base SIMD module at 385 KB gzip; this budget keeps it under that with the group code in its own module.
-SIMD_GZIP_BUDGET=393216
+# Raised to 394,240 (385 KiB) by issue 28: protocol 2's erasure-coded PQ chunks and Padmé
+# (crate/src/session/ratchet/chunks.rs, pad.rs), the state-format-2 migration (sessionStateMigrate) and
+# the own ML-KEM key stored as its seed: +5,233 B gzip measured (388,225 budget; 393,458 B testing build
+# after the merge). Issue 29 caps the base SIMD module at 385 KB gzip: this is that cap, so the group
+# code (and anything else large) goes into its own module.
+SIMD_GZIP_BUDGET=394240
 simd_gz=$(gzip -9 -c "$DIST_WASM_DIR/veilkit_bg.wasm" | wc -c)
 if (( simd_gz > SIMD_GZIP_BUDGET )); then
   echo "build: FAILED: the SIMD module is $simd_gz bytes gzip -9, over the budget of $SIMD_GZIP_BUDGET" >&2
