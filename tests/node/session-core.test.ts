@@ -14,6 +14,7 @@ import { SIM_NOW, handshake, prng, runSessionSimulation } from '../shared/sessio
 import { code, peer, type Peer } from '../shared/session-fixtures.js';
 import { sha256 } from '../../ts/hash.js';
 import { concatBytes } from '../../ts/bytes.js';
+import { asFormat2 } from '../shared/state-format2.js';
 
 const te = new TextEncoder();
 const td = new TextDecoder();
@@ -338,17 +339,6 @@ test('limits: a jump over maxJump is TOO_FAR_AHEAD with { jump, limit }, state u
   assert.equal(core.stateInfo(d.state).skippedKeys, 1);
 });
 
-/** Offset of H_ID in a format-3 state (docs/SESSIONS.md §5.9): magic, format, version, role, counter, limits. */
-const H_ID_AT = 4 + 1 + 1 + 1 + 8 + 20;
-
-/** The format-2 encoding of a format-3 state: u16 len ‖ Enc(ID_init) ‖ u16 len ‖ Enc(ID_resp) in place of H_ID. */
-function asFormat2(state: Uint8Array, init: Uint8Array, resp: Uint8Array): Uint8Array {
-  const lp = (id: Uint8Array) => concatBytes([Uint8Array.of(id.length >> 8, id.length & 0xff), id]);
-  const out = concatBytes([state.subarray(0, H_ID_AT), lp(init), lp(resp), state.subarray(H_ID_AT + 32)]);
-  out[4] = 2;
-  return out;
-}
-
 test('state format 3: identities checked against H_ID (a swapped or replaced peer identity is IDENTITY_MISMATCH); a format-2 state migrates with its identities', async () => {
   await init();
   const [a, b] = [peer(1), peer(2)];
@@ -372,7 +362,11 @@ test('state format 3: identities checked against H_ID (a swapped or replaced pee
   assert.equal(core.stateFormat(old), 2);
   assert.equal(code(() => core.stateInfo(old)), 'MALFORMED_INPUT');
   const m = core.migrateState(old);
-  assert.deepEqual(m.state, init1.state);
+  // The same state, except that the own pending ML-KEM key stays expanded (tag 2: its seed is not recoverable).
+  assert.deepEqual(asFormat2(m.state, a.identity.encoding, b.identity.encoding), old);
+  assert.equal(m.state.length, init1.state.length + 2400 - 64);
+  const [mi, ii] = [core.stateInfo(m.state), core.stateInfo(init1.state)];
+  assert.deepEqual([mi.counter, mi.role, mi.version, mi.identitiesHash], [ii.counter, ii.role, ii.version, ii.identitiesHash]);
   assert.deepEqual(m.initiatorIdentity, a.identity.encoding);
   assert.deepEqual(m.responderIdentity, b.identity.encoding);
   assert.equal(code(() => core.migrateState(init1.state)), 'MALFORMED_INPUT');

@@ -47,7 +47,8 @@ function windowsOf(n: number): number {
 /** What the session scenario searches for and how many states and snapshots it has (fixed by its sequence). */
 // Format 2 (SESSIONS.md §5.11): fewer ML-KEM key pairs in the scenario (one ek per epoch, not one per
 // direction change), plus the pending epoch keys and the previous peer direction key of the chunk block.
-const SEARCHED_SESSION = { secrets: 115, windows: 468, states: 16, snapshots: 25 };
+// The own pending ML-KEM key is its seed d ‖ z in state format 3 (two 32-byte secrets, fewer windows than dk_PKE ‖ z).
+const SEARCHED_SESSION = { secrets: 115, windows: 451, states: 16, snapshots: 25 };
 
 /** Memory snapshots the container scenarios take right after individual calls (each scanned too). */
 const SNAPSHOTS = { container: 5, CONTAINER_WRAPS_SCENARIO: 9, CONTAINER_HYBRID_SIGNER_SCENARIO: 5 } as const;
