@@ -158,7 +158,7 @@ export function sessionReport(results, meta) {
   }
   const loadPeerEk = perOp(ok['sess-x-load-peer-ek/veilkit-core']);
   if (loadPeerEk !== undefined) {
-    md.push(`veilkit's load row is a state with its own ML-KEM ek pending and its own ratchet key (state format 2 stores the expanded decapsulation key, checked on load with the FIPS 203 hash and modulus checks instead of a key generation from its seed; the X25519 public key is recomputed from its secret; every core \`encrypt\`/\`decrypt\` of that party pays the parse too); a state holding the peer's ek and no ratchet secret loads in ${fmtTime(loadPeerEk)}.`, '');
+    md.push(`veilkit's load row is a state with its own ML-KEM ek pending and its own ratchet key (state format 3 stores the own ML-KEM key pair as its 64-byte seed, so a load runs ML-KEM key generation; the keystore worker keeps parsed states cached, so it pays this only on a cache miss; the X25519 public key is recomputed from its secret; every core \`encrypt\`/\`decrypt\` of that party pays the parse too); a state holding the peer's ek and no ratchet secret loads in ${fmtTime(loadPeerEk)}.`, '');
   }
   const gcm = perOp(ok['sess-x-gcm/veilkit-core']);
   const gcmAd = perOp(ok['sess-x-gcm-ad/veilkit-core']);
@@ -187,12 +187,13 @@ export function sessionReport(results, meta) {
   md.push('Bytes on the wire (binary; Olm\'s messages travel as unpadded base64 inside JSON, 4/3 of this):', '');
   const W = [
     ['initialMessage1KiB', 'first message (carrying 1 KiB)'],
-    ['steadyMessage1KiB', '1 KiB message, steady state'],
+    ['steadyMessage1KiB', '1 KiB message, steady state (largest of 4 in a row after 200 warm-up messages)'],
+    ['afterDirectionChange1KiB', '1 KiB message after a direction change'],
     ['firstChainMessage1KiB', '1 KiB message in the initiator\'s first chain (before any reply)'],
     ['shortMessageAfterTurn', '1-byte message after a direction change'],
-    ['firstChainPqBytes', 'PQ data per message, initiator\'s first chain (ek)'],
-    ['steadyPqBytes', 'PQ data per message, every later chain (ct ‖ ek)'],
-    ['pqBytesPerEpoch', 'PQ data per epoch (ek + ct; repeated on every message until the peer replies)'],
+    ['firstChainPqBytes', 'PQ bytes on a message of the initiator\'s first chain (protocol 2: a 34-byte ek chunk)'],
+    ['steadyPqBytes', 'PQ bytes on the steady-state message above (protocol 2: 0 or a 34-byte chunk)'],
+    ['pqBytesPerEpoch', 'KEM data per epoch (ek + ct; protocol 2 sends each once, in 37 + 34 erasure-coded chunks)'],
     ['stateBytes', 'serialized session state (veilkit: state bytes; libsignal: record string; Olm: pickle, base64)'],
   ];
   const wi = present.filter(([i]) => wire[i]);
