@@ -12,7 +12,7 @@
 
 mod session_util;
 
-use session_util::{NOW, TestRng, pair, pair_with, recv, send, snap};
+use session_util::{NOW, TestRng, pair, pair_with, recv, send, snap, with_coefficient};
 use veilkit::aead::{aes_gcm_decrypt_with_iv, aes_gcm_encrypt_with_iv};
 use veilkit::hash::hmac_sha256;
 use veilkit::kdf::hkdf_sha256;
@@ -1202,21 +1202,6 @@ fn with_ek(genuine: &[u8], keys: &SendingKeys, ek: &[u8]) -> Vec<u8> {
         sealed,
     }
     .to_bytes()
-}
-
-/// `ek` with 12-bit coefficient `i` (of 768) set to `value`.
-fn with_coefficient(ek: &[u8], i: usize, value: u16) -> Vec<u8> {
-    let mut out = ek.to_vec();
-    let at = i / 2 * 3;
-    let v = value & 0x0fff;
-    if i.is_multiple_of(2) {
-        out[at] = v.to_le_bytes()[0];
-        out[at + 1] = (out[at + 1] & 0xf0) | v.to_le_bytes()[1];
-    } else {
-        out[at + 1] = (out[at + 1] & 0x0f) | ((v & 0x0f) << 4).to_le_bytes()[0];
-        out[at + 2] = (v >> 4).to_le_bytes()[0];
-    }
-    out
 }
 
 /// `receiver` refuses `genuine` with a peer `ek` that fails the FIPS 203

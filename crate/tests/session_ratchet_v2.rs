@@ -10,7 +10,7 @@
 
 mod session_util;
 
-use session_util::{NOW, TestRng, pair_v2, recv, send, snap};
+use session_util::{NOW, TestRng, pair_v2, recv, send, snap, with_coefficient};
 use veilkit::session::ratchet::{Message, PqField, RatchetState};
 
 /// Sends `n` messages one way, each delivered (unless `lose(i)`); returns
@@ -232,21 +232,6 @@ fn states_of_version_2_round_trip_in_every_phase() {
         }
     }
     assert!(a.pq_epoch() >= 1);
-}
-
-/// `ek` with 12-bit coefficient `i` set to `value` (as in session_ratchet.rs).
-fn with_coefficient(ek: &[u8], i: usize, value: u16) -> Vec<u8> {
-    let mut out = ek.to_vec();
-    let at = i / 2 * 3;
-    let v = value & 0x0fff;
-    if i.is_multiple_of(2) {
-        out[at] = v.to_le_bytes()[0];
-        out[at + 1] = (out[at + 1] & 0xf0) | v.to_le_bytes()[1];
-    } else {
-        out[at + 1] = (out[at + 1] & 0x0f) | ((v & 0x0f) << 4).to_le_bytes()[0];
-        out[at + 2] = (v >> 4).to_le_bytes()[0];
-    }
-    out
 }
 
 /// A reassembled `ek` that fails the FIPS 203 modulus check is refused

@@ -129,3 +129,18 @@ pub fn recv(s: &mut RatchetState, msg: &[u8]) -> Vec<u8> {
 pub fn snap(s: &RatchetState) -> Vec<u8> {
     s.to_bytes().to_vec()
 }
+
+/// `ek` with 12-bit coefficient `i` (of 768) set to `value`.
+pub fn with_coefficient(ek: &[u8], i: usize, value: u16) -> Vec<u8> {
+    let mut out = ek.to_vec();
+    let at = i / 2 * 3;
+    let v = value & 0x0fff;
+    if i.is_multiple_of(2) {
+        out[at] = v.to_le_bytes()[0];
+        out[at + 1] = (out[at + 1] & 0xf0) | v.to_le_bytes()[1];
+    } else {
+        out[at + 1] = (out[at + 1] & 0x0f) | ((v & 0x0f) << 4).to_le_bytes()[0];
+        out[at + 2] = (v >> 4).to_le_bytes()[0];
+    }
+    out
+}
