@@ -9,10 +9,10 @@
 export * from './primitives.js';
 export { WorkerPool, deserializeError, type PoolOptions, type RunOptions, type RequestBody, type WorkerExit, type WorkerExitReason } from './pool.js';
 export {
-  Keystore, decodePublicBundle, verifyPublicBundle, IDENTITY_DERIVATION, DEFAULT_PASSPHRASE_KDF, MIN_PASSPHRASE_KDF, DEFAULT_KDF_BUDGET,
+  Keystore, decodePublicBundle, verifyPublicBundle, IDENTITY_DERIVATION, DEFAULT_PASSPHRASE_KDF, MIN_PASSPHRASE_KDF, DEFAULT_KDF_BUDGET, MAX_BACKUP_HISTORY_BYTES,
   type KeystoreOptions, type CreateIdentityOptions, type RestoreOptions, type DecapsulateOptions, type PublicBundle,
-  type IdentityHandle, type KeyHandle, type KeyRoute, type KeyType, type ImportBackupResult, type KeystoreCapabilities,
-  type KeystoreChange, type KeystoreStatus, type PassphraseKdfParams, type KdfBudget, type BackupOptions, type HybridSignature,
+  type IdentityHandle, type KeyHandle, type KeyRoute, type KeyType, type ImportBackupResult, type ImportBackupHistoryResult, type KeystoreCapabilities,
+  type KeystoreChange, type KeystoreStatus, type PassphraseKdfParams, type KdfBudget, type BackupOptions, type ExportBackupOptions, type ImportBackupOptions, type HybridSignature,
   type PrekeyBundles, type CreatePrekeyBundleOptions, type ReplenishPrekeysOptions, type CurrentPassphraseOptions,
   type ContainerHeaderSignature,
 } from './keystore.js';

@@ -264,6 +264,63 @@ export interface BackupEntry {
   readonly bip39Passphrase: string;
 }
 
+/** Payload version of a backup that also carries the message history (docs/KEYSTORE.md#backup); version 2 carries identities only. */
+export const BACKUP_PAYLOAD_HISTORY = 3;
+/** Longest history entry or metadata a backup may carry (bytes; the history's own per-entry limit). */
+export const MAX_HISTORY_ENTRY_BYTES = 1 << 20;
+/** Most bytes a backup's history section may take (128 MiB): the writer checks it from the stored records' sizes before it opens one, the reader through {@link MAX_BACKUP_BYTES}. */
+export const MAX_BACKUP_HISTORY_BYTES = 128 * 1024 * 1024;
+/** Longest backup a reader accepts, checked before the KDF or any allocation: the history bound plus 32 MiB for identities (about 15,000). */
+export const MAX_BACKUP_BYTES = MAX_BACKUP_HISTORY_BYTES + 32 * 1024 * 1024;
+
+/**
+ * The padded size of `n` history bytes (docs/KEYSTORE.md#message-history): `4 + n` rounded up to a power of
+ * two from 64 up to 64 KiB, above that to a multiple of 64 KiB. Used by the history records and the backup.
+ */
+export function historyBucket(n: number): number {
+  const framed = n + 4;
+  if (framed > 65536) return Math.ceil(framed / 65536) * 65536;
+  let b = 64;
+  while (b < framed) b *= 2;
+  return b;
+}
+
+/** One history entry of a backup: its sequence number and data (secret: wipe after use). */
+export interface BackupHistoryEntry {
+  /** Sequence number in its conversation (≥ 1). */
+  readonly seq: number;
+  /** The entry's bytes. */
+  readonly data: Uint8Array;
+}
+
+/** One conversation of a backup's history, named by its tag (the HMAC of its name under the history key; names are never stored). */
+export interface BackupConversation {
+  /** The 32-byte conversation tag. */
+  readonly tag: Uint8Array;
+  /** The conversation's next sequence number. */
+  readonly next: number;
+  /** The conversation's metadata, if set. */
+  readonly meta?: Uint8Array;
+  /** Its entries, in ascending sequence order. */
+  readonly entries: readonly BackupHistoryEntry[];
+}
+
+/** A backup's history section: the history key `H` (secret) and every conversation. */
+export interface BackupHistory {
+  /** The 32-byte history key. */
+  readonly key: Uint8Array;
+  /** Every conversation. */
+  readonly conversations: readonly BackupConversation[];
+}
+
+/** The decrypted contents of a backup. */
+export interface BackupContents {
+  /** Every identity (payload versions 2 and 3). */
+  readonly identities: readonly BackupEntry[];
+  /** The message history (payload version 3 only). */
+  readonly history?: BackupHistory;
+}
+
 /** The parsed header of a backup; `header` (the AAD) and `sealed` (IV ‖ ciphertext ‖ tag) are views into the input. */
 export interface BackupHeader {
   readonly params: PassphraseKdfParams;
@@ -355,50 +412,197 @@ export function encodeBackupPayload(entries: readonly BackupEntry[]): Uint8Array
 }
 
 /**
- * Parses a decrypted backup plaintext: `VeilError('INVALID_BACKUP')` for any
- * structural error (nothing it allocated is left unwiped then). The entries'
- * `entropy` and `seed` are copies: wipe them after use.
+ * Parses a decrypted backup plaintext of payload version 2 (identities only):
+ * `VeilError('INVALID_BACKUP')` for any structural error, a version-3 payload
+ * included ({@link parseBackupContents} reads both; nothing it allocated is left
+ * unwiped then). The entries' `entropy` and `seed` are copies: wipe them after use.
  */
 export function parseBackupPayload(payload: Uint8Array): BackupEntry[] {
+  if (payload.length < 5 || payload[0] !== BACKUP_VERSION) throw invalidBackup('unsupported payload version');
+  return [...parseBackupContents(payload).identities];
+}
+
+function parseIdentities(payload: Uint8Array, dv: DataView, entries: BackupEntry[]): number {
+  const count = dv.getUint32(1);
+  let o = 5;
+  // ignoreBOM: a label that starts with U+FEFF keeps it (the default decoder would drop it).
+  const utf8 = (at: number, n: number) => new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(payload.subarray(at, at + n));
+  for (let i = 0; i < count; i++) {
+    if (o + 11 > payload.length) throw invalidBackup('truncated payload');
+    const flags = payload[o];
+    if (flags === undefined || (flags & ~1) !== 0) throw invalidBackup('unknown identity flags');
+    const created = dv.getBigUint64(o + 1);
+    // A time JS cannot hold exactly would come back as another number (and re-encode differently).
+    if (created > BigInt(Number.MAX_SAFE_INTEGER)) throw invalidBackup('creation time out of range');
+    const createdAt = Number(created);
+    const labelLen = dv.getUint16(o + 9);
+    o += 11;
+    if (labelLen > MAX_BACKUP_LABEL_BYTES || o + labelLen + 98 > payload.length) throw invalidBackup('truncated payload');
+    const label = utf8(o, labelLen);
+    o += labelLen;
+    const secretsAt = o;
+    o += 96;
+    const passLen = dv.getUint16(o);
+    o += 2;
+    if (passLen > MAX_BIP39_PASSPHRASE_BYTES || o + passLen > payload.length) throw invalidBackup('truncated payload');
+    const bip39Passphrase = utf8(o, passLen);
+    o += passLen;
+    entries.push({
+      mlDsa: (flags & 1) === 1, createdAt, label, bip39Passphrase,
+      entropy: payload.slice(secretsAt, secretsAt + 32), seed: payload.slice(secretsAt + 32, secretsAt + 96),
+    });
+  }
+  return o;
+}
+
+/** Reads one padded blob (`u32 len ‖ data ‖ zeros`, {@link historyBucket}(len) bytes) at `o`; returns the data (a copy) and the next offset. */
+function readPadded(payload: Uint8Array, dv: DataView, o: number): [Uint8Array, number] {
+  if (o + 4 > payload.length) throw invalidBackup('truncated history');
+  const len = dv.getUint32(o);
+  if (len > MAX_HISTORY_ENTRY_BYTES) throw invalidBackup('history entry too long');
+  const end = o + historyBucket(len);
+  if (end > payload.length) throw invalidBackup('truncated history');
+  for (let i = o + 4 + len; i < end; i++) if (payload[i] !== 0) throw invalidBackup('history padding is not zero');
+  return [payload.slice(o + 4, o + 4 + len), end];
+}
+
+function parseHistory(payload: Uint8Array, dv: DataView, at: number): BackupHistory {
+  if (payload.length - at > MAX_BACKUP_HISTORY_BYTES) throw invalidBackup('history section over MAX_BACKUP_HISTORY_BYTES');
+  if (at + 36 > payload.length) throw invalidBackup('truncated history');
+  const conversations: BackupConversation[] = [];
+  const history: BackupHistory = { key: payload.slice(at, at + 32), conversations };
+  try {
+    const count = dv.getUint32(at + 32);
+    let o = at + 36;
+    let prevTag: string | undefined;
+    for (let i = 0; i < count; i++) {
+      if (o + 32 + 8 + 1 > payload.length) throw invalidBackup('truncated history');
+      const tag = payload.slice(o, o + 32);
+      const hex = bytesToHex(tag);
+      if (prevTag !== undefined && hex <= prevTag) throw invalidBackup('history conversations not in ascending tag order');
+      prevTag = hex;
+      const next = dv.getBigUint64(o + 32);
+      if (next < 1n || next > BigInt(Number.MAX_SAFE_INTEGER)) throw invalidBackup('history sequence number out of range');
+      const flags = payload[o + 40];
+      if (flags === undefined || (flags & ~1) !== 0) throw invalidBackup('unknown history conversation flags');
+      o += 41;
+      let meta: Uint8Array | undefined;
+      if (flags === 1) [meta, o] = readPadded(payload, dv, o);
+      const entries: BackupHistoryEntry[] = [];
+      conversations.push({ tag, next: Number(next), entries, ...(meta ? { meta } : {}) });
+      if (o + 4 > payload.length) throw invalidBackup('truncated history');
+      const n = dv.getUint32(o);
+      o += 4;
+      let prev = 0;
+      for (let j = 0; j < n; j++) {
+        if (o + 8 > payload.length) throw invalidBackup('truncated history');
+        const seq = dv.getBigUint64(o);
+        if (seq <= BigInt(prev) || seq >= next) throw invalidBackup('history sequence numbers must ascend within 1 … next − 1');
+        prev = Number(seq);
+        let data: Uint8Array;
+        [data, o] = readPadded(payload, dv, o + 8);
+        entries.push({ seq: prev, data });
+      }
+    }
+    if (o !== payload.length) throw invalidBackup('trailing bytes');
+    return history;
+  } catch (e) {
+    wipeBackupHistory(history);
+    throw e;
+  }
+}
+
+/** Wipes every secret of a backup's history section: its key, entries and metadata. */
+export function wipeBackupHistory(h: BackupHistory): void {
+  wipe(h.key);
+  for (const c of h.conversations) {
+    if (c.meta) wipe(c.meta);
+    for (const e of c.entries) wipe(e.data);
+  }
+}
+
+/**
+ * Parses a decrypted backup plaintext, payload version 2 (identities) or 3
+ * (identities, then the message history): `VeilError('INVALID_BACKUP')` for
+ * any structural error (nothing it allocated is left unwiped then). Wipe the
+ * identities' `entropy` / `seed` and the history ({@link wipeBackupHistory}) after use.
+ */
+export function parseBackupContents(payload: Uint8Array): BackupContents {
   const entries: BackupEntry[] = [];
   try {
     const dv = new DataView(payload.buffer, payload.byteOffset, payload.byteLength);
-    if (payload.length < 5 || payload[0] !== BACKUP_VERSION) throw invalidBackup('unsupported payload version');
-    const count = dv.getUint32(1);
-    let o = 5;
-    // ignoreBOM: a label that starts with U+FEFF keeps it (the default decoder would drop it).
-    const utf8 = (at: number, n: number) => new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(payload.subarray(at, at + n));
-    for (let i = 0; i < count; i++) {
-      if (o + 11 > payload.length) throw invalidBackup('truncated payload');
-      const flags = payload[o];
-      if (flags === undefined || (flags & ~1) !== 0) throw invalidBackup('unknown identity flags');
-      const created = dv.getBigUint64(o + 1);
-      // A time JS cannot hold exactly would come back as another number (and re-encode differently).
-      if (created > BigInt(Number.MAX_SAFE_INTEGER)) throw invalidBackup('creation time out of range');
-      const createdAt = Number(created);
-      const labelLen = dv.getUint16(o + 9);
-      o += 11;
-      if (labelLen > MAX_BACKUP_LABEL_BYTES || o + labelLen + 98 > payload.length) throw invalidBackup('truncated payload');
-      const label = utf8(o, labelLen);
-      o += labelLen;
-      const secretsAt = o;
-      o += 96;
-      const passLen = dv.getUint16(o);
-      o += 2;
-      if (passLen > MAX_BIP39_PASSPHRASE_BYTES || o + passLen > payload.length) throw invalidBackup('truncated payload');
-      const bip39Passphrase = utf8(o, passLen);
-      o += passLen;
-      entries.push({
-        mlDsa: (flags & 1) === 1, createdAt, label, bip39Passphrase,
-        entropy: payload.slice(secretsAt, secretsAt + 32), seed: payload.slice(secretsAt + 32, secretsAt + 96),
-      });
+    const version = payload[0];
+    if (payload.length < 5 || (version !== BACKUP_VERSION && version !== BACKUP_PAYLOAD_HISTORY)) throw invalidBackup('unsupported payload version');
+    const o = parseIdentities(payload, dv, entries);
+    if (version === BACKUP_VERSION) {
+      if (o !== payload.length) throw invalidBackup('trailing bytes');
+      return { identities: entries };
     }
-    if (o !== payload.length) throw invalidBackup('trailing bytes');
-    return entries;
+    return { identities: entries, history: parseHistory(payload, dv, o) };
   } catch (e) {
     for (const x of entries) wipe(x.entropy, x.seed);
     if (e instanceof VeilError) throw e;
     throw invalidBackup(String(e));
+  }
+}
+
+/** The encoded size of a history section (what {@link MAX_BACKUP_HISTORY_BYTES} bounds), from the entries' lengths only. */
+export function backupHistorySize(conversations: readonly { readonly meta?: number | undefined; readonly entries: readonly number[] }[]): number {
+  let n = 36;
+  for (const c of conversations) {
+    n += 32 + 8 + 1 + 4 + (c.meta === undefined ? 0 : historyBucket(c.meta));
+    for (const e of c.entries) n += 8 + historyBucket(e);
+  }
+  return n;
+}
+
+function encodeHistory(h: BackupHistory): Uint8Array {
+  if (h.key.length !== 32) throw new RangeError('the history key must be 32 bytes');
+  const size = backupHistorySize(h.conversations.map((c) => ({ meta: c.meta?.length, entries: c.entries.map((e) => e.data.length) })));
+  if (size > MAX_BACKUP_HISTORY_BYTES) throw new RangeError(`the message history needs ${size} bytes in the backup, over MAX_BACKUP_HISTORY_BYTES (${MAX_BACKUP_HISTORY_BYTES})`);
+  const out = new Uint8Array(size);
+  const dv = new DataView(out.buffer);
+  out.set(h.key, 0);
+  dv.setUint32(32, h.conversations.length);
+  let o = 36;
+  const padded = (d: Uint8Array) => {
+    if (d.length > MAX_HISTORY_ENTRY_BYTES) throw new RangeError(`a history entry must be at most ${MAX_HISTORY_ENTRY_BYTES} bytes`);
+    dv.setUint32(o, d.length);
+    out.set(d, o + 4);
+    o += historyBucket(d.length);
+  };
+  const sorted = [...h.conversations].sort((a, b) => (bytesToHex(a.tag) < bytesToHex(b.tag) ? -1 : 1));
+  for (const c of sorted) {
+    if (c.tag.length !== 32) throw new RangeError('a conversation tag must be 32 bytes');
+    out.set(c.tag, o);
+    dv.setBigUint64(o + 32, BigInt(c.next));
+    out[o + 40] = c.meta ? 1 : 0;
+    o += 41;
+    if (c.meta) padded(c.meta);
+    dv.setUint32(o, c.entries.length);
+    o += 4;
+    let prev = 0;
+    for (const e of c.entries) {
+      if (!Number.isSafeInteger(e.seq) || e.seq <= prev || e.seq >= c.next) throw new RangeError('history sequence numbers must ascend within 1 … next − 1');
+      prev = e.seq;
+      dv.setBigUint64(o, BigInt(e.seq));
+      o += 8;
+      padded(e.data);
+    }
+  }
+  return out;
+}
+
+/** The plaintext of a backup: payload version 2 without `history`, 3 with it. `RangeError` for what cannot be encoded. Wipe the result. */
+export function encodeBackupContents(c: BackupContents): Uint8Array {
+  const identities = encodeBackupPayload(c.identities);
+  if (!c.history) return identities;
+  const history = encodeHistory(c.history);
+  try {
+    identities[0] = BACKUP_PAYLOAD_HISTORY;
+    return concatBytes([identities, history]);
+  } finally {
+    wipe(identities, history);
   }
 }
 
@@ -437,6 +641,46 @@ export function openBackup(backup: unknown, kek: BackupKek, budget?: KdfBudget):
   }
   try {
     return parseBackupPayload(payload);
+  } finally {
+    wipe(payload);
+  }
+}
+
+/**
+ * {@link openBackup} for both payload versions: the identities and, in a
+ * version-3 payload, the message history. Backups longer than
+ * {@link MAX_BACKUP_BYTES} are `INVALID_BACKUP` before any key work. Wipe the
+ * result's secrets after use.
+ */
+export function openBackupContents(backup: unknown, kek: BackupKek, budget?: KdfBudget): BackupContents {
+  const { params, salt, header, sealed } = parseBackupHeader(backup);
+  if (header.length + sealed.length > MAX_BACKUP_BYTES) throw invalidBackup(`longer than MAX_BACKUP_BYTES (${MAX_BACKUP_BYTES})`);
+  checkArgon2Budget(params, budget);
+  const key = kek(salt, params);
+  let payload: Uint8Array;
+  try {
+    payload = decryptAesGcm(key, sealed, header); // wrong passphrase or any modified byte: AUTHENTICATION_FAILED
+  } finally {
+    wipe(key);
+  }
+  try {
+    return parseBackupContents(payload);
+  } finally {
+    wipe(payload);
+  }
+}
+
+/** Encrypts a backup of `contents` under `kek(salt, params)` (wiped here); the inverse of {@link openBackupContents}. */
+export function sealBackupContents(contents: BackupContents, params: PassphraseKdfParams, salt: Uint8Array, kek: BackupKek): Uint8Array {
+  const header = encodeBackupHeader(params, salt);
+  const payload = encodeBackupContents(contents);
+  try {
+    const key = kek(header.subarray(16, BACKUP_HEADER_LENGTH), checkPassphraseKdf(params));
+    try {
+      return concatBytes([header, encryptAesGcm(key, payload, header)]);
+    } finally {
+      wipe(key);
+    }
   } finally {
     wipe(payload);
   }

@@ -30,12 +30,12 @@ import type {
 } from '../worker/keystore.protocol.js';
 
 export type {
-  ContainerHeaderSignature, HybridSignature, IdentityHandle, KdfBudget, KeyHandle, KeyRoute, KeyType, ImportBackupResult, KeystoreCapabilities, KeystoreChange,
+  ContainerHeaderSignature, HybridSignature, IdentityHandle, KdfBudget, KeyHandle, KeyRoute, KeyType, ImportBackupResult, ImportBackupHistoryResult, KeystoreCapabilities, KeystoreChange,
   KeystoreStatus, PassphraseKdfParams, PrekeyBundles,
 } from '../worker/keystore.protocol.js';
 export type { IsolatedKeystoreOptions } from './keystore-isolated.js';
 export {
-  decodePublicBundle, verifyPublicBundle, IDENTITY_DERIVATION, DEFAULT_PASSPHRASE_KDF, MIN_PASSPHRASE_KDF, DEFAULT_KDF_BUDGET,
+  decodePublicBundle, verifyPublicBundle, IDENTITY_DERIVATION, DEFAULT_PASSPHRASE_KDF, MIN_PASSPHRASE_KDF, DEFAULT_KDF_BUDGET, MAX_BACKUP_HISTORY_BYTES,
   type PublicBundle,
 } from './keystore-format.js';
 
@@ -92,6 +92,28 @@ export interface CurrentPassphraseOptions {
 export interface BackupOptions {
   /** Overrides the keystore's KDF budget for this call. */
   kdfBudget?: KdfBudget;
+}
+
+/** Options of {@link Keystore.exportBackup}: the KDF budget, and whether the backup carries the message history. */
+export interface ExportBackupOptions extends BackupOptions {
+  /**
+   * Also put the encrypted message history (every conversation, with the history key) in the
+   * backup, under the backup's own passphrase key (docs/KEYSTORE.md#backup). Default `false`: a
+   * history can be large (up to `MAX_BACKUP_HISTORY_BYTES`, 128 MiB, in a backup) and a backup
+   * that restores identities stays small; over the bound the export is refused (`RangeError`).
+   */
+  includeHistory?: boolean;
+}
+
+/** Options of {@link Keystore.importBackup}: the KDF budget, and whether to restore the message history a backup carries. */
+export interface ImportBackupOptions extends BackupOptions {
+  /**
+   * Restore the message history the backup carries (default `true`; a backup without one imports
+   * identities only either way). `false` imports the identities and leaves the history alone — the
+   * way to import a backup whose history key differs from this keystore's non-empty history, which
+   * is refused with `KEY_EXISTS` (`details.reason = 'history'`).
+   */
+  includeHistory?: boolean;
 }
 
 /** Options of {@link Keystore.createIdentity}: a `label` and whether to add an ML-DSA-65 key (`mlDsa`, needed for sessions). */
@@ -366,24 +388,36 @@ export class Keystore {
 
   /**
    * Export path: every identity, encrypted under `passphrase` (Argon2id + AES-256-GCM,
-   * docs/KEYSTORE.md#backup). Parameters over the KDF budget are refused
-   * (`KDF_BUDGET_EXCEEDED`): a reader with the default budget could not open it.
+   * docs/KEYSTORE.md#backup); with `{ includeHistory: true }` the message history too, inside
+   * the same encryption (never in the clear, and its key never leaves the worker otherwise).
+   * Parameters over the KDF budget are refused (`KDF_BUDGET_EXCEEDED`): a reader with the
+   * default budget could not open it.
    */
-  async exportBackup(passphrase: string, params?: PassphraseKdfParams, options?: BackupOptions): Promise<Uint8Array> {
-    return this.run({ type: 'keystore/export-backup', passphrase, ...(params ? { params } : {}), kdfBudget: this.budget(options) });
+  async exportBackup(passphrase: string, params?: PassphraseKdfParams, options?: ExportBackupOptions): Promise<Uint8Array> {
+    const includeHistory = options?.includeHistory;
+    if (includeHistory !== undefined && typeof includeHistory !== 'boolean') throw new TypeError('options.includeHistory must be a boolean');
+    return this.run({
+      type: 'keystore/export-backup', passphrase, ...(params ? { params } : {}), kdfBudget: this.budget(options), ...(includeHistory ? { includeHistory } : {}),
+    });
   }
 
   /**
    * Adds the identities of a backup (present ones are kept). Wrong passphrase:
    * `AUTHENTICATION_FAILED`; Argon2id parameters over the KDF budget:
    * `KDF_BUDGET_EXCEEDED` before any work; an entry whose recovery entropy does
-   * not give its seed: `INVALID_BACKUP`. Nothing is changed on failure. The
-   * worker receives (and wipes) a copy of `backup`; yours is not modified.
+   * not give its seed: `INVALID_BACKUP`. A backup's message history is restored
+   * too (unless `includeHistory: false`): merged into the same history key, or
+   * installed where this keystore has none; another key with conversations is
+   * `KEY_EXISTS` (`details.reason = 'history'`). Identities and history are written
+   * in one transaction: nothing is changed on failure. The worker receives (and
+   * wipes) a copy of `backup`; yours is not modified.
    */
-  async importBackup(backup: Uint8Array, passphrase: string, options?: BackupOptions): Promise<ImportBackupResult> {
+  async importBackup(backup: Uint8Array, passphrase: string, options?: ImportBackupOptions): Promise<ImportBackupResult> {
     const kdfBudget = this.budget(options);
+    const includeHistory = options?.includeHistory;
+    if (includeHistory !== undefined && typeof includeHistory !== 'boolean') throw new TypeError('options.includeHistory must be a boolean');
     const copy = bytes('backup', backup).slice();
-    return this.run({ type: 'keystore/import-backup', backup: copy, passphrase, kdfBudget }, [copy.buffer]);
+    return this.run({ type: 'keystore/import-backup', backup: copy, passphrase, kdfBudget, ...(includeHistory === false ? { includeHistory } : {}) }, [copy.buffer]);
   }
 
   /**

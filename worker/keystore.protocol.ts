@@ -135,12 +135,28 @@ export interface SessionHead {
   readonly generation: number;
 }
 
-/** What {@link Keystore.importBackup} did: the identities imported and the ids skipped (already present). */
+/** What {@link Keystore.importBackup} did: the identities imported and the ids skipped (already present), and the history restored. */
 export interface ImportBackupResult {
   /** Identities added by the import. */
   readonly imported: readonly IdentityHandle[];
   /** Ids already present (kept as they were). */
   readonly skipped: readonly string[];
+  /**
+   * Present when the backup carried the message history and it was imported (docs/KEYSTORE.md#backup):
+   * its conversation count, the entries added, and the entries skipped because their conversation
+   * already had an entry with that sequence number (kept as they were).
+   */
+  readonly history?: ImportBackupHistoryResult;
+}
+
+/** The message-history part of an {@link ImportBackupResult}. */
+export interface ImportBackupHistoryResult {
+  /** Conversations the backup carried. */
+  readonly conversations: number;
+  /** Entries added. */
+  readonly entries: number;
+  /** Entries already present (same conversation and sequence number), kept as they were. */
+  readonly skipped: number;
 }
 
 /**
@@ -176,9 +192,9 @@ export type KeystoreRequest =
   | R<'keystore/delete-identity', { readonly identity: string; readonly currentPassphrase?: string; readonly kdfBudget?: KdfBudget }>
   | R<'keystore/export-phrase', { readonly identity: string }>
   | R<'keystore/restore-phrase', { readonly phrase: string; readonly bip39Passphrase: string; readonly label: string; readonly mlDsa: boolean }>
-  | R<'keystore/export-backup', { readonly passphrase: string; readonly params?: PassphraseKdfParams; readonly kdfBudget?: KdfBudget }>
+  | R<'keystore/export-backup', { readonly passphrase: string; readonly params?: PassphraseKdfParams; readonly kdfBudget?: KdfBudget; readonly includeHistory?: boolean }>
   /** `backup` is a copy the page transferred; the worker wipes it. */
-  | R<'keystore/import-backup', { readonly backup: Uint8Array; readonly passphrase: string; readonly kdfBudget?: KdfBudget }>
+  | R<'keystore/import-backup', { readonly backup: Uint8Array; readonly passphrase: string; readonly kdfBudget?: KdfBudget; readonly includeHistory?: boolean }>
   | R<'keystore/sign', { readonly identity: string; readonly algorithm: 'ed25519' | 'ml-dsa-65'; readonly message: Uint8Array; readonly context?: Uint8Array }>
   | R<'keystore/sign-hybrid', { readonly identity: string; readonly message: Uint8Array; readonly context?: Uint8Array }>
   /**

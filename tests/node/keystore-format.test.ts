@@ -8,6 +8,8 @@ import { VeilError } from '../../ts/errors.js';
 import {
   DEFAULT_KDF_BUDGET, IDENTITY_DERIVATION, checkBackupEntry, decodePublicBundle, deriveKeySeed, encodeBundleBody, identityId,
   openBackup, publicKeyFromKeySeed, sealBackup, verifyPublicBundle, type BackupKek,
+  BACKUP_HEADER_LENGTH, MAX_BACKUP_BYTES, MAX_BACKUP_HISTORY_BYTES, backupHistorySize, encodeBackupContents, encodeBackupHeader, encodeBackupPayload,
+  historyBucket, openBackupContents, parseBackupContents, parseBackupPayload, sealBackupContents, type BackupContents,
 } from '../../ts/keystore-format.js';
 import { KEY_TYPES } from '../../worker/keystore.protocol.js';
 import { buildBundle } from '../shared/bundle.js';
@@ -139,4 +141,84 @@ test('public bundle: canonical encoding, signatures, sizes, tamper detection', a
     }
     assert.equal(verifyPublicBundle(bytes.subarray(0, bytes.length - 1)), false);
   }
+});
+
+test('backup payload 3 (docs/KEYSTORE.md#backup): the history section byte by byte, round trip, version 2 unchanged, structural refusals, size bounds before any work', async () => {
+  await P.init();
+  const te = new TextEncoder();
+  const contents: BackupContents = {
+    identities: [],
+    history: {
+      key: new Uint8Array(32).fill(7),
+      conversations: [{ tag: new Uint8Array(32).fill(1), next: 4, meta: te.encode('m'), entries: [{ seq: 1, data: te.encode('ab') }, { seq: 3, data: new Uint8Array(100).fill(5) }] }],
+    },
+  };
+  const p = encodeBackupContents(contents);
+  const dv = new DataView(p.buffer, p.byteOffset, p.byteLength);
+  assert.equal(p[0], 3, 'payload version 3');
+  assert.equal(dv.getUint32(1), 0, 'identity count');
+  assert.deepEqual(p.subarray(5, 37), new Uint8Array(32).fill(7), 'H');
+  assert.equal(dv.getUint32(37), 1, 'conversation count');
+  assert.deepEqual(p.subarray(41, 73), new Uint8Array(32).fill(1), 'tag');
+  assert.equal(dv.getBigUint64(73), 4n, 'next');
+  assert.equal(p[81], 1, 'flags: metadata present');
+  assert.equal(dv.getUint32(82), 1, 'metadata length');
+  assert.equal(p[86], 'm'.charCodeAt(0));
+  assert.ok(p.subarray(87, 82 + 64).every((b) => b === 0), 'metadata padded with zeros to its 64-byte bucket');
+  assert.equal(dv.getUint32(146), 2, 'entry count');
+  assert.equal(dv.getBigUint64(150), 1n);
+  assert.equal(dv.getUint32(158), 2);
+  assert.equal(dv.getBigUint64(222), 3n);
+  assert.equal(dv.getUint32(230), 100);
+  assert.equal(historyBucket(100), 128);
+  assert.equal(p.length, 230 + 128, 'no bytes after the last entry');
+  assert.equal(backupHistorySize([{ meta: 1, entries: [2, 100] }]), p.length - 5);
+  assert.deepEqual(parseBackupContents(p), contents, 'round trip');
+  assert.throws(() => parseBackupPayload(p), (e: unknown) => e instanceof VeilError && e.code === 'INVALID_BACKUP', 'the identities-only reader refuses version 3');
+
+  // Without a history the plaintext is version 2, byte for byte what older veilkit writes and reads.
+  const id = { mlDsa: true, createdAt: 5, label: 'a', entropy: new Uint8Array(32).fill(2), seed: new Uint8Array(64).fill(3), bip39Passphrase: '' };
+  assert.deepEqual(encodeBackupContents({ identities: [id] }), encodeBackupPayload([id]));
+  assert.deepEqual(parseBackupContents(encodeBackupPayload([id])), { identities: [id] });
+
+  // Structural damage inside the (authenticated) plaintext is INVALID_BACKUP.
+  const bad = (name: string, f: (b: Uint8Array, v: DataView) => Uint8Array | undefined) => {
+    const b = p.slice();
+    const out = f(b, new DataView(b.buffer)) ?? b;
+    assert.throws(() => parseBackupContents(out), (e: unknown) => e instanceof VeilError && e.code === 'INVALID_BACKUP', name);
+  };
+  bad('non-zero padding', (b) => { b[100] = 1; return undefined; });
+  bad('sequence number ≥ next', (_b, v) => { v.setBigUint64(222, 4n); return undefined; });
+  bad('sequence numbers not ascending', (_b, v) => { v.setBigUint64(222, 1n); return undefined; });
+  bad('next = 0', (_b, v) => { v.setBigUint64(73, 0n); return undefined; });
+  bad('unknown flags', (b) => { b[81] = 3; return undefined; });
+  bad('entry longer than 1 MiB', (_b, v) => { v.setUint32(230, (1 << 20) + 1); return undefined; });
+  bad('trailing byte', (b) => Uint8Array.from([...b, 0]));
+  bad('truncated', (b) => b.subarray(0, b.length - 1));
+  bad('payload version 4', (b) => { b[0] = 4; return undefined; });
+  const two = encodeBackupContents({ identities: [], history: { key: new Uint8Array(32), conversations: [{ tag: new Uint8Array(32).fill(9), next: 1, entries: [] }, { tag: new Uint8Array(32).fill(8), next: 1, entries: [] }] } });
+  assert.equal(two[41], 8, 'the writer sorts conversations by tag');
+  const swapped = two.slice();
+  swapped.set(two.subarray(41, 41 + 45), 41 + 45);
+  swapped.set(two.subarray(41 + 45, 41 + 90), 41);
+  assert.throws(() => parseBackupContents(swapped), (e: unknown) => e instanceof VeilError && e.code === 'INVALID_BACKUP', 'tags out of order');
+
+  // Sealed and opened under the backup key; the identities-only opener (openBackup) refuses version 3.
+  const key = new Uint8Array(32).fill(4);
+  const sealed = sealBackupContents(contents, { memoryKib: 19_456, iterations: 2, parallelism: 1 }, new Uint8Array(16), () => key.slice());
+  assert.deepEqual(openBackupContents(sealed, () => key.slice()), contents);
+  assert.throws(() => openBackup(sealed, () => key.slice()), (e: unknown) => e instanceof VeilError && e.code === 'INVALID_BACKUP');
+
+  // Over the bounds: the writer refuses from the lengths (RangeError) before it allocates the section; the reader
+  // refuses a backup longer than MAX_BACKUP_BYTES before any key derivation.
+  const mib = new Uint8Array(1 << 20);
+  const many = Array.from({ length: 128 }, (_, i) => ({ seq: i + 1, data: mib }));
+  assert.ok(backupHistorySize([{ entries: many.map((e) => e.data.length) }]) > MAX_BACKUP_HISTORY_BYTES);
+  assert.throws(() => encodeBackupContents({ identities: [], history: { key: new Uint8Array(32), conversations: [{ tag: new Uint8Array(32), next: 200, entries: many }] } }), RangeError);
+  const huge = new Uint8Array(MAX_BACKUP_BYTES + 1);
+  huge.set(encodeBackupHeader({ memoryKib: 19_456, iterations: 2, parallelism: 1 }, new Uint8Array(16)), 0);
+  assert.equal(BACKUP_HEADER_LENGTH, 32);
+  let calls = 0;
+  assert.throws(() => openBackupContents(huge, () => { calls++; return key.slice(); }), (e: unknown) => e instanceof VeilError && e.code === 'INVALID_BACKUP');
+  assert.equal(calls, 0, 'no key derivation for an over-long backup');
 });

@@ -80,3 +80,33 @@ test('a batch crashed half-way loses nothing acknowledged; the last 50 of 2,000 
   expect(r.bigAfter).toBe(0);
   expect(r.fresh).toEqual({ first: 1, next: 2 });
 });
+
+test('attack: the history in an encrypted backup — restored in a fresh keystore, merged, absent without the option; no plaintext in the bytes; tampered or conflicting imports change nothing', async ({ page }) => {
+  test.setTimeout(180_000);
+  await load(page);
+  const r = await page.evaluate((n) => window.historyTests.backupWithHistory(n), unique('backup'));
+  const bob = [
+    { seq: 1, text: 'the eagle lands at midnight 7f3a' }, { seq: 2, text: 'second secret message 91cc' }, { seq: 3, text: 'ünïcödé third 00ff' },
+  ];
+  expect(r.source).toEqual({ bob, carol: [{ seq: 2, text: 'carol second 8cd9' }] });
+  // The backup is the encrypted one and carries the history (it is larger), yet holds none of its text or names.
+  expect(r.sizes.withHistory).toBeGreaterThan(r.sizes.without + 5 * 64);
+  expect(r.plaintextHits).toEqual([]);
+  expect(r.imported).toEqual({ identities: 1, history: { conversations: 2, entries: 4, skipped: 0 } });
+  expect(r.restored).toEqual(r.source);
+  expect(r.restoredMeta).toBe('meta of bob 5e5e');
+  expect(r.again).toEqual({ identities: 0, history: { conversations: 2, entries: 0, skipped: 4 } });
+  expect(r.merged).toEqual({ conversations: 2, entries: 1, skipped: 4 });
+  expect(r.afterMerge).toEqual([...bob, { seq: 4, text: 'fourth, after the first backup' }]);
+  expect(r.appendAfter).toEqual({ first: 5, next: 6 });
+  expect(r.plain).toEqual({ identities: 1, history: null });
+  expect(r.plainRead).toEqual([]);
+  expect(r.cRaw).toEqual({ conversations: 0, entries: 0, historyKey: false });
+  expect(r.tampered).toEqual(['INVALID_BACKUP', 'UNSUPPORTED_VERSION', 'AUTHENTICATION_FAILED', 'AUTHENTICATION_FAILED', 'AUTHENTICATION_FAILED', 'AUTHENTICATION_FAILED', 'AUTHENTICATION_FAILED', 'AUTHENTICATION_FAILED']);
+  expect(r.dAfter).toEqual({ identities: 0, conversations: 0, entries: 0, historyKey: false });
+  expect(r.conflict).toEqual({ code: 'KEY_EXISTS', reason: 'history' });
+  expect(r.eAfterConflict).toEqual({ identities: 0, bob: [{ seq: 1, text: 'e has its own' }] });
+  expect(r.identitiesOnly).toEqual({ identities: 1, history: null });
+  expect(r.eAfter).toEqual({ identities: 1, bob: [{ seq: 1, text: 'e has its own' }], carol: [] });
+  expect(r.badOption.code).toMatch(/^TypeError/);
+});

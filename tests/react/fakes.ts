@@ -125,11 +125,16 @@ export class FakeKeystore {
     return true;
   }
 
-  async exportBackup(passphrase: string): Promise<Uint8Array> {
+  /** The options of every exportBackup / importBackup call (what useIdentity passed through). */
+  backupOptions: { call: 'export' | 'import'; options: unknown }[] = [];
+
+  async exportBackup(passphrase: string, _params?: unknown, options?: unknown): Promise<Uint8Array> {
+    this.backupOptions.push({ call: 'export', options });
     return new TextEncoder().encode(JSON.stringify({ passphrase, identities: this.identities }));
   }
 
-  async importBackup(backup: Uint8Array, passphrase: string): Promise<{ imported: FakeIdentity[]; skipped: string[] }> {
+  async importBackup(backup: Uint8Array, passphrase: string, options?: unknown): Promise<{ imported: FakeIdentity[]; skipped: string[] }> {
+    this.backupOptions.push({ call: 'import', options });
     const b = JSON.parse(new TextDecoder().decode(backup)) as { passphrase: string; identities: FakeIdentity[] };
     if (b.passphrase !== passphrase) throw new FakeError('AUTHENTICATION_FAILED', 'wrong passphrase');
     const imported = b.identities.filter((i) => !this.identities.some((x) => x.id === i.id));

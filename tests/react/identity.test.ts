@@ -121,6 +121,20 @@ describe('useIdentity', () => {
     await waitFor(() => expect(result.current.identity?.id).toBe(id));
   });
 
+  test('exportBackup / importBackup pass includeHistory to the keystore (default: not set, the keystore\'s defaults)', async () => {
+    const { result } = renderHook(() => useIdentity(), { wrapper });
+    await waitFor(() => expect(result.current.status).toBe('success'));
+    await act(async () => {
+      await result.current.create({ label: 'h' });
+      const withHistory = await result.current.exportBackup('pw', { includeHistory: true });
+      await result.current.exportBackup('pw');
+      await result.current.importBackup(withHistory, 'pw', { includeHistory: false });
+    });
+    expect(f.keystores[0]!.backupOptions).toEqual([
+      { call: 'export', options: { includeHistory: true } }, { call: 'export', options: undefined }, { call: 'import', options: { includeHistory: false } },
+    ]);
+  });
+
   test('without a keystore, actions reject with a clear error', async () => {
     const noKs = ({ children }: { children: ReactNode }) => createElement(VeilProvider, { pool: { workers: 1 } }, children);
     const { result } = renderHook(() => useIdentity(), { wrapper: noKs });

@@ -14,7 +14,7 @@ import { VeilError } from '../errors.js';
 import type { Capabilities } from '../webcrypto/routes.js';
 import type { WorkerPool } from '../pool.js';
 import type {
-  CreatePrekeyBundleOptions, CurrentPassphraseOptions, IdentityHandle, Keystore, PrekeyBundles, PublicBundle, RestoreOptions,
+  CreatePrekeyBundleOptions, CurrentPassphraseOptions, ExportBackupOptions, ImportBackupOptions, IdentityHandle, Keystore, PrekeyBundles, PublicBundle, RestoreOptions,
 } from '../keystore.js';
 
 /** `useVeil()`: the provider's resources. */
@@ -258,13 +258,13 @@ export class VeilClient {
     });
   }
 
-  exportBackup(passphrase: string): Promise<Uint8Array> {
-    return this.#act((ks) => ks.exportBackup(passphrase), false);
+  exportBackup(passphrase: string, options?: ExportBackupOptions): Promise<Uint8Array> {
+    return this.#act((ks) => ks.exportBackup(passphrase, undefined, options), false);
   }
 
-  importBackup(backup: Uint8Array, passphrase: string): Promise<void> {
+  importBackup(backup: Uint8Array, passphrase: string, options?: ImportBackupOptions): Promise<void> {
     return this.#act(async (ks) => {
-      await ks.importBackup(backup, passphrase);
+      await ks.importBackup(backup, passphrase, options);
     });
   }
 

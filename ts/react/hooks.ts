@@ -21,7 +21,7 @@ import type { VeilError } from '../errors.js';
 import type { InitOptions } from '../init.js';
 import type { PoolOptions } from '../pool.js';
 import type {
-  CreatePrekeyBundleOptions, CurrentPassphraseOptions, IdentityHandle, KeystoreOptions, PrekeyBundles, RestoreOptions,
+  CreatePrekeyBundleOptions, CurrentPassphraseOptions, ExportBackupOptions, ImportBackupOptions, IdentityHandle, KeystoreOptions, PrekeyBundles, RestoreOptions,
 } from '../keystore.js';
 import type { InitiateOptions, RespondOptions, Session } from '../session.js';
 import type { DecryptFileOptions, EncryptFileOptions, FileInput, FileUnlock, SignatureInfo } from '../files.js';
@@ -114,8 +114,10 @@ export interface UseIdentityResult extends IdentityState {
   unlock(passphrase: string): Promise<void>;
   /** `options.currentPassphrase`: required by an isolated-origin keystore (docs/KEYSTORE.md#isolated-origin-mode). */
   setPassphrase(passphrase: string | null, options?: CurrentPassphraseOptions): Promise<void>;
-  exportBackup(passphrase: string): Promise<Uint8Array>;
-  importBackup(backup: Uint8Array, passphrase: string): Promise<void>;
+  /** Every identity, encrypted under `passphrase`; `options.includeHistory: true` adds the message history (useChat's stored conversations; docs/KEYSTORE.md#backup). */
+  exportBackup(passphrase: string, options?: ExportBackupOptions): Promise<Uint8Array>;
+  /** Adds a backup's identities and restores the history it carries (`options.includeHistory: false`: identities only). */
+  importBackup(backup: Uint8Array, passphrase: string, options?: ImportBackupOptions): Promise<void>;
   /** Prekey bundles of the current identity: publish `bundle` (or one-time ones) for peers' `useChat`. */
   createPrekeyBundle(options?: CreatePrekeyBundleOptions): Promise<PrekeyBundles>;
   /** Makes the identity with this id current. */
@@ -135,8 +137,8 @@ export function useIdentity(): UseIdentityResult {
     lock: () => client.lock(),
     unlock: (p: string) => client.unlock(p),
     setPassphrase: (p: string | null, o?: CurrentPassphraseOptions) => client.setPassphrase(p, o),
-    exportBackup: (p: string) => client.exportBackup(p),
-    importBackup: (b: Uint8Array, p: string) => client.importBackup(b, p),
+    exportBackup: (p: string, o?: ExportBackupOptions) => client.exportBackup(p, o),
+    importBackup: (b: Uint8Array, p: string, o?: ImportBackupOptions) => client.importBackup(b, p, o),
     createPrekeyBundle: (o?: CreatePrekeyBundleOptions) => client.createPrekeyBundle(o),
     select: (id: string) => {
       client.select(id);

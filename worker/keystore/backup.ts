@@ -1,7 +1,8 @@
-/** Backups (docs/KEYSTORE.md#backup): every identity's recovery record, sealed under a backup passphrase. */
+/** Backups (docs/KEYSTORE.md#backup): every identity's recovery record and, as an option, the message history, sealed under a backup passphrase. */
 import { wipe } from '../../ts/validate.js';
 import {
-  checkArgon2Budget, checkBackupEntry, checkPassphraseKdf, openBackup, sealBackup, type BackupEntry,
+  checkArgon2Budget, checkBackupEntry, checkPassphraseKdf, openBackupContents, sealBackupContents, wipeBackupHistory, type BackupContents,
+  type BackupEntry, type BackupHistory,
 } from '../../ts/keystore-format.js';
 import type { ImportBackupResult, KdfBudget, PassphraseKdfParams } from '../keystore.protocol.js';
 import { checkFormat, commit, notFound, read, storageError, withLock } from './db.js';
@@ -11,8 +12,10 @@ import { checkPassphrase } from './args.js';
 import { passphraseKey } from './lock.js';
 import { withSecret, type IdentityRecord, type SecretRecord, type StateRecord } from './records.js';
 import { announce, readState, sessionFor, type Store } from './store.js';
+import { HISTORY_STORES, applyHistoryImport, exportHistory, forgetHistoryKeys, planHistoryImport, type HistoryImportPlan } from './history.js';
 
-export async function exportBackup(s: Store, passphrase: string, params: PassphraseKdfParams | undefined, budget: KdfBudget | undefined): Promise<Uint8Array> {
+export async function exportBackup(s: Store, passphrase: string, params: PassphraseKdfParams | undefined, budget: KdfBudget | undefined, includeHistory: unknown): Promise<Uint8Array> {
+  if (includeHistory !== undefined && typeof includeHistory !== 'boolean') throw new TypeError('includeHistory must be a boolean');
   const p = checkPassphraseKdf(params);
   checkArgon2Budget(p, budget); // a reader with the same budget must be able to open it
   checkPassphrase(passphrase);
@@ -33,7 +36,10 @@ export async function exportBackup(s: Store, passphrase: string, params: Passphr
   const order = identities.map((r, i) => ({ r, rec: recoveries[i] }));
   order.sort((x, y) => x.r.createdAt - y.r.createdAt || (x.r.id < y.r.id ? -1 : 1));
   const entries: BackupEntry[] = [];
+  let history: BackupHistory | undefined;
   try {
+    // Read (and size-checked) after the identities: a history appended in between is included, which loses nothing.
+    if (includeHistory === true) history = await exportHistory(s);
     for (const { r, rec } of order) {
       if (!rec) throw notFound(`the recovery record of identity ${r.id}`);
       const recovery = await withSecret(session, rec, (sec) => sec.slice());
@@ -44,20 +50,25 @@ export async function exportBackup(s: Store, passphrase: string, params: Passphr
       recovery.subarray(96).fill(0);
     }
     const salt = crypto.getRandomValues(new Uint8Array(16));
-    return sealBackup(entries, p, salt, (sa, pp) => passphraseKey(passphrase, sa, pp));
+    const contents: BackupContents = { identities: entries, ...(history ? { history } : {}) };
+    return sealBackupContents(contents, p, salt, (sa, pp) => passphraseKey(passphrase, sa, pp));
   } finally {
     for (const e of entries) wipe(e.entropy, e.seed);
+    if (history) wipeBackupHistory(history);
   }
 }
 
-export async function importBackup(s: Store, backup: Uint8Array, passphrase: string, budget: KdfBudget | undefined): Promise<ImportBackupResult> {
-  let entries: BackupEntry[];
+export async function importBackup(s: Store, backup: Uint8Array, passphrase: string, budget: KdfBudget | undefined, includeHistory: unknown): Promise<ImportBackupResult> {
+  if (includeHistory !== undefined && typeof includeHistory !== 'boolean') throw new TypeError('includeHistory must be a boolean');
+  let contents: BackupContents;
   try {
-    entries = openBackup(backup, (salt, params) => passphraseKey(passphrase, salt, params), budget);
+    contents = openBackupContents(backup, (salt, params) => passphraseKey(passphrase, salt, params), budget);
   } finally {
     // The page transferred its copy of the backup to this worker: nothing else holds it.
     if (backup instanceof Uint8Array) wipe(backup);
   }
+  const entries = contents.identities;
+  const history = includeHistory === false ? undefined : contents.history;
   try {
     // The recovery phrase must restore exactly the keys that are installed.
     for (const e of entries) checkBackupEntry(e);
@@ -72,18 +83,26 @@ export async function importBackup(s: Store, backup: Uint8Array, passphrase: str
         if (present || built.some((x) => x.identity.id === b.identity.id || x.identity.id === b.siblingId)) skipped.push(b.identity.id);
         else built.push(b);
       }
-      if (built.length === 0) return { imported: [], skipped };
+      // Sealed before the commit (its transaction may only issue IndexedDB requests); a conflict throws here, before any change.
+      const plan: HistoryImportPlan | undefined = history ? await planHistoryImport(s, session, history) : undefined;
+      const historyResult = plan && history ? { conversations: history.conversations.length, entries: plan.entries.length, skipped: plan.skipped } : undefined;
+      const writesHistory = plan !== undefined && (plan.root !== undefined || plan.conversations.length > 0 || plan.entries.length > 0);
+      if (built.length === 0 && !writesHistory) return { imported: [], skipped, ...(historyResult ? { history: historyResult } : {}) };
+      // One transaction: the identities and the history are imported together or not at all.
       const revision = await commit(s, state.revision, async (tx) => {
         for (const b of built) {
           await request(tx.objectStore('identities').add(b.identity));
           for (const r of b.secrets) await request(tx.objectStore('secrets').add(r));
         }
-      });
+        if (plan && writesHistory) await applyHistoryImport(tx, plan);
+      }, writesHistory ? HISTORY_STORES : []);
+      if (plan?.root) forgetHistoryKeys(session);
       const imported = built.map((b) => handleOf(b.identity));
       announce(s, { change: 'backup-imported', revision, ids: imported.map((h) => h.id) });
-      return { imported, skipped };
+      return { imported, skipped, ...(historyResult ? { history: historyResult } : {}) };
     });
   } finally {
     for (const e of entries) wipe(e.entropy, e.seed);
+    if (contents.history) wipeBackupHistory(contents.history);
   }
 }

@@ -164,14 +164,16 @@ export type StateUpdate = Partial<Omit<StateRecord, 'lock'>> & { lock?: StateRec
  * One logical change = one readwrite transaction over every store (`ALL_STORES`). `expected`
  * is the revision read under the Web Lock; `fn` may only issue IndexedDB
  * requests (no other awaits: the transaction would auto-commit). Any failure
- * aborts the transaction and is reported as a typed error.
+ * aborts the transaction and is reported as a typed error. `extraStores` widens the
+ * transaction (the backup import adds the history's `conversations` and `history`).
  */
 export async function commit(
   s: Store, expected: number, fn: (tx: IDBTransaction, state: StateRecord) => Promise<StateUpdate | undefined>,
+  extraStores: readonly string[] = [],
 ): Promise<number> {
   let tx: IDBTransaction;
   try {
-    tx = s.db.transaction([...ALL_STORES], 'readwrite');
+    tx = s.db.transaction([...ALL_STORES, ...extraStores], 'readwrite');
   } catch (e) {
     throw storageError(e);
   }

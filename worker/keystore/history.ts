@@ -20,8 +20,11 @@
  * are the session's and that `#history` is the record the keys came from.
  */
 import { VeilError } from '../../ts/errors.js';
+import {
+  MAX_BACKUP_HISTORY_BYTES, historyBucket, wipeBackupHistory, type BackupConversation, type BackupHistory,
+} from '../../ts/keystore-format.js';
 import { bytes, integer, string, untrusted, wipe } from '../../ts/validate.js';
-import { bs, bytesToHex, concatBytes } from '../../ts/bytes.js';
+import { bs, bytesToHex, concatBytes, hexToBytes } from '../../ts/bytes.js';
 import { subtle } from '../../ts/webcrypto/subtle.js';
 import type { HistoryAppendResult, HistoryEntry, HistoryRead } from '../keystore.protocol.js';
 import { checkFormat, commit, locked, storageError, withLock } from './db.js';
@@ -50,14 +53,8 @@ export const HISTORY_LIMITS = Object.freeze({
   read: 1000,
 });
 
-/** The padded plaintext size of `n` data bytes: `4 + n` rounded up to a power of two ≥ 64 up to 64 KiB, then to a multiple of 64 KiB. */
-export function historyBucket(n: number): number {
-  const framed = n + 4;
-  if (framed > 65536) return Math.ceil(framed / 65536) * 65536;
-  let b = 64;
-  while (b < framed) b *= 2;
-  return b;
-}
+/** The padded plaintext size of `n` data bytes (one definition, shared with the backup's history section). */
+export { historyBucket };
 
 interface ConversationRecord {
   /** Lowercase hex of the 32-byte tag. */
@@ -180,14 +177,18 @@ async function tagOf(keys: HistoryKeys, name: string): Promise<Uint8Array> {
   return new Uint8Array(await subtle().sign({ name: 'HMAC' }, keys.index, bs(msg)));
 }
 
+function deriveConversationKey(base: CryptoKey, tag: Uint8Array, salt: Uint8Array): Promise<CryptoKey> {
+  return subtle().deriveKey(
+    { name: 'HKDF', hash: 'SHA-256', salt: bs(salt), info: bs(concatBytes([enc.encode('veilkit-history-key-v1'), Uint8Array.of(0), tag])) }, base,
+    { name: 'AES-GCM', length: 256 }, false, ['encrypt', 'decrypt'],
+  );
+}
+
 async function conversationKey(keys: HistoryKeys, tag: Uint8Array, salt: Uint8Array): Promise<CryptoKey> {
   const id = `${bytesToHex(tag)}/${bytesToHex(salt)}`;
   const cached = keys.conversations.get(id);
   if (cached) return cached;
-  const key = await subtle().deriveKey(
-    { name: 'HKDF', hash: 'SHA-256', salt: bs(salt), info: bs(concatBytes([enc.encode('veilkit-history-key-v1'), Uint8Array.of(0), tag])) }, keys.base,
-    { name: 'AES-GCM', length: 256 }, false, ['encrypt', 'decrypt'],
-  );
+  const key = await deriveConversationKey(keys.base, tag, salt);
   if (keys.conversations.size >= 256) keys.conversations.clear();
   keys.conversations.set(id, key);
   return key;
@@ -473,4 +474,200 @@ export async function deleteAll(s: Store): Promise<true> {
     if (cur) keysBySession.delete(cur);
     return true as const;
   });
+}
+
+// ---------------------------------------------------------------------------
+// Backup (docs/KEYSTORE.md#backup): the history travels as `H` and the opened entries, inside the backup's AEAD.
+
+/** The history stores a backup import writes besides `ALL_STORES` (passed to `commit`). */
+export const HISTORY_STORES = ['conversations', 'history'] as const;
+
+/**
+ * For `exportBackup({ includeHistory: true })`: the history key and every conversation with its
+ * entries opened, as of one read transaction; `undefined` when this store has no history key. The
+ * section's size is summed from the stored records' sizes while they are read, before any is
+ * opened: over `MAX_BACKUP_HISTORY_BYTES`, `RangeError`. Wipe the result (`wipeBackupHistory`).
+ */
+export async function exportHistory(s: Store): Promise<BackupHistory | undefined> {
+  sessionFor(s, await readState(s));
+  let present: number;
+  try {
+    present = await request(s.db.transaction('secrets').objectStore('secrets').count(HISTORY_SECRET_ID));
+  } catch (e) {
+    throw storageError(e);
+  }
+  if (present === 0) return undefined;
+  const keys = await historyKeys(s);
+  const found = await readTx(s, keys, async (tx) => {
+    const convs = ((await request(tx.objectStore('conversations').getAll())) as unknown[]).map((r) => {
+      const c = (typeof r === 'object' && r !== null ? (r as { c?: unknown }).c : undefined);
+      const record = validConversation(r, typeof c === 'string' && /^[0-9a-f]{64}$/.test(c) ? c : '-');
+      if (!record) throw new VeilError('AUTHENTICATION_FAILED', 'the history conversation record is damaged');
+      return record;
+    });
+    // The section's size (docs/KEYSTORE.md#backup) from the records: a sealed record is iv ‖ bucket ‖ tag.
+    let size = 36;
+    for (const c of convs) size += 45 + (c.meta === undefined ? 0 : Math.max(64, c.meta.length - 28));
+    const rows: EntryRecord[] = [];
+    const cursor = tx.objectStore('history').openCursor();
+    await new Promise<void>((resolve, reject) => {
+      cursor.onsuccess = () => {
+        const cur = cursor.result;
+        if (!cur) {
+          resolve();
+          return;
+        }
+        const r = cur.value as EntryRecord;
+        size += 8 + Math.max(64, (r.v instanceof Uint8Array ? r.v.length : 0) - 28);
+        if (size > MAX_BACKUP_HISTORY_BYTES) {
+          reject(new RangeError(`the message history is over MAX_BACKUP_HISTORY_BYTES (${MAX_BACKUP_HISTORY_BYTES}) in a backup: export it without includeHistory, or delete old conversations`));
+          return;
+        }
+        rows.push(r);
+        cur.continue();
+      };
+      cursor.onerror = () => reject(cursor.error ?? new DOMException('cursor failed', 'UnknownError'));
+    });
+    return { convs, rows };
+  });
+  const conversations: BackupConversation[] = [];
+  const out: BackupHistory = { key: new Uint8Array(0), conversations };
+  try {
+    const byTag = new Map<string, { key: CryptoKey; tag: Uint8Array; entries: { seq: number; data: Uint8Array }[] }>();
+    for (const c of found.convs) {
+      const tag = hexToBytes(c.c);
+      const key = await conversationKey(keys, tag, c.salt);
+      const entries: { seq: number; data: Uint8Array }[] = [];
+      byTag.set(c.c, { key, tag, entries });
+      conversations.push({ tag, next: c.next, entries, ...(c.meta === undefined ? {} : { meta: await openEntry(key, tag, HISTORY_KIND.meta, 0, c.meta) }) });
+    }
+    for (const r of found.rows) {
+      const conv = byTag.get(r.c);
+      // A record without its conversation cannot be opened (its salt is gone) and is not reachable through the API.
+      if (!conv) continue;
+      if (!Number.isSafeInteger(r.s)) throw damaged(-1, 'has no valid sequence number');
+      conv.entries.push({ seq: r.s, data: await openEntry(conv.key, conv.tag, HISTORY_KIND.entry, r.s, r.v) });
+    }
+    const root: SecretRecord = { id: HISTORY_SECRET_ID, identityId: HISTORY_SECRET_ID, type: HISTORY_SECRET_TYPE, wrapped: keys.wrapped };
+    return { key: await withSecret(keys.session, root, (h) => h.slice()), conversations };
+  } catch (e) {
+    wipeBackupHistory(out);
+    throw e;
+  }
+}
+
+/** What `importBackup` writes for a backup's history, prepared (sealed) before its transaction. */
+export interface HistoryImportPlan {
+  /** `#history`'s wrapped bytes when planned (`undefined`: absent); the commit requires the same. */
+  readonly rootBefore: Uint8Array | undefined;
+  /** A new `#history` record (the backup's `H` adopted), if any. */
+  readonly root?: SecretRecord;
+  /** Conversations written, with what each was when planned (`undefined`: absent). */
+  readonly conversations: readonly { readonly before: { next: number; salt: Uint8Array } | undefined; readonly record: ConversationRecord }[];
+  /** Entry records added. */
+  readonly entries: readonly EntryRecord[];
+  /** The store had no conversation at all when planned (required again at the commit when `root` replaces a key). */
+  readonly empty: boolean;
+  /** Entries already present (same conversation and sequence number), kept as they were. */
+  readonly skipped: number;
+}
+
+function historyConflict(): VeilError {
+  return new VeilError('KEY_EXISTS', 'this keystore already holds a message history under another history key: import with includeHistory: false, or deleteAllHistory() first; nothing was changed', { details: { reason: 'history' } });
+}
+
+/**
+ * Plans the import of a backup's history (under the keystore's Web Lock, before the commit):
+ * - no `#history` here: the backup's `H` is installed;
+ * - the same `H`: merged — entries whose sequence number exists are kept (skipped), the others
+ *   are added; `next` becomes the larger; existing metadata is kept;
+ * - another `H` and no conversation: replaced by the backup's;
+ * - another `H` with conversations: `KEY_EXISTS` (`details.reason = 'history'`), nothing changed.
+ * Every entry is sealed again here under a conversation salt of this store (new ones random).
+ */
+export async function planHistoryImport(s: Store, session: Session, h: BackupHistory): Promise<HistoryImportPlan> {
+  const hexes = h.conversations.map((c) => bytesToHex(c.tag));
+  let root: SecretRecord | undefined;
+  let counts: number[];
+  let locals: (ConversationRecord | undefined)[];
+  let present: Set<number>[];
+  try {
+    const tx = s.db.transaction(['secrets', ...HISTORY_STORES]);
+    const rootP = request(tx.objectStore('secrets').get(HISTORY_SECRET_ID)) as Promise<SecretRecord | undefined>;
+    const countsP = Promise.all([request(tx.objectStore('conversations').count()), request(tx.objectStore('history').count())]);
+    const localsP = Promise.all(hexes.map(async (hex) => validConversation(await request(tx.objectStore('conversations').get(hex)), hex)));
+    const presentP = Promise.all(hexes.map(async (hex) => {
+      const ks = (await request(tx.objectStore('history').getAllKeys(IDBKeyRange.bound([hex, 1], [hex, Number.MAX_SAFE_INTEGER])))) as unknown[];
+      return new Set(ks.map((k) => (Array.isArray(k) && typeof k[1] === 'number' ? k[1] : -1)));
+    }));
+    [root, counts, locals, present] = await Promise.all([rootP, countsP, localsP, presentP]);
+  } catch (e) {
+    throw storageError(e);
+  }
+  const empty = counts.every((n) => n === 0);
+  let adopt = root === undefined;
+  if (root) {
+    const same = await withSecret(session, root, (local) => sameBytes(local, h.key));
+    if (!same) {
+      if (!empty) throw historyConflict();
+      adopt = true;
+    }
+  }
+  const base = await subtle().importKey('raw', bs(h.key), { name: 'HKDF' }, false, ['deriveKey']);
+  const conversations: { before: { next: number; salt: Uint8Array } | undefined; record: ConversationRecord }[] = [];
+  const entries: EntryRecord[] = [];
+  let skipped = 0;
+  for (const [i, c] of h.conversations.entries()) {
+    const hex = hexes[i] ?? '';
+    const local = adopt ? undefined : locals[i];
+    const have = adopt ? new Set<number>() : (present[i] ?? new Set<number>());
+    const salt = local?.salt ?? crypto.getRandomValues(new Uint8Array(32));
+    const key = await deriveConversationKey(base, c.tag, salt);
+    let added = 0;
+    for (const e of c.entries) {
+      if (have.has(e.seq)) {
+        skipped++;
+        continue;
+      }
+      entries.push({ c: hex, s: e.seq, v: await sealEntry(key, c.tag, HISTORY_KIND.entry, e.seq, e.data) });
+      added++;
+    }
+    const meta = local?.meta ?? (c.meta === undefined ? undefined : await sealEntry(key, c.tag, HISTORY_KIND.meta, 0, c.meta));
+    const next = Math.max(local?.next ?? 1, c.next);
+    if (local && added === 0 && next === local.next && meta === local.meta) continue;
+    conversations.push({ before: local ? { next: local.next, salt: local.salt } : undefined, record: { c: hex, salt, next, ...(meta === undefined ? {} : { meta }) } });
+  }
+  const plan: HistoryImportPlan = {
+    rootBefore: root?.wrapped, conversations, entries, empty, skipped,
+    ...(adopt ? { root: { id: HISTORY_SECRET_ID, identityId: HISTORY_SECRET_ID, type: HISTORY_SECRET_TYPE, wrapped: await seal(session.key, HISTORY_SECRET_ID, HISTORY_SECRET_TYPE, session.generation, h.key) } } : {}),
+  };
+  return plan;
+}
+
+/**
+ * Writes a plan inside the import's commit (IndexedDB requests only): `#history` and every planned
+ * conversation must be what they were when planned (else `STORAGE_FAILED`, the whole import aborts).
+ */
+export async function applyHistoryImport(tx: IDBTransaction, plan: HistoryImportPlan): Promise<void> {
+  const changed = () => new VeilError('STORAGE_FAILED', 'the message history changed during the backup import; nothing was changed');
+  const root = (await request(tx.objectStore('secrets').get(HISTORY_SECRET_ID))) as SecretRecord | undefined;
+  const wrapped = root?.wrapped;
+  if ((wrapped === undefined) !== (plan.rootBefore === undefined) || (wrapped !== undefined && plan.rootBefore !== undefined && !(wrapped instanceof Uint8Array && sameBytes(wrapped, plan.rootBefore)))) throw changed();
+  const conversations = tx.objectStore('conversations');
+  const history = tx.objectStore('history');
+  if (plan.root) {
+    if (plan.rootBefore !== undefined && ((await request(conversations.count())) !== 0 || (await request(history.count())) !== 0)) throw changed();
+    await request(tx.objectStore('secrets').put(plan.root));
+  }
+  for (const { before, record } of plan.conversations) {
+    const now = validConversation(await request(conversations.get(record.c)), record.c);
+    if ((now === undefined) !== (before === undefined) || (now && before && (now.next !== before.next || !sameBytes(now.salt, before.salt)))) throw changed();
+    await request(conversations.put(record));
+  }
+  for (const r of plan.entries) await request(history.add(r));
+}
+
+/** After a commit that replaced `#history`: drops the session's cached history keys. */
+export function forgetHistoryKeys(session: Session): void {
+  keysBySession.delete(session);
 }
