@@ -688,16 +688,6 @@ export function sealBackupContents(contents: BackupContents, params: PassphraseK
 
 /** Encrypts a backup of `entries` under `kek(salt, params)` (wiped here); the inverse of {@link openBackup}. */
 export function sealBackup(entries: readonly BackupEntry[], params: PassphraseKdfParams, salt: Uint8Array, kek: BackupKek): Uint8Array {
-  const header = encodeBackupHeader(params, salt);
-  const payload = encodeBackupPayload(entries);
-  try {
-    const key = kek(header.subarray(16, BACKUP_HEADER_LENGTH), checkPassphraseKdf(params));
-    try {
-      return concatBytes([header, encryptAesGcm(key, payload, header)]);
-    } finally {
-      wipe(key);
-    }
-  } finally {
-    wipe(payload);
-  }
+  // Without a history, encodeBackupContents is encodeBackupPayload: the same version-2 bytes.
+  return sealBackupContents({ identities: entries }, params, salt, kek);
 }

@@ -28,7 +28,7 @@ import { bs, bytesToHex, concatBytes, hexToBytes } from '../../ts/bytes.js';
 import { subtle } from '../../ts/webcrypto/subtle.js';
 import type { HistoryAppendResult, HistoryEntry, HistoryRead } from '../keystore.protocol.js';
 import { checkFormat, commit, locked, storageError, withLock } from './db.js';
-import { abort, done, request } from './idb.js';
+import { abort, done, eachCursor, request } from './idb.js';
 import { seal, withSecret, type SecretRecord, type StateRecord } from './records.js';
 import { readState, sessionFor, type Session, type Store } from './store.js';
 
@@ -509,24 +509,14 @@ export async function exportHistory(s: Store): Promise<BackupHistory | undefined
     let size = 36;
     for (const c of convs) size += 45 + (c.meta === undefined ? 0 : Math.max(64, c.meta.length - 28));
     const rows: EntryRecord[] = [];
-    const cursor = tx.objectStore('history').openCursor();
-    await new Promise<void>((resolve, reject) => {
-      cursor.onsuccess = () => {
-        const cur = cursor.result;
-        if (!cur) {
-          resolve();
-          return;
-        }
-        const r = cur.value as EntryRecord;
-        size += 8 + Math.max(64, (r.v instanceof Uint8Array ? r.v.length : 0) - 28);
-        if (size > MAX_BACKUP_HISTORY_BYTES) {
-          reject(new RangeError(`the message history is over MAX_BACKUP_HISTORY_BYTES (${MAX_BACKUP_HISTORY_BYTES}) in a backup: export it without includeHistory, or delete old conversations`));
-          return;
-        }
-        rows.push(r);
-        cur.continue();
-      };
-      cursor.onerror = () => reject(cursor.error ?? new DOMException('cursor failed', 'UnknownError'));
+    // A throw stops the cursor and rejects (eachCursor).
+    await eachCursor(tx.objectStore('history'), null, (cur) => {
+      const r = cur.value as EntryRecord;
+      size += 8 + Math.max(64, (r.v instanceof Uint8Array ? r.v.length : 0) - 28);
+      if (size > MAX_BACKUP_HISTORY_BYTES) {
+        throw new RangeError(`the message history is over MAX_BACKUP_HISTORY_BYTES (${MAX_BACKUP_HISTORY_BYTES}) in a backup: export it without includeHistory, or delete old conversations`);
+      }
+      rows.push(r);
     });
     return { convs, rows };
   });
