@@ -120,9 +120,10 @@ for i in "${!NAMES[@]}"; do
     printf '\n==> failed: %s\n' "${NAMES[$i]}"
     list="$(awk '/^ +[0-9]+ failed$/ { on = 1; next } on && /^ +\[[a-z]+\] › / { print; next } { on = 0 }' "$log" | head -n 12)"
     if [[ -n $list ]]; then printf '%s\n' "$list"; else tail -n 3 "$log"; fi
-    # The first lines of each failure's message (Playwright's "Error:" lines and the FAIL lines
-    # that tests print themselves), cut to 300 characters: what failed, not only where.
-    grep -aE '^ *(Error: |FAIL )' "$log" | head -n 12 | cut -c 1-300
+    # The first lines of each failure's message (Playwright's "Error:" lines with the expected /
+    # received values and the timeout under them, and the FAIL lines that tests print themselves),
+    # cut to 300 characters: what failed, not only where.
+    grep -aE '^ *(Error: |FAIL |Expected( substring| string| pattern)?: |Received( string)?: |Timeout: )' "$log" | head -n 24 | cut -c 1-300
   fi
 done
 
