@@ -23,6 +23,8 @@ mod bytes;
 pub mod container;
 pub mod ed25519;
 pub mod error;
+#[cfg(feature = "group")]
+pub mod group;
 pub mod hash;
 pub mod hpke;
 pub mod kdf;

@@ -1,0 +1,720 @@
+//! MLS groups (RFC 9420) on OpenMLS: veilkit's group engine.
+//!
+//! veilkit does not implement MLS: this module wraps [OpenMLS] 0.9 with its
+//! libcrux crypto provider (the choice and its measurements are in
+//! `docs/GROUPS.md`). What is veilkit's here:
+//!
+//! - the **client**: one member's MLS signature key (Ed25519, `ed25519-dalek`
+//!   from the core's tree), its credential and OpenMLS's key-value storage;
+//! - the **state codec** ([`Client::export_state`] / [`Client::import_state`]):
+//!   the whole client (signature key, credential, every group and key package)
+//!   as one canonical byte string that the keystore worker seals in IndexedDB;
+//! - **transactional receive**: a message that fails (forged, bit-flipped,
+//!   replayed, another epoch) leaves the client's state exactly as it was, so
+//!   the next genuine message still decrypts;
+//! - the ciphersuite policy ([`Suite`]), the wire-format policy (handshake
+//!   messages sent as `PrivateMessage`, both forms accepted) and the mapping of
+//!   OpenMLS's errors to the stable [`GroupError`] codes.
+//!
+//! [OpenMLS]: https://github.com/openmls/openmls
+
+mod error;
+mod state;
+
+pub use error::GroupError;
+
+use ed25519_dalek::{Signer as _, SigningKey};
+use openmls::prelude::{
+    BasicCredential, Ciphersuite, CredentialWithKey, KeyPackage, KeyPackageIn, LeafNodeIndex,
+    LeafNodeParameters, MlsGroup, MlsGroupCreateConfig, MlsGroupJoinConfig, MlsMessageBodyIn,
+    MlsMessageIn, MlsMessageOut, ProcessMessageError, ProcessedMessageContent, ProtocolMessage,
+    ProtocolVersion, Sender, StagedWelcome, ValidationError, MIXED_CIPHERTEXT_WIRE_FORMAT_POLICY,
+};
+use openmls::framing::errors::MessageDecryptionError;
+use openmls::framing::errors::SecretTreeError;
+use openmls_traits::signatures::{Signer, SignerError};
+use openmls_traits::types::SignatureScheme;
+use openmls_traits::OpenMlsProvider;
+use tls_codec::{Deserialize as _, Serialize as _};
+use zeroize::Zeroizing;
+
+/// Longest credential identity accepted (bytes).
+pub const MAX_IDENTITY_LEN: usize = 1024;
+/// Most key packages one commit adds.
+pub const MAX_ADD: usize = 1000;
+/// Largest MLS message parsed (bytes): a welcome to a 1,000-member X-Wing
+/// group is about 1.4 MB.
+pub const MAX_MESSAGE_LEN: usize = 16 * 1024 * 1024;
+
+/// The ciphersuites veilkit groups offer; fixed at group creation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Suite {
+    /// `MLS_256_XWING_CHACHA20POLY1305_SHA256_Ed25519` (0x004D, OpenMLS's
+    /// `draft-ietf-mls-pq-ciphersuites` feature): X-Wing (draft-06, HPKE KEM
+    /// 0x647A) for post-quantum confidentiality; signatures stay Ed25519.
+    XWing,
+    /// `MLS_128_DHKEMX25519_AES128GCM_SHA256_Ed25519` (0x0001), RFC 9420's
+    /// mandatory suite, for interoperability.
+    Classic,
+}
+
+impl Suite {
+    /// The suite's IANA / draft code point.
+    #[must_use]
+    pub const fn id(self) -> u16 {
+        match self {
+            Self::XWing => 0x004D,
+            Self::Classic => 0x0001,
+        }
+    }
+
+    /// The suite of a code point.
+    ///
+    /// # Errors
+    /// [`GroupError::UnsupportedSuite`] for any other code point.
+    pub const fn from_id(id: u16) -> Result<Self, GroupError> {
+        match id {
+            0x004D => Ok(Self::XWing),
+            0x0001 => Ok(Self::Classic),
+            other => Err(GroupError::UnsupportedSuite(other)),
+        }
+    }
+
+    const fn mls(self) -> Ciphersuite {
+        match self {
+            Self::XWing => Ciphersuite::MLS_256_XWING_CHACHA20POLY1305_SHA256_Ed25519,
+            Self::Classic => Ciphersuite::MLS_128_DHKEMX25519_AES128GCM_SHA256_Ed25519,
+        }
+    }
+
+    fn of(cs: Ciphersuite) -> Result<Self, GroupError> {
+        Self::from_id(u16::from(cs))
+    }
+}
+
+/// OpenMLS's provider with veilkit's storage: libcrux crypto, and the
+/// key-value store whose contents [`Client::export_state`] serializes.
+pub(crate) struct Provider {
+    crypto: openmls_libcrux_crypto::CryptoProvider,
+    storage: openmls_memory_storage::MemoryStorage,
+}
+
+impl OpenMlsProvider for Provider {
+    type CryptoProvider = openmls_libcrux_crypto::CryptoProvider;
+    type RandProvider = openmls_libcrux_crypto::CryptoProvider;
+    type StorageProvider = openmls_memory_storage::MemoryStorage;
+
+    fn storage(&self) -> &Self::StorageProvider {
+        &self.storage
+    }
+    fn crypto(&self) -> &Self::CryptoProvider {
+        &self.crypto
+    }
+    fn rand(&self) -> &Self::RandProvider {
+        &self.crypto
+    }
+}
+
+impl Provider {
+    fn new(values: std::collections::HashMap<Vec<u8>, Vec<u8>>) -> Result<Self, GroupError> {
+        Ok(Self {
+            crypto: openmls_libcrux_crypto::CryptoProvider::new()
+                .map_err(|_| GroupError::RandomnessUnavailable)?,
+            storage: openmls_memory_storage::MemoryStorage {
+                values: std::sync::RwLock::new(values),
+            },
+        })
+    }
+
+    fn snapshot(&self) -> Result<std::collections::HashMap<Vec<u8>, Vec<u8>>, GroupError> {
+        self.storage.values.read().map(|v| v.clone()).map_err(|_| GroupError::Internal)
+    }
+
+    fn restore(&self, snapshot: std::collections::HashMap<Vec<u8>, Vec<u8>>) -> Result<(), GroupError> {
+        let mut values = self.storage.values.write().map_err(|_| GroupError::Internal)?;
+        *values = snapshot;
+        Ok(())
+    }
+}
+
+/// The member's MLS signature key: Ed25519 (`ed25519-dalek`, zeroized on drop).
+struct MlsSigner(SigningKey);
+
+impl Signer for MlsSigner {
+    fn sign(&self, payload: &[u8]) -> Result<Vec<u8>, SignerError> {
+        Ok(self.0.sign(payload).to_bytes().to_vec())
+    }
+    fn signature_scheme(&self) -> SignatureScheme {
+        SignatureScheme::ED25519
+    }
+}
+
+/// One MLS client: a member's signature key and credential, and the state of
+/// all its groups and key packages. Its secrets never leave it except through
+/// [`Client::export_state`] (for the keystore worker to seal).
+pub struct Client {
+    provider: Provider,
+    signer: MlsSigner,
+    identity: Vec<u8>,
+}
+
+/// A member of a group as [`Group::members`] lists it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MemberInfo {
+    /// Leaf index in the ratchet tree (stable while the member stays).
+    pub index: u32,
+    /// The credential's identity bytes (a basic credential).
+    pub identity: Vec<u8>,
+    /// The member's Ed25519 MLS signature key.
+    pub signature_key: Vec<u8>,
+}
+
+/// What [`Group::info`] reports.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GroupInfo {
+    /// The group id.
+    pub group_id: Vec<u8>,
+    /// The ciphersuite, fixed at creation.
+    pub suite: Suite,
+    /// The current epoch.
+    pub epoch: u64,
+    /// This member's leaf index.
+    pub own_index: u32,
+    /// Every member.
+    pub members: Vec<MemberInfo>,
+    /// Whether a commit of this member awaits [`Group::merge_pending`] or
+    /// [`Group::discard_pending`].
+    pub commit_pending: bool,
+    /// Whether this client is still a member.
+    pub active: bool,
+}
+
+/// A commit this member created, pending until the delivery service accepts
+/// it ([`Group::merge_pending`]) or another member's commit wins the epoch.
+#[derive(Debug)]
+pub struct CommitOutput {
+    /// The commit, an `MLSMessage` for every current member.
+    pub commit: Vec<u8>,
+    /// The welcome for the members it adds (an `MLSMessage`), if any.
+    pub welcome: Option<Vec<u8>>,
+}
+
+/// What [`Group::receive`] returns.
+#[derive(Debug)]
+pub enum Received {
+    /// An application message.
+    Application {
+        /// The sender's leaf index.
+        sender: u32,
+        /// The sender's credential identity.
+        sender_identity: Vec<u8>,
+        /// The plaintext.
+        bytes: Zeroizing<Vec<u8>>,
+        /// The authenticated data sent with it.
+        aad: Vec<u8>,
+    },
+    /// A commit, merged: the group is at `epoch` now.
+    Commit {
+        /// The committer's leaf index (`None` for an external commit).
+        sender: Option<u32>,
+        /// The new epoch.
+        epoch: u64,
+        /// Identities of the members it added.
+        added: Vec<Vec<u8>>,
+        /// Leaf indices of the members it removed.
+        removed: Vec<u32>,
+        /// This client was removed: the group is inactive now.
+        removed_self: bool,
+        /// A pending commit of this member lost the epoch and was discarded
+        /// (its intent must be applied again in the new epoch).
+        discarded_own: bool,
+    },
+    /// A proposal, stored for a later commit.
+    Proposal {
+        /// The proposer's leaf index (`None` for an external sender).
+        sender: Option<u32>,
+    },
+}
+
+/// A group of one [`Client`]. Holds no secrets of its own beyond OpenMLS's
+/// in-memory group; every operation takes the client that owns it.
+pub struct Group {
+    inner: MlsGroup,
+}
+
+impl core::fmt::Debug for Group {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Group").field("epoch", &self.inner.epoch().as_u64()).finish_non_exhaustive()
+    }
+}
+
+impl Client {
+    /// A new client with a fresh Ed25519 MLS signature key and a basic
+    /// credential holding `identity`.
+    ///
+    /// # Errors
+    /// [`GroupError::InvalidArgument`] for an empty identity or one longer
+    /// than [`MAX_IDENTITY_LEN`]; [`GroupError::RandomnessUnavailable`].
+    pub fn new(identity: &[u8]) -> Result<Self, GroupError> {
+        check_identity(identity)?;
+        let mut seed = Zeroizing::new([0u8; 32]);
+        getrandom::fill(seed.as_mut()).map_err(|_| GroupError::RandomnessUnavailable)?;
+        Self::from_parts(identity.to_vec(), &seed, std::collections::HashMap::new())
+    }
+
+    fn from_parts(
+        identity: Vec<u8>,
+        seed: &[u8; 32],
+        values: std::collections::HashMap<Vec<u8>, Vec<u8>>,
+    ) -> Result<Self, GroupError> {
+        Ok(Self { provider: Provider::new(values)?, signer: MlsSigner(SigningKey::from_bytes(seed)), identity })
+    }
+
+    /// The credential identity.
+    #[must_use]
+    pub fn identity(&self) -> &[u8] {
+        &self.identity
+    }
+
+    /// The Ed25519 MLS signature public key.
+    #[must_use]
+    pub fn signature_key(&self) -> [u8; 32] {
+        self.signer.0.verifying_key().to_bytes()
+    }
+
+    fn credential(&self) -> CredentialWithKey {
+        CredentialWithKey {
+            credential: BasicCredential::new(self.identity.clone()).into(),
+            signature_key: self.signature_key().to_vec().into(),
+        }
+    }
+
+    /// A new key package for `suite` (an `MLSMessage`); its private keys stay
+    /// in this client's state until a welcome consumes them (a last-resort
+    /// package is not consumed).
+    ///
+    /// # Errors
+    /// [`GroupError::Internal`] if OpenMLS fails.
+    pub fn create_key_package(&self, suite: Suite, last_resort: bool) -> Result<Vec<u8>, GroupError> {
+        let mut builder = KeyPackage::builder();
+        if last_resort {
+            builder = builder.mark_as_last_resort();
+        }
+        let bundle = builder
+            .build(suite.mls(), &self.provider, &self.signer, self.credential())
+            .map_err(|_| GroupError::Internal)?;
+        encode(&MlsMessageOut::from(bundle.key_package().clone()))
+    }
+
+    /// A new group with this client as its only member.
+    ///
+    /// # Errors
+    /// [`GroupError::Internal`] if OpenMLS fails.
+    pub fn create_group(&self, suite: Suite) -> Result<Group, GroupError> {
+        let config = MlsGroupCreateConfig::builder()
+            .ciphersuite(suite.mls())
+            .use_ratchet_tree_extension(true)
+            .wire_format_policy(MIXED_CIPHERTEXT_WIRE_FORMAT_POLICY)
+            .build();
+        let inner = MlsGroup::new(&self.provider, &self.signer, &config, self.credential())
+            .map_err(|_| GroupError::Internal)?;
+        Ok(Group { inner })
+    }
+
+    /// Joins a group from a welcome (an `MLSMessage` carrying the ratchet
+    /// tree extension), consuming the key package it was made for.
+    ///
+    /// # Errors
+    /// [`GroupError::Malformed`] if the bytes are not a welcome;
+    /// [`GroupError::NoMatchingKeyPackage`] if no key package of this client
+    /// matches (or it was consumed); [`GroupError::InvalidCommit`] for a
+    /// welcome that does not validate; [`GroupError::UnsupportedSuite`].
+    pub fn join(&self, welcome: &[u8]) -> Result<Group, GroupError> {
+        let MlsMessageBodyIn::Welcome(welcome) = decode(welcome)?.extract() else {
+            return Err(GroupError::Malformed("welcome: not a welcome message"));
+        };
+        Suite::of(welcome.ciphersuite())?;
+        let config = MlsGroupJoinConfig::builder()
+            .use_ratchet_tree_extension(true)
+            .wire_format_policy(MIXED_CIPHERTEXT_WIRE_FORMAT_POLICY)
+            .build();
+        let snapshot = self.provider.snapshot()?;
+        let joined = StagedWelcome::new_from_welcome(&self.provider, &config, welcome, None)
+            .map_err(map_welcome)
+            .and_then(|staged| staged.into_group(&self.provider).map_err(map_welcome));
+        match joined {
+            Ok(inner) => Ok(Group { inner }),
+            Err(e) => {
+                self.provider.restore(snapshot)?;
+                Err(e)
+            }
+        }
+    }
+
+    /// Loads a group of this client by id.
+    ///
+    /// # Errors
+    /// [`GroupError::NotAMember`] if the client holds no such group.
+    pub fn load_group(&self, group_id: &[u8]) -> Result<Group, GroupError> {
+        let id = openmls::group::GroupId::from_slice(group_id);
+        match MlsGroup::load(self.provider.storage(), &id) {
+            Ok(Some(inner)) => Ok(Group { inner }),
+            Ok(None) => Err(GroupError::NotAMember),
+            Err(_) => Err(GroupError::Internal),
+        }
+    }
+
+    /// Deletes a group from this client's state.
+    ///
+    /// # Errors
+    /// [`GroupError::NotAMember`] if the client holds no such group.
+    pub fn delete_group(&self, group_id: &[u8]) -> Result<(), GroupError> {
+        let mut group = self.load_group(group_id)?;
+        group.inner.delete(self.provider.storage()).map_err(|_| GroupError::Internal)
+    }
+
+    /// The whole client as one canonical byte string (format in
+    /// `docs/GROUPS.md#client-state`): signature key seed, identity and
+    /// OpenMLS's storage. Secret: the keystore worker seals it.
+    #[must_use]
+    pub fn export_state(&self) -> Zeroizing<Vec<u8>> {
+        let values = match self.provider.storage.values.read() {
+            Ok(v) => v,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        state::encode(&self.signer.0.to_bytes(), &self.identity, &values)
+    }
+
+    /// A client from [`Client::export_state`]'s bytes.
+    ///
+    /// # Errors
+    /// [`GroupError::Malformed`] for bytes that are not a canonical state.
+    pub fn import_state(bytes: &[u8]) -> Result<Self, GroupError> {
+        let decoded = state::decode(bytes)?;
+        check_identity(&decoded.identity).map_err(|_| GroupError::Malformed("state: identity"))?;
+        Self::from_parts(decoded.identity, &decoded.seed, decoded.values)
+    }
+}
+
+impl Group {
+    /// The group's id.
+    #[must_use]
+    pub fn id(&self) -> Vec<u8> {
+        self.inner.group_id().as_slice().to_vec()
+    }
+
+    /// Suite, epoch, members and state.
+    ///
+    /// # Errors
+    /// [`GroupError::UnsupportedSuite`] if the stored group uses another suite.
+    pub fn info(&self) -> Result<GroupInfo, GroupError> {
+        Ok(GroupInfo {
+            group_id: self.id(),
+            suite: Suite::of(self.inner.ciphersuite())?,
+            epoch: self.inner.epoch().as_u64(),
+            own_index: self.inner.own_leaf_index().u32(),
+            members: self.members(),
+            commit_pending: self.inner.pending_commit().is_some(),
+            active: self.inner.is_active(),
+        })
+    }
+
+    /// Every member, by leaf index.
+    #[must_use]
+    pub fn members(&self) -> Vec<MemberInfo> {
+        self.inner
+            .members()
+            .map(|m| MemberInfo {
+                index: m.index.u32(),
+                identity: identity_of(&m.credential),
+                signature_key: m.signature_key,
+            })
+            .collect()
+    }
+
+    fn ensure_operational(&self) -> Result<(), GroupError> {
+        if !self.inner.is_active() {
+            return Err(GroupError::NotAMember);
+        }
+        if self.inner.pending_commit().is_some() {
+            return Err(GroupError::CommitPending);
+        }
+        Ok(())
+    }
+
+    /// A commit adding the members of `key_packages` (each an `MLSMessage`),
+    /// with a welcome for them; pending until [`Group::merge_pending`].
+    ///
+    /// # Errors
+    /// [`GroupError::InvalidArgument`] for none or more than [`MAX_ADD`];
+    /// [`GroupError::Malformed`] / [`GroupError::InvalidKeyPackage`] for a
+    /// key package that does not parse or validate; [`GroupError::CommitPending`].
+    pub fn add(&mut self, client: &Client, key_packages: &[&[u8]]) -> Result<CommitOutput, GroupError> {
+        self.ensure_operational()?;
+        if key_packages.is_empty() || key_packages.len() > MAX_ADD {
+            return Err(GroupError::InvalidArgument("key packages: 1 to 1000"));
+        }
+        let suite = self.inner.ciphersuite();
+        let mut packages = Vec::with_capacity(key_packages.len());
+        for bytes in key_packages {
+            let package = validate_key_package(client, bytes)?;
+            if package.ciphersuite() != suite {
+                return Err(GroupError::InvalidKeyPackage("another ciphersuite than the group's"));
+            }
+            if package.leaf_node().signature_key().as_slice() == client.signature_key() {
+                return Err(GroupError::InvalidKeyPackage("this client's own"));
+            }
+            packages.push(package);
+        }
+        let (commit, welcome, _) = self
+            .inner
+            .add_members(&client.provider, &client.signer, &packages)
+            .map_err(|e| match e {
+                openmls::group::AddMembersError::CreateCommitError(_) => {
+                    GroupError::InvalidKeyPackage("refused by the commit's proposal validation")
+                }
+                _ => GroupError::Internal,
+            })?;
+        Ok(CommitOutput { commit: encode(&commit)?, welcome: Some(encode(&welcome)?) })
+    }
+
+    /// A commit removing the members at `indices`; pending until
+    /// [`Group::merge_pending`].
+    ///
+    /// # Errors
+    /// [`GroupError::NotAMember`] for an index that is not a member (or this
+    /// member's own); [`GroupError::CommitPending`].
+    pub fn remove(&mut self, client: &Client, indices: &[u32]) -> Result<CommitOutput, GroupError> {
+        self.ensure_operational()?;
+        if indices.is_empty() || indices.len() > MAX_ADD {
+            return Err(GroupError::InvalidArgument("indices: 1 to 1000"));
+        }
+        let own = self.inner.own_leaf_index().u32();
+        let mut leaves = Vec::with_capacity(indices.len());
+        for &i in indices {
+            if i == own || self.inner.member_at(LeafNodeIndex::new(i)).is_none() {
+                return Err(GroupError::NotAMember);
+            }
+            leaves.push(LeafNodeIndex::new(i));
+        }
+        let (commit, welcome, _) = self
+            .inner
+            .remove_members(&client.provider, &client.signer, &leaves)
+            .map_err(|_| GroupError::Internal)?;
+        Ok(CommitOutput { commit: encode(&commit)?, welcome: welcome.map(|w| encode(&w)).transpose()? })
+    }
+
+    /// A commit with a fresh leaf and path (post-compromise security);
+    /// pending until [`Group::merge_pending`].
+    ///
+    /// # Errors
+    /// [`GroupError::CommitPending`], [`GroupError::NotAMember`].
+    pub fn update(&mut self, client: &Client) -> Result<CommitOutput, GroupError> {
+        self.ensure_operational()?;
+        let bundle = self
+            .inner
+            .self_update(&client.provider, &client.signer, LeafNodeParameters::default())
+            .map_err(|_| GroupError::Internal)?;
+        Ok(CommitOutput { commit: encode(bundle.commit())?, welcome: None })
+    }
+
+    /// Merges this member's pending commit (the delivery service accepted it).
+    ///
+    /// # Errors
+    /// [`GroupError::NoPendingCommit`].
+    pub fn merge_pending(&mut self, client: &Client) -> Result<(), GroupError> {
+        if self.inner.pending_commit().is_none() {
+            return Err(GroupError::NoPendingCommit);
+        }
+        self.inner.merge_pending_commit(&client.provider).map_err(|_| GroupError::Internal)
+    }
+
+    /// Discards this member's pending commit (another commit won the epoch).
+    ///
+    /// # Errors
+    /// [`GroupError::NoPendingCommit`].
+    pub fn discard_pending(&mut self, client: &Client) -> Result<(), GroupError> {
+        if self.inner.pending_commit().is_none() {
+            return Err(GroupError::NoPendingCommit);
+        }
+        self.inner.clear_pending_commit(client.provider.storage()).map_err(|_| GroupError::Internal)
+    }
+
+    /// Encrypts an application message (a `PrivateMessage` in an `MLSMessage`).
+    ///
+    /// # Errors
+    /// [`GroupError::CommitPending`] while a commit of this member is pending;
+    /// [`GroupError::NotAMember`] once removed.
+    pub fn encrypt(&mut self, client: &Client, plaintext: &[u8], aad: &[u8]) -> Result<Vec<u8>, GroupError> {
+        self.ensure_operational()?;
+        self.inner.set_aad(aad.to_vec());
+        let message = self
+            .inner
+            .create_message(&client.provider, &client.signer, plaintext)
+            .map_err(|_| GroupError::Internal)?;
+        encode(&message)
+    }
+
+    /// Processes a message from the delivery service. A commit is merged
+    /// before this returns (a pending commit of this member for the same
+    /// epoch is discarded first: the delivery service's order decides). On
+    /// any error the client's state is exactly as before the call.
+    ///
+    /// # Errors
+    /// [`GroupError::Malformed`], [`GroupError::WrongGroup`],
+    /// [`GroupError::WrongEpoch`], [`GroupError::AuthenticationFailed`],
+    /// [`GroupError::DuplicateMessage`], [`GroupError::InvalidCommit`],
+    /// [`GroupError::NotAMember`].
+    pub fn receive(&mut self, client: &Client, bytes: &[u8]) -> Result<Received, GroupError> {
+        let message: ProtocolMessage = decode(bytes)?
+            .try_into_protocol_message()
+            .map_err(|_| GroupError::Malformed("message: not a PublicMessage or PrivateMessage"))?;
+        if message.group_id() != self.inner.group_id() {
+            return Err(GroupError::WrongGroup);
+        }
+        if !self.inner.is_active() {
+            return Err(GroupError::NotAMember);
+        }
+        let snapshot = client.provider.snapshot()?;
+        match self.receive_inner(client, message) {
+            Ok(received) => Ok(received),
+            Err(e) => {
+                client.provider.restore(snapshot)?;
+                let id = self.inner.group_id().clone();
+                self.inner = MlsGroup::load(client.provider.storage(), &id)
+                    .ok()
+                    .flatten()
+                    .ok_or(GroupError::Internal)?;
+                Err(e)
+            }
+        }
+    }
+
+    fn receive_inner(&mut self, client: &Client, message: ProtocolMessage) -> Result<Received, GroupError> {
+        let mut discarded_own = false;
+        if self.inner.pending_commit().is_some()
+            && message.is_handshake_message()
+            && message.epoch() == self.inner.epoch()
+        {
+            self.inner.clear_pending_commit(client.provider.storage()).map_err(|_| GroupError::Internal)?;
+            discarded_own = true;
+        }
+        let processed = self.inner.process_message(&client.provider, message).map_err(map_process)?;
+        let sender = match processed.sender() {
+            Sender::Member(i) => Some(i.u32()),
+            _ => None,
+        };
+        let aad = processed.aad().to_vec();
+        let sender_identity = identity_of(processed.credential());
+        match processed.into_content() {
+            ProcessedMessageContent::ApplicationMessage(app) => Ok(Received::Application {
+                sender: sender.ok_or(GroupError::AuthenticationFailed)?,
+                sender_identity,
+                bytes: Zeroizing::new(app.into_bytes()),
+                aad,
+            }),
+            ProcessedMessageContent::StagedCommitMessage(staged) => {
+                let added = staged
+                    .add_proposals()
+                    .map(|p| identity_of(p.add_proposal().key_package().leaf_node().credential()))
+                    .collect();
+                let removed = staged.remove_proposals().map(|p| p.remove_proposal().removed().u32()).collect();
+                let removed_self = staged.self_removed();
+                self.inner.merge_staged_commit(&client.provider, *staged).map_err(|_| GroupError::Internal)?;
+                Ok(Received::Commit { sender, epoch: self.inner.epoch().as_u64(), added, removed, removed_self, discarded_own })
+            }
+            ProcessedMessageContent::ProposalMessage(proposal) => {
+                self.inner
+                    .store_pending_proposal(client.provider.storage(), *proposal)
+                    .map_err(|_| GroupError::Internal)?;
+                Ok(Received::Proposal { sender })
+            }
+            ProcessedMessageContent::ExternalJoinProposalMessage(_) => {
+                Err(GroupError::InvalidCommit("external join proposals are not accepted"))
+            }
+            // A message whose (unauthenticated) sender data names this member: the delivery
+            // service fanned one of this member's own messages back. Nothing changes.
+            ProcessedMessageContent::OwnPrivateMessage | ProcessedMessageContent::OwnPendingCommit => {
+                Err(GroupError::DuplicateMessage)
+            }
+        }
+    }
+}
+
+fn check_identity(identity: &[u8]) -> Result<(), GroupError> {
+    if identity.is_empty() || identity.len() > MAX_IDENTITY_LEN {
+        return Err(GroupError::InvalidArgument("identity: 1 to 1024 bytes"));
+    }
+    Ok(())
+}
+
+fn identity_of(credential: &openmls::credentials::Credential) -> Vec<u8> {
+    BasicCredential::try_from(credential.clone()).map(|b| b.identity().to_vec()).unwrap_or_default()
+}
+
+fn encode(message: &MlsMessageOut) -> Result<Vec<u8>, GroupError> {
+    message.tls_serialize_detached().map_err(|_| GroupError::Internal)
+}
+
+fn decode(bytes: &[u8]) -> Result<MlsMessageIn, GroupError> {
+    if bytes.len() > MAX_MESSAGE_LEN {
+        return Err(GroupError::Malformed("message: longer than 16 MiB"));
+    }
+    MlsMessageIn::tls_deserialize_exact(bytes).map_err(|_| GroupError::Malformed("MLSMessage"))
+}
+
+fn validate_key_package(client: &Client, bytes: &[u8]) -> Result<KeyPackage, GroupError> {
+    let MlsMessageBodyIn::KeyPackage(package) = decode(bytes)?.extract() else {
+        return Err(GroupError::Malformed("key package: not a key package message"));
+    };
+    let package: KeyPackageIn = package;
+    let package = package
+        .validate(client.provider.crypto(), ProtocolVersion::Mls10)
+        .map_err(|_| GroupError::InvalidKeyPackage("signature, lifetime or leaf node"))?;
+    Suite::of(package.ciphersuite())?;
+    Ok(package)
+}
+
+fn map_process<E>(e: ProcessMessageError<E>) -> GroupError {
+    match e {
+        ProcessMessageError::ValidationError(v) => match v {
+            ValidationError::WrongGroupId => GroupError::WrongGroup,
+            ValidationError::WrongEpoch | ValidationError::NoPastEpochData => GroupError::WrongEpoch,
+            ValidationError::UnableToDecrypt(MessageDecryptionError::SecretTreeError(
+                SecretTreeError::SecretReuseError | SecretTreeError::TooDistantInThePast,
+            )) => GroupError::DuplicateMessage,
+            ValidationError::UnknownMember | ValidationError::NonMemberApplicationMessage => GroupError::NotAMember,
+            ValidationError::UnableToDecrypt(_)
+            | ValidationError::InvalidSignature
+            | ValidationError::InvalidMembershipTag
+            | ValidationError::MissingMembershipTag
+            | ValidationError::MissingConfirmationTag => GroupError::AuthenticationFailed,
+            ValidationError::LibraryError(_) => GroupError::Internal,
+            _ => GroupError::InvalidCommit("the message fails validation"),
+        },
+        ProcessMessageError::InvalidCommit(c) => match c {
+            openmls::group::StageCommitError::ConfirmationTagMismatch => GroupError::AuthenticationFailed,
+            openmls::group::StageCommitError::EpochMismatch => GroupError::WrongEpoch,
+            _ => GroupError::InvalidCommit("the commit fails validation"),
+        },
+        ProcessMessageError::IncompatibleWireFormat => GroupError::InvalidCommit("wire format"),
+        ProcessMessageError::GroupStateError(_) => GroupError::NotAMember,
+        _ => GroupError::Internal,
+    }
+}
+
+fn map_welcome<E>(e: openmls::group::WelcomeError<E>) -> GroupError {
+    use openmls::group::WelcomeError as W;
+    match e {
+        W::NoMatchingKeyPackage | W::NoMatchingEncryptionKey | W::PrivateInitKeyNotFound => {
+            GroupError::NoMatchingKeyPackage
+        }
+        W::UnsupportedCiphersuite(cs) => GroupError::UnsupportedSuite(u16::from(cs)),
+        W::ConfirmationTagMismatch | W::InvalidGroupInfoSignature | W::UnableToDecrypt => {
+            GroupError::AuthenticationFailed
+        }
+        W::MalformedWelcomeMessage | W::NotAWelcomeMessage => GroupError::Malformed("welcome"),
+        W::LibraryError(_) | W::StorageError(_) => GroupError::Internal,
+        _ => GroupError::InvalidCommit("the welcome fails validation"),
+    }
+}
