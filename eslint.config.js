@@ -6,7 +6,7 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: ['dist/**', 'node_modules/**', 'target/**', 'ts/wasm/**', 'ts/wasm-threads/**', 'test-results/**',
+    ignores: ['dist/**', 'node_modules/**', 'target/**', 'ts/wasm/**', 'ts/wasm-threads/**', 'ts/wasm-group/**', 'test-results/**',
       'playwright-report/**', 'bench/dist/**', 'fuzz/**', 'crate/**', 'vectors/**',
       // Apps with their own toolchain (type-checked by their own build): the examples and the
       // scratch apps of tests/bundlers/ (the smoke flow, the matrix spec and its config stay linted).

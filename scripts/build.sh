@@ -7,6 +7,8 @@
 #                                         threads glue when init() loads that build (ES live
 #                                         bindings: the facade's imports follow)
 #   ts/wasm-threads/veilkit{.js,.d.ts,_bg.wasm}, snippets/   threads glue (generated, gitignored)
+#   ts/wasm-group/veilkit_group{.js,.d.ts,_bg.wasm}     the MLS group module (feature group-wasm;
+#                                         its own wasm, loaded only when a group is used)
 #   dist/ts/** (+ dist/ts/wasm/, dist/ts/wasm-threads/), dist/worker/**, dist/tests/**   tsc, unbundled
 #                                         (the repository's tests; the package ships only their .d.ts)
 #   dist/pkg/                             the published runtime, flat and bundled (scripts/bundle.mjs)
@@ -76,6 +78,17 @@ mkdir -p "$GLUE_DIR"
 rm -f "$GLUE_DIR"/veilkit*.js "$GLUE_DIR"/veilkit*.d.ts
 wasm-bindgen --target web --remove-name-section --remove-producers-section --out-dir "$GLUE_DIR" --out-name veilkit "$RAW_WASM"
 
+# The group module (MLS on OpenMLS, docs/GROUPS.md): its own wasm, built after the SIMD glue
+# has taken RAW_WASM (the same artifact path, other features), loaded only when a group is used.
+GROUP_GLUE_DIR="ts/wasm-group"
+DIST_GROUP_DIR="dist/ts/wasm-group"
+say "cargo build (release, wasm32-unknown-unknown, --features group-wasm): the group module"
+cargo build --release --target wasm32-unknown-unknown -p veilkit --features group-wasm
+say "wasm-bindgen --target web -> $GROUP_GLUE_DIR/ (group module)"
+rm -rf "$GROUP_GLUE_DIR"
+mkdir -p "$GROUP_GLUE_DIR"
+wasm-bindgen --target web --remove-name-section --remove-producers-section --out-dir "$GROUP_GLUE_DIR" --out-name veilkit_group "$RAW_WASM"
+
 rm -rf "$THREADS_GLUE_DIR"
 mkdir -p "$THREADS_GLUE_DIR"
 if [[ $THREADS != 0 ]]; then
@@ -137,13 +150,16 @@ cp "$GLUE_DIR/veilkit.d.ts" "$DIST_WASM_DIR/"
 rm -rf "$DIST_THREADS_DIR"
 mkdir -p "$DIST_THREADS_DIR"
 cp -R "$THREADS_GLUE_DIR"/. "$DIST_THREADS_DIR/"
+rm -rf "$DIST_GROUP_DIR"
+mkdir -p "$DIST_GROUP_DIR"
+cp -R "$GROUP_GLUE_DIR"/. "$DIST_GROUP_DIR/"
 
 # The published package's runtime: flat, bundled (one self-contained worker module, the threads glue
 # as one module, single-level new URL('./file', import.meta.url) assets): see scripts/bundle.mjs.
 say "bundle -> dist/pkg/ (the published runtime)"
 node scripts/bundle.mjs
 
-for f in "$DIST_WASM_DIR/veilkit_bg.wasm" "$DIST_THREADS_DIR/veilkit_bg.wasm"; do
+for f in "$DIST_WASM_DIR/veilkit_bg.wasm" "$DIST_THREADS_DIR/veilkit_bg.wasm" "$DIST_GROUP_DIR/veilkit_group_bg.wasm"; do
   [[ -f $f ]] || continue
   raw=$(wc -c <"$f")
   gz=$(gzip -9 -c "$f" | wc -c)

@@ -99,6 +99,16 @@ else
   fi
 fi
 
+# 3b. The group interop peer (tests/interop/ts-mls): its own install, since ts-mls pins exact peer
+# versions that differ from the root's devDependencies.
+INTEROP="tests/interop/ts-mls"
+if [[ ! -f "$INTEROP/node_modules/.package-lock.json" || "$INTEROP/package-lock.json" -nt "$INTEROP/node_modules/.package-lock.json" ]]; then
+  npm ci --prefix "$INTEROP" --no-audit --no-fund --loglevel=error >/dev/null
+  step "ts-mls interop peer" "done (npm ci --prefix $INTEROP)"
+else
+  step "ts-mls interop peer" "already present"
+fi
+
 # 4. Chromium (Debian package; Playwright cannot download its own browser here) --
 # The three browser engines of the test corpus (tests/shared/engines.ts), all Debian packages:
 # Chromium (Playwright over CDP), Firefox ESR (Playwright over WebDriver BiDi) and WebKitGTK's

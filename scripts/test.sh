@@ -58,14 +58,19 @@ run_step "dependency hygiene" bash scripts/check-deps.sh
 run_step "rustfmt (cargo fmt --check)" cargo fmt --all --check
 # --show-output: the vector counts and skip reasons the tests print appear in the log.
 run_step "cargo test (native vectors)" cargo test -p veilkit -- --show-output
+# The MLS group engine (feature `group`, OpenMLS): its own test file, so the feature's extra build
+# is OpenMLS and the crate once, not every test binary again.
+run_step "cargo test (groups, --features group)" cargo test -p veilkit --features group --test group -- --show-output
 # 4 s of mutations per target (16 targets): a smoke test; the seeds are replayed by cargo test,
 # the long fuzzing is `npm run fuzz` (fuzz/smoke.sh says where the step's time goes).
 run_step "fuzz smoke (every target, 4 s)" bash fuzz/smoke.sh 4
-run_step "clippy (native, all targets)" cargo clippy -p veilkit --all-targets -- -D warnings
+run_step "clippy (native, all targets, --features group)" cargo clippy -p veilkit --features group --all-targets -- -D warnings
 run_step "clippy (wasm32, --features wasm)" \
   cargo clippy -p veilkit --features wasm --target wasm32-unknown-unknown -- -D warnings
 run_step "clippy (wasm32, --features wasm,testing)" \
   cargo clippy -p veilkit --features wasm,testing --target wasm32-unknown-unknown -- -D warnings
+run_step "clippy (wasm32, --features group-wasm)" \
+  cargo clippy -p veilkit --features group-wasm --target wasm32-unknown-unknown -- -D warnings
 # The threads build's own code (crate/src/wasm/threads.rs): linted on the host target, stable, in
 # the shared target directory. The crate has no target-specific cfg, so this is the code the nightly
 # wasm32 threads build compiles (wasm-bindgen-rayon refuses wasm32 without atomics, which needs

@@ -3,7 +3,13 @@
 //! bit-flipped and wrong-epoch messages leave the state unchanged), and a
 //! randomized simulation where every member that should read a message does.
 #![cfg(feature = "group")]
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, clippy::panic, clippy::cast_possible_truncation)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::panic,
+    clippy::cast_possible_truncation
+)]
 
 use veilkit::group::{Client, CommitOutput, Group, GroupError, Received, Suite};
 
@@ -15,7 +21,10 @@ struct M {
 }
 
 fn member(name: &str) -> M {
-    M { c: Client::new(name.as_bytes()).unwrap(), g: None }
+    M {
+        c: Client::new(name.as_bytes()).unwrap(),
+        g: None,
+    }
 }
 
 impl M {
@@ -92,7 +101,10 @@ fn three_members_on_both_suites_message_update_and_remove() {
         assert_eq!(info.suite, suite);
         assert_eq!(info.epoch, 2);
         let ids: Vec<Vec<u8>> = info.members.iter().map(|m| m.identity.clone()).collect();
-        assert_eq!(ids, vec![b"alice".to_vec(), b"bob".to_vec(), b"carol".to_vec()]);
+        assert_eq!(
+            ids,
+            vec![b"alice".to_vec(), b"bob".to_vec(), b"carol".to_vec()]
+        );
 
         // Application messages from each member, read by the two others, with their AAD and sender.
         for s in 0..3 {
@@ -100,7 +112,12 @@ fn three_members_on_both_suites_message_update_and_remove() {
             let wire = ms[s].enc_aad(text.as_bytes(), b"aad").unwrap();
             for r in (0..3).filter(|&r| r != s) {
                 match ms[r].recv(&wire).unwrap() {
-                    Received::Application { sender, sender_identity, bytes, aad } => {
+                    Received::Application {
+                        sender,
+                        sender_identity,
+                        bytes,
+                        aad,
+                    } => {
                         assert_eq!(sender as usize, s);
                         assert_eq!(sender_identity, ids[s]);
                         assert_eq!(bytes.as_slice(), text.as_bytes());
@@ -115,24 +132,44 @@ fn three_members_on_both_suites_message_update_and_remove() {
         let out = ms[1].update().unwrap();
         ms[1].merge().unwrap();
         for r in [0, 2] {
-            assert!(matches!(ms[r].recv(&out.commit).unwrap(), Received::Commit { sender: Some(1), epoch: 3, .. }));
+            assert!(matches!(
+                ms[r].recv(&out.commit).unwrap(),
+                Received::Commit {
+                    sender: Some(1),
+                    epoch: 3,
+                    ..
+                }
+            ));
         }
 
         // Alice removes Carol: Bob sees the removal, Carol sees her own, and cannot read the next epoch.
         let out = ms[0].remove(&[2]).unwrap();
         ms[0].merge().unwrap();
         match ms[1].recv(&out.commit).unwrap() {
-            Received::Commit { removed, removed_self, .. } => {
+            Received::Commit {
+                removed,
+                removed_self,
+                ..
+            } => {
                 assert_eq!(removed, vec![2]);
                 assert!(!removed_self);
             }
             other => panic!("{other:?}"),
         }
-        assert!(matches!(ms[2].recv(&out.commit).unwrap(), Received::Commit { removed_self: true, .. }));
+        assert!(matches!(
+            ms[2].recv(&out.commit).unwrap(),
+            Received::Commit {
+                removed_self: true,
+                ..
+            }
+        ));
         assert!(!ms[2].g().info().unwrap().active);
         let next = ms[0].send(b"after carol left");
         assert_eq!(ms[1].read(&next), b"after carol left");
-        assert!(ms[2].recv(&next).is_err(), "a removed member reads nothing of the next epoch");
+        assert!(
+            ms[2].recv(&next).is_err(),
+            "a removed member reads nothing of the next epoch"
+        );
         assert_eq!(ms[2].enc(b"x").unwrap_err(), GroupError::NotAMember);
     }
 }
@@ -146,14 +183,25 @@ fn attack_bit_flipped_and_forged_messages_change_nothing() {
         let mut bad = wire.clone();
         bad[i] ^= 0x01;
         assert!(ms[1].recv(&bad).is_err(), "a bit flip at {i} is refused");
-        assert_eq!(ms[1].state(), before, "state unchanged after the flip at {i}");
+        assert_eq!(
+            ms[1].state(),
+            before,
+            "state unchanged after the flip at {i}"
+        );
     }
     // A forged message: a key package where a message belongs, and random bytes.
     let kp = ms[0].c.create_key_package(Suite::XWing, false).unwrap();
     assert!(matches!(ms[1].recv(&kp), Err(GroupError::Malformed(_))));
-    assert!(matches!(ms[1].recv(&[0u8; 64]), Err(GroupError::Malformed(_))));
+    assert!(matches!(
+        ms[1].recv(&[0u8; 64]),
+        Err(GroupError::Malformed(_))
+    ));
     assert_eq!(ms[1].state(), before);
-    assert_eq!(ms[1].read(&wire), b"genuine", "the genuine message still decrypts");
+    assert_eq!(
+        ms[1].read(&wire),
+        b"genuine",
+        "the genuine message still decrypts"
+    );
 }
 
 #[test]
@@ -169,7 +217,11 @@ fn attack_replayed_application_message_and_commit() {
     ms[0].merge().unwrap();
     ms[1].recv(&out.commit).unwrap();
     let state = ms[1].state();
-    assert_eq!(ms[1].recv(&out.commit).unwrap_err(), GroupError::WrongEpoch, "a replayed commit is refused");
+    assert_eq!(
+        ms[1].recv(&out.commit).unwrap_err(),
+        GroupError::WrongEpoch,
+        "a replayed commit is refused"
+    );
     assert_eq!(ms[1].state(), state);
     // The genuine traffic of the new epoch still flows.
     ms[2].recv(&out.commit).unwrap();
@@ -188,7 +240,10 @@ fn attack_commit_for_a_future_epoch_is_refused_then_applies_in_order() {
     // Carol gets the second commit (epoch + 1) before the first.
     let state = ms[2].state();
     let e = ms[2].epoch();
-    assert_eq!(ms[2].recv(&second.commit).unwrap_err(), GroupError::WrongEpoch);
+    assert_eq!(
+        ms[2].recv(&second.commit).unwrap_err(),
+        GroupError::WrongEpoch
+    );
     assert_eq!(ms[2].state(), state);
     ms[2].recv(&first.commit).unwrap();
     ms[2].recv(&second.commit).unwrap();
@@ -216,13 +271,20 @@ fn attack_bit_flipped_commit_and_welcome_are_refused() {
         let mut bad = welcome.clone();
         bad[i] ^= 0x80;
         assert!(dave.c.join(&bad).is_err(), "flip at {i}");
-        assert_eq!(dave.state(), dave_state, "the key package is not consumed by a forged welcome");
+        assert_eq!(
+            dave.state(),
+            dave_state,
+            "the key package is not consumed by a forged welcome"
+        );
     }
     dave.g = Some(dave.c.join(&welcome).unwrap());
     let wire = ms[1].send(b"welcome dave");
     assert_eq!(dave.read(&wire), b"welcome dave");
     // The key package was consumed: the same welcome again finds none.
-    assert_eq!(dave.c.join(&welcome).unwrap_err(), GroupError::NoMatchingKeyPackage);
+    assert_eq!(
+        dave.c.join(&welcome).unwrap_err(),
+        GroupError::NoMatchingKeyPackage
+    );
 }
 
 #[test]
@@ -232,11 +294,20 @@ fn attack_key_package_with_a_bad_signature_or_another_suite_is_refused() {
     let mut kp = bob.c.create_key_package(Suite::XWing, false).unwrap();
     let n = kp.len();
     kp[n - 5] ^= 0x01; // inside the trailing Ed25519 signature
-    assert!(matches!(ms[0].add(&[&kp]), Err(GroupError::InvalidKeyPackage(_))));
+    assert!(matches!(
+        ms[0].add(&[&kp]),
+        Err(GroupError::InvalidKeyPackage(_))
+    ));
     let classic = bob.c.create_key_package(Suite::Classic, false).unwrap();
-    assert!(matches!(ms[0].add(&[&classic]), Err(GroupError::InvalidKeyPackage(_))));
+    assert!(matches!(
+        ms[0].add(&[&classic]),
+        Err(GroupError::InvalidKeyPackage(_))
+    ));
     let own = ms[0].c.create_key_package(Suite::XWing, false).unwrap();
-    assert!(matches!(ms[0].add(&[&own]), Err(GroupError::InvalidKeyPackage(_))));
+    assert!(matches!(
+        ms[0].add(&[&own]),
+        Err(GroupError::InvalidKeyPackage(_))
+    ));
     assert_eq!(ms[0].epoch(), 0);
     assert!(!ms[0].g().info().unwrap().commit_pending);
 }
@@ -250,14 +321,22 @@ fn commit_conflict_the_delivery_service_order_wins() {
     assert_eq!(ms[1].enc(b"x").unwrap_err(), GroupError::CommitPending);
     ms[0].merge().unwrap();
     match ms[1].recv(&a.commit).unwrap() {
-        Received::Commit { discarded_own, epoch, .. } => {
+        Received::Commit {
+            discarded_own,
+            epoch,
+            ..
+        } => {
             assert!(discarded_own, "bob's losing commit is discarded");
             assert_eq!(epoch, 3);
         }
         other => panic!("{other:?}"),
     }
     ms[2].recv(&a.commit).unwrap();
-    assert_eq!(ms[2].recv(&b.commit).unwrap_err(), GroupError::WrongEpoch, "the losing commit is refused");
+    assert_eq!(
+        ms[2].recv(&b.commit).unwrap_err(),
+        GroupError::WrongEpoch,
+        "the losing commit is refused"
+    );
     // Bob re-applies his intent in the new epoch; everyone converges.
     let b2 = ms[1].update().unwrap();
     ms[1].merge().unwrap();
@@ -275,9 +354,16 @@ fn state_round_trips_and_non_canonical_states_are_refused() {
     let id = ms[1].g().id();
     let state = ms[1].state();
     let restored = Client::import_state(&state).unwrap();
-    assert_eq!(restored.export_state().to_vec(), state, "one state, one encoding");
+    assert_eq!(
+        restored.export_state().to_vec(),
+        state,
+        "one state, one encoding"
+    );
     assert_eq!(restored.identity(), b"bob");
-    let mut bob = M { g: Some(restored.load_group(&id).unwrap()), c: restored };
+    let mut bob = M {
+        g: Some(restored.load_group(&id).unwrap()),
+        c: restored,
+    };
     let wire = ms[0].send(b"after reload");
     assert_eq!(bob.read(&wire), b"after reload");
     let back = bob.send(b"from the reloaded bob");
@@ -285,36 +371,71 @@ fn state_round_trips_and_non_canonical_states_are_refused() {
 
     let mut trailing = state.clone();
     trailing.push(0);
-    assert!(matches!(Client::import_state(&trailing), Err(GroupError::Malformed(_))));
-    assert!(matches!(Client::import_state(&state[..state.len() - 1]), Err(GroupError::Malformed(_))));
+    assert!(matches!(
+        Client::import_state(&trailing),
+        Err(GroupError::Malformed(_))
+    ));
+    assert!(matches!(
+        Client::import_state(&state[..state.len() - 1]),
+        Err(GroupError::Malformed(_))
+    ));
     let mut magic = state.clone();
     magic[0] ^= 1;
-    assert!(matches!(Client::import_state(&magic), Err(GroupError::Malformed(_))));
+    assert!(matches!(
+        Client::import_state(&magic),
+        Err(GroupError::Malformed(_))
+    ));
     // An entry count larger than the bytes can hold is refused before allocating.
     let id_len = usize::from(u16::from_be_bytes([state[40], state[41]]));
     let mut count = state.clone();
     count[42 + id_len..46 + id_len].copy_from_slice(&u32::MAX.to_be_bytes());
-    assert!(matches!(Client::import_state(&count), Err(GroupError::Malformed(_))));
-    assert_eq!(bob.c.load_group(b"no such group").err(), Some(GroupError::NotAMember));
+    assert!(matches!(
+        Client::import_state(&count),
+        Err(GroupError::Malformed(_))
+    ));
+    assert_eq!(
+        bob.c.load_group(b"no such group").err(),
+        Some(GroupError::NotAMember)
+    );
     bob.c.delete_group(&id).unwrap();
     assert_eq!(bob.c.load_group(&id).err(), Some(GroupError::NotAMember));
 }
 
 #[test]
 fn typed_errors_on_bad_arguments() {
-    assert!(matches!(Client::new(b""), Err(GroupError::InvalidArgument(_))));
-    assert!(matches!(Client::new(&[1u8; 1025]), Err(GroupError::InvalidArgument(_))));
-    assert_eq!(Suite::from_id(0x0003).unwrap_err(), GroupError::UnsupportedSuite(3));
+    assert!(matches!(
+        Client::new(b""),
+        Err(GroupError::InvalidArgument(_))
+    ));
+    assert!(matches!(
+        Client::new(&[1u8; 1025]),
+        Err(GroupError::InvalidArgument(_))
+    ));
+    assert_eq!(
+        Suite::from_id(0x0003).unwrap_err(),
+        GroupError::UnsupportedSuite(3)
+    );
     let mut ms = group_of(Suite::Classic, &["alice", "bob"]);
-    assert!(matches!(ms[0].add(&[]), Err(GroupError::InvalidArgument(_))));
-    assert_eq!(ms[0].remove(&[0]).unwrap_err(), GroupError::NotAMember, "not oneself");
+    assert!(matches!(
+        ms[0].add(&[]),
+        Err(GroupError::InvalidArgument(_))
+    ));
+    assert_eq!(
+        ms[0].remove(&[0]).unwrap_err(),
+        GroupError::NotAMember,
+        "not oneself"
+    );
     assert_eq!(ms[0].remove(&[7]).unwrap_err(), GroupError::NotAMember);
     assert_eq!(ms[0].merge().unwrap_err(), GroupError::NoPendingCommit);
     let other = group_of(Suite::Classic, &["eve"]).pop().unwrap();
     let mut eve = other;
     let foreign = eve.send(b"other group");
     assert_eq!(ms[1].recv(&foreign).unwrap_err(), GroupError::WrongGroup);
-    for e in [GroupError::CommitPending, GroupError::WrongEpoch, GroupError::AuthenticationFailed] {
+    for e in [
+        GroupError::CommitPending,
+        GroupError::WrongEpoch,
+        GroupError::AuthenticationFailed,
+    ] {
         assert!(GroupError::CODES.contains(&e.code()));
     }
 }
@@ -382,7 +503,10 @@ fn randomized_simulation_every_member_reads_what_it_should() {
                 }
                 let mut gone = inside.remove(victim);
                 let after = inside[0].send(b"after removal");
-                assert!(gone.recv(&after).is_err(), "a removed member reads nothing after its removal");
+                assert!(
+                    gone.recv(&after).is_err(),
+                    "a removed member reads nothing after its removal"
+                );
                 for m in inside.iter_mut().skip(1) {
                     assert_eq!(m.read(&after), b"after removal");
                     reads += 1;
@@ -431,7 +555,10 @@ fn randomized_simulation_every_member_reads_what_it_should() {
             }
         }
         let epoch = inside[0].epoch();
-        assert!(inside.iter().all(|m| m.epoch() == epoch), "every member in one epoch after op {ops}");
+        assert!(
+            inside.iter().all(|m| m.epoch() == epoch),
+            "every member in one epoch after op {ops}"
+        );
     }
     assert!(reads > 1000, "{reads} reads");
 }

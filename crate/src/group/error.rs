@@ -80,7 +80,9 @@ impl fmt::Display for GroupError {
             Self::DuplicateMessage => f.write_str("message already received or its key is gone"),
             Self::InvalidCommit(why) => write!(f, "invalid commit or welcome: {why}"),
             Self::InvalidKeyPackage(why) => write!(f, "invalid key package: {why}"),
-            Self::NoMatchingKeyPackage => f.write_str("no key package of this client matches the welcome"),
+            Self::NoMatchingKeyPackage => {
+                f.write_str("no key package of this client matches the welcome")
+            }
             Self::NotAMember => f.write_str("not a member of the group"),
             Self::CommitPending => f.write_str("a commit of this member is pending"),
             Self::NoPendingCommit => f.write_str("no pending commit"),

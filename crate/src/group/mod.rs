@@ -20,21 +20,24 @@
 
 mod error;
 mod state;
+#[cfg(feature = "group-wasm")]
+pub mod wasm;
 
 pub use error::GroupError;
 
 use ed25519_dalek::{Signer as _, SigningKey};
-use openmls::prelude::{
-    BasicCredential, Ciphersuite, CredentialWithKey, KeyPackage, KeyPackageIn, LeafNodeIndex,
-    LeafNodeParameters, MlsGroup, MlsGroupCreateConfig, MlsGroupJoinConfig, MlsMessageBodyIn,
-    MlsMessageIn, MlsMessageOut, ProcessMessageError, ProcessedMessageContent, ProtocolMessage,
-    ProtocolVersion, Sender, StagedWelcome, ValidationError, MIXED_CIPHERTEXT_WIRE_FORMAT_POLICY,
-};
 use openmls::framing::errors::MessageDecryptionError;
 use openmls::framing::errors::SecretTreeError;
+use openmls::prelude::{
+    BasicCredential, Ciphersuite, CredentialWithKey, KeyPackage, KeyPackageIn, LeafNodeIndex,
+    LeafNodeParameters, MIXED_CIPHERTEXT_WIRE_FORMAT_POLICY, MlsGroup, MlsGroupCreateConfig,
+    MlsGroupJoinConfig, MlsMessageBodyIn, MlsMessageIn, MlsMessageOut, ProcessMessageError,
+    ProcessedMessageContent, ProtocolMessage, ProtocolVersion, Sender, StagedWelcome,
+    ValidationError,
+};
+use openmls_traits::OpenMlsProvider;
 use openmls_traits::signatures::{Signer, SignerError};
 use openmls_traits::types::SignatureScheme;
-use openmls_traits::OpenMlsProvider;
 use tls_codec::{Deserialize as _, Serialize as _};
 use zeroize::Zeroizing;
 
@@ -127,11 +130,22 @@ impl Provider {
     }
 
     fn snapshot(&self) -> Result<std::collections::HashMap<Vec<u8>, Vec<u8>>, GroupError> {
-        self.storage.values.read().map(|v| v.clone()).map_err(|_| GroupError::Internal)
+        self.storage
+            .values
+            .read()
+            .map(|v| v.clone())
+            .map_err(|_| GroupError::Internal)
     }
 
-    fn restore(&self, snapshot: std::collections::HashMap<Vec<u8>, Vec<u8>>) -> Result<(), GroupError> {
-        let mut values = self.storage.values.write().map_err(|_| GroupError::Internal)?;
+    fn restore(
+        &self,
+        snapshot: std::collections::HashMap<Vec<u8>, Vec<u8>>,
+    ) -> Result<(), GroupError> {
+        let mut values = self
+            .storage
+            .values
+            .write()
+            .map_err(|_| GroupError::Internal)?;
         *values = snapshot;
         Ok(())
     }
@@ -244,7 +258,9 @@ pub struct Group {
 
 impl core::fmt::Debug for Group {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("Group").field("epoch", &self.inner.epoch().as_u64()).finish_non_exhaustive()
+        f.debug_struct("Group")
+            .field("epoch", &self.inner.epoch().as_u64())
+            .finish_non_exhaustive()
     }
 }
 
@@ -267,7 +283,11 @@ impl Client {
         seed: &[u8; 32],
         values: std::collections::HashMap<Vec<u8>, Vec<u8>>,
     ) -> Result<Self, GroupError> {
-        Ok(Self { provider: Provider::new(values)?, signer: MlsSigner(SigningKey::from_bytes(seed)), identity })
+        Ok(Self {
+            provider: Provider::new(values)?,
+            signer: MlsSigner(SigningKey::from_bytes(seed)),
+            identity,
+        })
     }
 
     /// The credential identity.
@@ -295,7 +315,11 @@ impl Client {
     ///
     /// # Errors
     /// [`GroupError::Internal`] if OpenMLS fails.
-    pub fn create_key_package(&self, suite: Suite, last_resort: bool) -> Result<Vec<u8>, GroupError> {
+    pub fn create_key_package(
+        &self,
+        suite: Suite,
+        last_resort: bool,
+    ) -> Result<Vec<u8>, GroupError> {
         let mut builder = KeyPackage::builder();
         if last_resort {
             builder = builder.mark_as_last_resort();
@@ -370,7 +394,10 @@ impl Client {
     /// [`GroupError::NotAMember`] if the client holds no such group.
     pub fn delete_group(&self, group_id: &[u8]) -> Result<(), GroupError> {
         let mut group = self.load_group(group_id)?;
-        group.inner.delete(self.provider.storage()).map_err(|_| GroupError::Internal)
+        group
+            .inner
+            .delete(self.provider.storage())
+            .map_err(|_| GroupError::Internal)
     }
 
     /// The whole client as one canonical byte string (format in
@@ -449,7 +476,11 @@ impl Group {
     /// [`GroupError::InvalidArgument`] for none or more than [`MAX_ADD`];
     /// [`GroupError::Malformed`] / [`GroupError::InvalidKeyPackage`] for a
     /// key package that does not parse or validate; [`GroupError::CommitPending`].
-    pub fn add(&mut self, client: &Client, key_packages: &[&[u8]]) -> Result<CommitOutput, GroupError> {
+    pub fn add(
+        &mut self,
+        client: &Client,
+        key_packages: &[&[u8]],
+    ) -> Result<CommitOutput, GroupError> {
         self.ensure_operational()?;
         if key_packages.is_empty() || key_packages.len() > MAX_ADD {
             return Err(GroupError::InvalidArgument("key packages: 1 to 1000"));
@@ -459,7 +490,9 @@ impl Group {
         for bytes in key_packages {
             let package = validate_key_package(client, bytes)?;
             if package.ciphersuite() != suite {
-                return Err(GroupError::InvalidKeyPackage("another ciphersuite than the group's"));
+                return Err(GroupError::InvalidKeyPackage(
+                    "another ciphersuite than the group's",
+                ));
             }
             if package.leaf_node().signature_key().as_slice() == client.signature_key() {
                 return Err(GroupError::InvalidKeyPackage("this client's own"));
@@ -475,7 +508,10 @@ impl Group {
                 }
                 _ => GroupError::Internal,
             })?;
-        Ok(CommitOutput { commit: encode(&commit)?, welcome: Some(encode(&welcome)?) })
+        Ok(CommitOutput {
+            commit: encode(&commit)?,
+            welcome: Some(encode(&welcome)?),
+        })
     }
 
     /// A commit removing the members at `indices`; pending until
@@ -501,7 +537,10 @@ impl Group {
             .inner
             .remove_members(&client.provider, &client.signer, &leaves)
             .map_err(|_| GroupError::Internal)?;
-        Ok(CommitOutput { commit: encode(&commit)?, welcome: welcome.map(|w| encode(&w)).transpose()? })
+        Ok(CommitOutput {
+            commit: encode(&commit)?,
+            welcome: welcome.map(|w| encode(&w)).transpose()?,
+        })
     }
 
     /// A commit with a fresh leaf and path (post-compromise security);
@@ -513,9 +552,16 @@ impl Group {
         self.ensure_operational()?;
         let bundle = self
             .inner
-            .self_update(&client.provider, &client.signer, LeafNodeParameters::default())
+            .self_update(
+                &client.provider,
+                &client.signer,
+                LeafNodeParameters::default(),
+            )
             .map_err(|_| GroupError::Internal)?;
-        Ok(CommitOutput { commit: encode(bundle.commit())?, welcome: None })
+        Ok(CommitOutput {
+            commit: encode(bundle.commit())?,
+            welcome: None,
+        })
     }
 
     /// Merges this member's pending commit (the delivery service accepted it).
@@ -526,7 +572,9 @@ impl Group {
         if self.inner.pending_commit().is_none() {
             return Err(GroupError::NoPendingCommit);
         }
-        self.inner.merge_pending_commit(&client.provider).map_err(|_| GroupError::Internal)
+        self.inner
+            .merge_pending_commit(&client.provider)
+            .map_err(|_| GroupError::Internal)
     }
 
     /// Discards this member's pending commit (another commit won the epoch).
@@ -537,7 +585,9 @@ impl Group {
         if self.inner.pending_commit().is_none() {
             return Err(GroupError::NoPendingCommit);
         }
-        self.inner.clear_pending_commit(client.provider.storage()).map_err(|_| GroupError::Internal)
+        self.inner
+            .clear_pending_commit(client.provider.storage())
+            .map_err(|_| GroupError::Internal)
     }
 
     /// Encrypts an application message (a `PrivateMessage` in an `MLSMessage`).
@@ -545,7 +595,12 @@ impl Group {
     /// # Errors
     /// [`GroupError::CommitPending`] while a commit of this member is pending;
     /// [`GroupError::NotAMember`] once removed.
-    pub fn encrypt(&mut self, client: &Client, plaintext: &[u8], aad: &[u8]) -> Result<Vec<u8>, GroupError> {
+    pub fn encrypt(
+        &mut self,
+        client: &Client,
+        plaintext: &[u8],
+        aad: &[u8],
+    ) -> Result<Vec<u8>, GroupError> {
         self.ensure_operational()?;
         self.inner.set_aad(aad.to_vec());
         let message = self
@@ -590,16 +645,25 @@ impl Group {
         }
     }
 
-    fn receive_inner(&mut self, client: &Client, message: ProtocolMessage) -> Result<Received, GroupError> {
+    fn receive_inner(
+        &mut self,
+        client: &Client,
+        message: ProtocolMessage,
+    ) -> Result<Received, GroupError> {
         let mut discarded_own = false;
         if self.inner.pending_commit().is_some()
             && message.is_handshake_message()
             && message.epoch() == self.inner.epoch()
         {
-            self.inner.clear_pending_commit(client.provider.storage()).map_err(|_| GroupError::Internal)?;
+            self.inner
+                .clear_pending_commit(client.provider.storage())
+                .map_err(|_| GroupError::Internal)?;
             discarded_own = true;
         }
-        let processed = self.inner.process_message(&client.provider, message).map_err(map_process)?;
+        let processed = self
+            .inner
+            .process_message(&client.provider, message)
+            .map_err(map_process)?;
         let sender = match processed.sender() {
             Sender::Member(i) => Some(i.u32()),
             _ => None,
@@ -618,10 +682,22 @@ impl Group {
                     .add_proposals()
                     .map(|p| identity_of(p.add_proposal().key_package().leaf_node().credential()))
                     .collect();
-                let removed = staged.remove_proposals().map(|p| p.remove_proposal().removed().u32()).collect();
+                let removed = staged
+                    .remove_proposals()
+                    .map(|p| p.remove_proposal().removed().u32())
+                    .collect();
                 let removed_self = staged.self_removed();
-                self.inner.merge_staged_commit(&client.provider, *staged).map_err(|_| GroupError::Internal)?;
-                Ok(Received::Commit { sender, epoch: self.inner.epoch().as_u64(), added, removed, removed_self, discarded_own })
+                self.inner
+                    .merge_staged_commit(&client.provider, *staged)
+                    .map_err(|_| GroupError::Internal)?;
+                Ok(Received::Commit {
+                    sender,
+                    epoch: self.inner.epoch().as_u64(),
+                    added,
+                    removed,
+                    removed_self,
+                    discarded_own,
+                })
             }
             ProcessedMessageContent::ProposalMessage(proposal) => {
                 self.inner
@@ -629,14 +705,13 @@ impl Group {
                     .map_err(|_| GroupError::Internal)?;
                 Ok(Received::Proposal { sender })
             }
-            ProcessedMessageContent::ExternalJoinProposalMessage(_) => {
-                Err(GroupError::InvalidCommit("external join proposals are not accepted"))
-            }
+            ProcessedMessageContent::ExternalJoinProposalMessage(_) => Err(
+                GroupError::InvalidCommit("external join proposals are not accepted"),
+            ),
             // A message whose (unauthenticated) sender data names this member: the delivery
             // service fanned one of this member's own messages back. Nothing changes.
-            ProcessedMessageContent::OwnPrivateMessage | ProcessedMessageContent::OwnPendingCommit => {
-                Err(GroupError::DuplicateMessage)
-            }
+            ProcessedMessageContent::OwnPrivateMessage
+            | ProcessedMessageContent::OwnPendingCommit => Err(GroupError::DuplicateMessage),
         }
     }
 }
@@ -649,11 +724,15 @@ fn check_identity(identity: &[u8]) -> Result<(), GroupError> {
 }
 
 fn identity_of(credential: &openmls::credentials::Credential) -> Vec<u8> {
-    BasicCredential::try_from(credential.clone()).map(|b| b.identity().to_vec()).unwrap_or_default()
+    BasicCredential::try_from(credential.clone())
+        .map(|b| b.identity().to_vec())
+        .unwrap_or_default()
 }
 
 fn encode(message: &MlsMessageOut) -> Result<Vec<u8>, GroupError> {
-    message.tls_serialize_detached().map_err(|_| GroupError::Internal)
+    message
+        .tls_serialize_detached()
+        .map_err(|_| GroupError::Internal)
 }
 
 fn decode(bytes: &[u8]) -> Result<MlsMessageIn, GroupError> {
@@ -665,7 +744,9 @@ fn decode(bytes: &[u8]) -> Result<MlsMessageIn, GroupError> {
 
 fn validate_key_package(client: &Client, bytes: &[u8]) -> Result<KeyPackage, GroupError> {
     let MlsMessageBodyIn::KeyPackage(package) = decode(bytes)?.extract() else {
-        return Err(GroupError::Malformed("key package: not a key package message"));
+        return Err(GroupError::Malformed(
+            "key package: not a key package message",
+        ));
     };
     let package: KeyPackageIn = package;
     let package = package
@@ -679,11 +760,15 @@ fn map_process<E>(e: ProcessMessageError<E>) -> GroupError {
     match e {
         ProcessMessageError::ValidationError(v) => match v {
             ValidationError::WrongGroupId => GroupError::WrongGroup,
-            ValidationError::WrongEpoch | ValidationError::NoPastEpochData => GroupError::WrongEpoch,
+            ValidationError::WrongEpoch | ValidationError::NoPastEpochData => {
+                GroupError::WrongEpoch
+            }
             ValidationError::UnableToDecrypt(MessageDecryptionError::SecretTreeError(
                 SecretTreeError::SecretReuseError | SecretTreeError::TooDistantInThePast,
             )) => GroupError::DuplicateMessage,
-            ValidationError::UnknownMember | ValidationError::NonMemberApplicationMessage => GroupError::NotAMember,
+            ValidationError::UnknownMember | ValidationError::NonMemberApplicationMessage => {
+                GroupError::NotAMember
+            }
             ValidationError::UnableToDecrypt(_)
             | ValidationError::InvalidSignature
             | ValidationError::InvalidMembershipTag
@@ -693,7 +778,9 @@ fn map_process<E>(e: ProcessMessageError<E>) -> GroupError {
             _ => GroupError::InvalidCommit("the message fails validation"),
         },
         ProcessMessageError::InvalidCommit(c) => match c {
-            openmls::group::StageCommitError::ConfirmationTagMismatch => GroupError::AuthenticationFailed,
+            openmls::group::StageCommitError::ConfirmationTagMismatch => {
+                GroupError::AuthenticationFailed
+            }
             openmls::group::StageCommitError::EpochMismatch => GroupError::WrongEpoch,
             _ => GroupError::InvalidCommit("the commit fails validation"),
         },

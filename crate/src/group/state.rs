@@ -29,14 +29,30 @@ fn push_len(out: &mut Vec<u8>, len: usize) {
     out.extend_from_slice(&u32::try_from(len).unwrap_or(u32::MAX).to_be_bytes());
 }
 
-pub(crate) fn encode(seed: &[u8; 32], identity: &[u8], values: &HashMap<Vec<u8>, Vec<u8>>) -> Zeroizing<Vec<u8>> {
+pub(crate) fn encode(
+    seed: &[u8; 32],
+    identity: &[u8],
+    values: &HashMap<Vec<u8>, Vec<u8>>,
+) -> Zeroizing<Vec<u8>> {
     let mut keys: Vec<&Vec<u8>> = values.keys().collect();
     keys.sort();
-    let size = 8 + 32 + 2 + identity.len() + 4 + values.iter().map(|(k, v)| 8 + k.len() + v.len()).sum::<usize>();
+    let size = 8
+        + 32
+        + 2
+        + identity.len()
+        + 4
+        + values
+            .iter()
+            .map(|(k, v)| 8 + k.len() + v.len())
+            .sum::<usize>();
     let mut out = Zeroizing::new(Vec::with_capacity(size));
     out.extend_from_slice(MAGIC);
     out.extend_from_slice(seed);
-    out.extend_from_slice(&u16::try_from(identity.len()).unwrap_or(u16::MAX).to_be_bytes());
+    out.extend_from_slice(
+        &u16::try_from(identity.len())
+            .unwrap_or(u16::MAX)
+            .to_be_bytes(),
+    );
     out.extend_from_slice(identity);
     push_len(&mut out, keys.len());
     for k in keys {
@@ -81,7 +97,9 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Decoded, GroupError> {
     seed.copy_from_slice(r.take(32, "state: seed")?);
     let id_len = {
         let b = r.take(2, "state: identity length")?;
-        let arr: [u8; 2] = b.try_into().map_err(|_| GroupError::Malformed("state: identity length"))?;
+        let arr: [u8; 2] = b
+            .try_into()
+            .map_err(|_| GroupError::Malformed("state: identity length"))?;
         usize::from(u16::from_be_bytes(arr))
     };
     let identity = r.take(id_len, "state: identity")?.to_vec();
@@ -96,7 +114,9 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Decoded, GroupError> {
         let k_len = r.u32("state: key length")?;
         let key = r.take(k_len, "state: key")?;
         if previous.is_some_and(|p| p >= key) {
-            return Err(GroupError::Malformed("state: keys not in strictly increasing order"));
+            return Err(GroupError::Malformed(
+                "state: keys not in strictly increasing order",
+            ));
         }
         previous = Some(key);
         let v_len = r.u32("state: value length")?;
@@ -106,5 +126,9 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Decoded, GroupError> {
     if !r.rest.is_empty() {
         return Err(GroupError::Malformed("state: trailing bytes"));
     }
-    Ok(Decoded { seed, identity, values })
+    Ok(Decoded {
+        seed,
+        identity,
+        values,
+    })
 }
