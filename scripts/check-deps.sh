@@ -5,7 +5,8 @@
 #   1. a cryptographic crate resolves to more than one version in any of the
 #      dependency graphs of `veilkit` (default features on the host; `wasm`
 #      (and `threads`, when the manifest has it) on wasm32-unknown-unknown;
-#      each with and without dev-dependencies);
+#      `group` on the host and `group-wasm` on wasm32; each with and without
+#      dev-dependencies), counted on the crates `cargo tree` builds;
 #   2. any crate in those graphs, or any npm runtime dependency, has a licence
 #      outside the allowlist below (offenders are printed);
 #   3. an npm runtime dependency (package.json "dependencies") is not listed
@@ -32,6 +33,10 @@ HOST="$(rustc -vV | sed -n 's/^host: //p')"
 # name|cargo metadata arguments
 GRAPHS=("default ($HOST)|--filter-platform $HOST")
 GRAPHS+=("wasm (wasm32)|--features wasm --filter-platform wasm32-unknown-unknown")
+if [[ " $features " == *" group-wasm "* ]]; then
+  GRAPHS+=("group ($HOST)|--features group --filter-platform $HOST")
+  GRAPHS+=("group-wasm (wasm32)|--features group-wasm --filter-platform wasm32-unknown-unknown")
+fi
 if [[ " $features " == *" threads "* ]]; then
   GRAPHS+=("threads (wasm32)|--features threads --filter-platform wasm32-unknown-unknown")
 fi
@@ -42,6 +47,14 @@ for g in "${GRAPHS[@]}"; do
   args="${g#*|}"
   # shellcheck disable=SC2086
   cargo metadata --format-version 1 $args >"$TMP/graph$i.json"
+  # The crates actually built: `cargo metadata` also resolves weak optional
+  # dependencies ("dep?/feature") that no feature turns on (openmls's test-only
+  # RustCrypto provider, for one), so duplicates are counted on `cargo tree`.
+  tree_args="${args/--filter-platform/--target}"
+  # shellcheck disable=SC2086
+  cargo tree -q --manifest-path crate/Cargo.toml -e normal,build --prefix none -f '{p}' $tree_args >"$TMP/graph$i.tree"
+  # shellcheck disable=SC2086
+  cargo tree -q --manifest-path crate/Cargo.toml -e normal,build,dev --prefix none -f '{p}' $tree_args >"$TMP/graph$i.devtree"
   printf '%s\n' "$name" >"$TMP/graph$i.name"
   i=$((i + 1))
 done
@@ -125,7 +138,14 @@ for (let g = 0; g < count; g++) {
   const nodes = new Map(meta.resolve.nodes.map((n) => [n.id, n]));
   const root = meta.packages.find((p) => p.name === 'veilkit' && p.source === null);
 
+  const built = (file) => new Set(
+    fs.readFileSync(path.join(dir, file), 'utf8').split('\n')
+      .map((l) => /^(\S+) v(\S+)/.exec(l)).filter(Boolean).map((m) => `${m[1]} ${m[2]}`),
+  );
+  const builtSets = [built(`graph${g}.tree`), built(`graph${g}.devtree`)];
+
   for (const withDev of [false, true]) {
+    const inTree = builtSets[withDev ? 1 : 0];
     const seen = new Set([root.id]);
     const stack = [root.id];
     while (stack.length) {
@@ -142,6 +162,7 @@ for (let g = 0; g < count; g++) {
     const byName = new Map();
     for (const id of seen) {
       const p = pkgs.get(id);
+      if (!inTree.has(`${p.name} ${p.version}`)) continue;
       allPackages.set(`${p.name} ${p.version}`, p);
       if (!byName.has(p.name)) byName.set(p.name, new Set());
       byName.get(p.name).add(p.version);
@@ -150,7 +171,7 @@ for (let g = 0; g < count; g++) {
     const dups = [...byName].filter(([, v]) => v.size > 1).sort(([a], [b]) => a.localeCompare(b));
     const cryptoDups = dups.filter(([n]) => CRYPTO.has(n));
     const otherDups = dups.filter(([n]) => !CRYPTO.has(n));
-    console.log(`check-deps: ${label}: ${seen.size} crates, ${cryptoDups.length} duplicated crypto crates`);
+    console.log(`check-deps: ${label}: ${[...seen].filter((id) => inTree.has(`${pkgs.get(id).name} ${pkgs.get(id).version}`)).length} crates, ${cryptoDups.length} duplicated crypto crates`);
     for (const [n, v] of cryptoDups) {
       failed = true;
       console.log(`  FAIL duplicate crypto crate ${n}: ${[...v].join(', ')}   (see: cargo tree -i ${n})`);

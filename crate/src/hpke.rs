@@ -56,7 +56,13 @@ const MODE_BASE: u8 = 0x00;
 /// `suite_id` with this KEM and KDF and the given AEAD (the draft's test
 /// vectors use ChaCha20-Poly1305; the key schedule is checked against them).
 const fn suite_id(aead_id: u16) -> [u8; 10] {
-    let k = KEM_ID.to_be_bytes();
+    suite_id_for(KEM_ID, aead_id)
+}
+
+/// `"HPKE" ‖ I2OSP(kem_id, 2) ‖ I2OSP(0x0001, 2) ‖ I2OSP(aead_id, 2)`: the `suite_id`
+/// of any suite with HKDF-SHA256.
+pub(crate) const fn suite_id_for(kem_id: u16, aead_id: u16) -> [u8; 10] {
+    let k = kem_id.to_be_bytes();
     let d = KDF_ID.to_be_bytes();
     let a = aead_id.to_be_bytes();
     [b'H', b'P', b'K', b'E', k[0], k[1], d[0], d[1], a[0], a[1]]
@@ -64,14 +70,14 @@ const fn suite_id(aead_id: u16) -> [u8; 10] {
 
 /// `LabeledExtract(salt, label, ikm) = HKDF-Extract(salt, "HPKE-v1" ‖ suite_id ‖ label ‖ ikm)`:
 /// the PRK as bytes and ready for expansion.
-fn labeled_extract(
-    suite: &[u8; 10],
+pub(crate) fn labeled_extract(
+    suite: &[u8],
     salt: &[u8],
     label: &[u8],
     ikm: &[u8],
 ) -> (Zeroizing<[u8; 32]>, Hkdf<Sha256>) {
     let mut ext = HkdfExtract::<Sha256>::new(Some(salt));
-    for part in [VERSION_LABEL, suite.as_slice(), label, ikm] {
+    for part in [VERSION_LABEL, suite, label, ikm] {
         ext.input_ikm(part);
     }
     let (prk, hkdf) = ext.finalize();
@@ -81,8 +87,8 @@ fn labeled_extract(
 }
 
 /// `LabeledExpand(prk, label, info, L) = HKDF-Expand(prk, I2OSP(L, 2) ‖ "HPKE-v1" ‖ suite_id ‖ label ‖ info, L)`.
-fn labeled_expand(
-    suite: &[u8; 10],
+pub(crate) fn labeled_expand(
+    suite: &[u8],
     prk: &Hkdf<Sha256>,
     label: &[u8],
     info: &[u8],
@@ -98,15 +104,31 @@ fn labeled_expand(
 }
 
 /// The key schedule's output for one encapsulation (RFC 9180 §5.1).
-struct Context {
+pub(crate) struct Context {
     suite: [u8; 10],
+    /// The AEAD key: its first `key_len` (`Nk`) bytes.
     key: Zeroizing<[u8; KEY_LEN]>,
-    base_nonce: [u8; IV_LEN],
+    key_len: usize,
+    /// The AEAD base nonce (`Nn` = 12 bytes).
+    pub(crate) base_nonce: [u8; IV_LEN],
     exporter_secret: Zeroizing<[u8; 32]>,
 }
 
-/// `KeySchedule(mode_base, shared_secret, info, psk = "", psk_id = "")`.
+/// `KeySchedule(mode_base, shared_secret, info, psk = "", psk_id = "")` for this
+/// module's AES-256-GCM suite.
 fn key_schedule(suite: [u8; 10], shared_secret: &[u8; 32], info: &[u8]) -> Result<Context> {
+    key_schedule_with(suite, shared_secret, info, KEY_LEN)
+}
+
+/// `KeySchedule` with HKDF-SHA256 (`Nh` = 32), a 12-byte nonce and a `key_len`-byte
+/// AEAD key: any RFC 9180 suite with that KDF (the MLS group provider uses it with
+/// DHKEM(X25519) and X-Wing, AES-128-GCM and ChaCha20-Poly1305).
+pub(crate) fn key_schedule_with(
+    suite: [u8; 10],
+    shared_secret: &[u8; 32],
+    info: &[u8],
+    key_len: usize,
+) -> Result<Context> {
     // key_schedule_context = mode ‖ psk_id_hash ‖ info_hash
     let mut ks_context = [0u8; 65];
     let (psk_id_hash, _) = labeled_extract(&suite, b"", b"psk_id_hash", b"");
@@ -119,9 +141,12 @@ fn key_schedule(suite: [u8; 10], shared_secret: &[u8; 32], info: &[u8]) -> Resul
     }
     let (_, secret) = labeled_extract(&suite, shared_secret, b"secret", b"");
     let mut key = Zeroizing::new([0u8; KEY_LEN]);
+    let key_out = key
+        .get_mut(..key_len)
+        .ok_or(CryptoError::InvalidParameter("hpke: AEAD key length"))?;
     let mut base_nonce = [0u8; IV_LEN];
     let mut exporter_secret = Zeroizing::new([0u8; 32]);
-    labeled_expand(&suite, &secret, b"key", &ks_context, key.as_mut_slice())?;
+    labeled_expand(&suite, &secret, b"key", &ks_context, key_out)?;
     labeled_expand(&suite, &secret, b"base_nonce", &ks_context, &mut base_nonce)?;
     labeled_expand(
         &suite,
@@ -133,13 +158,20 @@ fn key_schedule(suite: [u8; 10], shared_secret: &[u8; 32], info: &[u8]) -> Resul
     Ok(Context {
         suite,
         key,
+        key_len,
         base_nonce,
         exporter_secret,
     })
 }
 
 impl Context {
-    fn export(&self, exporter_context: &[u8], len: usize) -> Result<Zeroizing<Vec<u8>>> {
+    /// The AEAD key (`Nk` bytes).
+    pub(crate) fn key(&self) -> &[u8] {
+        self.key.get(..self.key_len).unwrap_or_default()
+    }
+
+    /// RFC 9180 §5.3 `Export(exporter_context, L)`.
+    pub(crate) fn export(&self, exporter_context: &[u8], len: usize) -> Result<Zeroizing<Vec<u8>>> {
         check_export(exporter_context, len)?;
         let prk = Hkdf::<Sha256>::from_prk(self.exporter_secret.as_slice())
             .map_err(|_| CryptoError::InvalidParameter("hpke: exporter secret"))?;
@@ -192,7 +224,7 @@ fn seal_with(
     plaintext: &[u8],
 ) -> Result<Vec<u8>> {
     let ctx = key_schedule(SUITE_ID, shared_secret, info)?;
-    let ct = aead::aes_gcm_encrypt_with_iv(ctx.key.as_slice(), &ctx.base_nonce, plaintext, aad)?;
+    let ct = aead::aes_gcm_encrypt_with_iv(ctx.key(), &ctx.base_nonce, plaintext, aad)?;
     let mut out = enc;
     out.reserve_exact(ct.len());
     out.extend_from_slice(&ct);
@@ -269,7 +301,7 @@ pub fn open(
     ))?;
     let ss = xwing::xwing_decapsulate(sk, enc)?;
     let ctx = key_schedule(SUITE_ID, &ss, info)?;
-    let pt = aead::aes_gcm_decrypt_with_iv(ctx.key.as_slice(), &ctx.base_nonce, ct, aad)?;
+    let pt = aead::aes_gcm_decrypt_with_iv(ctx.key(), &ctx.base_nonce, ct, aad)?;
     Ok(Zeroizing::new(pt))
 }
 
@@ -393,7 +425,7 @@ mod tests {
             assert_eq!(enc, h(&v["enc"]));
             assert_eq!(ss.to_vec(), h(&v["shared_secret"]));
             let ctx = key_schedule(suite, &ss, &h(&v["info"])).unwrap();
-            assert_eq!(ctx.key.to_vec(), h(&v["key"]));
+            assert_eq!(ctx.key().to_vec(), h(&v["key"]));
             assert_eq!(ctx.base_nonce.to_vec(), h(&v["base_nonce"]));
             assert_eq!(ctx.exporter_secret.to_vec(), h(&v["exporter_secret"]));
             for e in v["exports"].as_array().unwrap() {

@@ -1,9 +1,11 @@
 //! MLS groups (RFC 9420) on OpenMLS: veilkit's group engine.
 //!
-//! veilkit does not implement MLS: this module wraps [OpenMLS] 0.9 with its
-//! libcrux crypto provider (the choice and its measurements are in
-//! `docs/GROUPS.md`). What is veilkit's here:
+//! veilkit does not implement MLS: this module wraps [OpenMLS] 0.9 (the choice
+//! and its measurements are in `docs/GROUPS.md`). What is veilkit's here:
 //!
+//! - the **crypto provider** ([`crypto`]): OpenMLS's crypto trait on the core's
+//!   primitives and HPKE (OpenMLS's own providers run HPKE through the MPL-2.0
+//!   `hpke-rs`);
 //! - the **client**: one member's MLS signature key (Ed25519, `ed25519-dalek`
 //!   from the core's tree), its credential and OpenMLS's key-value storage;
 //! - the **state codec** ([`Client::export_state`] / [`Client::import_state`]):
@@ -18,6 +20,7 @@
 //!
 //! [OpenMLS]: https://github.com/openmls/openmls
 
+mod crypto;
 mod error;
 mod state;
 #[cfg(feature = "group-wasm")]
@@ -95,16 +98,17 @@ impl Suite {
     }
 }
 
-/// OpenMLS's provider with veilkit's storage: libcrux crypto, and the
-/// key-value store whose contents [`Client::export_state`] serializes.
+/// OpenMLS's provider: veilkit's crypto ([`crypto::VeilCrypto`], the core's
+/// primitives) and the key-value store whose contents [`Client::export_state`]
+/// serializes.
 pub(crate) struct Provider {
-    crypto: openmls_libcrux_crypto::CryptoProvider,
+    crypto: crypto::VeilCrypto,
     storage: openmls_memory_storage::MemoryStorage,
 }
 
 impl OpenMlsProvider for Provider {
-    type CryptoProvider = openmls_libcrux_crypto::CryptoProvider;
-    type RandProvider = openmls_libcrux_crypto::CryptoProvider;
+    type CryptoProvider = crypto::VeilCrypto;
+    type RandProvider = crypto::VeilCrypto;
     type StorageProvider = openmls_memory_storage::MemoryStorage;
 
     fn storage(&self) -> &Self::StorageProvider {
@@ -121,8 +125,7 @@ impl OpenMlsProvider for Provider {
 impl Provider {
     fn new(values: std::collections::HashMap<Vec<u8>, Vec<u8>>) -> Result<Self, GroupError> {
         Ok(Self {
-            crypto: openmls_libcrux_crypto::CryptoProvider::new()
-                .map_err(|_| GroupError::RandomnessUnavailable)?,
+            crypto: crypto::VeilCrypto,
             storage: openmls_memory_storage::MemoryStorage {
                 values: std::sync::RwLock::new(values),
             },

@@ -1,0 +1,653 @@
+//! veilkit's OpenMLS crypto provider: OpenMLS's [`OpenMlsCrypto`] and
+//! [`OpenMlsRand`] on the core's own primitives.
+//!
+//! OpenMLS's two providers both run HPKE through `hpke-rs`, which is MPL-2.0 (a
+//! copyleft licence the dependency policy does not admit), and the libcrux one
+//! pins a second libcrux line (0.0.10) next to the core's 0.0.11. This provider
+//! uses what the core already has and tests against vectors: SHA-2 (`sha2`),
+//! HKDF / HMAC (`hkdf`, `hmac`), AES-GCM (`aes-gcm`), ChaCha20-Poly1305
+//! (`chacha20poly1305`, same `aead` line), Ed25519 (`ed25519-dalek`, strict
+//! verification), and RFC 9180 HPKE from [`crate::hpke`]'s key schedule with two
+//! KEMs: DHKEM(X25519, HKDF-SHA256) (`0x0020`, [`crate::x25519`]) and X-Wing
+//! draft-06 (`0x647a`, [`crate::xwing`]). Randomness is [`crate::rng`]
+//! (`getrandom`); a failing generator is an error.
+//!
+//! Supported: the suites veilkit creates and joins, `0x0001`
+//! (`MLS_128_DHKEMX25519_AES128GCM_SHA256_Ed25519`) and `0x004D`
+//! (`MLS_256_XWING_CHACHA20POLY1305_SHA256_Ed25519`), plus `0x0003` (X25519,
+//! ChaCha20-Poly1305), which needs nothing more. Byte agreement with OpenMLS's
+//! libcrux provider is pinned by `vectors/mls/hpke-openmls-libcrux-kat.json`
+//! (`crate/tests/group.rs`), and suite `0x0001` is exercised live against ts-mls.
+
+use aes_gcm::aead::{Aead, KeyInit, Payload};
+use aes_gcm::{Aes128Gcm, Aes256Gcm};
+use chacha20poly1305::ChaCha20Poly1305;
+use ed25519_dalek::{Signer as _, SigningKey, VerifyingKey};
+use hkdf::Hkdf;
+use hmac::{Hmac, Mac};
+use openmls_traits::crypto::OpenMlsCrypto;
+use openmls_traits::random::OpenMlsRand;
+use openmls_traits::types::{
+    AeadType, Ciphersuite, CryptoError, ExporterSecret, HashType, HpkeAeadType, HpkeCiphertext,
+    HpkeConfig, HpkeKdfType, HpkeKemType, HpkeKeyPair, KemOutput, SignatureScheme,
+};
+use sha2::{Digest, Sha256, Sha384, Sha512};
+use tls_codec::SecretVLBytes;
+use zeroize::Zeroizing;
+
+use crate::{hpke, rng, x25519, xwing};
+
+/// The provider (stateless: every call draws fresh randomness from `getrandom`).
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct VeilCrypto;
+
+/// The suites this provider can run.
+const SUITES: [Ciphersuite; 3] = [
+    Ciphersuite::MLS_128_DHKEMX25519_AES128GCM_SHA256_Ed25519,
+    Ciphersuite::MLS_128_DHKEMX25519_CHACHA20POLY1305_SHA256_Ed25519,
+    Ciphersuite::MLS_256_XWING_CHACHA20POLY1305_SHA256_Ed25519,
+];
+
+/// RFC 9180 KEM identifiers (`suite_id` bytes).
+const KEM_X25519: u16 = 0x0020;
+
+/// The randomness source failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct RandomnessUnavailable;
+
+impl core::fmt::Display for RandomnessUnavailable {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("the platform random generator failed")
+    }
+}
+
+impl std::error::Error for RandomnessUnavailable {}
+
+impl OpenMlsRand for VeilCrypto {
+    type Error = RandomnessUnavailable;
+
+    fn random_array<const N: usize>(&self) -> Result<[u8; N], Self::Error> {
+        let mut out = [0u8; N];
+        rng::fill(&mut out).map_err(|_| RandomnessUnavailable)?;
+        Ok(out)
+    }
+
+    fn random_vec(&self, len: usize) -> Result<Vec<u8>, Self::Error> {
+        let mut out = vec![0u8; len];
+        rng::fill(&mut out).map_err(|_| RandomnessUnavailable)?;
+        Ok(out)
+    }
+}
+
+/// A KEM of the supported HPKE configurations.
+#[derive(Clone, Copy)]
+enum Kem {
+    X25519,
+    XWing,
+}
+
+/// An HPKE configuration this provider runs: KEM, HKDF-SHA256, an AEAD.
+#[derive(Clone, Copy)]
+struct Suite {
+    kem: Kem,
+    aead: AeadType,
+    suite_id: [u8; 10],
+}
+
+impl Suite {
+    fn from_config(config: &HpkeConfig) -> Result<Self, CryptoError> {
+        let HpkeConfig(kem, kdf, aead) = config;
+        if *kdf != HpkeKdfType::HkdfSha256 {
+            return Err(CryptoError::UnsupportedKdf);
+        }
+        let (kem, kem_id) = match kem {
+            HpkeKemType::DhKem25519 => (Kem::X25519, KEM_X25519),
+            HpkeKemType::XWingKemDraft6 => (Kem::XWing, hpke::KEM_ID),
+            _ => return Err(CryptoError::UnsupportedCiphersuite),
+        };
+        let aead = match aead {
+            HpkeAeadType::AesGcm128 => AeadType::Aes128Gcm,
+            HpkeAeadType::AesGcm256 => AeadType::Aes256Gcm,
+            HpkeAeadType::ChaCha20Poly1305 => AeadType::ChaCha20Poly1305,
+            HpkeAeadType::Export => return Err(CryptoError::UnsupportedAeadAlgorithm),
+        };
+        Ok(Self {
+            kem,
+            aead,
+            suite_id: hpke::suite_id_for(kem_id, config.2 as u16),
+        })
+    }
+
+    /// `Encap(pkR)`: `(enc, shared_secret)`.
+    fn encap(&self, pk_r: &[u8]) -> Result<(Vec<u8>, Zeroizing<[u8; 32]>), CryptoError> {
+        match self.kem {
+            Kem::X25519 => {
+                let ephemeral = x25519::x25519_generate().map_err(randomness_or_key)?;
+                let dh = x25519::x25519_dh(ephemeral.secret.as_slice(), pk_r)
+                    .map_err(|_| CryptoError::InvalidPublicKey)?;
+                let enc = ephemeral.public.to_vec();
+                let ss = dhkem_shared_secret(&dh, &enc, pk_r)?;
+                Ok((enc, ss))
+            }
+            Kem::XWing => xwing::xwing_encapsulate(pk_r).map_err(randomness_or_key),
+        }
+    }
+
+    /// `Decap(enc, skR)`.
+    fn decap(&self, enc: &[u8], sk_r: &[u8]) -> Result<Zeroizing<[u8; 32]>, CryptoError> {
+        match self.kem {
+            Kem::X25519 => {
+                let pk_r = x25519::x25519_public(sk_r).map_err(|_| CryptoError::InvalidLength)?;
+                let dh = x25519::x25519_dh(sk_r, enc).map_err(|_| CryptoError::InvalidPublicKey)?;
+                dhkem_shared_secret(&dh, enc, &pk_r)
+            }
+            Kem::XWing => {
+                xwing::xwing_decapsulate(sk_r, enc).map_err(|_| CryptoError::InvalidLength)
+            }
+        }
+    }
+
+    fn key_len(&self) -> usize {
+        match self.aead {
+            AeadType::Aes128Gcm => 16,
+            AeadType::Aes256Gcm | AeadType::ChaCha20Poly1305 => 32,
+        }
+    }
+
+    fn context(&self, ss: &[u8; 32], info: &[u8]) -> Result<hpke::Context, CryptoError> {
+        hpke::key_schedule_with(self.suite_id, ss, info, self.key_len())
+            .map_err(|_| CryptoError::InvalidLength)
+    }
+}
+
+/// `RandomnessUnavailable` stays that; any other failure is a bad public key.
+fn randomness_or_key(e: crate::error::CryptoError) -> CryptoError {
+    match e {
+        crate::error::CryptoError::RandomnessUnavailable => CryptoError::InsufficientRandomness,
+        _ => CryptoError::InvalidPublicKey,
+    }
+}
+
+/// The DHKEM `suite_id`: `"KEM" ‖ I2OSP(0x0020, 2)`.
+const DHKEM_SUITE: [u8; 5] = [b'K', b'E', b'M', 0x00, 0x20];
+
+/// RFC 9180 §4.1 `ExtractAndExpand(dh, enc ‖ pkR)` of DHKEM(X25519, HKDF-SHA256).
+fn dhkem_shared_secret(
+    dh: &[u8; 32],
+    enc: &[u8],
+    pk_r: &[u8],
+) -> Result<Zeroizing<[u8; 32]>, CryptoError> {
+    let (_, eae_prk) = hpke::labeled_extract(&DHKEM_SUITE, b"", b"eae_prk", dh);
+    let mut kem_context = Vec::with_capacity(enc.len() + pk_r.len());
+    kem_context.extend_from_slice(enc);
+    kem_context.extend_from_slice(pk_r);
+    let mut ss = Zeroizing::new([0u8; 32]);
+    hpke::labeled_expand(
+        &DHKEM_SUITE,
+        &eae_prk,
+        b"shared_secret",
+        &kem_context,
+        ss.as_mut_slice(),
+    )
+    .map_err(|_| CryptoError::CryptoLibraryError)?;
+    Ok(ss)
+}
+
+/// The AEAD nonce for sequence number 0 is the base nonce itself (single shot).
+fn aead_seal(
+    alg: AeadType,
+    key: &[u8],
+    nonce: &[u8],
+    aad: &[u8],
+    msg: &[u8],
+) -> Result<Vec<u8>, CryptoError> {
+    let nonce: &[u8; 12] = nonce.try_into().map_err(|_| CryptoError::InvalidLength)?;
+    let payload = Payload { msg, aad };
+    let out = match alg {
+        AeadType::Aes128Gcm => Aes128Gcm::new_from_slice(key)
+            .map_err(|_| CryptoError::InvalidLength)?
+            .encrypt(nonce.into(), payload),
+        AeadType::Aes256Gcm => Aes256Gcm::new_from_slice(key)
+            .map_err(|_| CryptoError::InvalidLength)?
+            .encrypt(nonce.into(), payload),
+        AeadType::ChaCha20Poly1305 => ChaCha20Poly1305::new_from_slice(key)
+            .map_err(|_| CryptoError::InvalidLength)?
+            .encrypt(nonce.into(), payload),
+    };
+    out.map_err(|_| CryptoError::TooMuchData)
+}
+
+fn aead_open(
+    alg: AeadType,
+    key: &[u8],
+    nonce: &[u8],
+    aad: &[u8],
+    msg: &[u8],
+) -> Result<Vec<u8>, CryptoError> {
+    let nonce: &[u8; 12] = nonce.try_into().map_err(|_| CryptoError::InvalidLength)?;
+    let payload = Payload { msg, aad };
+    let out = match alg {
+        AeadType::Aes128Gcm => Aes128Gcm::new_from_slice(key)
+            .map_err(|_| CryptoError::InvalidLength)?
+            .decrypt(nonce.into(), payload),
+        AeadType::Aes256Gcm => Aes256Gcm::new_from_slice(key)
+            .map_err(|_| CryptoError::InvalidLength)?
+            .decrypt(nonce.into(), payload),
+        AeadType::ChaCha20Poly1305 => ChaCha20Poly1305::new_from_slice(key)
+            .map_err(|_| CryptoError::InvalidLength)?
+            .decrypt(nonce.into(), payload),
+    };
+    out.map_err(|_| CryptoError::AeadDecryptionError)
+}
+
+fn hmac_with<D>(key: &[u8], message: &[u8]) -> Result<SecretVLBytes, CryptoError>
+where
+    D: hmac::EagerHash,
+    Hmac<D>: Mac + hmac::KeyInit,
+{
+    let mut mac =
+        <Hmac<D> as hmac::KeyInit>::new_from_slice(key).map_err(|_| CryptoError::InvalidLength)?;
+    mac.update(message);
+    Ok(mac.finalize().into_bytes().to_vec().into())
+}
+
+impl OpenMlsCrypto for VeilCrypto {
+    fn supports(&self, ciphersuite: Ciphersuite) -> Result<(), CryptoError> {
+        if SUITES.contains(&ciphersuite) {
+            Ok(())
+        } else {
+            Err(CryptoError::UnsupportedCiphersuite)
+        }
+    }
+
+    fn supported_ciphersuites(&self) -> Vec<Ciphersuite> {
+        SUITES.to_vec()
+    }
+
+    fn hkdf_extract(
+        &self,
+        hash_type: HashType,
+        salt: &[u8],
+        ikm: &[u8],
+    ) -> Result<SecretVLBytes, CryptoError> {
+        let prk = match hash_type {
+            HashType::Sha2_256 => Hkdf::<Sha256>::extract(Some(salt), ikm).0.to_vec(),
+            HashType::Sha2_384 => Hkdf::<Sha384>::extract(Some(salt), ikm).0.to_vec(),
+            HashType::Sha2_512 => Hkdf::<Sha512>::extract(Some(salt), ikm).0.to_vec(),
+        };
+        Ok(prk.into())
+    }
+
+    fn hmac(
+        &self,
+        hash_type: HashType,
+        key: &[u8],
+        message: &[u8],
+    ) -> Result<SecretVLBytes, CryptoError> {
+        match hash_type {
+            HashType::Sha2_256 => hmac_with::<Sha256>(key, message),
+            HashType::Sha2_384 => hmac_with::<Sha384>(key, message),
+            HashType::Sha2_512 => hmac_with::<Sha512>(key, message),
+        }
+    }
+
+    fn hkdf_expand(
+        &self,
+        hash_type: HashType,
+        prk: &[u8],
+        info: &[u8],
+        okm_len: usize,
+    ) -> Result<SecretVLBytes, CryptoError> {
+        let mut okm = vec![0u8; okm_len];
+        let done = match hash_type {
+            HashType::Sha2_256 => Hkdf::<Sha256>::from_prk(prk)
+                .map_err(|_| CryptoError::InvalidLength)?
+                .expand(info, &mut okm),
+            HashType::Sha2_384 => Hkdf::<Sha384>::from_prk(prk)
+                .map_err(|_| CryptoError::InvalidLength)?
+                .expand(info, &mut okm),
+            HashType::Sha2_512 => Hkdf::<Sha512>::from_prk(prk)
+                .map_err(|_| CryptoError::InvalidLength)?
+                .expand(info, &mut okm),
+        };
+        done.map_err(|_| CryptoError::HkdfOutputLengthInvalid)?;
+        Ok(okm.into())
+    }
+
+    fn hash(&self, hash_type: HashType, data: &[u8]) -> Result<Vec<u8>, CryptoError> {
+        Ok(match hash_type {
+            HashType::Sha2_256 => Sha256::digest(data).to_vec(),
+            HashType::Sha2_384 => Sha384::digest(data).to_vec(),
+            HashType::Sha2_512 => Sha512::digest(data).to_vec(),
+        })
+    }
+
+    fn aead_encrypt(
+        &self,
+        alg: AeadType,
+        key: &[u8],
+        data: &[u8],
+        nonce: &[u8],
+        aad: &[u8],
+    ) -> Result<Vec<u8>, CryptoError> {
+        aead_seal(alg, key, nonce, aad, data)
+    }
+
+    fn aead_decrypt(
+        &self,
+        alg: AeadType,
+        key: &[u8],
+        ct_tag: &[u8],
+        nonce: &[u8],
+        aad: &[u8],
+    ) -> Result<Vec<u8>, CryptoError> {
+        aead_open(alg, key, nonce, aad, ct_tag)
+    }
+
+    fn signature_key_gen(&self, alg: SignatureScheme) -> Result<(Vec<u8>, Vec<u8>), CryptoError> {
+        if alg != SignatureScheme::ED25519 {
+            return Err(CryptoError::UnsupportedSignatureScheme);
+        }
+        let seed = rng::array::<32>().map_err(|_| CryptoError::InsufficientRandomness)?;
+        let key = SigningKey::from_bytes(&seed);
+        Ok((seed.to_vec(), key.verifying_key().to_bytes().to_vec()))
+    }
+
+    fn verify_signature(
+        &self,
+        alg: SignatureScheme,
+        data: &[u8],
+        pk: &[u8],
+        signature: &[u8],
+    ) -> Result<(), CryptoError> {
+        if alg != SignatureScheme::ED25519 {
+            return Err(CryptoError::UnsupportedSignatureScheme);
+        }
+        let pk: &[u8; 32] = pk.try_into().map_err(|_| CryptoError::InvalidLength)?;
+        let key = VerifyingKey::from_bytes(pk).map_err(|_| CryptoError::InvalidPublicKey)?;
+        let signature = ed25519_dalek::Signature::from_slice(signature)
+            .map_err(|_| CryptoError::InvalidSignature)?;
+        key.verify_strict(data, &signature)
+            .map_err(|_| CryptoError::InvalidSignature)
+    }
+
+    fn sign(&self, alg: SignatureScheme, data: &[u8], key: &[u8]) -> Result<Vec<u8>, CryptoError> {
+        if alg != SignatureScheme::ED25519 {
+            return Err(CryptoError::UnsupportedSignatureScheme);
+        }
+        let seed: &[u8; 32] = key.try_into().map_err(|_| CryptoError::InvalidLength)?;
+        Ok(SigningKey::from_bytes(seed).sign(data).to_bytes().to_vec())
+    }
+
+    fn hpke_seal(
+        &self,
+        config: HpkeConfig,
+        pk_r: &[u8],
+        info: &[u8],
+        aad: &[u8],
+        ptxt: &[u8],
+    ) -> Result<HpkeCiphertext, CryptoError> {
+        let suite = Suite::from_config(&config)?;
+        let (enc, ss) = suite.encap(pk_r)?;
+        let ctx = suite.context(&ss, info)?;
+        let ciphertext = aead_seal(suite.aead, ctx.key(), &ctx.base_nonce, aad, ptxt)
+            .map_err(|_| CryptoError::HpkeEncryptionError)?;
+        Ok(HpkeCiphertext {
+            kem_output: enc.into(),
+            ciphertext: ciphertext.into(),
+        })
+    }
+
+    fn hpke_open(
+        &self,
+        config: HpkeConfig,
+        input: &HpkeCiphertext,
+        sk_r: &[u8],
+        info: &[u8],
+        aad: &[u8],
+    ) -> Result<Vec<u8>, CryptoError> {
+        let suite = Suite::from_config(&config)?;
+        let ss = suite
+            .decap(input.kem_output.as_slice(), sk_r)
+            .map_err(|_| CryptoError::HpkeDecryptionError)?;
+        let ctx = suite
+            .context(&ss, info)
+            .map_err(|_| CryptoError::HpkeDecryptionError)?;
+        aead_open(
+            suite.aead,
+            ctx.key(),
+            &ctx.base_nonce,
+            aad,
+            input.ciphertext.as_slice(),
+        )
+        .map_err(|_| CryptoError::HpkeDecryptionError)
+    }
+
+    fn hpke_setup_sender_and_export(
+        &self,
+        config: HpkeConfig,
+        pk_r: &[u8],
+        info: &[u8],
+        exporter_context: &[u8],
+        exporter_length: usize,
+    ) -> Result<(KemOutput, ExporterSecret), CryptoError> {
+        let suite = Suite::from_config(&config)?;
+        let (enc, ss) = suite.encap(pk_r).map_err(|e| match e {
+            CryptoError::InsufficientRandomness => e,
+            _ => CryptoError::SenderSetupError,
+        })?;
+        let secret = suite
+            .context(&ss, info)?
+            .export(exporter_context, exporter_length)
+            .map_err(|_| CryptoError::ExporterError)?;
+        Ok((enc, secret.to_vec().into()))
+    }
+
+    fn hpke_setup_receiver_and_export(
+        &self,
+        config: HpkeConfig,
+        enc: &[u8],
+        sk_r: &[u8],
+        info: &[u8],
+        exporter_context: &[u8],
+        exporter_length: usize,
+    ) -> Result<ExporterSecret, CryptoError> {
+        let suite = Suite::from_config(&config)?;
+        let ss = suite
+            .decap(enc, sk_r)
+            .map_err(|_| CryptoError::ReceiverSetupError)?;
+        let secret = suite
+            .context(&ss, info)?
+            .export(exporter_context, exporter_length)
+            .map_err(|_| CryptoError::ExporterError)?;
+        Ok(secret.to_vec().into())
+    }
+
+    fn derive_hpke_keypair(
+        &self,
+        config: HpkeConfig,
+        ikm: &[u8],
+    ) -> Result<HpkeKeyPair, CryptoError> {
+        let suite = Suite::from_config(&config)?;
+        match suite.kem {
+            // RFC 9180 §7.1.3 DeriveKeyPair for X25519: `sk = LabeledExpand(
+            // LabeledExtract("", "dkp_prk", ikm), "sk", "", 32)` (no clamping here:
+            // X25519 clamps when it uses the key).
+            Kem::X25519 => {
+                let (_, dkp_prk) = hpke::labeled_extract(&DHKEM_SUITE, b"", b"dkp_prk", ikm);
+                let mut sk = Zeroizing::new([0u8; 32]);
+                hpke::labeled_expand(&DHKEM_SUITE, &dkp_prk, b"sk", b"", sk.as_mut_slice())
+                    .map_err(|_| CryptoError::CryptoLibraryError)?;
+                let pk =
+                    x25519::x25519_public(sk.as_slice()).map_err(|_| CryptoError::InvalidLength)?;
+                Ok(HpkeKeyPair {
+                    private: sk.to_vec().into(),
+                    public: pk.to_vec(),
+                })
+            }
+            // X-Wing draft-06 §HPKE: the seed is `SHAKE256(ikm, 32)`.
+            Kem::XWing => {
+                let seed = Zeroizing::new(libcrux_sha3::shake256::<32>(ikm));
+                let pair = xwing::xwing_from_seed(seed.as_slice())
+                    .map_err(|_| CryptoError::CryptoLibraryError)?;
+                Ok(HpkeKeyPair {
+                    private: pair.secret.to_vec().into(),
+                    public: pair.public,
+                })
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::Value;
+
+    fn h(v: &Value) -> Vec<u8> {
+        hex::decode(v.as_str().unwrap_or_default()).unwrap_or_default()
+    }
+
+    fn config(case: &Value) -> HpkeConfig {
+        match case["kem_id"].as_u64() {
+            Some(0x0020) => HpkeConfig(
+                HpkeKemType::DhKem25519,
+                HpkeKdfType::HkdfSha256,
+                HpkeAeadType::AesGcm128,
+            ),
+            _ => HpkeConfig(
+                HpkeKemType::XWingKemDraft6,
+                HpkeKdfType::HkdfSha256,
+                HpkeAeadType::ChaCha20Poly1305,
+            ),
+        }
+    }
+
+    /// Known answers of OpenMLS's libcrux provider (`vectors/mls/`): the same
+    /// derived key pairs, its sealed messages open, its exports are reproduced.
+    #[test]
+    fn agrees_with_openmls_libcrux_provider() {
+        let file: Value = serde_json::from_str(include_str!(
+            "../../../vectors/mls/hpke-openmls-libcrux-kat.json"
+        ))
+        .unwrap();
+        let cases = file["cases"].as_array().unwrap();
+        assert_eq!(cases.len(), 6);
+        let p = VeilCrypto;
+        for case in cases {
+            let pair = p
+                .derive_hpke_keypair(config(case), &h(&case["ikm"]))
+                .unwrap();
+            assert_eq!(pair.public, h(&case["pk"]), "{}", case["config"]);
+            assert_eq!(pair.private.to_vec(), h(&case["sk"]), "{}", case["config"]);
+            let sealed = HpkeCiphertext {
+                kem_output: h(&case["kem_output"]).into(),
+                ciphertext: h(&case["ciphertext"]).into(),
+            };
+            let pt = p
+                .hpke_open(
+                    config(case),
+                    &sealed,
+                    &pair.private,
+                    &h(&case["info"]),
+                    &h(&case["aad"]),
+                )
+                .unwrap();
+            assert_eq!(pt, h(&case["pt"]));
+            let exported = p
+                .hpke_setup_receiver_and_export(
+                    config(case),
+                    &h(&case["export_enc"]),
+                    &pair.private,
+                    &h(&case["info"]),
+                    &h(&case["exporter_context"]),
+                    32,
+                )
+                .unwrap();
+            assert_eq!(exported.to_vec(), h(&case["exported"]));
+            // A flipped ciphertext bit or the wrong aad fails.
+            let mut ct = h(&case["ciphertext"]);
+            ct[0] ^= 1;
+            let bad = HpkeCiphertext {
+                kem_output: h(&case["kem_output"]).into(),
+                ciphertext: ct.into(),
+            };
+            assert_eq!(
+                p.hpke_open(
+                    config(case),
+                    &bad,
+                    &pair.private,
+                    &h(&case["info"]),
+                    &h(&case["aad"])
+                ),
+                Err(CryptoError::HpkeDecryptionError)
+            );
+            assert_eq!(
+                p.hpke_open(
+                    config(case),
+                    &sealed,
+                    &pair.private,
+                    &h(&case["info"]),
+                    b"other"
+                ),
+                Err(CryptoError::HpkeDecryptionError)
+            );
+            // Our own seal opens with our own open.
+            let ours = p
+                .hpke_seal(config(case), &pair.public, b"i", b"a", b"message")
+                .unwrap();
+            assert_eq!(
+                p.hpke_open(config(case), &ours, &pair.private, b"i", b"a")
+                    .unwrap(),
+                b"message"
+            );
+        }
+    }
+
+    #[test]
+    fn refuses_what_it_does_not_run() {
+        let p = VeilCrypto;
+        assert!(
+            p.supports(Ciphersuite::MLS_256_XWING_CHACHA20POLY1305_SHA256_Ed25519)
+                .is_ok()
+        );
+        assert_eq!(
+            p.supports(Ciphersuite::MLS_128_DHKEMP256_AES128GCM_SHA256_P256),
+            Err(CryptoError::UnsupportedCiphersuite)
+        );
+        let p256 = HpkeConfig(
+            HpkeKemType::DhKemP256,
+            HpkeKdfType::HkdfSha256,
+            HpkeAeadType::AesGcm128,
+        );
+        assert!(p.derive_hpke_keypair(p256, &[0; 32]).is_err());
+        assert_eq!(
+            p.sign(SignatureScheme::ECDSA_SECP256R1_SHA256, b"x", &[0; 32]),
+            Err(CryptoError::UnsupportedSignatureScheme)
+        );
+        // Ed25519 round trip; a changed message or a non-canonical signature fails.
+        let (sk, pk) = p.signature_key_gen(SignatureScheme::ED25519).unwrap();
+        let sig = p.sign(SignatureScheme::ED25519, b"data", &sk).unwrap();
+        assert!(
+            p.verify_signature(SignatureScheme::ED25519, b"data", &pk, &sig)
+                .is_ok()
+        );
+        assert_eq!(
+            p.verify_signature(SignatureScheme::ED25519, b"dato", &pk, &sig),
+            Err(CryptoError::InvalidSignature)
+        );
+        let mut high_s = sig.clone();
+        high_s[63] |= 0xf0;
+        assert!(
+            p.verify_signature(SignatureScheme::ED25519, b"data", &pk, &high_s)
+                .is_err()
+        );
+        // X25519 to a small-order point is refused, not an all-zero secret.
+        let x = HpkeConfig(
+            HpkeKemType::DhKem25519,
+            HpkeKdfType::HkdfSha256,
+            HpkeAeadType::AesGcm128,
+        );
+        assert!(p.hpke_seal(x, &[0; 32], b"", b"", b"m").is_err());
+    }
+}
