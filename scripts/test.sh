@@ -58,10 +58,13 @@ run_step "dependency hygiene" bash scripts/check-deps.sh
 run_step "rustfmt (cargo fmt --check)" cargo fmt --all --check
 # --show-output: the vector counts and skip reasons the tests print appear in the log.
 run_step "cargo test (native vectors)" cargo test -p veilkit -- --show-output
-# The MLS group engine (feature `group`, OpenMLS): its own test file, so the feature's extra build
-# is OpenMLS and the crate once, not every test binary again.
-run_step "cargo test (groups, --features group)" cargo test -p veilkit --features group --test group -- --show-output
-# 4 s of mutations per target (16 targets): a smoke test; the seeds are replayed by cargo test,
+# The MLS group engine (feature `group`, OpenMLS): its own test file, the crypto provider's known
+# answers (lib tests `group::`) and the group fuzz corpora, so the feature's extra build is OpenMLS,
+# the crate and three test binaries, not every test binary again.
+run_step "cargo test (groups, --features group)" bash -c \
+  'cargo test -p veilkit --features group --test group --test fuzz_corpus_replay -- --show-output &&
+   cargo test -p veilkit --features group --lib -- --show-output group::'
+# 4 s of mutations per target (20 targets): a smoke test; the seeds are replayed by cargo test,
 # the long fuzzing is `npm run fuzz` (fuzz/smoke.sh says where the step's time goes).
 run_step "fuzz smoke (every target, 4 s)" bash fuzz/smoke.sh 4
 run_step "clippy (native, all targets, --features group)" cargo clippy -p veilkit --features group --all-targets -- -D warnings

@@ -423,3 +423,159 @@ fn hpke_open_corpus() {
         hpke_entries::accepts,
     );
 }
+
+// Entry points in fuzz/group_entries.rs (shared with fuzz/fuzz_targets/group_*.rs);
+// the group feature is `cargo test --features group` (scripts/test.sh runs it).
+#[cfg(feature = "group")]
+#[path = "../../fuzz/group_entries.rs"]
+mod group_entries;
+
+#[cfg(feature = "group")]
+mod group_corpora {
+    use super::{group_entries, mutate_corpora, replay};
+    use std::path::Path;
+    use veilkit::group::{Client, Suite};
+
+    #[test]
+    fn group_state_corpus() {
+        replay("group_state", group_entries::state, |d| {
+            Client::import_state(d).is_ok()
+        });
+    }
+
+    #[test]
+    fn group_receive_corpus() {
+        replay(
+            "group_receive",
+            group_entries::receive,
+            group_entries::receive_accepts,
+        );
+    }
+
+    #[test]
+    fn group_welcome_corpus() {
+        replay(
+            "group_welcome",
+            group_entries::welcome,
+            group_entries::welcome_accepts,
+        );
+    }
+
+    #[test]
+    fn group_key_package_corpus() {
+        replay(
+            "group_key_package",
+            group_entries::key_package,
+            group_entries::key_package_accepts,
+        );
+    }
+
+    #[test]
+    fn group_mutations_hold_the_invariants() {
+        // Group messages are kilobytes: every 37th byte of the first 2,000.
+        let runs = mutate_corpora(&group_entries::TARGETS, 2000, 37, 0x21);
+        assert!(runs > 200, "{runs}");
+    }
+
+    /// Rewrites `fuzz/group_fixture/` and the four group seed corpora (fresh
+    /// randomness: every byte changes). Run with `VEILKIT_WRITE_CORPUS=1 cargo
+    /// test -p veilkit --features group --test fuzz_corpus_replay
+    /// regenerate_group_corpora -- --ignored`.
+    #[test]
+    #[ignore = "rewrites fuzz/group_fixture and fuzz/corpus/group_*; run explicitly"]
+    fn regenerate_group_corpora() {
+        if std::env::var("VEILKIT_WRITE_CORPUS").as_deref() != Ok("1") {
+            return;
+        }
+        let fuzz = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz");
+        let write = |path: &str, bytes: &[u8]| {
+            let p = fuzz.join(path);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, bytes).unwrap();
+        };
+        for t in group_entries::TARGETS.map(|(t, _)| t) {
+            let dir = fuzz.join("corpus").join(t);
+            if dir.exists() {
+                std::fs::remove_dir_all(&dir).unwrap();
+            }
+        }
+        let suite = Suite::Classic;
+        let alice = Client::new(b"alice").unwrap();
+        let member = Client::new(b"member").unwrap();
+        let joiner = Client::new(b"joiner").unwrap();
+        let dave = Client::new(b"dave").unwrap();
+        let mut ga = alice.create_group(suite).unwrap();
+        let kp_member = member.create_key_package(suite, false).unwrap();
+        let out = ga.add(&alice, &[kp_member.as_slice()]).unwrap();
+        ga.merge_pending(&alice).unwrap();
+        let gm = member.join(out.welcome.as_deref().unwrap()).unwrap();
+        let kp_joiner = joiner.create_key_package(suite, false).unwrap();
+        write("group_fixture/member.state", &member.export_state());
+        write("group_fixture/group.id", &gm.id());
+        write("group_fixture/joiner.state", &joiner.export_state());
+
+        // Messages of epoch 1 for the member.
+        let app = ga
+            .encrypt(&alice, b"hello from the corpus", b"aad")
+            .unwrap();
+        let update = ga.update(&alice).unwrap();
+        ga.discard_pending(&alice).unwrap();
+        let add = ga.add(&alice, &[kp_joiner.as_slice()]).unwrap();
+        let welcome = add.welcome.clone().unwrap();
+        let flip = |b: &[u8], at: usize| {
+            let mut m = b.to_vec();
+            let i = at % m.len();
+            m[i] ^= 0x01;
+            m
+        };
+        let r = "corpus/group_receive";
+        write(&format!("{r}/valid_application.bin"), &app);
+        write(&format!("{r}/valid_update_commit.bin"), &update.commit);
+        write(&format!("{r}/valid_add_commit.bin"), &add.commit);
+        write(
+            &format!("{r}/invalid_application_flipped.bin"),
+            &flip(&app, app.len() - 3),
+        );
+        write(
+            &format!("{r}/invalid_commit_truncated.bin"),
+            &update.commit[..update.commit.len() / 2],
+        );
+        write(&format!("{r}/invalid_welcome_as_message.bin"), &welcome);
+        let w = "corpus/group_welcome";
+        write(&format!("{w}/valid_welcome.bin"), &welcome);
+        write(
+            &format!("{w}/invalid_welcome_flipped.bin"),
+            &flip(&welcome, welcome.len() - 5),
+        );
+        write(
+            &format!("{w}/invalid_welcome_truncated.bin"),
+            &welcome[..welcome.len() - 1],
+        );
+        write(&format!("{w}/invalid_commit_as_welcome.bin"), &add.commit);
+        let kp_dave = dave.create_key_package(suite, false).unwrap();
+        let kp_xwing = dave.create_key_package(Suite::XWing, false).unwrap();
+        let k = "corpus/group_key_package";
+        write(&format!("{k}/valid_key_package.bin"), &kp_dave);
+        write(
+            &format!("{k}/invalid_signature_flipped.bin"),
+            &flip(&kp_dave, kp_dave.len() - 2),
+        );
+        write(&format!("{k}/invalid_other_suite.bin"), &kp_xwing);
+        write(
+            &format!("{k}/invalid_own_key_package.bin"),
+            &member.create_key_package(suite, false).unwrap(),
+        );
+        let s = "corpus/group_state";
+        let member_state = member.export_state();
+        write(&format!("{s}/valid_member.bin"), &member_state);
+        write(&format!("{s}/valid_joiner.bin"), &joiner.export_state());
+        let mut trailing = member_state.to_vec();
+        trailing.push(0);
+        write(&format!("{s}/invalid_trailing.bin"), &trailing);
+        write(
+            &format!("{s}/invalid_truncated.bin"),
+            &member_state[..member_state.len() - 1],
+        );
+        write(&format!("{s}/invalid_magic.bin"), &flip(&member_state, 0));
+    }
+}
