@@ -46,6 +46,26 @@ export default tseslint.config(
       '@typescript-eslint/no-confusing-void-expression': ['error', { ignoreArrowShorthand: true }],
     },
   },
+  // The folders depend one way (DEVELOPERS.md "Layout"): protocol/ <- ts/ <- worker/.
+  {
+    files: ['ts/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', {
+        patterns: [{ group: ['**/worker/**', '../worker', '../../worker'], message: 'The facade (ts/) never imports worker/: shared types and checks belong in protocol/.' }],
+      }],
+    },
+  },
+  {
+    files: ['protocol/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', {
+        patterns: [
+          { group: ['**/worker/**'], message: 'protocol/ is shared by the facade and the workers: it imports nothing from worker/.' },
+          { group: ['**/ts/**'], allowTypeImports: true, message: 'protocol/ imports only types from ts/ (import type).' },
+        ],
+      }],
+    },
+  },
   {
     files: ['tests/**/*.ts'],
     rules: {

@@ -8,7 +8,7 @@
 import { measure, median, type CaseResult, type Prepared } from './measure.js';
 
 import type { Keystore } from '../ts/keystore.js';
-import type { IdentityHandle } from '../worker/keystore.protocol.js';
+import type { IdentityHandle } from '../protocol/keystore.protocol.js';
 
 const VEILKIT = '/dist/ts/index.js';
 type Veilkit = typeof import('../ts/index.js');

@@ -18,7 +18,7 @@ const dts = p.files.filter((f) => f.path.endsWith('.d.ts'));
 for (const f of p.files.filter((f) => !f.path.endsWith('.d.ts')).sort((a, b) => a.path.localeCompare(b.path))) {
   console.log(`pack:   ${kib(f.size).padStart(11)}  ${f.path}`);
 }
-console.log(`pack:   ${kib(dts.reduce((n, f) => n + f.size, 0)).padStart(11)}  ${dts.length} declaration files (dist/ts/**/*.d.ts, dist/worker/**/*.d.ts)`);
+console.log(`pack:   ${kib(dts.reduce((n, f) => n + f.size, 0)).padStart(11)}  ${dts.length} declaration files (dist/ts, dist/worker, dist/protocol: **/*.d.ts)`);
 console.log(`pack: ${p.entryCount} files, ${p.size} bytes packed (${kib(p.size)}), ${p.unpackedSize} bytes unpacked (${kib(p.unpackedSize)})`);
 NODE
 name="$(npm pack --silent --ignore-scripts --pack-destination .pack)"

@@ -1,6 +1,6 @@
 /** BIP-39 English mnemonics (seed names `generateMnemonic` / `mnemonicToSeed`). */
 import * as wasm from './wasm/veilkit.js';
-import { VeilError } from './errors.js';
+import { VeilError } from '../protocol/errors.js';
 import { call } from './init.js';
 import { bytes, string } from './validate.js';
 

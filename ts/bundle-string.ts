@@ -8,7 +8,7 @@
  * (`BUNDLE_INVALID`) and `verifyPublicBundle`, and the verification code the users compare.
  */
 import { base64urlDecode, base64urlEncode } from './bytes.js';
-import { VeilError } from './errors.js';
+import { VeilError } from '../protocol/errors.js';
 import { bytes as checkBytes } from './validate.js';
 
 /** The prefix of the current text form, version included. */

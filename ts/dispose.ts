@@ -10,7 +10,7 @@
  * `Symbol.dispose` polyfills (core-js, `disposablestack`) install as `Symbol.dispose`, so a page
  * that loads a polyfill after veilkit still finds our method. No global is modified.
  */
-import { VeilError } from './errors.js';
+import { VeilError } from '../protocol/errors.js';
 
 declare global {
   // The same declarations as TypeScript's lib.esnext.disposable and @types/node: lets consumers

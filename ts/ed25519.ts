@@ -1,6 +1,6 @@
 /** Ed25519 (seed names `generateEd25519Keypair` / `signMessage` / `verifySignature`). */
 import * as wasm from './wasm/veilkit.js';
-import { VeilError } from './errors.js';
+import { VeilError } from '../protocol/errors.js';
 import { call } from './init.js';
 import { bytes, exact, oneOf } from './validate.js';
 import { keypair, type Keypair } from './split.js';

@@ -2,7 +2,7 @@
  * Pure VOLLVALT geometry and labels shared by the page (ts/files/) and the
  * worker (worker/files.ts). Byte-exact specification: docs/FORMAT.md.
  */
-import type { ChunkContext } from '../worker/files.protocol.js';
+import type { ChunkContext } from '../protocol/files.protocol.js';
 
 const enc = new TextEncoder();
 

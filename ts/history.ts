@@ -6,9 +6,9 @@
  */
 import { bytes, integer } from './validate.js';
 import type { KeystoreBody } from './keystore-isolated.js';
-import type { HistoryAppendResult, HistoryEntry, KeystoreReplies } from '../worker/keystore.protocol.js';
+import type { HistoryAppendResult, HistoryEntry, KeystoreReplies } from '../protocol/keystore.protocol.js';
 
-export type { HistoryAppendResult, HistoryEntry } from '../worker/keystore.protocol.js';
+export type { HistoryAppendResult, HistoryEntry } from '../protocol/keystore.protocol.js';
 
 /** Limits of one call (worker/keystore/history.ts `HISTORY_LIMITS`). */
 export const HISTORY_LIMITS = Object.freeze({

@@ -3,7 +3,7 @@
  * (module) Worker and Node.js.
  */
 import initWasm, { initSync, __veilkitSelect } from './wasm/veilkit.js';
-import { VeilError, poisonedError, toVeilError } from './errors.js';
+import { VeilError, poisonedError, toVeilError } from '../protocol/errors.js';
 import { chooseRoutes, setCapabilities, type RoutePreference, type WasmBuild } from './webcrypto/routes.js';
 import { detectWebCrypto } from './webcrypto/probe.js';
 import { importThreadsGlue, simdWasmUrl, threadsWasmUrl } from './assets.js';

@@ -7,7 +7,7 @@
  * Size: the three formats of docs/KEYSTORE.md (derivation, public bundle,
  * backup) that page and worker share; one module so both import one copy.
  */
-import { VeilError } from './errors.js';
+import { VeilError } from '../protocol/errors.js';
 import { isInitialized } from './init.js';
 import { bytesToHex, concatBytes, equalBytes } from './bytes.js';
 import { KDF_BOUNDS } from './kdf-bounds.js';
@@ -21,7 +21,7 @@ import { mlDsaKeygen, mlDsaVerify } from './mldsa.js';
 import { decryptAesGcm, encryptAesGcm } from './aead.js';
 import { entropyToMnemonic, mnemonicToSeed } from './bip39.js';
 import { bytes, exact, integer, wipe } from './validate.js';
-import type { KdfBudget, KeyType, PassphraseKdfParams } from '../worker/keystore.protocol.js';
+import type { KdfBudget, KeyType, PassphraseKdfParams } from '../protocol/keystore.protocol.js';
 
 const enc = new TextEncoder();
 

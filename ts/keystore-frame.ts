@@ -17,15 +17,15 @@
  */
 import { Keystore, keystoreOnTransport, keystoreRun, type KeystoreOptions } from './keystore.js';
 import { resolveKdfBudget } from './keystore-format.js';
-import { checkName } from '../worker/keystore/args.js';
-import { VeilError } from './errors.js';
+import { checkName } from '../protocol/args.js';
+import { VeilError } from '../protocol/errors.js';
 import {
   DEFAULT_FRAME_TIMEOUT_MS, ISOLATED_PROTOCOL_VERSION, TokenBucket, awaitReady, checkOrigin, checkPortRequest, isConnectMessage, isKeyUse,
   managerOnly, needsCurrentPassphrase, resolveRateLimit, type ConnectMessage, type FrameHello, type PortMessage, type PortTransport,
   type RateLimit,
 } from './keystore-isolated.js';
-import { serializeError, transferables } from '../worker/protocol.js';
-import type { KdfBudget } from '../worker/keystore.protocol.js';
+import { serializeError, transferables } from '../protocol/protocol.js';
+import type { KdfBudget } from '../protocol/keystore.protocol.js';
 
 export { ISOLATED_PROTOCOL_VERSION, DEFAULT_RATE_LIMIT, type RateLimit } from './keystore-isolated.js';
 export type { Keystore } from './keystore.js';

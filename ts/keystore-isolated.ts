@@ -9,12 +9,12 @@
  * non-extractable `CryptoKey`s) and refuses the export paths with
  * `TOP_LEVEL_REQUIRED`.
  */
-import { VeilError } from './errors.js';
+import { VeilError } from '../protocol/errors.js';
 import { Listeners } from './listeners.js';
 import { deserializeError } from './pool.js';
 import { disposedError } from './dispose.js';
-import { serializeError, type SerializedError } from '../worker/protocol.js';
-import type { KeystoreChange, KeystoreReplies, KeystoreRequest } from '../worker/keystore.protocol.js';
+import { serializeError, type SerializedError } from '../protocol/protocol.js';
+import type { KeystoreChange, KeystoreReplies, KeystoreRequest } from '../protocol/keystore.protocol.js';
 
 /** Version of the message protocol between a page and its isolated-origin keystore frame. */
 export const ISOLATED_PROTOCOL_VERSION = 1;

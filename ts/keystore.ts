@@ -20,19 +20,19 @@ import { resolveKdfBudget, type PublicBundle } from './keystore-format.js';
 import { bytes, integer } from './validate.js';
 import { Listeners } from './listeners.js';
 import { ConversationHistory } from './history.js';
-import { checkName } from '../worker/keystore/args.js';
+import { checkName } from '../protocol/args.js';
 import {
   connectKeystoreFrame, resolveIsolatedOptions, type IsolatedKeystoreOptions, type KeystoreBody, type ResolvedIsolatedOptions,
 } from './keystore-isolated.js';
 import type {
   ContainerHeaderSignature, HybridSignature, IdentityHandle, ImportBackupResult, KdfBudget, KeystoreCapabilities, KeystoreChange, KeystoreReplies,
   KeystoreStatus, PassphraseKdfParams, PrekeyBundles,
-} from '../worker/keystore.protocol.js';
+} from '../protocol/keystore.protocol.js';
 
 export type {
   ContainerHeaderSignature, HybridSignature, IdentityHandle, KdfBudget, KeyHandle, KeyRoute, KeyType, ImportBackupResult, ImportBackupHistoryResult, KeystoreCapabilities, KeystoreChange,
   KeystoreStatus, PassphraseKdfParams, PrekeyBundles,
-} from '../worker/keystore.protocol.js';
+} from '../protocol/keystore.protocol.js';
 export type { IsolatedKeystoreOptions } from './keystore-isolated.js';
 export {
   decodePublicBundle, verifyPublicBundle, IDENTITY_DERIVATION, DEFAULT_PASSPHRASE_KDF, MIN_PASSPHRASE_KDF, DEFAULT_KDF_BUDGET, MAX_BACKUP_HISTORY_BYTES,

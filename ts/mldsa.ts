@@ -1,6 +1,6 @@
 /** ML-DSA-65, FIPS 204 (pure mode, with context string). */
 import * as wasm from './wasm/veilkit.js';
-import { VeilError } from './errors.js';
+import { VeilError } from '../protocol/errors.js';
 import { call } from './init.js';
 import { atMost, bytes, exact, optionalBytes } from './validate.js';
 import { keypair, type Keypair } from './split.js';

@@ -2,7 +2,7 @@
  * Starting a pool worker (ts/pool.ts): the default module worker, the name a pool gives it in its
  * errors, and `VeilError('WORKER_START_FAILED')` with the cause of a failed start.
  */
-import { VeilError } from './errors.js';
+import { VeilError } from '../protocol/errors.js';
 import { defaultWorkerHref, startDefaultWorker } from './assets.js';
 import { VITE_DEPS_HINT, inViteDeps } from './vite-deps.js';
 import { START_TICK_MS } from './init-steps.js';

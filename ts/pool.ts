@@ -12,14 +12,14 @@
  * the ref-counted default pool; about 100 lines over the ~400-line guideline
  * (the start-failure helpers live in ts/pool-start.ts).
  */
-import { VeilError, detailsOf, isVeilErrorCode } from './errors.js';
+import { VeilError, detailsOf, isVeilErrorCode } from '../protocol/errors.js';
 import { disposeSymbol, disposedError } from './dispose.js';
 import { DEFAULT_WORKER_START_TIMEOUT_MS, THREADS_STALL_MS, defaultWorker, startFailed, workerErrorCause, workerLabel } from './pool-start.js';
 import { THREADS_STEPS } from './init-steps.js';
 import type { RoutePreference } from './webcrypto/routes.js';
 import type {
   PrimitiveArgs, PrimitiveResult, ProgressMessage, ReadyMessage, Replies, Reply, Request, SerializedError, StartingMessage, WorkerPrimitive,
-} from '../worker/protocol.js';
+} from '../protocol/protocol.js';
 
 /** Distributes `Omit` over a union, keeping each member's fields. */
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

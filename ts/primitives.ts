@@ -8,7 +8,7 @@
 import * as hazmat from './hazmat.js';
 
 export { init, isInitialized, platformSupport, type InitOptions, type WasmSource } from './init.js';
-export { VeilError, VEIL_ERROR_CODES, type VeilErrorCode, type VeilErrorDetails } from './errors.js';
+export { VeilError, VEIL_ERROR_CODES, type VeilErrorCode, type VeilErrorDetails } from '../protocol/errors.js';
 export type { Keypair, EncapsulationResult } from './split.js';
 export * from './aead.js';
 export * from './keywrap.js';

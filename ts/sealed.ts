@@ -13,7 +13,7 @@ import * as wasm from './wasm/veilkit.js';
 import { call } from './init.js';
 import { atMost, exact, integer, untrusted, untrustedExact } from './validate.js';
 import type { Keystore } from './keystore.js';
-import type { IdentityHandle } from '../worker/keystore.protocol.js';
+import type { IdentityHandle } from '../protocol/keystore.protocol.js';
 
 /** Suite identifiers and size limits of the sealed box (docs/SEALED.md). */
 export const SEALED_BOX = Object.freeze({

@@ -19,11 +19,11 @@ import { bytes } from './validate.js';
 import { init } from './init.js';
 import { generateVerificationCode, type VerificationCode } from './messaging/verification.js';
 import type { KeystoreBody } from './keystore-isolated.js';
-import type { IdentityHandle, KeystoreReplies, SessionBatchItem, SessionInfo } from '../worker/keystore.protocol.js';
+import type { IdentityHandle, KeystoreReplies, SessionBatchItem, SessionInfo } from '../protocol/keystore.protocol.js';
 import { deserializeError } from './pool.js';
-import { VeilError } from './errors.js';
+import { VeilError } from '../protocol/errors.js';
 
-export type { SessionInfo } from '../worker/keystore.protocol.js';
+export type { SessionInfo } from '../protocol/keystore.protocol.js';
 
 /** The conversation id of a session's verification code (docs/SESSIONS.md §7). */
 export const SESSION_VERIFICATION_CONTEXT = 'veilkit-session-v1';

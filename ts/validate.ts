@@ -7,7 +7,7 @@
  * whose wrong length is malformed input an attacker can send: {@link untrusted} and
  * {@link untrustedExact} answer it with a `VeilError` and a code, never a `RangeError`.
  */
-import { VeilError, type VeilErrorCode } from './errors.js';
+import { VeilError, type VeilErrorCode } from '../protocol/errors.js';
 
 const EMPTY = new Uint8Array(0);
 

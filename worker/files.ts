@@ -28,13 +28,13 @@
  */
 import * as wasm from '../ts/wasm/veilkit.js';
 import { call } from '../ts/init.js';
-import { VeilError } from '../ts/errors.js';
+import { VeilError } from '../protocol/errors.js';
 import {
   CONTAINER, HEADER_SIGNATURE_LABEL, KEY_COMMITMENT_LABEL, chunkAad, chunkIvInfo, chunkKeyInfo, chunkLength, envelopeOffset, hybridKekInfo, leafPreimage,
 } from '../ts/files-format.js';
 import { bs, equalBytes } from '../ts/bytes.js';
-import type { ChunkContext, ChunkKeys, ChunksOut, EncryptBegun, EncryptFinished, FilesReplies, FilesRequest, HeaderNeedsMore, HeaderRead } from './files.protocol.js';
-import type { HandlerTable, ProgressMessage } from './protocol.js';
+import type { ChunkContext, ChunkKeys, ChunksOut, EncryptBegun, EncryptFinished, FilesReplies, FilesRequest, HeaderNeedsMore, HeaderRead } from '../protocol/files.protocol.js';
+import type { HandlerTable, ProgressMessage } from '../protocol/protocol.js';
 
 type Session = wasm.ContainerEncryptorHandle | wasm.ContainerReaderHandle;
 const sessions = new Map<string, Session>();

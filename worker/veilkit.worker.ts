@@ -8,12 +8,12 @@
  */
 import * as primitives from '../ts/primitives.js';
 import { capabilities, nativeCall } from '../ts/webcrypto/routes.js';
-import { VeilError } from '../ts/errors.js';
+import { VeilError } from '../protocol/errors.js';
 import {
   WORKER_PRIMITIVES, checkRequest, hasHandler, transferables, serializeError,
   type DebugHangStarted, type HandlerTable, type InitRequest, type ReadyMessage, type Replies, type Reply, type Request,
   type StartingMessage,
-} from './protocol.js';
+} from '../protocol/protocol.js';
 import { START_TICK_MS, THREADS_STEPS, onInitStep, superviseStart } from '../ts/init-steps.js';
 import { keystoreHandlers } from './keystore.js';
 import { filesHandlers } from './files.js';

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { bundleFromString, bundleToString, BUNDLE_STRING_PREFIX, MAX_BUNDLE_STRING_BYTES } from '../../ts/bundle-string.js';
-import { VeilError, type VeilErrorCode } from '../../ts/errors.js';
+import { VeilError, type VeilErrorCode } from '../../protocol/errors.js';
 import { base64urlDecode, base64urlEncode } from '../../ts/bytes.js';
 import { init } from '../../ts/init.js';
 import * as core from '../../ts/session/core.js';

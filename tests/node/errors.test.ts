@@ -4,9 +4,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { init, call } from '../../ts/init.js';
 import * as wasm from '../../ts/wasm/veilkit.js';
-import { VeilError, detailsOf } from '../../ts/errors.js';
+import { VeilError, detailsOf } from '../../protocol/errors.js';
 import { deserializeError } from '../../ts/pool.js';
-import { serializeError } from '../../worker/protocol.js';
+import { serializeError } from '../../protocol/protocol.js';
 
 function caught(fn: () => unknown): unknown {
   try {

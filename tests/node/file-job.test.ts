@@ -5,7 +5,7 @@
 // encryptFile / decryptFile.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { VeilError } from '../../ts/errors.js';
+import { VeilError } from '../../protocol/errors.js';
 import { JobState, batchProgress, observe, progress } from '../../ts/files/job.js';
 import type { FileJobSnapshot } from '../../ts/files.js';
 

@@ -13,10 +13,10 @@ import * as P from '../../ts/primitives.js';
 import * as wasm from '../../ts/wasm/veilkit.js';
 import { xWingKeygen } from '../../ts/xwing.js';
 import { call } from '../../ts/init.js';
-import { VEIL_ERROR_CODES, VeilError } from '../../ts/errors.js';
+import { VEIL_ERROR_CODES, VeilError } from '../../protocol/errors.js';
 import { CONTAINER, chunkCount, chunkLength, containerLength, envelopeOffset } from '../../ts/files-format.js';
 import { bytesToHex } from '../../ts/bytes.js';
-import type { HeaderInfo } from '../../worker/files.protocol.js';
+import type { HeaderInfo } from '../../protocol/files.protocol.js';
 import { Rng, Tally, mutations, placed, sameBytes, type MutationPlan } from '../shared/mutate.js';
 
 const VECTOR_DIRS = ['vectors/container', 'vectors/container/browser'];

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as P from '../../ts/primitives.js';
 import { encryptAesGcmWithIv } from '../../ts/hazmat.js';
-import { VeilError } from '../../ts/errors.js';
+import { VeilError } from '../../protocol/errors.js';
 import { concatBytes } from '../../ts/bytes.js';
 import {
   BACKUP_HEADER_LENGTH, MAX_BACKUP_LABEL_BYTES, MAX_BIP39_PASSPHRASE_BYTES, MAX_PASSPHRASE_KDF, MIN_PASSPHRASE_KDF,
@@ -15,7 +15,7 @@ import {
   openBackup, parseBackupHeader, parseBackupPayload, sealBackup, verifyPublicBundle,
   type BackupEntry, type BackupKek, type PublicBundle,
 } from '../../ts/keystore-format.js';
-import type { KdfBudget, KeyType, PassphraseKdfParams } from '../../worker/keystore.protocol.js';
+import type { KdfBudget, KeyType, PassphraseKdfParams } from '../../protocol/keystore.protocol.js';
 import { Rng, Tally, isUntyped, mutations, outcomeOf, placed, sameBytes, type MutationPlan } from '../shared/mutate.js';
 import { buildBundle } from '../shared/bundle.js';
 

@@ -4,14 +4,14 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash, createPrivateKey, createPublicKey, hkdfSync, pbkdf2Sync } from 'node:crypto';
 import * as P from '../../ts/primitives.js';
-import { VeilError } from '../../ts/errors.js';
+import { VeilError } from '../../protocol/errors.js';
 import {
   DEFAULT_KDF_BUDGET, IDENTITY_DERIVATION, checkBackupEntry, decodePublicBundle, deriveKeySeed, encodeBundleBody, identityId,
   openBackup, publicKeyFromKeySeed, sealBackup, verifyPublicBundle, type BackupKek,
   BACKUP_HEADER_LENGTH, MAX_BACKUP_BYTES, MAX_BACKUP_HISTORY_BYTES, backupHistorySize, encodeBackupContents, encodeBackupHeader, encodeBackupPayload,
   historyBucket, openBackupContents, parseBackupContents, parseBackupPayload, sealBackupContents, type BackupContents,
 } from '../../ts/keystore-format.js';
-import { KEY_TYPES } from '../../worker/keystore.protocol.js';
+import { KEY_TYPES } from '../../protocol/keystore.protocol.js';
 import { buildBundle } from '../shared/bundle.js';
 
 const PHRASE = `${'abandon '.repeat(23)}art`;

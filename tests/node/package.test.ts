@@ -82,7 +82,7 @@ test('npm pack: the flat runtime, declarations, the README and both licence file
   const allowed = (f: string): boolean =>
     ['package.json', 'README.md', 'LICENSE-MIT', 'LICENSE-APACHE'].includes(f)
     || /^dist\/pkg\/[^/]+\.(js|wasm)$/.test(f)
-    || /^dist\/(ts|worker)\/.+\.d\.ts$/.test(f)
+    || /^dist\/(ts|worker|protocol)\/.+\.d\.ts$/.test(f)
     || /^docs\/[A-Z_]+\.md$/.test(f) || /^docs\/images\/[\w-]+\.png$/.test(f);
   assert.deepEqual([...files].filter((f) => !allowed(f)), [], 'only runtime (dist/pkg), .d.ts, README, docs, licences and package.json');
   assert.deepEqual([...files].filter((f) => /\.map$|tsbuildinfo|(^|\/)tests?\//.test(f)), [], 'no source maps, no tests');

@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { init } from '../../ts/init.js';
-import { VeilError } from '../../ts/errors.js';
+import { VeilError } from '../../protocol/errors.js';
 import * as core from '../../ts/session/core.js';
 import { signMessage } from '../../ts/ed25519.js';
 import { mlDsaSign } from '../../ts/mldsa.js';

@@ -4,7 +4,7 @@
 // functions keeps one subscription; a new `subscribe` function moves it; a malformed transport
 // throws a TypeError during render.
 import { describe, expect, expectTypeOf, test, vi } from 'vitest';
-import { VeilError } from '../../ts/errors.js';
+import { VeilError } from '../../protocol/errors.js';
 import { createElement, type ReactNode } from 'react';
 import { act, renderHook, waitFor } from '@testing-library/react';
 import { installFakeRuntime } from './fakes.js';

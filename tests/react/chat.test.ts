@@ -5,7 +5,7 @@
 import { describe, expect, test, vi } from 'vitest';
 import { StrictMode, createElement, type ReactNode } from 'react';
 import { act, renderHook, waitFor } from '@testing-library/react';
-import { VeilError } from '../../ts/errors.js';
+import { VeilError } from '../../protocol/errors.js';
 import { liveResources } from '../../ts/react/resources.js';
 import { installFakeRuntime, type FakeRuntime } from './fakes.js';
 import {

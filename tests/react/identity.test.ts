@@ -4,7 +4,7 @@ import { describe, expect, test, vi } from 'vitest';
 import { createElement, type ReactNode } from 'react';
 import { act, renderHook, waitFor } from '@testing-library/react';
 import { installFakeRuntime, type FakeRuntime } from './fakes.js';
-import { VeilError } from '../../ts/errors.js';
+import { VeilError } from '../../protocol/errors.js';
 import { VeilProvider, bundleFromString, useIdentity } from '../../ts/react/index.js';
 
 vi.mock('../../ts/react/runtime.js', async () => (await import('./fakes.js')).fakeRuntimeModule);

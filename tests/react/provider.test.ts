@@ -4,7 +4,7 @@ import { describe, expect, test, vi } from 'vitest';
 import { StrictMode, createElement, type ReactNode } from 'react';
 import { renderHook, waitFor } from '@testing-library/react';
 import { installFakeRuntime, type FakeRuntime } from './fakes.js';
-import { VeilError } from '../../ts/errors.js';
+import { VeilError } from '../../protocol/errors.js';
 import { VeilProvider, useVeil, type VeilProviderProps } from '../../ts/react/index.js';
 import { liveResources } from '../../ts/react/resources.js';
 

@@ -8,7 +8,7 @@ import { concatBytes } from '../../ts/bytes.js';
 import {
   BUNDLE_DST, bundleEd25519Message, deriveKeySeed, encodeBundleBody, publicKeyFromKeySeed,
 } from '../../ts/keystore-format.js';
-import { KEY_TYPES, type KeyType } from '../../worker/keystore.protocol.js';
+import { KEY_TYPES, type KeyType } from '../../protocol/keystore.protocol.js';
 
 export interface BuiltBundle {
   /** The encoded bundle: body ‖ Ed25519 signature (‖ ML-DSA-65 signature). */

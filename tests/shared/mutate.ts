@@ -6,7 +6,7 @@
  * rule that untrusted bytes fail only with a `VeilError` of a known code.
  */
 import { concatBytes } from '../../ts/bytes.js';
-import { VeilError, isVeilErrorCode } from '../../ts/errors.js';
+import { VeilError, isVeilErrorCode } from '../../protocol/errors.js';
 
 /** A small seeded PRNG (mulberry32): fast, deterministic, not cryptographic. */
 export class Rng {

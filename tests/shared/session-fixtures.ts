@@ -2,7 +2,7 @@
 // tests/node/session-state.test.ts). Node only (node:assert): not for the Chromium
 // fixtures, unlike session-sim.ts.
 import assert from 'node:assert/strict';
-import { VeilError } from '../../ts/errors.js';
+import { VeilError } from '../../protocol/errors.js';
 import * as core from '../../ts/session/core.js';
 import { SIM_NOW, prng, seedsFrom } from './session-sim.js';
 

@@ -1,8 +1,8 @@
 /** Decryption: {@link decryptFile}, verified (a `Blob`) or streaming (a `ReadableStream`). */
-import { VeilError } from '../errors.js';
+import { VeilError } from '../../protocol/errors.js';
 import { CONTAINER, chunkLength, envelopeOffset } from '../files-format.js';
 import { resolveKdfBudget } from '../keystore-format.js';
-import type { SignaturePolicy } from '../../worker/files.protocol.js';
+import type { SignaturePolicy } from '../../protocol/files.protocol.js';
 import { FileJob, JobState, batchProgress, batching, observe, pipeline, progress } from './job.js';
 import { openCore, signatureInfo, type Opened } from './open.js';
 import { checkInput, policyOf, unlockOf } from './options.js';

@@ -1,9 +1,9 @@
 /** Encryption: the plan, the signer, the chunk pipeline into an envelope sink, and {@link encryptFile}. */
-import { VeilError } from '../errors.js';
+import { VeilError } from '../../protocol/errors.js';
 import { concatBytes } from '../bytes.js';
 import { exact, integer } from '../validate.js';
 import { CONTAINER, chunkCount, containerLength } from '../files-format.js';
-import type { ChunkContext, ChunkKeys, EncryptPlan } from '../../worker/files.protocol.js';
+import type { ChunkContext, ChunkKeys, EncryptPlan } from '../../protocol/files.protocol.js';
 import { FileJob, JobState, batchProgress, batching, observe, pipeline, progress } from './job.js';
 import { MAX_SAFE, checkInput, isKeystore, nowSeconds, planOf } from './options.js';
 import { StreamBytes } from './source.js';

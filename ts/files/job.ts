@@ -1,6 +1,6 @@
 /** One file operation's machinery: its pool, abort, worker session, the bounded batch pipeline, progress and observable state. */
 import { WorkerPool, acquireDefaultPool, releaseDefaultPool, type RequestBody, type RunOptions } from '../pool.js';
-import type { Replies } from '../../worker/protocol.js';
+import type { Replies } from '../../protocol/protocol.js';
 import { disposeSymbol, disposedError } from '../dispose.js';
 import { integer } from '../validate.js';
 import type { FileJobOptions, FileJobSnapshot, FileJobStatus, FileOperation, FileProgress } from './types.js';

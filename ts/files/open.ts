@@ -1,9 +1,9 @@
 /** Opening a container for reading: header and policy, the leaf table against the root, then unlocking the DEK. */
-import { VeilError } from '../errors.js';
+import { VeilError } from '../../protocol/errors.js';
 import { equalBytes } from '../bytes.js';
 import { resolveKdfBudget } from '../keystore-format.js';
-import type { KdfBudget } from '../../worker/keystore.protocol.js';
-import type { ChunkContext, ChunkKeys, HeaderInfo, HeaderWrapInfo, SignaturePolicy, UnlockSpec } from '../../worker/files.protocol.js';
+import type { KdfBudget } from '../../protocol/keystore.protocol.js';
+import type { ChunkContext, ChunkKeys, HeaderInfo, HeaderWrapInfo, SignaturePolicy, UnlockSpec } from '../../protocol/files.protocol.js';
 import { anySignal, type FileJob } from './job.js';
 import { unlockOf, type UnlockRoute } from './options.js';
 import { ctxOf, headerOf, readHeader, truncated, type ContainerSource } from './source.js';

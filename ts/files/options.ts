@@ -3,7 +3,7 @@ import type { IdentityHandle, Keystore } from '../keystore.js';
 import { CONTAINER } from '../files-format.js';
 import { exact, integer } from '../validate.js';
 import { KDF_BOUNDS } from '../kdf-bounds.js';
-import type { EncryptPlan, SignaturePolicy, UnlockSpec } from '../../worker/files.protocol.js';
+import type { EncryptPlan, SignaturePolicy, UnlockSpec } from '../../protocol/files.protocol.js';
 import { FIXED_KEYS_FOR_TESTING } from './types.js';
 import type {
   EncryptFileOptions, FileInput, FileUnlock, GroupKey, PasswordKdf, RecipientPublicKey, SignaturePolicyOptions,

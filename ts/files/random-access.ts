@@ -1,10 +1,10 @@
 /** Random access: {@link openContainer} and the {@link OpenedContainer} it returns. */
-import { VeilError } from '../errors.js';
+import { VeilError } from '../../protocol/errors.js';
 import { integer } from '../validate.js';
 import { disposeSymbol, disposedError } from '../dispose.js';
 import { CONTAINER, chunkLength, envelopeOffset } from '../files-format.js';
 import { resolveKdfBudget } from '../keystore-format.js';
-import type { HeaderRead } from '../../worker/files.protocol.js';
+import type { HeaderRead } from '../../protocol/files.protocol.js';
 import { FileJob, anySignal, progress } from './job.js';
 import { openCore, type Opened } from './open.js';
 import { policyOf } from './options.js';

@@ -1,5 +1,5 @@
 /** Writing results out: {@link encryptFileTo} (File System Access writable) and {@link saveFile}. */
-import { VeilError } from '../errors.js';
+import { VeilError } from '../../protocol/errors.js';
 import { CONTAINER, envelopeOffset } from '../files-format.js';
 import { encryptCore, type EnvelopeSink } from './encrypt.js';
 import { checkInput } from './options.js';

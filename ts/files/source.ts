@@ -1,7 +1,7 @@
 /** Reading inputs: byte streams, container sources (Blob or stream) and the container header. */
-import { VeilError } from '../errors.js';
+import { VeilError } from '../../protocol/errors.js';
 import { concatBytes } from '../bytes.js';
-import type { ChunkContext, HeaderInfo, HeaderRead, SignaturePolicy } from '../../worker/files.protocol.js';
+import type { ChunkContext, HeaderInfo, HeaderRead, SignaturePolicy } from '../../protocol/files.protocol.js';
 import type { FileJob } from './job.js';
 import type { ContainerHeader, FileInput, WrapInfo } from './types.js';
 

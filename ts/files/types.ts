@@ -2,7 +2,7 @@
 import type { WorkerPool } from '../pool.js';
 import type { disposeSymbol } from '../dispose.js';
 import type { IdentityHandle, Keystore } from '../keystore.js';
-import type { KdfBudget } from '../../worker/keystore.protocol.js';
+import type { KdfBudget } from '../../protocol/keystore.protocol.js';
 
 /** What can be encrypted or decrypted: a `File` (a `Blob`), a `Blob`, or a byte stream. */
 export type FileInput = Blob | ReadableStream<Uint8Array>;

@@ -2,7 +2,7 @@
  * Internal helpers shared by the messaging modules (argument checks, the
  * `MALFORMED_INPUT` error, strict base64url); not re-exported by ts/messaging.ts.
  */
-import { VeilError } from '../errors.js';
+import { VeilError } from '../../protocol/errors.js';
 import { bytes, integer } from '../validate.js';
 import { base64urlDecode } from '../bytes.js';
 

@@ -1,6 +1,6 @@
 /** The key-transparency log (format v2, docs/PROTOCOL.md §9). */
 import * as wasm from '../wasm/veilkit.js';
-import { VeilError } from '../errors.js';
+import { VeilError } from '../../protocol/errors.js';
 import { call } from '../init.js';
 import { bytes, exact, integer, oneOf, string } from '../validate.js';
 import { base64urlEncode } from '../bytes.js';

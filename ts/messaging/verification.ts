@@ -2,7 +2,7 @@
 import * as wasm from '../wasm/veilkit.js';
 import { call } from '../init.js';
 import { WasmResource, disposedError } from '../dispose.js';
-import { VeilError } from '../errors.js';
+import { VeilError } from '../../protocol/errors.js';
 import { bytes, exact, integer, untrustedExact } from '../validate.js';
 import { nonEmpty } from './internal.js';
 import { MESSAGING } from './sizes.js';

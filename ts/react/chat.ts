@@ -15,7 +15,7 @@
  */
 import { runtime } from './runtime.js';
 import { verificationCodeOf, type ChatVerificationCode } from './verification.js';
-import { VeilError } from '../errors.js';
+import { VeilError } from '../../protocol/errors.js';
 import { hookError } from './errors.js';
 import type { VeilStatus, VeilStore } from './store.js';
 import type { ChatMessage, ChatPeerBinding, ChatRecord, ChatStorage } from './chat-storage.js';

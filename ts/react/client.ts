@@ -10,7 +10,7 @@ import { createVeilStore, type VeilStatus, type VeilStore } from './store.js';
 import { hookError } from './errors.js';
 import { bundleToString } from '../bundle-string.js';
 import type { ChatStorage } from './chat-storage.js';
-import { VeilError } from '../errors.js';
+import { VeilError } from '../../protocol/errors.js';
 import type { Capabilities } from '../webcrypto/routes.js';
 import type { WorkerPool } from '../pool.js';
 import type {

@@ -2,7 +2,7 @@
  * The one error type of the hooks' `error` fields: every failure a hook records is a
  * {@link VeilError} (`VeilError | undefined`), whatever threw it. The original value is the `cause`.
  */
-import { VeilError, detailsOf, isVeilErrorCode, toVeilError } from '../errors.js';
+import { VeilError, detailsOf, isVeilErrorCode, toVeilError } from '../../protocol/errors.js';
 
 /**
  * `e` as a {@link VeilError}: a `VeilError` (or an error object with a known `code`, e.g. from a

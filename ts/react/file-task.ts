@@ -8,7 +8,7 @@
 import { createVeilStore, type VeilStatus, type VeilStore } from './store.js';
 import { hookError } from './errors.js';
 import type { WorkerPool } from '../pool.js';
-import { VeilError } from '../errors.js';
+import { VeilError } from '../../protocol/errors.js';
 import type { FileJobOptions, FileOperation, FileProgress } from '../files.js';
 
 /** `progress` of the file hooks: the operation's progress plus its rate. */

@@ -17,7 +17,7 @@ import { defaultChatStorage, type ChatStorage } from './chat-storage.js';
 import { verificationCodeOf, type ChatVerificationCode } from './verification.js';
 import { runtime } from './runtime.js';
 import { hookError } from './errors.js';
-import type { VeilError } from '../errors.js';
+import type { VeilError } from '../../protocol/errors.js';
 import type { InitOptions } from '../init.js';
 import type { PoolOptions } from '../pool.js';
 import type {

@@ -20,7 +20,7 @@ import { bytes, exact, integer, optionalBytes, untrusted, wipe } from '../valida
 import { int, optInt, optPart, part, splitParts } from './parts.js';
 import { concatBytes, equalBytes } from '../bytes.js';
 import { sha256 } from '../hash.js';
-import { VeilError } from '../errors.js';
+import { VeilError } from '../../protocol/errors.js';
 
 /** Sizes of the session encodings, in bytes (docs/SESSIONS.md §2–§5). */
 export const SESSION_SIZES = Object.freeze({

@@ -3,7 +3,7 @@
  * `u32 len ‖ bytes` parts (big-endian), integers as 8-byte big-endian parts,
  * an absent optional value as an empty part. Internal to ts/session/.
  */
-import { VeilError } from '../errors.js';
+import { VeilError } from '../../protocol/errors.js';
 
 /** Splits a buffer returned by wasm (which this library owns) into exactly `count` copies, then wipes it. */
 export function splitParts(buffer: Uint8Array, count: number): Uint8Array[] {

@@ -19,7 +19,7 @@
  *
  * Public keys are imported once and cached (bounded); secrets never are.
  */
-import { VeilError } from '../errors.js';
+import { VeilError } from '../../protocol/errors.js';
 import { copyBytes, equalBytes, hexToBytes } from '../bytes.js';
 import { importSeedKey, type Subtle } from './subtle.js';
 import { ecdhSharedSecret } from '../x25519.js';

@@ -34,9 +34,9 @@
  * non-extractable WebCrypto key, decapsulated natively
  * (`routes.mlKemDecapsulationKey`).
  */
-import { VeilError } from '../errors.js';
+import { VeilError } from '../../protocol/errors.js';
 import { bytes, exact, integer, oneOf, stringOrBytes, wipe } from '../validate.js';
-import type { KeyType } from '../../worker/keystore.protocol.js';
+import type { KeyType } from '../../protocol/keystore.protocol.js';
 import { ed25519SignNative, ed25519VerifyNative, mlKemEncapsulateNative, pbkdf2Native, x25519Native } from './ops.js';
 import type { AlgorithmSupport, WebCryptoSupport } from './probe.js';
 import type { SeedKeySupport } from './probe-keys.js';

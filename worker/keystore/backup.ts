@@ -4,11 +4,11 @@ import {
   checkArgon2Budget, checkBackupEntry, checkPassphraseKdf, openBackupContents, sealBackupContents, wipeBackupHistory, type BackupContents,
   type BackupEntry, type BackupHistory,
 } from '../../ts/keystore-format.js';
-import type { ImportBackupResult, KdfBudget, PassphraseKdfParams } from '../keystore.protocol.js';
+import type { ImportBackupResult, KdfBudget, PassphraseKdfParams } from '../../protocol/keystore.protocol.js';
 import { checkFormat, commit, notFound, read, storageError, withLock } from './db.js';
 import { request } from './idb.js';
 import { buildIdentity, handleOf } from './identities.js';
-import { checkPassphrase } from './args.js';
+import { checkPassphrase } from '../../protocol/args.js';
 import { passphraseKey } from './lock.js';
 import { withSecret, type IdentityRecord, type SecretRecord, type StateRecord } from './records.js';
 import { announce, readState, sessionFor, type Store } from './store.js';

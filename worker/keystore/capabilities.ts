@@ -4,7 +4,7 @@
  * choice, ts/webcrypto/routes.ts `keyRoutes`) and the platform features the
  * keystore uses.
  */
-import type { KeystoreCapabilities } from '../keystore.protocol.js';
+import type { KeystoreCapabilities } from '../../protocol/keystore.protocol.js';
 import { detectSeedKeys } from '../../ts/webcrypto/probe-keys.js';
 import { keyRoutes } from '../../ts/webcrypto/routes.js';
 import { SCHEMA_VERSION } from './db.js';

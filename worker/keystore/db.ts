@@ -3,7 +3,7 @@
  * typed storage errors, reads, the Web Lock every write takes and the one
  * transaction every change commits in (docs/KEYSTORE.md#storage-model).
  */
-import { VeilError } from '../../ts/errors.js';
+import { VeilError } from '../../protocol/errors.js';
 import { abort, done, eachCursor, openDatabase, request } from './idb.js';
 import type { StateRecord } from './records.js';
 import type { Store } from './store.js';

@@ -1,6 +1,6 @@
 /** The `keystore/*` handlers: one line each, delegating to the module of its concern. */
-import type { HandlerTable } from '../protocol.js';
-import type { KeystoreReplies, KeystoreRequest } from '../keystore.protocol.js';
+import type { HandlerTable } from '../../protocol/protocol.js';
+import type { KeystoreReplies, KeystoreRequest } from '../../protocol/keystore.protocol.js';
 import { bytes } from '../../ts/validate.js';
 import { exportBackup, importBackup } from './backup.js';
 import { createIdentity, deleteIdentity, exportPhrase, listIdentities, publicBundle, restorePhrase } from './identities.js';

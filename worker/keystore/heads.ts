@@ -12,7 +12,7 @@
  * session key made so far) keeps at most {@link MAX_PENDING} of them and checks them when it next reads
  * a session; any beyond that are dropped, oldest first.
  */
-import type { KeystoreChange, SessionHead } from '../keystore.protocol.js';
+import type { KeystoreChange, SessionHead } from '../../protocol/keystore.protocol.js';
 import { headIsAuthentic, type HeadRecord } from './records.js';
 import type { Session as Unlocked, Store } from './store.js';
 

@@ -19,14 +19,14 @@
  * checks, in the transaction that touches the records, that the state's generation and lock epoch
  * are the session's and that `#history` is the record the keys came from.
  */
-import { VeilError } from '../../ts/errors.js';
+import { VeilError } from '../../protocol/errors.js';
 import {
   MAX_BACKUP_HISTORY_BYTES, historyBucket, wipeBackupHistory, type BackupConversation, type BackupHistory,
 } from '../../ts/keystore-format.js';
 import { bytes, integer, string, untrusted, wipe } from '../../ts/validate.js';
 import { bs, bytesToHex, concatBytes, hexToBytes } from '../../ts/bytes.js';
 import { subtle } from '../../ts/webcrypto/subtle.js';
-import type { HistoryAppendResult, HistoryEntry, HistoryRead } from '../keystore.protocol.js';
+import type { HistoryAppendResult, HistoryEntry, HistoryRead } from '../../protocol/keystore.protocol.js';
 import { checkFormat, commit, locked, storageError, withLock } from './db.js';
 import { abort, done, eachCursor, request } from './idb.js';
 import { seal, withSecret, type SecretRecord, type StateRecord } from './records.js';

@@ -4,14 +4,14 @@
  * under the lock check of every operation.
  */
 import * as P from '../../ts/primitives.js';
-import { VeilError } from '../../ts/errors.js';
+import { VeilError } from '../../protocol/errors.js';
 import { wipe } from '../../ts/validate.js';
 import { concatBytes } from '../../ts/bytes.js';
 import {
   BUNDLE_DST, bundleEd25519Message, decodePublicBundle, deriveKeySeed, encodeBundleBody, identityId, publicKeyFromKeySeed,
   type PublicBundle,
 } from '../../ts/keystore-format.js';
-import { KEY_TYPES, type IdentityHandle, type KeyRoute, type KeyType } from '../keystore.protocol.js';
+import { KEY_TYPES, type IdentityHandle, type KeyRoute, type KeyType } from '../../protocol/keystore.protocol.js';
 import { SESSION_STORES, checkFormat, commit, notFound, read, storageError, withLock } from './db.js';
 import { eachCursor, request } from './idb.js';
 import { capabilities } from './capabilities.js';

@@ -6,12 +6,12 @@
 import * as P from '../../ts/primitives.js';
 import * as wasm from '../../ts/wasm/veilkit.js';
 import { call } from '../../ts/init.js';
-import { VeilError } from '../../ts/errors.js';
+import { VeilError } from '../../protocol/errors.js';
 import { atLeast, bytes, exact, integer, untrustedExact, wipe } from '../../ts/validate.js';
 import { SEALED_BOX, checkedEnc, checkedRequest, checkedSealed, exportWithSecretKey, openWithSecretKey } from '../../ts/sealed.js';
 import { appContext, appMlDsaContext, appSignatureMessage } from '../../ts/app-signature.js';
 import { CONTAINER, HEADER_SIGNATURE_LABEL, MLDSA_HEADER_CONTEXT } from '../../ts/files-format.js';
-import type { ContainerHeaderSignature, HybridSignature, KeystoreRequest } from '../keystore.protocol.js';
+import type { ContainerHeaderSignature, HybridSignature, KeystoreRequest } from '../../protocol/keystore.protocol.js';
 import type { IdentityRecord } from './records.js';
 import { notFound } from './db.js';
 import { identityRecord, loadSecret } from './identities.js';

@@ -3,10 +3,10 @@
  * under the new storage key and generation), unlock, lock and status.
  */
 import * as P from '../../ts/primitives.js';
-import { VeilError } from '../../ts/errors.js';
+import { VeilError } from '../../protocol/errors.js';
 import { exact, wipe } from '../../ts/validate.js';
 import { checkArgon2Budget, checkPassphraseKdf } from '../../ts/keystore-format.js';
-import type { KdfBudget, KeystoreStatus, PassphraseKdfParams } from '../keystore.protocol.js';
+import type { KdfBudget, KeystoreStatus, PassphraseKdfParams } from '../../protocol/keystore.protocol.js';
 import { checkFormat, commit, storageError, withLock } from './db.js';
 import { request } from './idb.js';
 import { bs } from '../../ts/bytes.js';
@@ -16,7 +16,7 @@ import {
   type DeviceStateRecord, type HeadRecord, type LockRecord, type PrekeyRecord, type SecretRecord, type SessionRecord, type StateRecord,
 } from './records.js';
 import { announce, readState, sessionFor, type Store } from './store.js';
-import { checkPassphrase } from './args.js';
+import { checkPassphrase } from '../../protocol/args.js';
 import { dropStore } from './session-cache.js';
 
 // ---------------------------------------------------------------------------

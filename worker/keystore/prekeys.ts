@@ -4,12 +4,12 @@
  * purging its signed prekeys, and the helpers the session code uses to answer an initial
  * message (secrets, replay cache, consumption in the session's transaction).
  */
-import { VeilError } from '../../ts/errors.js';
+import { VeilError } from '../../protocol/errors.js';
 import { integer, wipe } from '../../ts/validate.js';
 import {
   encodeBundle, generatePrekey, sessionIdentity, type IdentitySeeds, type InitialMessageInfo, type PrekeyKind,
 } from '../../ts/session/core.js';
-import type { IdentityHandle, PrekeyBundles } from '../keystore.protocol.js';
+import type { IdentityHandle, PrekeyBundles } from '../../protocol/keystore.protocol.js';
 import { checkFormat, commit, notFound, storageError, withLock } from './db.js';
 import { abort, done, eachCursor, request } from './idb.js';
 import {

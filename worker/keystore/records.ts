@@ -3,10 +3,10 @@
  * sealed in them: AES-256-GCM under the storage key, bound to the record by
  * its AAD.
  */
-import { VeilError } from '../../ts/errors.js';
+import { VeilError } from '../../protocol/errors.js';
 import { wipe } from '../../ts/validate.js';
 import { bs, concatBytes } from '../../ts/bytes.js';
-import type { KeyRoute, KeyType, PassphraseKdfParams } from '../keystore.protocol.js';
+import type { KeyRoute, KeyType, PassphraseKdfParams } from '../../protocol/keystore.protocol.js';
 import { subtle } from '../../ts/webcrypto/subtle.js';
 import type { Session } from './store.js';
 

@@ -11,7 +11,7 @@
  * wasm memory zeroized) when it is dropped, when the store locks or changes its passphrase, and when
  * its database closes.
  */
-import type { SessionInfo } from '../keystore.protocol.js';
+import type { SessionInfo } from '../../protocol/keystore.protocol.js';
 import { SessionState } from '../../ts/session/state.js';
 import type { HeadRecord, Identities, SessionMeta, SessionRecord } from './records.js';
 import type { Session as Unlocked } from './store.js';

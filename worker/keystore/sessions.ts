@@ -39,12 +39,12 @@
  */
 import * as core from '../../ts/session/core.js';
 import type { IdentitySeeds } from '../../ts/session/core.js';
-import { VeilError } from '../../ts/errors.js';
+import { VeilError } from '../../protocol/errors.js';
 import { bytesToHex, equalBytes } from '../../ts/bytes.js';
 import { bytes, wipe } from '../../ts/validate.js';
 import { sha256 } from '../../ts/hash.js';
-import type { KeystoreChange, SessionBatchItem, SessionDecryptOutcome, SessionHead, SessionInfo } from '../keystore.protocol.js';
-import { serializeError } from '../protocol.js';
+import type { KeystoreChange, SessionBatchItem, SessionDecryptOutcome, SessionHead, SessionInfo } from '../../protocol/keystore.protocol.js';
+import { serializeError } from '../../protocol/protocol.js';
 import { SessionState } from '../../ts/session/state.js';
 import { checkFormat, locked, notFound, runCommitHook, storageError } from './db.js';
 import { cached, drop, keep, type CachedSession } from './session-cache.js';

@@ -2,8 +2,8 @@
  * Per-worker state: each open store (its database, device key and
  * BroadcastChannel) and the session that may use its records.
  */
-import type { KeystoreChange } from '../keystore.protocol.js';
-import { checkName } from './args.js';
+import type { KeystoreChange } from '../../protocol/keystore.protocol.js';
+import { checkName } from '../../protocol/args.js';
 import { STORE_FORMAT, SCHEMA_VERSION, checkFormat, locked, openKeystoreDb, read, storageError, withLock } from './db.js';
 import { abort, done, request } from './idb.js';
 import { subtle } from '../../ts/webcrypto/subtle.js';

@@ -22,7 +22,7 @@ import type * as Primitives from '../ts/primitives.js';
 import type { Capabilities, RoutePreference } from '../ts/webcrypto/routes.js';
 import type { KeystoreReplies } from './keystore.protocol.js';
 import type { FilesReplies } from './files.protocol.js';
-import { VeilError, type VeilErrorDetails } from '../ts/errors.js';
+import { VeilError, type VeilErrorDetails } from './errors.js';
 
 /** Primitives callable in a worker (pure functions of their arguments). */
 export const WORKER_PRIMITIVES = [
