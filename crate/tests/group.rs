@@ -408,7 +408,7 @@ fn typed_errors_on_bad_arguments() {
         Err(GroupError::InvalidArgument(_))
     ));
     assert!(matches!(
-        Client::new(&[1u8; 1025]),
+        Client::new(&[1u8; 4097]),
         Err(GroupError::InvalidArgument(_))
     ));
     assert_eq!(
@@ -561,4 +561,137 @@ fn randomized_simulation_every_member_reads_what_it_should() {
         );
     }
     assert!(reads > 1000, "{reads} reads");
+}
+
+// ---------------------------------------------------------------------------
+// Certified credentials (crate::group::credential)
+
+/// A keystore-like identity: `Enc(ID)` and its Ed25519 seed.
+fn identity() -> (Vec<u8>, Vec<u8>) {
+    let ed = veilkit::ed25519::ed25519_generate().unwrap();
+    let dsa = veilkit::mldsa::mldsa_generate().unwrap();
+    let x = veilkit::x25519::x25519_generate().unwrap();
+    let enc =
+        veilkit::messaging::verification::encode_identity(&ed.public, Some(&dsa.public), &x.public)
+            .unwrap();
+    (enc, ed.secret[..32].to_vec())
+}
+
+fn certified() -> (M, Vec<u8>) {
+    let (enc, seed) = identity();
+    (
+        M {
+            c: Client::new_certified(&enc, &seed).unwrap(),
+            g: None,
+        },
+        enc,
+    )
+}
+
+#[test]
+fn certified_members_carry_their_identity_and_its_certificate() {
+    use veilkit::group::credential;
+    for suite in SUITES {
+        let (mut alice, alice_id) = certified();
+        let (mut bob, bob_id) = certified();
+        assert!(alice.c.requires_certified());
+        assert_eq!(alice.c.identity().len(), credential::CREDENTIAL_LEN);
+        alice.g = Some(alice.c.create_group(suite).unwrap());
+        let kp = bob.c.create_key_package(suite, false).unwrap();
+        let out = alice.add(&[&kp]).unwrap();
+        alice.merge().unwrap();
+        bob.g = Some(bob.c.join(out.welcome.as_ref().unwrap()).unwrap());
+        let m = alice.send(b"certified hello");
+        assert_eq!(bob.read(&m), b"certified hello");
+        // Every member's credential verifies for its signature key and names its Enc(ID).
+        let members = bob.g().members();
+        let ids: Vec<Vec<u8>> = members
+            .iter()
+            .map(|m| {
+                credential::check_leaf(&m.identity, &m.signature_key)
+                    .unwrap()
+                    .to_vec()
+            })
+            .collect();
+        assert_eq!(ids, vec![alice_id.clone(), bob_id.clone()]);
+        // The certificate does not verify for another member's signature key.
+        assert_eq!(
+            credential::check_leaf(&members[0].identity, &members[1].signature_key),
+            Err(GroupError::InvalidCredential)
+        );
+    }
+}
+
+#[test]
+fn attack_a_certified_client_refuses_uncertified_and_stolen_credentials() {
+    let suite = Suite::XWing;
+    let (mut alice, _) = certified();
+    let (bob, _) = certified();
+    alice.g = Some(alice.c.create_group(suite).unwrap());
+    let before = alice.c.export_state();
+    // A plain (uncertified) key package.
+    let plain = member("mallory")
+        .c
+        .create_key_package(suite, false)
+        .unwrap();
+    assert_eq!(
+        alice.add(&[&plain]).unwrap_err(),
+        GroupError::InvalidCredential
+    );
+    // Bob's certified credential copied by a client with another MLS signature key.
+    let thief = Client::new(bob.c.identity()).unwrap();
+    let stolen = thief.create_key_package(suite, false).unwrap();
+    assert_eq!(
+        alice.add(&[&stolen]).unwrap_err(),
+        GroupError::InvalidCredential
+    );
+    assert_eq!(
+        *alice.c.export_state(),
+        *before,
+        "refused adds change nothing"
+    );
+    // Bob's genuine key package is accepted.
+    let kp = bob.c.create_key_package(suite, false).unwrap();
+    assert!(alice.add(&[&kp]).is_ok());
+}
+
+#[test]
+fn attack_a_certified_client_refuses_a_welcome_with_an_uncertified_member() {
+    let suite = Suite::Classic;
+    // An uncertified creator (it checks nothing) adds a certified member.
+    let mut plain = member("plain");
+    plain.g = Some(plain.c.create_group(suite).unwrap());
+    let (bob, _) = certified();
+    let kp = bob.c.create_key_package(suite, false).unwrap();
+    let out = plain.add(&[&kp]).unwrap();
+    let before = bob.c.export_state();
+    assert_eq!(
+        bob.c.join(out.welcome.as_ref().unwrap()).unwrap_err(),
+        GroupError::InvalidCredential
+    );
+    assert_eq!(
+        *bob.c.export_state(),
+        *before,
+        "the key package is not consumed"
+    );
+}
+
+#[test]
+fn certified_credentials_refuse_a_wrong_identity_or_seed() {
+    let (enc, seed) = identity();
+    let (_, other_seed) = identity();
+    assert!(matches!(
+        Client::new_certified(&enc, &other_seed),
+        Err(GroupError::InvalidArgument(_))
+    ));
+    assert!(matches!(
+        Client::new_certified(&enc[..enc.len() - 1], &seed),
+        Err(GroupError::InvalidArgument(_))
+    ));
+    let mut classical = enc.clone();
+    classical[0] = 0;
+    assert!(matches!(
+        Client::new_certified(&classical, &seed),
+        Err(GroupError::InvalidArgument(_))
+    ));
 }

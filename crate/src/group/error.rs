@@ -31,6 +31,10 @@ pub enum GroupError {
     /// A key package fails validation (signature, lifetime, suite, or it is
     /// this client's own).
     InvalidKeyPackage(&'static str),
+    /// A member's credential is not a certified credential whose certificate
+    /// verifies for its MLS signature key, or a member's leaf changed its
+    /// identity (required by a client whose own credential is certified).
+    InvalidCredential,
     /// No key package of this client matches the welcome (none was made
     /// for it, or it was consumed already).
     NoMatchingKeyPackage,
@@ -60,6 +64,7 @@ crate::error::error_codes! {
     Self::DuplicateMessage => "DUPLICATE_MESSAGE",
     Self::InvalidCommit(_) => "INVALID_COMMIT",
     Self::InvalidKeyPackage(_) => "INVALID_KEY_PACKAGE",
+    Self::InvalidCredential => "INVALID_CREDENTIAL",
     Self::NoMatchingKeyPackage => "NO_MATCHING_KEY_PACKAGE",
     Self::NotAMember => "NOT_A_MEMBER",
     Self::CommitPending => "COMMIT_CONFLICT",
@@ -80,6 +85,9 @@ impl fmt::Display for GroupError {
             Self::DuplicateMessage => f.write_str("message already received or its key is gone"),
             Self::InvalidCommit(why) => write!(f, "invalid commit or welcome: {why}"),
             Self::InvalidKeyPackage(why) => write!(f, "invalid key package: {why}"),
+            Self::InvalidCredential => f.write_str(
+                "a member's credential is not certified by its identity, or changed identity",
+            ),
             Self::NoMatchingKeyPackage => {
                 f.write_str("no key package of this client matches the welcome")
             }

@@ -20,6 +20,7 @@
 //!
 //! [OpenMLS]: https://github.com/openmls/openmls
 
+pub mod credential;
 mod crypto;
 mod error;
 mod state;
@@ -45,7 +46,7 @@ use tls_codec::{Deserialize as _, Serialize as _};
 use zeroize::Zeroizing;
 
 /// Longest credential identity accepted (bytes).
-pub const MAX_IDENTITY_LEN: usize = 1024;
+pub const MAX_IDENTITY_LEN: usize = 4096;
 /// Most key packages one commit adds.
 pub const MAX_ADD: usize = 1000;
 /// Largest MLS message parsed (bytes): a welcome to a 1,000-member X-Wing
@@ -281,6 +282,43 @@ impl Client {
         Self::from_parts(identity.to_vec(), &seed, std::collections::HashMap::new())
     }
 
+    /// A new client whose credential is certified by a keystore identity
+    /// ([`credential`]): `enc_id` is the identity's `Enc(ID)` and
+    /// `ed25519_seed` its Ed25519 seed, which signs the certificate of the
+    /// client's fresh MLS signature key and is not kept. Such a client
+    /// requires a certified credential of every member.
+    ///
+    /// # Errors
+    /// [`GroupError::InvalidArgument`] if `enc_id` is not a canonical
+    /// identity encoding with the ML-DSA-65 key or the seed is not its
+    /// Ed25519 key's; [`GroupError::RandomnessUnavailable`].
+    pub fn new_certified(enc_id: &[u8], ed25519_seed: &[u8]) -> Result<Self, GroupError> {
+        let mut seed = Zeroizing::new([0u8; 32]);
+        getrandom::fill(seed.as_mut()).map_err(|_| GroupError::RandomnessUnavailable)?;
+        let key = SigningKey::from_bytes(&seed).verifying_key().to_bytes();
+        let identity = credential::issue(enc_id, ed25519_seed, &key)?;
+        Self::from_parts(identity, &seed, std::collections::HashMap::new())
+    }
+
+    /// Whether this client's own credential is certified, and so requires a
+    /// certified credential of every member ([`credential`]).
+    #[must_use]
+    pub fn requires_certified(&self) -> bool {
+        credential::is_certified(&self.identity)
+    }
+
+    /// With [`Client::requires_certified`]: checks a leaf's credential.
+    fn check_credential(
+        &self,
+        credential: &openmls::credentials::Credential,
+        signature_key: &[u8],
+    ) -> Result<(), GroupError> {
+        if self.requires_certified() {
+            credential::check_leaf(&identity_of(credential), signature_key)?;
+        }
+        Ok(())
+    }
+
     fn from_parts(
         identity: Vec<u8>,
         seed: &[u8; 32],
@@ -368,7 +406,12 @@ impl Client {
         let snapshot = self.provider.snapshot()?;
         let joined = StagedWelcome::new_from_welcome(&self.provider, &config, welcome, None)
             .map_err(map_welcome)
-            .and_then(|staged| staged.into_group(&self.provider).map_err(map_welcome));
+            .and_then(|staged| {
+                for m in staged.members() {
+                    self.check_credential(&m.credential, &m.signature_key)?;
+                }
+                staged.into_group(&self.provider).map_err(map_welcome)
+            });
         match joined {
             Ok(inner) => Ok(Group { inner }),
             Err(e) => {
@@ -681,6 +724,7 @@ impl Group {
                 aad,
             }),
             ProcessedMessageContent::StagedCommitMessage(staged) => {
+                self.check_commit_credentials(client, &staged, sender)?;
                 let added = staged
                     .add_proposals()
                     .map(|p| identity_of(p.add_proposal().key_package().leaf_node().credential()))
@@ -719,9 +763,51 @@ impl Group {
     }
 }
 
+impl Group {
+    /// With [`Client::requires_certified`]: every leaf a commit adds or
+    /// changes has a certified credential, and a changed leaf keeps its
+    /// member's `Enc(ID)`.
+    fn check_commit_credentials(
+        &self,
+        client: &Client,
+        staged: &openmls::group::StagedCommit,
+        committer: Option<u32>,
+    ) -> Result<(), GroupError> {
+        if !client.requires_certified() {
+            return Ok(());
+        }
+        for p in staged.add_proposals() {
+            let leaf = p.add_proposal().key_package().leaf_node();
+            client.check_credential(leaf.credential(), leaf.signature_key().as_slice())?;
+        }
+        let mut changed = Vec::new();
+        for p in staged.update_proposals() {
+            if let Sender::Member(i) = p.sender() {
+                changed.push((*i, p.update_proposal().leaf_node().clone()));
+            }
+        }
+        if let (Some(leaf), Some(i)) = (staged.update_path_leaf_node(), committer) {
+            changed.push((LeafNodeIndex::new(i), leaf.clone()));
+        }
+        for (index, leaf) in changed {
+            let new = identity_of(leaf.credential());
+            credential::check_leaf(&new, leaf.signature_key().as_slice())?;
+            let old = self
+                .inner
+                .member(index)
+                .map(identity_of)
+                .ok_or(GroupError::InvalidCredential)?;
+            if credential::enc_id(&old) != credential::enc_id(&new) {
+                return Err(GroupError::InvalidCredential);
+            }
+        }
+        Ok(())
+    }
+}
+
 fn check_identity(identity: &[u8]) -> Result<(), GroupError> {
     if identity.is_empty() || identity.len() > MAX_IDENTITY_LEN {
-        return Err(GroupError::InvalidArgument("identity: 1 to 1024 bytes"));
+        return Err(GroupError::InvalidArgument("identity: 1 to 4096 bytes"));
     }
     Ok(())
 }
@@ -756,6 +842,8 @@ fn validate_key_package(client: &Client, bytes: &[u8]) -> Result<KeyPackage, Gro
         .validate(client.provider.crypto(), ProtocolVersion::Mls10)
         .map_err(|_| GroupError::InvalidKeyPackage("signature, lifetime or leaf node"))?;
     Suite::of(package.ciphersuite())?;
+    let leaf = package.leaf_node();
+    client.check_credential(leaf.credential(), leaf.signature_key().as_slice())?;
     Ok(package)
 }
 
@@ -806,5 +894,61 @@ fn map_welcome<E>(e: openmls::group::WelcomeError<E>) -> GroupError {
         W::MalformedWelcomeMessage | W::NotAWelcomeMessage => GroupError::Malformed("welcome"),
         W::LibraryError(_) | W::StorageError(_) => GroupError::Internal,
         _ => GroupError::InvalidCommit("the welcome fails validation"),
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::panic)]
+mod tests {
+    use super::*;
+
+    fn certified() -> Client {
+        let ed = crate::ed25519::ed25519_generate().unwrap();
+        let dsa = crate::mldsa::mldsa_generate().unwrap();
+        let x = crate::x25519::x25519_generate().unwrap();
+        let enc = crate::messaging::verification::encode_identity(
+            &ed.public,
+            Some(&dsa.public),
+            &x.public,
+        )
+        .unwrap();
+        Client::new_certified(&enc, &ed.secret[..32]).unwrap()
+    }
+
+    /// A committer that skips the credential check (a modified client) adds an
+    /// uncertified member: a certified member refuses the commit and its state
+    /// does not change.
+    #[test]
+    fn attack_a_commit_adding_an_uncertified_member_is_refused() {
+        let suite = Suite::Classic;
+        let (alice, bob) = (certified(), certified());
+        let mut ga = alice.create_group(suite).unwrap();
+        let kp = bob.create_key_package(suite, false).unwrap();
+        let out = ga.add(&alice, &[kp.as_slice()]).unwrap();
+        ga.merge_pending(&alice).unwrap();
+        let mut gb = bob.join(out.welcome.as_deref().unwrap()).unwrap();
+
+        let plain = Client::new(b"mallory").unwrap();
+        let MlsMessageBodyIn::KeyPackage(kp) =
+            decode(&plain.create_key_package(suite, false).unwrap())
+                .unwrap()
+                .extract()
+        else {
+            panic!("a key package")
+        };
+        let kp = kp
+            .validate(alice.provider.crypto(), ProtocolVersion::Mls10)
+            .unwrap();
+        let (commit, _, _) = ga
+            .inner
+            .add_members(&alice.provider, &alice.signer, &[kp])
+            .unwrap();
+        let before = bob.export_state();
+        assert_eq!(
+            gb.receive(&bob, &encode(&commit).unwrap()).unwrap_err(),
+            GroupError::InvalidCredential
+        );
+        assert_eq!(*bob.export_state(), *before);
+        assert_eq!(gb.info().unwrap().epoch, 1);
     }
 }

@@ -51,11 +51,21 @@ fn commit_js(out: &CommitOutput) -> JsValue {
 
 #[wasm_bindgen]
 impl MlsClient {
-    /// A new client with a fresh MLS signature key; `identity` is its basic credential (1–1,024 bytes).
+    /// A new client with a fresh MLS signature key; `identity` is its basic credential (1–4,096 bytes).
     #[wasm_bindgen(constructor)]
     pub fn new(identity: &[u8]) -> R<MlsClient> {
         Ok(Self {
             client: Client::new(identity).map_err(|e| fail(&e))?,
+            groups: HashMap::new(),
+        })
+    }
+
+    /// A new client whose credential is certified by a keystore identity: its
+    /// `Enc(ID)` (2,017 bytes) and Ed25519 seed (32 bytes, not kept). It requires a
+    /// certified credential of every member (`INVALID_CREDENTIAL` otherwise).
+    pub fn certified(enc_id: &[u8], ed25519_seed: &[u8]) -> R<MlsClient> {
+        Ok(Self {
+            client: Client::new_certified(enc_id, ed25519_seed).map_err(|e| fail(&e))?,
             groups: HashMap::new(),
         })
     }
