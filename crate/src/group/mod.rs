@@ -902,7 +902,8 @@ fn map_welcome<E>(e: openmls::group::WelcomeError<E>) -> GroupError {
 mod tests {
     use super::*;
 
-    fn certified() -> Client {
+    /// An identity's `Enc(ID)` and Ed25519 seed.
+    fn identity() -> (Vec<u8>, Vec<u8>) {
         let ed = crate::ed25519::ed25519_generate().unwrap();
         let dsa = crate::mldsa::mldsa_generate().unwrap();
         let x = crate::x25519::x25519_generate().unwrap();
@@ -912,7 +913,69 @@ mod tests {
             &x.public,
         )
         .unwrap();
-        Client::new_certified(&enc, &ed.secret[..32]).unwrap()
+        (enc, ed.secret[..32].to_vec())
+    }
+
+    fn certified() -> Client {
+        let (enc, seed) = identity();
+        Client::new_certified(&enc, &seed).unwrap()
+    }
+
+    /// A member rotates its MLS signature key in an update commit, with a
+    /// credential for the new key certified by `(enc, seed)`.
+    fn rotate(group: &mut Group, client: &Client, enc: &[u8], seed: &[u8]) -> Vec<u8> {
+        let new = MlsSigner(SigningKey::from_bytes(&[7u8; 32]));
+        let key = new.0.verifying_key().to_bytes();
+        let credential_with_key = CredentialWithKey {
+            credential: BasicCredential::new(credential::issue(enc, seed, &key).unwrap()).into(),
+            signature_key: key.to_vec().into(),
+        };
+        let bundle = group
+            .inner
+            .self_update_with_new_signer(
+                &client.provider,
+                &client.signer,
+                openmls::credentials::NewSignerBundle {
+                    signer: &new,
+                    credential_with_key,
+                },
+                LeafNodeParameters::default(),
+            )
+            .unwrap();
+        encode(bundle.commit()).unwrap()
+    }
+
+    /// A member may rotate its MLS signature key under its own identity, but a
+    /// leaf that takes on another identity (even one certified by that
+    /// identity's owner) is refused, and nothing changes.
+    #[test]
+    fn attack_a_leaf_cannot_change_its_identity() {
+        let suite = Suite::Classic;
+        let (alice_enc, alice_seed) = identity();
+        let (mallory_enc, mallory_seed) = identity();
+        let alice = Client::new_certified(&alice_enc, &alice_seed).unwrap();
+        let bob = certified();
+        let mut ga = alice.create_group(suite).unwrap();
+        let kp = bob.create_key_package(suite, false).unwrap();
+        let out = ga.add(&alice, &[kp.as_slice()]).unwrap();
+        ga.merge_pending(&alice).unwrap();
+        let mut gb = bob.join(out.welcome.as_deref().unwrap()).unwrap();
+
+        let swap = rotate(&mut ga, &alice, &mallory_enc, &mallory_seed);
+        let before = bob.export_state();
+        assert_eq!(
+            gb.receive(&bob, &swap).unwrap_err(),
+            GroupError::InvalidCredential
+        );
+        assert_eq!(*bob.export_state(), *before);
+
+        ga.discard_pending(&alice).unwrap();
+        let rotation = rotate(&mut ga, &alice, &alice_enc, &alice_seed);
+        assert!(matches!(
+            gb.receive(&bob, &rotation).unwrap(),
+            Received::Commit { .. }
+        ));
+        assert_eq!(gb.info().unwrap().epoch, 2);
     }
 
     /// A committer that skips the credential check (a modified client) adds an
