@@ -1,6 +1,6 @@
 /**
  * The loading steps of `init()` (ts/init.ts), for whoever wants to know how far a start got: the
- * worker entry reports each one to its pool (worker/protocol.ts `StartingMessage`), which names the
+ * worker entry reports each one to its pool (protocol/protocol.ts `StartingMessage`), which names the
  * last one when the worker does not report ready in time. Internal: not exported by the package.
  */
 export type InitStep =

@@ -141,7 +141,7 @@ export function isConnectMessage(data: unknown): data is ConnectMessage {
  * `id` and a `body` whose `type` is a `keystore/*` request other than `keystore/open` (the worker
  * then looks its handler up as an own property). Anything else is answered with one
  * `VeilError('MALFORMED_INPUT')` reply — its `id`, or `null` when it has no usable one — and runs
- * nothing (worker/protocol.ts, "Malformed messages").
+ * nothing (protocol/protocol.ts, "Malformed messages").
  */
 export function checkPortRequest(data: unknown): { readonly ok: true; readonly request: PortRequest } | { readonly ok: false; readonly reply: PortMessage } {
   const refuse = (id: number | null, why: string): { ok: false; reply: PortMessage } => ({

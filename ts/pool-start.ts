@@ -51,7 +51,7 @@ export function workerErrorCause(e: Event): string {
   return `the script could not be loaded (a 404, a wrong MIME type, a network or CSP refusal, or a failing import)${where}`;
 }
 
-/** `step`: the last start step the worker reported (worker/protocol.ts StartingMessage), if any. */
+/** `step`: the last start step the worker reported (protocol/protocol.ts StartingMessage), if any. */
 export function startFailed(url: string, reason: string, cause?: unknown, step?: string): VeilError {
   return new VeilError('WORKER_START_FAILED', `veilkit worker ${url} failed to start: ${reason}`, {
     details: { url, reason, ...(step === undefined ? {} : { step }) },

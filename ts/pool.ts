@@ -169,14 +169,14 @@ export class WorkerPool {
     return this.run({ type: 'primitives/call', name, args }, options) as Promise<PrimitiveResult<K>>;
   }
 
-  /** Sends a raw request; resolves with the worker's value (`Replies[type]`, worker/protocol.ts) or rejects with its error. */
+  /** Sends a raw request; resolves with the worker's value (`Replies[type]`, protocol/protocol.ts) or rejects with its error. */
   run<B extends RequestBody>(body: B, options: RunOptions = {}): Promise<Replies[B['type']]> {
     if (this.disposed) return Promise.reject(disposedError('this worker pool'));
     const { signal } = options;
     if (signal?.aborted) return Promise.reject(abortError(signal));
     if (options.affinity !== undefined) this.releasing.delete(options.affinity);
     return new Promise<Replies[B['type']]>((resolve, reject) => {
-      // The worker's handler table answers `Replies[type]` (HandlerTable, worker/protocol.ts).
+      // The worker's handler table answers `Replies[type]` (HandlerTable, protocol/protocol.ts).
       const job: Job = { body, options, resolve: resolve as (value: unknown) => void, reject };
       if (signal) {
         job.onAbort = () => this.abort(job, signal);
@@ -286,7 +286,7 @@ export class WorkerPool {
         worker.removeEventListener('message', onReady);
         worker.removeEventListener('error', onError);
       };
-      /** The last start step the worker reported (worker/protocol.ts StartingMessage). */
+      /** The last start step the worker reported (protocol/protocol.ts StartingMessage). */
       let step: string | undefined;
       const onReady = (e: MessageEvent) => {
         const msg = e.data as ReadyMessage | StartingMessage;

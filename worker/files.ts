@@ -1,5 +1,5 @@
 /**
- * `files/*` handlers (protocol: worker/files.protocol.ts), spread into the
+ * `files/*` handlers (protocol: protocol/files.protocol.ts), spread into the
  * worker's handler table.
  *
  * - Stateful (session) requests drive a wasm `ContainerEncryptorHandle` /

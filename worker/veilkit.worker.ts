@@ -4,7 +4,7 @@
  * and send `{ type: 'veilkit/init' }`; it answers `{ type: 'veilkit/ready', ok }`
  * and then serves {@link Request}s one reply each. Every other message gets one
  * reply too: a malformed one `MALFORMED_INPUT`, one before ready `NOT_INITIALIZED`
- * (worker/protocol.ts, "Malformed messages").
+ * (protocol/protocol.ts, "Malformed messages").
  */
 import * as primitives from '../ts/primitives.js';
 import { capabilities, nativeCall } from '../ts/webcrypto/routes.js';
@@ -29,7 +29,7 @@ let debug = false;
 const workerId = Math.random().toString(36).slice(2);
 
 /**
- * One handler per request type, answering with `Replies[type]` (worker/protocol.ts): a request
+ * One handler per request type, answering with `Replies[type]` (protocol/protocol.ts): a request
  * without a handler, or a handler returning the wrong type, is a type error. Areas (keystore,
  * files …) add their handlers here.
  */

@@ -1,6 +1,6 @@
 //! One error model, end to end: the codes the Rust error enums can produce
 //! (each enum's `CODES`, generated from the same list as its `code()`) are
-//! exactly the TypeScript `VEIL_ERROR_CODES` (ts/errors.ts) minus the codes
+//! exactly the TypeScript `VEIL_ERROR_CODES` (protocol/errors.ts) minus the codes
 //! only the TypeScript layer raises, listed below with their reason; the
 //! key-log and registry fault codes are exactly the TypeScript failure-reason
 //! unions (ts/messaging/key-log.ts, ts/messaging/registry.ts).
@@ -129,7 +129,7 @@ fn rust_codes_and_ts_codes_are_the_same_list() {
     let ts = distinct(
         "VEIL_ERROR_CODES",
         &literals(
-            &repo_file("ts/errors.ts"),
+            &repo_file("protocol/errors.ts"),
             "export const VEIL_ERROR_CODES = [",
             "] as const;",
         ),

@@ -1,4 +1,4 @@
-// Malformed messages to every message entry (issue 34 item 6, worker/protocol.ts "Malformed messages"):
+// Malformed messages to every message entry (issue 34 item 6, protocol/protocol.ts "Malformed messages"):
 // the veilkit worker (its core, keystore and files handlers are one table) and the isolated keystore
 // frame's port. Attack-shaped: page script posts null, non-objects, messages without an id or a type,
 // unknown types and the names Object.prototype carries (`constructor`, `__proto__`, `toString` …). Each
