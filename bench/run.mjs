@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // npm run bench [-- --browser chromium|firefox|webkit] [-- --only <substring>[,<substring>…]]
-//               [-- --group sessions|primitives|hpke] [-- --native]
+//               [-- --group sessions|primitives|hpke|groups] [-- --native]
 //
 // Side-by-side benchmark in one browser engine (`--browser`, default chromium; launched by
 // bench/engines.mjs with the test corpus's settings), against tests/server.mjs
@@ -16,6 +16,8 @@
 // `--group sessions` runs only them (latest.* is then left as it is), `--group primitives` the rest.
 // The sealed-box cases (`hpke-*`: veilkit beside @hpke/core + X-Wing and libsodium crypto_box_seal)
 // go to bench/results/hpke.json and hpke.md; `--group hpke` runs only them.
+// The MLS group cases (`grp-*`, bench/groups.ts: veilkit's group module beside ts-mls 1.6.4) go to
+// bench/results/groups.json and groups.md; `--group groups` runs only them.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
@@ -24,6 +26,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { browserArg, engineName, openEngine, resultsDir } from './engines.mjs';
 import { sessionReport } from './session-report.mjs';
+import { groupsReport } from './groups-report.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const PORT = Number(process.env.BENCH_PORT ?? 8779);
@@ -34,12 +37,14 @@ const only = args.includes('--only') ? args[args.indexOf('--only') + 1].split(',
 const OUT = resultsDir(resolve(ROOT, 'bench/results'), engine);
 const withNative = args.includes('--native');
 const group = args.includes('--group') ? args[args.indexOf('--group') + 1] : undefined;
-if (group !== undefined && group !== 'sessions' && group !== 'primitives' && group !== 'hpke') {
-  console.error('bench: --group takes sessions, primitives or hpke');
+if (group !== undefined && !['sessions', 'primitives', 'hpke', 'groups'].includes(group)) {
+  console.error('bench: --group takes sessions, primitives, hpke or groups');
   process.exit(1);
 }
-const inGroup = (id) => group === undefined || (group === 'hpke' ? id.startsWith('hpke-')
-  : !id.startsWith('hpke-') && (group === 'sessions') === id.startsWith('sess-'));
+const GROUP_PREFIX = { hpke: 'hpke-', groups: 'grp-', sessions: 'sess-' };
+const inGroup = (id) => group === undefined || (group === 'primitives'
+  ? !Object.values(GROUP_PREFIX).some((p) => id.startsWith(p))
+  : id.startsWith(GROUP_PREFIX[group]));
 // --rounds N: run the whole case list N times, one round after another, and keep each case's
 // median across rounds (this shared VM drifts by ±30% over minutes; rounds spread that over
 // every library alike instead of landing on whichever case ran during a slow spell).
@@ -51,7 +56,7 @@ if (!Number.isInteger(rounds) || rounds < 1) {
 const log = (...a) => console.log('bench:', ...a);
 
 // The session cases need only the SIMD build (a VEILKIT_THREADS=0 build will do for them).
-const needsThreads = group !== 'sessions' && group !== 'hpke';
+const needsThreads = group !== 'sessions' && group !== 'hpke' && group !== 'groups';
 if (!existsSync(resolve(ROOT, 'dist/ts/index.js')) || (needsThreads && !existsSync(resolve(ROOT, 'dist/ts/wasm-threads/veilkit_bg.wasm')))) {
   console.error('bench: dist/ is missing — run `npm run build` first');
   process.exit(1);
@@ -68,6 +73,8 @@ await build({
   platform: 'browser',
   target: 'es2022',
   external: ['/dist/*'],
+  // ts-mls (bench/groups.ts) is installed apart: tests/interop/ts-mls/.
+  nodePaths: [resolve(ROOT, 'tests/interop/ts-mls/node_modules')],
   logLevel: 'warning',
 });
 
@@ -195,7 +202,15 @@ if (results.some((r) => r.id.startsWith('hpke-'))) {
   log(`wrote ${OUT}/hpke.json and hpke.md`);
   console.log(`\n${md}`);
 }
-if (results.every((r) => r.id.startsWith('sess-') || r.id.startsWith('hpke-'))) process.exit(0);
+if (results.some((r) => r.id.startsWith('grp-'))) {
+  const { json, md } = groupsReport(results.filter((r) => r.id.startsWith('grp-')), { date: new Date().toISOString(), browser: browserMeta, method, engine });
+  mkdirSync(OUT, { recursive: true });
+  writeFileSync(resolve(OUT, 'groups.json'), `${JSON.stringify(json, null, 2)}\n`);
+  writeFileSync(resolve(OUT, 'groups.md'), `${md}\n`);
+  log(`wrote ${OUT}/groups.json and groups.md`);
+  console.log(`\n${md}`);
+}
+if (results.every((r) => r.id.startsWith('sess-') || r.id.startsWith('hpke-') || r.id.startsWith('grp-'))) process.exit(0);
 
 // ------------------------------------------------------------------ report
 function fmt(v, unit) {

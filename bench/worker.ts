@@ -10,6 +10,7 @@
 import { RUNS, measure, median, type CaseResult, type Prepared } from './measure.js';
 import { SESSION_CASES, SESSION_WIRE } from './session.js';
 import { KEYSTORE_CASE_IDS } from './session-keystore.js';
+import { GROUP_CASES, GROUP_WIRE } from './groups.js';
 
 const VEILKIT = '/dist/ts/index.js';
 const VEILKIT_NATIVE = '/dist/ts/webcrypto/routes.js';
@@ -499,6 +500,7 @@ const CASES: Record<string, () => Promise<Prepared>> = {
   },
   // ------------------------------------------------------------ sessions (issue 16): bench/session.ts
   ...SESSION_CASES,
+  ...GROUP_CASES,
 };
 
 /** Pool scaling: 1 vs 2 workers on independent ML-KEM encapsulations (wasm route), from inside this worker. */
@@ -545,7 +547,7 @@ async function coldInit(id: string): Promise<CaseResult> {
 }
 
 // KEYSTORE_CASE_IDS run on the page (bench/index.html), not in a case worker.
-export const CASE_IDS = [...Object.keys(CASES), ...KEYSTORE_CASE_IDS, ...Object.keys(SESSION_WIRE), 'pool/size-1', 'pool/size-2', 'init/cold-simd', 'init/cold-threads'];
+export const CASE_IDS = [...Object.keys(CASES), ...KEYSTORE_CASE_IDS, ...Object.keys(SESSION_WIRE), ...Object.keys(GROUP_WIRE), 'pool/size-1', 'pool/size-2', 'init/cold-simd', 'init/cold-threads'];
 
 /** The `capabilities().routes` entry a `<group>/veilkit-native` case measures. */
 const NATIVE_ROUTE: Record<string, keyof import('../ts/webcrypto/routes.js').Routes> = {
@@ -598,7 +600,7 @@ async function main(): Promise<void> {
     if (id.startsWith('pool/')) result = await poolScaling(id);
     else if (id.startsWith('init/')) result = await coldInit(id);
     else {
-      const wire = SESSION_WIRE[id];
+      const wire = SESSION_WIRE[id] ?? GROUP_WIRE[id];
       const setup = CASES[id];
       if (wire) result = await wire();
       else if (!setup) throw new Error(`unknown case ${id}`);

@@ -31,6 +31,7 @@ export interface MlsClient {
   remove(id: Uint8Array, leaves: Uint32Array): Commit;
   update(id: Uint8Array): Commit;
   mergePending(id: Uint8Array): void;
+  discardPending(id: Uint8Array): void;
   encrypt(id: Uint8Array, pt: Uint8Array, aad: Uint8Array): Uint8Array;
   receive(id: Uint8Array, msg: Uint8Array): Received;
   info(id: Uint8Array): Info;

@@ -547,7 +547,7 @@ impl Group {
         }
         let (commit, welcome, _) = self
             .inner
-            .add_members(&client.provider, &client.signer, &packages)
+            .add_members_without_update(&client.provider, &client.signer, &packages)
             .map_err(|e| match e {
                 openmls::group::AddMembersError::CreateCommitError(_) => {
                     GroupError::InvalidKeyPackage("refused by the commit's proposal validation")

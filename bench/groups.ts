@@ -1,0 +1,219 @@
+/**
+ * The `groups` benchmark cases (`grp-*`, docs/GROUPS.md "Benchmarks"): veilkit's group wasm module
+ * (OpenMLS with veilkit's crypto provider, loaded unbundled from /dist/ts/wasm-group/) beside
+ * ts-mls 1.6.4 (bundled; installed apart in tests/interop/ts-mls/), each in its own dedicated
+ * worker (bench/worker.ts).
+ *
+ * Suites: `classic` is 0x0001 for both; `xwing` is veilkit's default 0x004D
+ * (X-Wing / ChaCha20-Poly1305 / SHA-256) beside ts-mls's X-Wing suite 0x0053
+ * (X-Wing / AES-256-GCM / SHA-512): the same KEM, the nearest suite ts-mls has (they share none).
+ *
+ * Cases, per suite and library:
+ * - `grp-create`: a new group (one member).
+ * - `grp-add-<n>`: in a group of n, a commit adding one member and its welcome (veilkit discards the
+ *   pending commit after each; ts-mls's commit is a pure function of the state).
+ * - `grp-process-<n>`: another member processes such a commit (veilkit: a sequence of add
+ *   commits prepared in advance, one per epoch; ts-mls: the same commit on the same state).
+ * - `grp-encrypt-1k`, `grp-decrypt-1k`: a 1 KiB application message (veilkit decrypts a prepared
+ *   stream of messages, each once; ts-mls the same message on the same state).
+ * - `grp-wire`: untimed wire sizes (commit, welcome, application message).
+ */
+import type { CaseResult, Prepared } from './measure.js';
+import type { GroupGlue, MlsClient, MlsMessage, Opaque, TsKeyPackage, TsMls, TsState } from '../tests/shared/group-interop.js';
+
+const GLUE = '/dist/ts/wasm-group/veilkit_group.js';
+const WASM = '/dist/ts/wasm-group/veilkit_group_bg.wasm';
+
+type Suite = 'classic' | 'xwing';
+const VEILKIT_SUITE: Record<Suite, number> = { classic: 0x0001, xwing: 0x004d };
+const TSMLS_SUITE: Record<Suite, string> = {
+  classic: 'MLS_128_DHKEMX25519_AES128GCM_SHA256_Ed25519',
+  xwing: 'MLS_256_XWING_AES256GCM_SHA512_Ed25519',
+};
+const te = new TextEncoder();
+
+async function glue(): Promise<GroupGlue> {
+  const url = GLUE;
+  const g = (await import(/* @vite-ignore */ url)) as GroupGlue & { default: (o: { module_or_path: string }) => Promise<unknown> };
+  await g.default({ module_or_path: WASM });
+  return g;
+}
+
+/** veilkit: a group of `n` made by `alice` (one commit adding n − 1), and its second member. */
+function veilkitGroup(g: GroupGlue, suite: Suite, n: number): { alice: MlsClient; bob: MlsClient | undefined; id: Uint8Array } {
+  const cs = VEILKIT_SUITE[suite];
+  const alice = new g.MlsClient(te.encode('alice'));
+  const id = alice.createGroup(cs);
+  let bob: MlsClient | undefined;
+  if (n > 1) {
+    const clients = Array.from({ length: n - 1 }, (_, i) => new g.MlsClient(te.encode(`m${i}`)));
+    const out = alice.add(id, clients.map((c) => c.createKeyPackage(cs, false)));
+    alice.mergePending(id);
+    bob = clients[0];
+    if (!bob || !out.welcome) throw new Error('no welcome');
+    bob.join(out.welcome);
+    for (const c of clients.slice(1)) c.free();
+  }
+  return { alice, bob, id };
+}
+
+async function tsmls(): Promise<TsMls> {
+  return (await import('ts-mls')) as unknown as TsMls;
+}
+
+interface TsGroup { t: TsMls; cs: Opaque; alice: TsState; bob: TsState | undefined; newKp: () => Promise<Opaque> }
+
+/** ts-mls: the same group of `n`. */
+async function tsGroup(suite: Suite, n: number): Promise<TsGroup> {
+  const t = await tsmls();
+  const cs = await t.getCiphersuiteImpl(t.getCiphersuiteFromName(TSMLS_SUITE[suite]));
+  const kp = async (name: string): Promise<TsKeyPackage> =>
+    t.generateKeyPackage({ credentialType: 'basic', identity: te.encode(name) }, t.defaultCapabilities(), t.defaultLifetime, [], cs);
+  const a = await kp('alice');
+  let alice = await t.createGroup(te.encode('bench group'), a.publicPackage, a.privatePackage, [], cs);
+  let bob: TsState | undefined;
+  if (n > 1) {
+    const members = await Promise.all(Array.from({ length: n - 1 }, (_, i) => kp(`m${i}`)));
+    const r = await t.createCommit({ state: alice, cipherSuite: cs }, {
+      extraProposals: members.map((m) => ({ proposalType: 'add', add: { keyPackage: m.publicPackage } })), ratchetTreeExtension: true,
+    });
+    alice = r.newState;
+    const first = members[0];
+    if (!first || !r.welcome) throw new Error('no welcome');
+    bob = await t.joinGroup(r.welcome, first.publicPackage, first.privatePackage, t.emptyPskIndex, cs);
+  }
+  return { t, cs, alice, bob, newKp: async () => (await kp('new')).publicPackage };
+}
+
+const addProposal = (keyPackage: Opaque): unknown => ({ proposalType: 'add', add: { keyPackage } });
+
+function cases(suite: Suite): Record<string, () => Promise<Prepared>> {
+  const vs = VEILKIT_SUITE[suite];
+  const out: Record<string, () => Promise<Prepared>> = {
+    [`grp-create/${suite}/veilkit`]: async () => {
+      const g = await glue();
+      const c = new g.MlsClient(te.encode('alice'));
+      return { op: () => c.createGroup(vs), note: 'createGroup (its state grows by one group per op)' };
+    },
+    [`grp-create/${suite}/ts-mls`]: async () => {
+      const t = await tsmls();
+      const cs = await t.getCiphersuiteImpl(t.getCiphersuiteFromName(TSMLS_SUITE[suite]));
+      const kp = await t.generateKeyPackage({ credentialType: 'basic', identity: te.encode('alice') }, t.defaultCapabilities(), t.defaultLifetime, [], cs);
+      return { async: true, op: () => t.createGroup(te.encode('g'), kp.publicPackage, kp.privatePackage, [], cs) };
+    },
+    [`grp-encrypt-1k/${suite}/veilkit`]: async () => {
+      const { alice, id } = veilkitGroup(await glue(), suite, 2);
+      const pt = new Uint8Array(1024).fill(7);
+      const aad = new Uint8Array();
+      return { op: () => alice.encrypt(id, pt, aad) };
+    },
+    [`grp-encrypt-1k/${suite}/ts-mls`]: async () => {
+      const { t, cs, alice } = await tsGroup(suite, 2);
+      const pt = new Uint8Array(1024).fill(7);
+      return { async: true, op: () => t.createApplicationMessage(alice, pt, cs), note: 'createApplicationMessage on the same state' };
+    },
+    [`grp-decrypt-1k/${suite}/veilkit`]: async () => {
+      const { alice, bob, id } = veilkitGroup(await glue(), suite, 2);
+      if (!bob) throw new Error('no second member');
+      const pt = new Uint8Array(1024).fill(7);
+      const aad = new Uint8Array();
+      const stream = Array.from({ length: 40_000 }, () => alice.encrypt(id, pt, aad));
+      let next = 0;
+      return {
+        op: () => {
+          const m = stream[next++];
+          if (!m) throw new Error('the prepared message stream ran out');
+          return bob.receive(id, m);
+        },
+        note: 'receive: each message of a prepared stream once (transactional: state snapshot per call)',
+      };
+    },
+    [`grp-decrypt-1k/${suite}/ts-mls`]: async () => {
+      const { t, cs, alice, bob } = await tsGroup(suite, 2);
+      if (!bob) throw new Error('no second member');
+      const r = await t.createApplicationMessage(alice, new Uint8Array(1024).fill(7), cs);
+      const msg = { version: 'mls10', wireformat: 'mls_private_message', privateMessage: r.privateMessage } as unknown as MlsMessage;
+      return { async: true, op: () => t.processMessage(msg, bob, t.emptyPskIndex, t.acceptAll, cs), note: 'processMessage: the same message on the same state' };
+    },
+  };
+  for (const n of [10, 100, 1000]) {
+    out[`grp-add-${n}/${suite}/veilkit`] = async () => {
+      const g = await glue();
+      const { alice, id } = veilkitGroup(g, suite, n);
+      const newcomer = new g.MlsClient(te.encode('new'));
+      const kp = newcomer.createKeyPackage(vs, false);
+      return { slow: true, op: () => { alice.add(id, [kp]); alice.discardPending(id); }, note: 'add (commit + welcome), then discardPending' };
+    };
+    out[`grp-add-${n}/${suite}/ts-mls`] = async () => {
+      const { t, cs, alice, newKp } = await tsGroup(suite, n);
+      const kp = await newKp();
+      return { slow: true, async: true, op: () => t.createCommit({ state: alice, cipherSuite: cs }, { extraProposals: [addProposal(kp)], ratchetTreeExtension: true }) };
+    };
+    out[`grp-process-${n}/${suite}/veilkit`] = async () => {
+      const g = await glue();
+      const { alice, bob, id } = veilkitGroup(g, suite, n);
+      if (!bob) throw new Error('no second member');
+      // measure() runs a warm-up and 5 samples: 6 commits of successive epochs.
+      const commits = Array.from({ length: 6 }, (_, i) => {
+        const c = new g.MlsClient(te.encode(`late${i}`));
+        const out = alice.add(id, [c.createKeyPackage(vs, false)]);
+        alice.mergePending(id);
+        c.free();
+        return out.commit;
+      });
+      let next = 0;
+      return {
+        slow: true,
+        op: () => {
+          const c = commits[next++];
+          if (!c) throw new Error('the prepared commits ran out');
+          return bob.receive(id, c);
+        },
+        note: 'receive + merge of successive add commits',
+      };
+    };
+    out[`grp-process-${n}/${suite}/ts-mls`] = async () => {
+      const { t, cs, alice, bob, newKp } = await tsGroup(suite, n);
+      if (!bob) throw new Error('no second member');
+      const r = await t.createCommit({ state: alice, cipherSuite: cs }, { extraProposals: [addProposal(await newKp())], ratchetTreeExtension: true });
+      return { slow: true, async: true, op: () => t.processMessage(r.commit, bob, t.emptyPskIndex, t.acceptAll, cs), note: 'processMessage: the same commit on the same state' };
+    };
+  }
+  return out;
+}
+
+/** Every timed group case. */
+export const GROUP_CASES: Record<string, () => Promise<Prepared>> = { ...cases('classic'), ...cases('xwing') };
+
+/** Untimed wire sizes: add-one commit and welcome in groups of 10 and 100, a 1 KiB message. */
+export const GROUP_WIRE: Record<string, () => Promise<CaseResult>> = Object.fromEntries((['classic', 'xwing'] as const).flatMap((suite) => [
+  [`grp-wire/${suite}/veilkit`, async (): Promise<CaseResult> => {
+    const g = await glue();
+    const details: Record<string, number> = {};
+    for (const n of [10, 100]) {
+      const { alice, id } = veilkitGroup(g, suite, n);
+      const out = alice.add(id, [new g.MlsClient(te.encode('new')).createKeyPackage(VEILKIT_SUITE[suite], false)]);
+      details[`commit${n}`] = out.commit.length;
+      details[`welcome${n}`] = out.welcome?.length ?? 0;
+      if (n === 10) {
+        alice.discardPending(id);
+        details.message1k = alice.encrypt(id, new Uint8Array(1024), new Uint8Array()).length;
+      }
+    }
+    return { id: `grp-wire/${suite}/veilkit`, ok: true, unit: 'bytes', value: details.message1k ?? 0, details };
+  }],
+  [`grp-wire/${suite}/ts-mls`, async (): Promise<CaseResult> => {
+    const details: Record<string, number> = {};
+    for (const n of [10, 100]) {
+      const { t, cs, alice, newKp } = await tsGroup(suite, n);
+      const r = await t.createCommit({ state: alice, cipherSuite: cs }, { extraProposals: [addProposal(await newKp())], ratchetTreeExtension: true });
+      details[`commit${n}`] = t.encodeMlsMessage(r.commit).length;
+      details[`welcome${n}`] = r.welcome ? t.encodeMlsMessage({ version: 'mls10', wireformat: 'mls_welcome', welcome: r.welcome }).length : 0;
+      if (n === 10) {
+        const m = await t.createApplicationMessage(alice, new Uint8Array(1024), cs);
+        details.message1k = t.encodeMlsMessage({ version: 'mls10', wireformat: 'mls_private_message', privateMessage: m.privateMessage }).length;
+      }
+    }
+    return { id: `grp-wire/${suite}/ts-mls`, ok: true, unit: 'bytes', value: details.message1k ?? 0, details };
+  }],
+]));
