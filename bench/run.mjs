@@ -203,7 +203,7 @@ if (results.some((r) => r.id.startsWith('hpke-'))) {
   console.log(`\n${md}`);
 }
 if (results.some((r) => r.id.startsWith('grp-'))) {
-  const { json, md } = groupsReport(results.filter((r) => r.id.startsWith('grp-')), { date: new Date().toISOString(), browser: browserMeta, method, engine });
+  const { json, md } = groupsReport(results.filter((r) => r.id.startsWith('grp-')), { date: new Date().toISOString(), browser: browserMeta, method, engine: engineName(engine, browserMeta.userAgent) });
   mkdirSync(OUT, { recursive: true });
   writeFileSync(resolve(OUT, 'groups.json'), `${JSON.stringify(json, null, 2)}\n`);
   writeFileSync(resolve(OUT, 'groups.md'), `${md}\n`);
