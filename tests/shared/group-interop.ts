@@ -161,118 +161,124 @@ export async function scenarios(glue: GroupGlue, tsmls: TsMls, provider: 'defaul
     return td.decode(r.bytes);
   }
 
-
-  return [
-    { name: 'suite 0x0001: a ts-mls client creates the group and adds a veilkit member, which adds a ts-mls client; messages, commits and a removal both ways', run: async () => {
+  /** A ts-mls member creates a group and adds a veilkit member from its key package bytes; veilkit
+   * joins from the welcome (tree inline). The caller frees `bob`. */
+  async function tsGroupWithVeilkit(): Promise<{ alice: TsMember; bob: MlsClient; id: Uint8Array }> {
     const alice = new TsMember('alice');
     await alice.create();
     const bob = new glue.MlsClient(te.encode('bob (veilkit)'));
     try {
-      // ts-mls adds veilkit from its key package bytes; veilkit joins from the welcome (tree inline).
       const add = await alice.commit([{ proposalType: 'add', add: { keyPackage: decode(bob.createKeyPackage(0x0001, false), 'mls_key_package').keyPackage } }]);
-      const id = bob.join(add.welcome!);
-      let info = bob.info(id);
-      eq(info.suite, 0x0001);
-      eq(info.epoch, alice.epoch);
-      same(info.members.map((m) => td.decode(m.identity)), ['alice', 'bob (veilkit)']);
-
-      // Application messages both ways.
-      eq(text(bob.receive(id, await alice.send('hello veilkit'))), 'hello veilkit');
-      same(await alice.receive(bob.encrypt(id, te.encode('hello ts-mls'), new Uint8Array())), { kind: 'applicationMessage', text: 'hello ts-mls' });
-
-      // A veilkit commit (an update, sent as PrivateMessage) processed by ts-mls, and a ts-mls commit by veilkit.
-      const upd = bob.update(id);
-      bob.mergePending(id);
-      eq((await alice.receive(upd.commit)).kind, 'newState');
-      eq(alice.epoch, bob.info(id).epoch);
-      const tsUpd = await alice.commit([]);
-      const seen = bob.receive(id, tsUpd.commit);
-      eq(seen.kind, 'commit');
-      eq(alice.epoch, bob.info(id).epoch);
-
-      // veilkit adds a ts-mls client: ts-mls's alice processes the commit, carol joins from veilkit's welcome.
-      const carol = new TsMember('carol');
-      const carolKp = await carol.keyPackage();
-      const add2 = bob.add(id, [carolKp]);
-      bob.mergePending(id);
-      eq((await alice.receive(add2.commit)).kind, 'newState');
-      await carol.join(add2.welcome!);
-      eq(carol.epoch, alice.epoch);
-      eq(carol.epoch, bob.info(id).epoch);
-      const fromCarol = await carol.send('carol here');
-      eq(text(bob.receive(id, fromCarol)), 'carol here');
-      eq((await alice.receive(fromCarol)).text, 'carol here');
-      const fromBob = bob.encrypt(id, te.encode('welcome carol'), new Uint8Array());
-      eq((await carol.receive(fromBob)).text, 'welcome carol');
-      eq((await alice.receive(fromBob)).text, 'welcome carol');
-
-      // veilkit removes carol (ts-mls sees it: alice processes it, carol is out); then alice removes veilkit.
-      info = bob.info(id);
-      const carolLeaf = info.members.find((m) => td.decode(m.identity) === 'carol')!.index;
-      const rem = bob.remove(id, Uint32Array.of(carolLeaf));
-      bob.mergePending(id);
-      eq((await alice.receive(rem.commit)).kind, 'newState');
-      await carol.receive(rem.commit);
-      eq(carol.state.groupActiveState.kind, 'removedFromGroup');
-      const bobLeaf = bob.info(id).ownIndex;
-      const rem2 = await alice.commit([{ proposalType: 'remove', remove: { removed: bobLeaf } }]);
-      const gone = bob.receive(id, rem2.commit);
-      ok(gone.kind === 'commit' && gone.removedSelf, 'veilkit sees its own removal');
-      eq(bob.info(id).active, false);
-      // And veilkit reads nothing of the epoch after its removal.
-      throwsCode(() => bob.receive(id, fromCarol), undefined, 'a removed member reads the next epoch');
-    } finally {
+      ok(add.welcome, 'a welcome');
+      return { alice, bob, id: bob.join(add.welcome) };
+    } catch (e) {
       bob.free();
+      throw e;
     }
+  }
+
+  return [
+    { name: 'suite 0x0001: a ts-mls client creates the group and adds a veilkit member, which adds a ts-mls client; messages, commits and a removal both ways', run: async () => {
+      const { alice, bob, id } = await tsGroupWithVeilkit();
+      try {
+        let info = bob.info(id);
+        eq(info.suite, 0x0001);
+        eq(info.epoch, alice.epoch);
+        same(info.members.map((m) => td.decode(m.identity)), ['alice', 'bob (veilkit)']);
+
+        // Application messages both ways.
+        eq(text(bob.receive(id, await alice.send('hello veilkit'))), 'hello veilkit');
+        same(await alice.receive(bob.encrypt(id, te.encode('hello ts-mls'), new Uint8Array())), { kind: 'applicationMessage', text: 'hello ts-mls' });
+
+        // A veilkit commit (an update, sent as PrivateMessage) processed by ts-mls, and a ts-mls commit by veilkit.
+        const upd = bob.update(id);
+        bob.mergePending(id);
+        eq((await alice.receive(upd.commit)).kind, 'newState');
+        eq(alice.epoch, bob.info(id).epoch);
+        const tsUpd = await alice.commit([]);
+        const seen = bob.receive(id, tsUpd.commit);
+        eq(seen.kind, 'commit');
+        eq(alice.epoch, bob.info(id).epoch);
+
+        // veilkit adds a ts-mls client: ts-mls's alice processes the commit, carol joins from veilkit's welcome.
+        const carol = new TsMember('carol');
+        const carolKp = await carol.keyPackage();
+        const add2 = bob.add(id, [carolKp]);
+        bob.mergePending(id);
+        eq((await alice.receive(add2.commit)).kind, 'newState');
+        await carol.join(add2.welcome!);
+        eq(carol.epoch, alice.epoch);
+        eq(carol.epoch, bob.info(id).epoch);
+        const fromCarol = await carol.send('carol here');
+        eq(text(bob.receive(id, fromCarol)), 'carol here');
+        eq((await alice.receive(fromCarol)).text, 'carol here');
+        const fromBob = bob.encrypt(id, te.encode('welcome carol'), new Uint8Array());
+        eq((await carol.receive(fromBob)).text, 'welcome carol');
+        eq((await alice.receive(fromBob)).text, 'welcome carol');
+
+        // veilkit removes carol (ts-mls sees it: alice processes it, carol is out); then alice removes veilkit.
+        info = bob.info(id);
+        const carolLeaf = info.members.find((m) => td.decode(m.identity) === 'carol')!.index;
+        const rem = bob.remove(id, Uint32Array.of(carolLeaf));
+        bob.mergePending(id);
+        eq((await alice.receive(rem.commit)).kind, 'newState');
+        await carol.receive(rem.commit);
+        eq(carol.state.groupActiveState.kind, 'removedFromGroup');
+        const bobLeaf = bob.info(id).ownIndex;
+        const rem2 = await alice.commit([{ proposalType: 'remove', remove: { removed: bobLeaf } }]);
+        const gone = bob.receive(id, rem2.commit);
+        ok(gone.kind === 'commit' && gone.removedSelf, 'veilkit sees its own removal');
+        eq(bob.info(id).active, false);
+        // And veilkit reads nothing of the epoch after its removal.
+        throwsCode(() => bob.receive(id, fromCarol), undefined, 'a removed member reads the next epoch');
+      } finally {
+        bob.free();
+      }
     } },
 
     { name: 'suite 0x0001: a veilkit member creates the group and adds a ts-mls client; ts-mls commits, veilkit removes it', run: async () => {
-    const alice = new glue.MlsClient(te.encode('alice (veilkit)'));
-    try {
-      const id = alice.createGroup(0x0001);
-      const bob = new TsMember('bob');
-      const add = alice.add(id, [await bob.keyPackage()]);
-      alice.mergePending(id);
-      await bob.join(add.welcome!);
-      eq(bob.epoch, alice.info(id).epoch);
-      same(await bob.receive(alice.encrypt(id, te.encode('hi bob'), new Uint8Array())), { kind: 'applicationMessage', text: 'hi bob' });
-      eq(text(alice.receive(id, await bob.send('hi alice'))), 'hi alice');
-      const upd = await bob.commit([]);
-      eq(alice.receive(id, upd.commit).kind, 'commit');
-      eq(bob.epoch, alice.info(id).epoch);
-      eq(text(alice.receive(id, await bob.send('after my update'))), 'after my update');
-      const rem = alice.remove(id, Uint32Array.of(1));
-      alice.mergePending(id);
-      await bob.receive(rem.commit);
-      eq(bob.state.groupActiveState.kind, 'removedFromGroup');
-      same(alice.info(id).members.map((m) => td.decode(m.identity)), ['alice (veilkit)']);
-    } finally {
-      alice.free();
-    }
+      const alice = new glue.MlsClient(te.encode('alice (veilkit)'));
+      try {
+        const id = alice.createGroup(0x0001);
+        const bob = new TsMember('bob');
+        const add = alice.add(id, [await bob.keyPackage()]);
+        alice.mergePending(id);
+        await bob.join(add.welcome!);
+        eq(bob.epoch, alice.info(id).epoch);
+        same(await bob.receive(alice.encrypt(id, te.encode('hi bob'), new Uint8Array())), { kind: 'applicationMessage', text: 'hi bob' });
+        eq(text(alice.receive(id, await bob.send('hi alice'))), 'hi alice');
+        const upd = await bob.commit([]);
+        eq(alice.receive(id, upd.commit).kind, 'commit');
+        eq(bob.epoch, alice.info(id).epoch);
+        eq(text(alice.receive(id, await bob.send('after my update'))), 'after my update');
+        const rem = alice.remove(id, Uint32Array.of(1));
+        alice.mergePending(id);
+        await bob.receive(rem.commit);
+        eq(bob.state.groupActiveState.kind, 'removedFromGroup');
+        same(alice.info(id).members.map((m) => td.decode(m.identity)), ['alice (veilkit)']);
+      } finally {
+        alice.free();
+      }
     } },
 
     { name: 'post-quantum suites: veilkit (OpenMLS 0x004D X-Wing/ChaCha20Poly1305/SHA-256) and ts-mls 1.6.4 (X-Wing 0x0053/0x0054, SHA-512) have none in common', run: async () => {
-    const xwing = Object.entries(tsmls.ciphersuites).filter(([name]) => name.includes('XWING')).map(([, id]) => id).sort((a, b) => a - b);
-    same(xwing, [0x0053, 0x0054, 0x0057, 0x0058], 'ts-mls X-Wing suites');
-    const name004d = Object.entries(tsmls.ciphersuites).find(([, id]) => id === 0x004d)?.[0];
-    ok(name004d !== undefined && !name004d.includes('XWING'), `ts-mls 0x004D is ${String(name004d)}, not X-Wing`);
-    const client = new glue.MlsClient(te.encode('pq'));
-    try {
-      for (const id of xwing) {
-        throwsCode(() => client.createKeyPackage(id, false), 'UNSUPPORTED_SUITE', `suite ${id}`);
+      const xwing = Object.entries(tsmls.ciphersuites).filter(([name]) => name.includes('XWING')).map(([, id]) => id).sort((a, b) => a - b);
+      same(xwing, [0x0053, 0x0054, 0x0057, 0x0058], 'ts-mls X-Wing suites');
+      const name004d = Object.entries(tsmls.ciphersuites).find(([, id]) => id === 0x004d)?.[0];
+      ok(name004d !== undefined && !name004d.includes('XWING'), `ts-mls 0x004D is ${String(name004d)}, not X-Wing`);
+      const client = new glue.MlsClient(te.encode('pq'));
+      try {
+        for (const id of xwing) {
+          throwsCode(() => client.createKeyPackage(id, false), 'UNSUPPORTED_SUITE', `suite ${id}`);
+        }
+        ok(client.createKeyPackage(0x004d, false).length > 1184, 'veilkit X-Wing key package');
+      } finally {
+        client.free();
       }
-      ok(client.createKeyPackage(0x004d, false).length > 1184, 'veilkit X-Wing key package');
-    } finally {
-      client.free();
-    }
     } },
     { name: 'suite 0x0001: bit-flipped ts-mls application messages and commits are refused by veilkit, its state unchanged, and the genuine ones still process', run: async () => {
-      const alice = new TsMember('alice');
-      await alice.create();
-      const bob = new glue.MlsClient(te.encode('bob (veilkit)'));
+      const { alice, bob, id } = await tsGroupWithVeilkit();
       try {
-        const add = await alice.commit([{ proposalType: 'add', add: { keyPackage: decode(bob.createKeyPackage(0x0001, false), 'mls_key_package').keyPackage } }]);
-        const id = bob.join(add.welcome!);
         const flip = (b: Uint8Array, at: number): Uint8Array => { const c = b.slice(); c[at] = (c[at] ?? 0) ^ 1; return c; };
         const app = await alice.send('genuine');
         const commit = (await alice.commit([])).commit;

@@ -193,51 +193,51 @@ fn dhkem_shared_secret(
     Ok(ss)
 }
 
-/// The AEAD nonce for sequence number 0 is the base nonce itself (single shot).
-fn aead_seal(
-    alg: AeadType,
-    key: &[u8],
-    nonce: &[u8],
-    aad: &[u8],
-    msg: &[u8],
-) -> Result<Vec<u8>, CryptoError> {
-    let nonce: &[u8; 12] = nonce.try_into().map_err(|_| CryptoError::InvalidLength)?;
-    let payload = Payload { msg, aad };
-    let out = match alg {
-        AeadType::Aes128Gcm => Aes128Gcm::new_from_slice(key)
-            .map_err(|_| CryptoError::InvalidLength)?
-            .encrypt(nonce.into(), payload),
-        AeadType::Aes256Gcm => Aes256Gcm::new_from_slice(key)
-            .map_err(|_| CryptoError::InvalidLength)?
-            .encrypt(nonce.into(), payload),
-        AeadType::ChaCha20Poly1305 => ChaCha20Poly1305::new_from_slice(key)
-            .map_err(|_| CryptoError::InvalidLength)?
-            .encrypt(nonce.into(), payload),
-    };
-    out.map_err(|_| CryptoError::TooMuchData)
+/// Seal or open.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Direction {
+    Seal,
+    Open,
 }
 
-fn aead_open(
+/// One AEAD call with the 12-byte `nonce` (the HPKE base nonce for sequence number 0, or
+/// OpenMLS's own nonces).
+fn aead_with<C: KeyInit + Aead>(
+    key: &[u8],
+    nonce: &[u8],
+    aad: &[u8],
+    msg: &[u8],
+    direction: Direction,
+) -> Result<Vec<u8>, CryptoError> {
+    let cipher = C::new_from_slice(key).map_err(|_| CryptoError::InvalidLength)?;
+    let nonce =
+        aes_gcm::aead::Nonce::<C>::try_from(nonce).map_err(|_| CryptoError::InvalidLength)?;
+    let payload = Payload { msg, aad };
+    match direction {
+        Direction::Seal => cipher
+            .encrypt(&nonce, payload)
+            .map_err(|_| CryptoError::TooMuchData),
+        Direction::Open => cipher
+            .decrypt(&nonce, payload)
+            .map_err(|_| CryptoError::AeadDecryptionError),
+    }
+}
+
+fn aead(
     alg: AeadType,
     key: &[u8],
     nonce: &[u8],
     aad: &[u8],
     msg: &[u8],
+    direction: Direction,
 ) -> Result<Vec<u8>, CryptoError> {
-    let nonce: &[u8; 12] = nonce.try_into().map_err(|_| CryptoError::InvalidLength)?;
-    let payload = Payload { msg, aad };
-    let out = match alg {
-        AeadType::Aes128Gcm => Aes128Gcm::new_from_slice(key)
-            .map_err(|_| CryptoError::InvalidLength)?
-            .decrypt(nonce.into(), payload),
-        AeadType::Aes256Gcm => Aes256Gcm::new_from_slice(key)
-            .map_err(|_| CryptoError::InvalidLength)?
-            .decrypt(nonce.into(), payload),
-        AeadType::ChaCha20Poly1305 => ChaCha20Poly1305::new_from_slice(key)
-            .map_err(|_| CryptoError::InvalidLength)?
-            .decrypt(nonce.into(), payload),
-    };
-    out.map_err(|_| CryptoError::AeadDecryptionError)
+    match alg {
+        AeadType::Aes128Gcm => aead_with::<Aes128Gcm>(key, nonce, aad, msg, direction),
+        AeadType::Aes256Gcm => aead_with::<Aes256Gcm>(key, nonce, aad, msg, direction),
+        AeadType::ChaCha20Poly1305 => {
+            aead_with::<ChaCha20Poly1305>(key, nonce, aad, msg, direction)
+        }
+    }
 }
 
 fn hmac_with<D>(key: &[u8], message: &[u8]) -> Result<SecretVLBytes, CryptoError>
@@ -330,7 +330,7 @@ impl OpenMlsCrypto for VeilCrypto {
         nonce: &[u8],
         aad: &[u8],
     ) -> Result<Vec<u8>, CryptoError> {
-        aead_seal(alg, key, nonce, aad, data)
+        aead(alg, key, nonce, aad, data, Direction::Seal)
     }
 
     fn aead_decrypt(
@@ -341,7 +341,7 @@ impl OpenMlsCrypto for VeilCrypto {
         nonce: &[u8],
         aad: &[u8],
     ) -> Result<Vec<u8>, CryptoError> {
-        aead_open(alg, key, nonce, aad, ct_tag)
+        aead(alg, key, nonce, aad, ct_tag, Direction::Open)
     }
 
     fn signature_key_gen(&self, alg: SignatureScheme) -> Result<(Vec<u8>, Vec<u8>), CryptoError> {
@@ -390,8 +390,15 @@ impl OpenMlsCrypto for VeilCrypto {
         let suite = Suite::from_config(&config)?;
         let (enc, ss) = suite.encap(pk_r)?;
         let ctx = suite.context(&ss, info)?;
-        let ciphertext = aead_seal(suite.aead, ctx.key(), &ctx.base_nonce, aad, ptxt)
-            .map_err(|_| CryptoError::HpkeEncryptionError)?;
+        let ciphertext = aead(
+            suite.aead,
+            ctx.key(),
+            &ctx.base_nonce,
+            aad,
+            ptxt,
+            Direction::Seal,
+        )
+        .map_err(|_| CryptoError::HpkeEncryptionError)?;
         Ok(HpkeCiphertext {
             kem_output: enc.into(),
             ciphertext: ciphertext.into(),
@@ -413,12 +420,13 @@ impl OpenMlsCrypto for VeilCrypto {
         let ctx = suite
             .context(&ss, info)
             .map_err(|_| CryptoError::HpkeDecryptionError)?;
-        aead_open(
+        aead(
             suite.aead,
             ctx.key(),
             &ctx.base_nonce,
             aad,
             input.ciphertext.as_slice(),
+            Direction::Open,
         )
         .map_err(|_| CryptoError::HpkeDecryptionError)
     }
