@@ -614,6 +614,24 @@ fn certified_members_carry_their_identity_and_its_certificate() {
             })
             .collect();
         assert_eq!(ids, vec![alice_id.clone(), bob_id.clone()]);
+        // Each member's verification code of the other is the 1:1 session's code of the two identities.
+        let code_of_bob =
+            credential::verification_code(alice.c.identity(), &members[1].identity).unwrap();
+        let code_of_alice =
+            credential::verification_code(bob.c.identity(), &members[0].identity).unwrap();
+        let session = veilkit::messaging::verification::generate_verification_code(
+            &alice_id,
+            &bob_id,
+            b"veilkit-session-v1",
+        )
+        .unwrap();
+        assert_eq!(code_of_bob.numeric, session.numeric);
+        assert_eq!(code_of_alice.numeric, session.numeric);
+        assert_eq!(code_of_bob.fingerprint, session.fingerprint);
+        assert_eq!(
+            credential::verification_code(alice.c.identity(), b"plain"),
+            Err(GroupError::InvalidCredential)
+        );
         // The certificate does not verify for another member's signature key.
         assert_eq!(
             credential::check_leaf(&members[0].identity, &members[1].signature_key),

@@ -118,3 +118,28 @@ pub fn enc_id(credential: &[u8]) -> Option<&[u8]> {
         None
     }
 }
+
+/// The conversation id of the static verification code of a one-to-one
+/// session (`ts/session.ts` `SESSION_VERIFICATION_CONTEXT`): a group member's
+/// code uses the same one, so it equals the 1:1 session's code for the same two
+/// identities.
+pub const VERIFICATION_CONTEXT: &[u8] = b"veilkit-session-v1";
+
+/// The verification code between this member's certified credential `own`
+/// and another member's `member`: `generate_verification_code` over both
+/// `Enc(ID)`s with [`VERIFICATION_CONTEXT`], symmetric, and the same as the
+/// one-to-one session's code of the two identities.
+///
+/// # Errors
+/// [`GroupError::InvalidCredential`] unless both are certified credentials
+/// (their certificates were checked when they entered the group).
+pub fn verification_code(
+    own: &[u8],
+    member: &[u8],
+) -> Result<verification::VerificationCode, GroupError> {
+    let (Some(a), Some(b)) = (enc_id(own), enc_id(member)) else {
+        return Err(GroupError::InvalidCredential);
+    };
+    verification::generate_verification_code(a, b, VERIFICATION_CONTEXT)
+        .map_err(|_| GroupError::InvalidCredential)
+}
