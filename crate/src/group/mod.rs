@@ -792,18 +792,13 @@ impl Group {
         }
         for p in staged.add_proposals() {
             let leaf = p.add_proposal().key_package().leaf_node();
-            client.check_credential(leaf.credential(), leaf.signature_key().as_slice())?;
+            credential::check_leaf(
+                &identity_of(leaf.credential()),
+                leaf.signature_key().as_slice(),
+            )?;
         }
-        let mut changed = Vec::new();
-        for p in staged.update_proposals() {
-            if let Sender::Member(i) = p.sender() {
-                changed.push((*i, p.update_proposal().leaf_node().clone()));
-            }
-        }
-        if let (Some(leaf), Some(i)) = (staged.update_path_leaf_node(), committer) {
-            changed.push((LeafNodeIndex::new(i), leaf.clone()));
-        }
-        for (index, leaf) in changed {
+        // A changed leaf: certified, and still its member's Enc(ID).
+        let check_changed = |index: LeafNodeIndex, leaf: &openmls::prelude::LeafNode| {
             let new = identity_of(leaf.credential());
             credential::check_leaf(&new, leaf.signature_key().as_slice())?;
             let old = self
@@ -811,9 +806,19 @@ impl Group {
                 .member(index)
                 .map(identity_of)
                 .ok_or(GroupError::InvalidCredential)?;
-            if credential::enc_id(&old) != credential::enc_id(&new) {
-                return Err(GroupError::InvalidCredential);
+            if credential::enc_id(&old) == credential::enc_id(&new) {
+                Ok(())
+            } else {
+                Err(GroupError::InvalidCredential)
             }
+        };
+        for p in staged.update_proposals() {
+            if let Sender::Member(i) = p.sender() {
+                check_changed(*i, p.update_proposal().leaf_node())?;
+            }
+        }
+        if let (Some(leaf), Some(i)) = (staged.update_path_leaf_node(), committer) {
+            check_changed(LeafNodeIndex::new(i), leaf)?;
         }
         Ok(())
     }
