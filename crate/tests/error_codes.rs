@@ -19,6 +19,11 @@ use veilkit::container::ContainerError;
 use veilkit::messaging::{KeyLogFault, MessagingError, RegistryFault};
 use veilkit::session::SessionError;
 
+#[cfg(feature = "group")]
+use veilkit::group::GroupError;
+#[cfg(not(feature = "group"))]
+use veilkit::group_error::GroupError;
+
 /// Codes no Rust enum produces, each with the TypeScript code that raises it.
 const TS_ONLY: &[(&str, &str)] = &[
     (
@@ -32,10 +37,6 @@ const TS_ONLY: &[(&str, &str)] = &[
     (
         "WASM_PANIC",
         "facade: a WebAssembly trap, turned into an error by toVeilError",
-    ),
-    (
-        "INTERNAL",
-        "facade and workers: an unexpected non-VeilError failure",
     ),
     (
         "WORKER_START_FAILED",
@@ -123,6 +124,7 @@ fn rust_codes_and_ts_codes_are_the_same_list() {
         ContainerError::CODES,
         MessagingError::CODES,
         SessionError::CODES,
+        GroupError::CODES,
     ] {
         rust.extend(set(codes));
     }

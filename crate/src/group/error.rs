@@ -56,8 +56,8 @@ pub enum GroupError {
 
 crate::error::error_codes! {
     GroupError;
-    Self::Malformed(_) => "MALFORMED",
-    Self::UnsupportedSuite(_) => "UNSUPPORTED_SUITE",
+    Self::Malformed(_) => "MALFORMED_INPUT",
+    Self::UnsupportedSuite(_) => "UNSUPPORTED_CIPHER_SUITE",
     Self::AuthenticationFailed => "AUTHENTICATION_FAILED",
     Self::WrongEpoch => "WRONG_EPOCH",
     Self::WrongGroup => "WRONG_GROUP",
@@ -69,7 +69,7 @@ crate::error::error_codes! {
     Self::NotAMember => "NOT_A_MEMBER",
     Self::CommitPending => "COMMIT_CONFLICT",
     Self::NoPendingCommit => "NO_PENDING_COMMIT",
-    Self::InvalidArgument(_) => "INVALID_ARGUMENT",
+    Self::InvalidArgument(_) => "INVALID_PARAMETER",
     Self::RandomnessUnavailable => "RANDOMNESS_UNAVAILABLE",
     Self::Internal => "INTERNAL",
 }

@@ -172,6 +172,13 @@ impl MlsClient {
             .map_err(|e| fail(&e))
     }
 
+    /// Deletes the group and every secret of it from the client (`NOT_A_MEMBER` if it holds none).
+    #[wasm_bindgen(js_name = deleteGroup)]
+    pub fn delete_group(&mut self, id: &[u8]) -> R<()> {
+        self.groups.remove(id);
+        self.client.delete_group(id).map_err(|e| fail(&e))
+    }
+
     /// Merges this member's pending commit.
     #[wasm_bindgen(js_name = mergePending)]
     pub fn merge_pending(&mut self, id: &[u8]) -> R<()> {
