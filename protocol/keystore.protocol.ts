@@ -12,6 +12,7 @@
 import type { PublicBundle } from '../ts/keystore-format.js';
 import type { Route } from '../ts/webcrypto/routes.js';
 import type { SerializedError } from './protocol.js';
+import type { GroupReplies, GroupRequest } from './group.protocol.js';
 
 /** The key types of an identity. */
 export const KEY_TYPES = ['ed25519', 'x25519', 'ml-kem-768', 'x-wing', 'ml-dsa-65'] as const;
@@ -98,7 +99,7 @@ export interface KeystoreChange {
   readonly revision: number;
   readonly change:
     | 'created' | 'identity-created' | 'identity-deleted' | 'backup-imported' | 'passphrase-changed' | 'locked'
-    | 'prekeys-changed' | 'session-created' | 'session-updated' | 'session-deleted';
+    | 'prekeys-changed' | 'session-created' | 'session-updated' | 'session-deleted' | 'group-client-updated';
   /** The identities, or (`session-*`) the session ids, the change concerns. */
   readonly ids: readonly string[];
   /**
@@ -239,7 +240,9 @@ export type KeystoreRequest =
   | R<'keystore/history-read', { readonly conversation: string; readonly limit: number; readonly before?: number }>
   | R<'keystore/history-delete', { readonly conversation: string; readonly seq: number }>
   | R<'keystore/history-delete-conversation', { readonly conversation: string }>
-  | R<'keystore/history-delete-all', object>;
+  | R<'keystore/history-delete-all', object>
+  // MLS groups (protocol/group.protocol.ts, worker/group/).
+  | GroupRequest;
 
 /** One entry of a conversation's history: its sequence number (from 1, in append order) and its bytes. */
 export interface HistoryEntry {
@@ -306,7 +309,7 @@ export interface ContainerHeaderSignature {
  * What each `keystore/*` request answers with (`KeystoreReplies[type]`): the worker's handler
  * table (worker/keystore/handlers.ts) must return these, and `WorkerPool.run` resolves to them.
  */
-export interface KeystoreReplies {
+export interface KeystoreReplies extends GroupReplies {
   'keystore/open': KeystoreStatus;
   'keystore/capabilities': KeystoreCapabilities;
   'keystore/status': KeystoreStatus;

@@ -14,6 +14,7 @@
 //                            URL in each helper worker, so bundlers must copy it verbatim (it is only
 //                            ever located with new URL, never imported statically)
 //   veilkit_bg.wasm, veilkit-threads_bg.wasm   the SIMD and threads builds
+//   veilkit_group_bg.wasm    the MLS group module (docs/GROUPS.md): fetched by the worker on its first group request
 //
 // ts/assets.ts (the unbundled layout's asset paths) is replaced by ts/assets.flat.ts here.
 import { build } from 'esbuild';
@@ -24,6 +25,7 @@ import { fileURLToPath } from 'node:url';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const out = join(root, 'dist/pkg');
 const simdGlue = join(root, 'ts/wasm/veilkit.js');
+const groupGlue = join(root, 'ts/wasm-group/veilkit_group.js');
 const threadsDir = join(root, 'ts/wasm-threads');
 const threadsGlue = join(threadsDir, 'veilkit.js');
 
@@ -46,6 +48,15 @@ const flatLayout = {
       if (resolve(args.path) !== simdGlue) return undefined;
       const text = readFileSync(args.path, 'utf8');
       return { contents: replaceExactly(text, GLUE_DEFAULT_WASM, "new URL('./veilkit_bg.wasm', import.meta.url)", 1, args.path), loader: 'js' };
+    });
+    // The group module's glue is part of the worker; its default wasm location becomes the flat file.
+    b.onLoad({ filter: /[\\/]ts[\\/]wasm-group[\\/]veilkit_group\.js$/ }, (args) => {
+      if (resolve(args.path) !== groupGlue) return undefined;
+      const text = readFileSync(args.path, 'utf8');
+      return {
+        contents: replaceExactly(text, "new URL('veilkit_group_bg.wasm', import.meta.url)", "new URL('./veilkit_group_bg.wasm', import.meta.url)", 1, args.path),
+        loader: 'js',
+      };
     });
   },
 };
@@ -125,6 +136,7 @@ await build({
 });
 
 copyFileSync(join(root, 'ts/wasm/veilkit_bg.wasm'), join(out, 'veilkit_bg.wasm'));
+copyFileSync(join(root, 'ts/wasm-group/veilkit_group_bg.wasm'), join(out, 'veilkit_group_bg.wasm'));
 if (existsSync(join(threadsDir, 'veilkit_bg.wasm'))) copyFileSync(join(threadsDir, 'veilkit_bg.wasm'), join(out, 'veilkit-threads_bg.wasm'));
 
 // What bundlers must not see in the self-contained modules: a static import or export-from, or a

@@ -19,6 +19,10 @@ export function threadsWasmUrl(): URL {
   return new URL('./veilkit-threads_bg.wasm', import.meta.url);
 }
 
+export function groupWasmUrl(): URL {
+  return new URL('./veilkit_group_bg.wasm', import.meta.url);
+}
+
 export function importThreadsGlue(): Promise<unknown> {
   const url = new URL('./veilkit-threads.js', import.meta.url);
   return import(/* @vite-ignore */ /* webpackIgnore: true */ /* turbopackIgnore: true */ url.href);

@@ -16,6 +16,11 @@ export function threadsWasmUrl(): URL {
   return new URL('./wasm-threads/veilkit_bg.wasm', import.meta.url);
 }
 
+/** The group module's wasm (MLS, docs/GROUPS.md): fetched by the keystore worker on its first group request. */
+export function groupWasmUrl(): URL {
+  return new URL('./wasm-group/veilkit_group_bg.wasm', import.meta.url);
+}
+
 /** Imports the threads build's glue (wasm-bindgen output plus the wasm-bindgen-rayon helper). */
 export function importThreadsGlue(): Promise<unknown> {
   return import('./wasm-threads/veilkit.js');

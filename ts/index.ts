@@ -13,7 +13,7 @@ export {
   type KeystoreOptions, type CreateIdentityOptions, type RestoreOptions, type DecapsulateOptions, type PublicBundle,
   type IdentityHandle, type KeyHandle, type KeyRoute, type KeyType, type ImportBackupResult, type ImportBackupHistoryResult, type KeystoreCapabilities,
   type KeystoreChange, type KeystoreStatus, type PassphraseKdfParams, type KdfBudget, type BackupOptions, type ExportBackupOptions, type ImportBackupOptions, type HybridSignature,
-  type PrekeyBundles, type CreatePrekeyBundleOptions, type ReplenishPrekeysOptions, type CurrentPassphraseOptions,
+  type PrekeyBundles, type CreatePrekeyBundleOptions, type CreateKeyPackagesOptions, type ReplenishPrekeysOptions, type CurrentPassphraseOptions,
   type ContainerHeaderSignature,
 } from './keystore.js';
 export { ConversationHistory, HISTORY_LIMITS, type HistoryAppendOptions, type HistoryAppendResult, type HistoryEntry } from './history.js';
@@ -21,6 +21,10 @@ export {
   Session, SESSION_VERIFICATION_CONTEXT, MAX_SESSION_BATCH, type SessionInfo, type InitiateOptions, type RespondOptions, type MessageOptions,
   type BatchMessage, type BatchPlaintext, type DecryptManyResult,
 } from './session.js';
+export {
+  Group, GROUP_SUITES, type GroupInfo, type GroupMember, type GroupMemberWithCode, type GroupReceived, type GroupCommit, type GroupEncrypted,
+  type GroupSuiteId, type GroupUpdatePolicy, type CreateGroupOptions, type JoinGroupOptions, type GroupMessageOptions,
+} from './group/group.js';
 export { capabilities, type Capabilities, type Routes, type Route, type RoutePreference, type WasmBuild } from './webcrypto/routes.js';
 export type { WebCryptoSupport, AlgorithmSupport } from './webcrypto/probe.js';
 export { KDF_BOUNDS, type KdfBounds, type CostBounds, type Argon2CostBounds } from './kdf-bounds.js';

@@ -28,6 +28,8 @@ import type {
   ContainerHeaderSignature, HybridSignature, IdentityHandle, ImportBackupResult, KdfBudget, KeystoreCapabilities, KeystoreChange, KeystoreReplies,
   KeystoreStatus, PassphraseKdfParams, PrekeyBundles,
 } from '../protocol/keystore.protocol.js';
+import { GROUP_SUITES, type GroupSuiteId } from '../protocol/group.protocol.js';
+import { VeilError } from '../protocol/errors.js';
 
 export type {
   ContainerHeaderSignature, HybridSignature, IdentityHandle, KdfBudget, KeyHandle, KeyRoute, KeyType, ImportBackupResult, ImportBackupHistoryResult, KeystoreCapabilities, KeystoreChange,
@@ -155,6 +157,16 @@ export interface DecapsulateOptions {
 export interface CreatePrekeyBundleOptions {
   /** One-time bundles to make as well: an integer 0 to 100 (default 0). */
   oneTime?: number;
+}
+
+/** Options of {@link Keystore.createKeyPackages}. */
+export interface CreateKeyPackagesOptions {
+  /** How many: an integer 1 to 100 (default 1). */
+  count?: number;
+  /** Key packages that a join does not consume (default `false`: each is used once). */
+  lastResort?: boolean;
+  /** The MLS ciphersuite (default X-Wing, 0x004D; or 0x0001). */
+  suite?: GroupSuiteId;
 }
 
 /** Options of {@link Keystore.replenishPrekeys}. */
@@ -530,6 +542,23 @@ export class Keystore {
     const oneTime = integer('oneTime', o.oneTime, 0, MAX_ONE_TIME_PREKEYS_PER_CALL);
     if (o.rotate !== undefined && typeof o.rotate !== 'boolean') throw new TypeError('rotate must be a boolean');
     return this.run({ type: 'keystore/replenish-prekeys', identity: identityId(identity), oneTime, rotate: o.rotate === true });
+  }
+
+  /**
+   * MLS key packages of `identity` for groups (docs/GROUPS.md#key-packages): `count` (1–100, default 1) new key
+   * packages of `suite` (default X-Wing, 0x004D); their private parts stay sealed in this keystore with the
+   * identity's MLS client, and a join consumes its key package in the same write that stores the group. Publish
+   * them to the delivery service; each is used once. `lastResort: true` makes key packages that survive a join
+   * (publish one, for when the one-time ones run out). The credential is certified by the identity's Ed25519
+   * key; the identity needs ML-DSA-65 (`PQ_IDENTITY_REQUIRED`).
+   */
+  async createKeyPackages(identity: IdentityHandle | string, options_?: CreateKeyPackagesOptions): Promise<Uint8Array[]> {
+    const o = options(options_, false);
+    const count = o.count === undefined ? 1 : integer('count', o.count, 1, 100);
+    if (o.lastResort !== undefined && typeof o.lastResort !== 'boolean') throw new TypeError('lastResort must be a boolean');
+    const suite = o.suite === undefined ? GROUP_SUITES.xwing : o.suite;
+    if (suite !== GROUP_SUITES.xwing && suite !== GROUP_SUITES.classical) throw new VeilError('UNSUPPORTED_CIPHER_SUITE', `unsupported MLS ciphersuite ${String(suite)}`);
+    return this.run({ type: 'keystore/group-key-packages', identity: identityId(identity), suite, count, lastResort: o.lastResort === true });
   }
 
   /**

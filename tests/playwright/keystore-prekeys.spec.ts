@@ -123,18 +123,18 @@ test('deleteIdentity removes its prekeys, sessions, replay entries and heads; a 
   expect(r.importedDeviceDiffers).toBe(true);
 });
 
-test('schema: a version-2 database is migrated to 3 and 4 with its identities kept and usable', async ({ page }) => {
+test('schema: a version-2 database is migrated to 3, 4 and 5 with its identities kept and usable', async ({ page }) => {
   await load(page);
   const r = await page.evaluate((n) => window.prekeyTests.migration(n), storeName('schema3'));
-  expect(r.versions).toEqual([2, 4]);
+  expect(r.versions).toEqual([2, 5]);
   expect(r.storesBefore).toEqual(['identities', 'meta', 'secrets']);
   expect(r.indexes).toEqual({
     meta: [], identities: [], secrets: ['byIdentity'], prekeys: ['byIdentity'], sessions: ['byIdentity'], replay: ['byIdentity'], heads: ['byIdentity'],
-    conversations: [], history: [],
+    conversations: [], history: [], groups: ['byIdentity'],
   });
   expect(r.keptRecords).toBe(true);
   expect(r.identities).toEqual([true]);
   expect(r.signs).toBe(true);
   expect(r.bundleVerifies).toBe(true);
-  expect(r.schemaVersion).toBe(4);
+  expect(r.schemaVersion).toBe(5);
 });

@@ -105,3 +105,38 @@ test('README Sessions snippet: runs as written; each stated value holds, the ses
     lastResortLeft: true,
   });
 });
+
+test('README Groups snippet: runs as written; each stated value holds, a replayed welcome and a tampered message are refused', async ({ page }) => {
+  test.setTimeout(120_000);
+  await page.goto('/tests/playwright/fixtures/threads.html');
+  const { code, stated } = readmeSnippet('Groups');
+  expect(stated).toBe(3);
+  const r = await page.evaluate(`(async () => {
+    const __stated = [];
+    const { init, VeilError } = await import('/dist/ts/index.js');
+    await init();
+    ${code}
+    const codeOf = async (p) => { try { await p; return 'resolved'; } catch (e) { return e instanceof VeilError ? e.code : String(e); } };
+    const bad = message.slice();
+    bad[bad.length - 1] ^= 1;
+    const again = await team.encrypt(new TextEncoder().encode('again'));
+    const result = {
+      stated: __stated,
+      replayedWelcome: await codeOf(Group.join(bob, b, welcome)),
+      tampered: await codeOf(joined.receive(bad)),
+      genuineAfter: new TextDecoder().decode((await joined.receive(again.message)).bytes),
+      suite: (await joined.info()).suite,
+      listed: (await Group.list(alice, a)).map((g) => g.id).includes(team.id),
+    };
+    alice.dispose(); bob.dispose();
+    return result;
+  })()`);
+  expect(r).toEqual({
+    stated: [true, true, true],
+    replayedWelcome: 'REPLAY_DETECTED',
+    tampered: expect.stringMatching(/^(AUTHENTICATION_FAILED|MALFORMED_INPUT|DUPLICATE_MESSAGE)$/),
+    genuineAfter: 'again',
+    suite: 0x004d,
+    listed: true,
+  });
+});

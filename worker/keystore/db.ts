@@ -12,7 +12,7 @@ import type { Store } from './store.js';
 // Schema
 
 /** Version of the IndexedDB schema (object stores and indexes). Older databases are migrated; newer ones are refused. */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 /**
  * Version of the record format (docs/KEYSTORE.md#storage-model), kept in the
  * state record. A store written in another format is refused with
@@ -23,8 +23,10 @@ export const STORE_FORMAT = 2;
 /** The object stores of schema 3 that hold an identity's session data (each keyPath `id`, index `byIdentity`). */
 export const SESSION_STORES = ['prekeys', 'sessions', 'replay', 'heads'] as const;
 export type SessionStoreName = (typeof SESSION_STORES)[number];
-/** Every object store; `commit` opens its transaction over all of them. */
-export const ALL_STORES = ['meta', 'identities', 'secrets', ...SESSION_STORES] as const;
+/** The object store of schema 5 holding each identity's sealed MLS client (docs/GROUPS.md#groups-in-the-keystore; keyPath `id`, index `byIdentity`). */
+export const GROUP_STORE = 'groups';
+/** Every object store of an identity's keys and secrets; `commit` opens its transaction over all of them. */
+export const ALL_STORES = ['meta', 'identities', 'secrets', ...SESSION_STORES, GROUP_STORE] as const;
 export type StoreName = (typeof ALL_STORES)[number];
 
 /**
@@ -41,6 +43,8 @@ export type StoreName = (typeof ALL_STORES)[number];
  *   Existing records are not touched; the record format stays 2.
  * - 4: the message history (docs/KEYSTORE.md#message-history): `conversations` (keyPath `c`) and
  *   `history` (keyPath `['c', 's']`: conversation tag, sequence number). Nothing else changes.
+ * - 5: MLS groups (docs/GROUPS.md#groups-in-the-keystore): `groups` (keyPath `id`, index `byIdentity` on
+ *   `identityId`), one sealed MLS client per identity; its heads go into `heads`. Nothing else changes.
  */
 export const MIGRATIONS: Readonly<Record<number, (db: IDBDatabase, tx: IDBTransaction) => Promise<void>>> = {
   1: async (db) => {
@@ -62,6 +66,9 @@ export const MIGRATIONS: Readonly<Record<number, (db: IDBDatabase, tx: IDBTransa
   4: async (db) => {
     db.createObjectStore('conversations', { keyPath: 'c' });
     db.createObjectStore('history', { keyPath: ['c', 's'] });
+  },
+  5: async (db) => {
+    db.createObjectStore(GROUP_STORE, { keyPath: 'id' }).createIndex('byIdentity', 'identityId');
   },
 };
 

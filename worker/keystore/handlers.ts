@@ -11,6 +11,7 @@ import { capabilities } from './capabilities.js';
 import { open } from './store.js';
 import * as sessions from './sessions.js';
 import * as history from './history.js';
+import { groupHandlers } from '../group/handlers.js';
 
 /** The `keystore/*` handlers, spread into the worker's handler table; each returns `KeystoreReplies[type]`. */
 export const keystoreHandlers: HandlerTable<KeystoreRequest, KeystoreReplies> = {
@@ -51,4 +52,5 @@ export const keystoreHandlers: HandlerTable<KeystoreRequest, KeystoreReplies> = 
   'keystore/history-delete': async (req) => history.deleteEntry(await open(req), req.conversation, req.seq),
   'keystore/history-delete-conversation': async (req) => history.deleteConversation(await open(req), req.conversation),
   'keystore/history-delete-all': async (req) => history.deleteAll(await open(req)),
+  ...groupHandlers,
 };

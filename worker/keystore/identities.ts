@@ -12,7 +12,7 @@ import {
   type PublicBundle,
 } from '../../ts/keystore-format.js';
 import { KEY_TYPES, type IdentityHandle, type KeyRoute, type KeyType } from '../../protocol/keystore.protocol.js';
-import { SESSION_STORES, checkFormat, commit, notFound, read, storageError, withLock } from './db.js';
+import { GROUP_STORE, SESSION_STORES, checkFormat, commit, notFound, read, storageError, withLock } from './db.js';
 import { eachCursor, request } from './idb.js';
 import { capabilities } from './capabilities.js';
 import { seal, withSecret, type IdentityRecord, type SecretRecord, type SecretType, type StateRecord } from './records.js';
@@ -213,8 +213,9 @@ export async function deleteIdentity(s: Store, id: string): Promise<true> {
     const r = await identityRecord(s, id);
     const revision = await commit(s, state.revision, async (tx) => {
       await request(tx.objectStore('identities').delete(r.id));
-      // Its secrets, and everything of its sessions on this device: prekeys (and the device record), sessions, replay entries, heads.
-      for (const store of ['secrets', ...SESSION_STORES] as const) {
+      // Its secrets, everything of its sessions on this device (prekeys and the device record, sessions, replay
+      // entries, heads) and its MLS client (every group and key package of it).
+      for (const store of ['secrets', ...SESSION_STORES, GROUP_STORE] as const) {
         await eachCursor(tx.objectStore(store).index('byIdentity'), IDBKeyRange.only(r.id), (c) => {
           c.delete();
         });

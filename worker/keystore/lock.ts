@@ -7,7 +7,8 @@ import { VeilError } from '../../protocol/errors.js';
 import { exact, wipe } from '../../ts/validate.js';
 import { checkArgon2Budget, checkPassphraseKdf } from '../../ts/keystore-format.js';
 import type { KdfBudget, KeystoreStatus, PassphraseKdfParams } from '../../protocol/keystore.protocol.js';
-import { checkFormat, commit, storageError, withLock } from './db.js';
+import { GROUP_STORE, checkFormat, commit, storageError, withLock } from './db.js';
+import { rewrapClient, type GroupClientRecord } from '../group/records.js';
 import { request } from './idb.js';
 import { bs } from '../../ts/bytes.js';
 import { subtle } from '../../ts/webcrypto/subtle.js';
@@ -38,16 +39,17 @@ async function storageKey(passphrase: unknown, salt: Uint8Array, params: Passphr
 }
 
 /** Every wrapped record, read in one transaction: identity secrets, prekey secrets (not the device records), session states and heads. */
-async function allWrapped(s: Store): Promise<{ secrets: SecretRecord[]; prekeys: PrekeyRecord[]; sessions: SessionRecord[]; heads: HeadRecord[] }> {
+async function allWrapped(s: Store): Promise<{ secrets: SecretRecord[]; prekeys: PrekeyRecord[]; sessions: SessionRecord[]; heads: HeadRecord[]; groups: GroupClientRecord[] }> {
   try {
-    const tx = s.db.transaction(['secrets', 'prekeys', 'sessions', 'heads']);
-    const [secrets, prekeys, sessions, heads] = await Promise.all([
+    const tx = s.db.transaction(['secrets', 'prekeys', 'sessions', 'heads', GROUP_STORE]);
+    const [secrets, prekeys, sessions, heads, groups] = await Promise.all([
       request(tx.objectStore('secrets').getAll()) as Promise<SecretRecord[]>,
       request(tx.objectStore('prekeys').getAll()) as Promise<(PrekeyRecord | DeviceStateRecord)[]>,
       request(tx.objectStore('sessions').getAll()) as Promise<SessionRecord[]>,
       request(tx.objectStore('heads').getAll()) as Promise<HeadRecord[]>,
+      request(tx.objectStore(GROUP_STORE).getAll()) as Promise<GroupClientRecord[]>,
     ]);
-    return { secrets, prekeys: prekeys.filter((r): r is PrekeyRecord => r.kind !== 'device'), sessions, heads };
+    return { secrets, prekeys: prekeys.filter((r): r is PrekeyRecord => r.kind !== 'device'), sessions, heads, groups };
   } catch (e) {
     throw storageError(e);
   }
@@ -58,7 +60,7 @@ async function allWrapped(s: Store): Promise<{ secrets: SecretRecord[]; prekeys:
  * one-time prekey consumption do not take the keystore's Web Lock). Otherwise nothing is written: a record
  * changed or added meanwhile would be left under the old generation, a deleted one-time prekey would come back.
  */
-async function unchanged(tx: IDBTransaction, store: 'prekeys' | 'sessions', read: readonly { id: string; wrapped: Uint8Array }[]): Promise<boolean> {
+async function unchanged(tx: IDBTransaction, store: 'prekeys' | 'sessions' | typeof GROUP_STORE, read: readonly { id: string; wrapped: Uint8Array }[]): Promise<boolean> {
   const now = ((await request(tx.objectStore(store).getAll())) as { id: string; kind?: string; wrapped?: Uint8Array }[])
     .filter((r) => r.kind !== 'device');
   if (now.length !== read.length) return false;
@@ -93,7 +95,7 @@ export async function setPassphrase(
       key = await storageKey(passphrase, salt, p);
       lock = { salt, params: p, check: await seal(key, 'state', 'lock-check', generation, new Uint8Array(0)) };
     }
-    // Re-wrap every secret — identity seeds, prekey secrets, session states — under the new key and generation,
+    // Re-wrap every secret — identity seeds, prekey secrets, session states, MLS clients — under the new key and generation,
     // then commit them with the new lock at once. Session writes do not take this Web Lock: if one lands between
     // the read and the commit, the commit is refused and the re-wrap starts over (a few times, then STORAGE_FAILED).
     let revision: number | undefined;
@@ -114,6 +116,9 @@ export async function setPassphrase(
       }
       const sessions: SessionRecord[] = [];
       for (const r of all.sessions) sessions.push(await rewrapSession(old, { key, generation }, r));
+      // MLS clients (worker/group/records.ts), under the same counter: their heads are re-tagged below.
+      const groups: GroupClientRecord[] = [];
+      for (const r of all.groups) groups.push(await rewrapClient(old, { key, generation }, r));
       // Authenticated heads and tombstones get new tags (version-1 heads and damaged tags stay as they are).
       const heads: HeadRecord[] = [];
       for (const h of all.heads) {
@@ -123,10 +128,11 @@ export async function setPassphrase(
       const changed = new VeilError('STORAGE_FAILED', 'sessions or prekeys kept changing during the passphrase change; nothing was changed');
       try {
         revision = await commit(s, state.revision, async (tx) => {
-          if (!(await unchanged(tx, 'prekeys', all.prekeys)) || !(await unchanged(tx, 'sessions', all.sessions))) throw changed;
+          if (!(await unchanged(tx, 'prekeys', all.prekeys)) || !(await unchanged(tx, 'sessions', all.sessions)) || !(await unchanged(tx, GROUP_STORE, all.groups))) throw changed;
           for (const r of secrets) await request(tx.objectStore('secrets').put(r));
           for (const r of prekeys) await request(tx.objectStore('prekeys').put(r));
           for (const r of sessions) await request(tx.objectStore('sessions').put(r));
+          for (const r of groups) await request(tx.objectStore(GROUP_STORE).put(r));
           for (const h of heads) await request(tx.objectStore('heads').put(h));
           return { generation, lock };
         });

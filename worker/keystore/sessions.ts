@@ -248,7 +248,7 @@ function infoOf(id: string, identityId: string, meta: SessionMeta, i: core.State
 }
 
 /** Hex of a session identity id: SHA-256("veilkit-session-identity-v1" ‖ Enc(ID)) (docs/SESSIONS.md §2.1). */
-function sessionIdentityId(encoding: Uint8Array): string {
+export function sessionIdentityId(encoding: Uint8Array): string {
   const label = enc.encode('veilkit-session-identity-v1');
   const m = new Uint8Array(label.length + encoding.length);
   m.set(label);
