@@ -42,8 +42,9 @@ const GLUE_DEFAULT_WASM = "new URL('veilkit_bg.wasm', import.meta.url)";
 const flatLayout = {
   name: 'veilkit-flat-layout',
   setup(b) {
-    b.onResolve({ filter: /^\.\/assets\.js$/ }, (args) =>
-      resolve(args.resolveDir) === join(root, 'ts') ? { path: join(root, 'ts/assets.flat.ts') } : undefined);
+    // ts/assets.js by any relative path (the facade's './assets.js', the worker's '../../ts/assets.js').
+    b.onResolve({ filter: /(^|\/)assets\.js$/ }, (args) =>
+      resolve(args.resolveDir, args.path) === join(root, 'ts/assets.js') ? { path: join(root, 'ts/assets.flat.ts') } : undefined);
     b.onLoad({ filter: /[\\/]ts[\\/]wasm[\\/]veilkit\.js$/ }, (args) => {
       if (resolve(args.path) !== simdGlue) return undefined;
       const text = readFileSync(args.path, 'utf8');

@@ -227,7 +227,9 @@ test('the shipped worker has no fault injection, even with veilkit/init { debug:
 test('schema: a version-1 database is migrated, a newer one is refused and left untouched', async ({ page }) => {
   await load(page);
   const r = await page.evaluate((n) => window.ksTests.schema(n), storeName('schema'));
-  expect(r.migrated.version).toBe(4);
+  expect(r.migrated.version).toBe(5);
+  // Every store of the current schema exists after the migration (version 5 added `groups`).
+  expect(r.migrated.stores).toEqual(['conversations', 'groups', 'heads', 'history', 'identities', 'meta', 'prekeys', 'replay', 'secrets', 'sessions']);
   expect(r.migrated.indexes).toContain('byIdentity');
   // The v1 record comes through unchanged, with the byIdentity index's key added.
   expect(r.migrated.record).toEqual({ id: 'abc/recovery', identityId: 'abc', type: 'recovery', route: 'wasm', wrapped: new Uint8Array([1, 2, 3]) });
