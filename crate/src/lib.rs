@@ -40,10 +40,22 @@ pub mod mlkem;
 pub mod rng;
 pub mod session;
 pub mod shamir;
+#[cfg(any(feature = "wasm", feature = "group-wasm"))]
+mod stack;
 pub mod x25519;
 pub mod xwing;
 
 #[cfg(feature = "wasm")]
 pub mod wasm;
+
+/// The group module's allocator wipes every block it frees (the group module
+/// only: its own wasm, `group-wasm`). OpenMLS keeps its storage records as
+/// serde_json text and its secrets in types of its own; their freed copies are
+/// outside our zeroizing types, so the allocator wipes them all
+/// (docs/GROUPS.md "Zeroization"; `tests/playwright/zeroize.spec.ts` scans for them).
+#[cfg(all(feature = "group-wasm", target_arch = "wasm32"))]
+#[global_allocator]
+static GROUP_ALLOCATOR: zalloc::ZeroizingAlloc<std::alloc::System> =
+    zalloc::ZeroizingAlloc(std::alloc::System);
 
 pub use error::{CryptoError, Result};

@@ -163,3 +163,48 @@ test('sealed-box exports: measured stack depth (wipe off) fits the wipe each one
     expect(d, name).toBeLessThanOrEqual(wipes[name]!);
   }
 });
+
+/**
+ * The categories of secrets the group scenario collects from the exported states (fixed by the
+ * scenario and OpenMLS's records; a scan that silently stops collecting one fails here).
+ */
+const GROUP_CATEGORIES = [
+  'EpochKeyPairs[].private_key.key',
+  'EpochSecrets.epoch_authenticator.secret.value',
+  'EpochSecrets.exporter_secret.secret.value',
+  'EpochSecrets.external_secret.secret.value',
+  'EpochSecrets.init_secret.secret.value',
+  'EpochSecrets.resumption_psk.secret.value',
+  'KeyPackage.private_encryption_key.key',
+  'KeyPackage.private_init_key',
+  'MessageSecrets.message_secrets.confirmation_key.secret.value',
+  'MessageSecrets.message_secrets.membership_key.secret.value',
+  'MessageSecrets.message_secrets.secret_tree.application_sender_ratchets[].DecryptionRatchet.ratchet_head.secret.value',
+  'MessageSecrets.message_secrets.secret_tree.application_sender_ratchets[].EncryptionRatchet.secret.value',
+  'MessageSecrets.message_secrets.secret_tree.handshake_sender_ratchets[].DecryptionRatchet.ratchet_head.secret.value',
+  'MessageSecrets.message_secrets.secret_tree.handshake_sender_ratchets[].EncryptionRatchet.secret.value',
+  'MessageSecrets.message_secrets.secret_tree.leaf_nodes[].secret.value',
+  'MessageSecrets.message_secrets.secret_tree.parent_nodes[].secret.value',
+  'MessageSecrets.message_secrets.sender_data_secret.secret.value',
+  'ResumptionPsk.resumption_psk[][].secret.value',
+  'client signature seed',
+  'identity Ed25519 seed',
+];
+
+for (const suite of [0x0001, 0x004d]) {
+  test(`no secret bytes left in wasm memory: group module, suite 0x${suite.toString(16).padStart(4, '0')} (certified members, key packages, create, add, join, messages, update, remove, free)`, async ({ page }) => {
+    const r = await page.evaluate((s) => window.zeroizeTests.GROUP_SCENARIO(s), suite);
+    const wipe = await page.evaluate(() => window.zeroizeTests.GROUP_STACK_WIPE);
+    console.log(`${r.name}: ${r.categories.length} categories, ${r.secrets} secrets (bytes and JSON text), ${r.windows} windows, ${r.memoryBytes} bytes of memory, deepest stack reach ${r.stackDepth} (${r.deepest}; wipe ${wipe}), current-epoch hits while live ${r.currentHitsWhileLive}, superseded hits while live ${r.supersededHits.length}, hits after free ${r.hits.length}`);
+    for (const h of [...r.supersededHits, ...r.hits]) console.log(`  ${h.secret} [+${h.at}] at ${h.offset} (${h.region})`);
+    expect(r.categories).toEqual(GROUP_CATEGORIES);
+    // Positive control: while the clients are alive, the scan finds the current epoch's secrets.
+    expect(r.currentHitsWhileLive).toBeGreaterThan(0);
+    // Forward secrecy in memory: nothing of a superseded epoch, a consumed key package or an identity seed.
+    expect(r.supersededHits).toEqual([]);
+    expect(r.hits).toEqual([]);
+    // Every call's reach is its wipe plus a few frames: no export's body goes below the wipe.
+    expect(r.stackDepth).toBeGreaterThanOrEqual(wipe);
+    expect(r.stackDepth).toBeLessThanOrEqual(wipe + 4096);
+  });
+}

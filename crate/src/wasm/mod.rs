@@ -96,15 +96,15 @@ pub(crate) enum StackUse {
 /// happen to overwrite them. Wiping `bytes` of stack below the caller's frame
 /// removes them. `f` must not leave secrets in its return value.
 pub(crate) fn scrubbed<T>(stack: StackUse, f: impl FnOnce() -> T) -> T {
-    let out = in_own_frame(f);
+    let out = crate::stack::in_own_frame(f);
     #[cfg(feature = "testing")]
     if !WIPES_ON.load(core::sync::atomic::Ordering::Relaxed) {
         return out;
     }
     match stack {
-        StackUse::Small => wipe_stack::<{ 16 * 1024 / 8 }>(),
-        StackUse::Kem => wipe_stack::<{ 56 * 1024 / 8 }>(),
-        StackUse::MlDsa => wipe_stack::<{ 320 * 1024 / 8 }>(),
+        StackUse::Small => crate::stack::wipe::<{ 16 * 1024 / 8 }>(),
+        StackUse::Kem => crate::stack::wipe::<{ 56 * 1024 / 8 }>(),
+        StackUse::MlDsa => crate::stack::wipe::<{ 320 * 1024 / 8 }>(),
     }
     out
 }
@@ -122,23 +122,6 @@ static WIPES_ON: core::sync::atomic::AtomicBool = core::sync::atomic::AtomicBool
 #[wasm_bindgen(js_name = "setStackWipeForTesting")]
 pub fn set_stack_wipe_for_testing(on: bool) {
     WIPES_ON.store(on, core::sync::atomic::Ordering::Relaxed);
-}
-
-/// Keeps `f`'s locals out of the caller's frame (the wipe cannot reach the
-/// frame it is called from).
-#[inline(never)]
-fn in_own_frame<T>(f: impl FnOnce() -> T) -> T {
-    f()
-}
-
-/// Overwrites `WORDS * 8` bytes of the stack just below the caller's frame
-/// (volatile writes via `zeroize`, so the stores are not optimised away).
-#[inline(never)]
-fn wipe_stack<const WORDS: usize>() {
-    use zeroize::Zeroize;
-    let mut scratch = [0u64; WORDS];
-    scratch.zeroize();
-    core::hint::black_box(&scratch);
 }
 
 /// Version string of the core, for diagnostics.
