@@ -9,7 +9,9 @@
  * (X-Wing / AES-256-GCM / SHA-512): the same KEM, the nearest suite ts-mls has (they share none).
  *
  * Cases, per suite and library:
- * - `grp-create`: a new group (one member).
+ * - `grp-create`: a new group (one member). ts-mls's createGroup takes a ready key package as the
+ *   creator's leaf (no key pair generated, nothing signed; OpenMLS's generates and signs one), so
+ *   `grp-create-kp` (ts-mls only) times generateKeyPackage + createGroup too.
  * - `grp-add-<n>`: in a group of n, a commit adding one member and its welcome (veilkit discards the
  *   pending commit after each; ts-mls's commit is a pure function of the state).
  * - `grp-process-<n>`: another member processes such a commit (veilkit: a sequence of add
@@ -100,6 +102,18 @@ function cases(suite: Suite): Record<string, () => Promise<Prepared>> {
       const cs = await t.getCiphersuiteImpl(t.getCiphersuiteFromName(TSMLS_SUITE[suite]));
       const kp = await t.generateKeyPackage({ credentialType: 'basic', identity: te.encode('alice') }, t.defaultCapabilities(), t.defaultLifetime, [], cs);
       return { async: true, op: () => t.createGroup(te.encode('g'), kp.publicPackage, kp.privatePackage, [], cs) };
+    },
+    [`grp-create-kp/${suite}/ts-mls`]: async () => {
+      const t = await tsmls();
+      const cs = await t.getCiphersuiteImpl(t.getCiphersuiteFromName(TSMLS_SUITE[suite]));
+      return {
+        async: true,
+        op: async () => {
+          const kp = await t.generateKeyPackage({ credentialType: 'basic', identity: te.encode('alice') }, t.defaultCapabilities(), t.defaultLifetime, [], cs);
+          return t.createGroup(te.encode('g'), kp.publicPackage, kp.privatePackage, [], cs);
+        },
+        note: 'generateKeyPackage + createGroup (the creator\'s leaf made in the operation)',
+      };
     },
     [`grp-encrypt-1k/${suite}/veilkit`]: async () => {
       const { alice, id } = veilkitGroup(await glue(), suite, 2);
