@@ -65,12 +65,16 @@ async function tsmls(): Promise<TsMls> {
 
 interface TsGroup { t: TsMls; cs: Opaque; alice: TsState; bob: TsState | undefined; newKp: () => Promise<Opaque> }
 
+/** A ts-mls key package (basic credential `name`, default capabilities and lifetime). */
+async function tsKeyPackage(t: TsMls, cs: Opaque, name: string): Promise<TsKeyPackage> {
+  return t.generateKeyPackage({ credentialType: 'basic', identity: te.encode(name) }, t.defaultCapabilities(), t.defaultLifetime, [], cs);
+}
+
 /** ts-mls: the same group of `n`. */
 async function tsGroup(suite: Suite, n: number): Promise<TsGroup> {
   const t = await tsmls();
   const cs = await t.getCiphersuiteImpl(t.getCiphersuiteFromName(TSMLS_SUITE[suite]));
-  const kp = async (name: string): Promise<TsKeyPackage> =>
-    t.generateKeyPackage({ credentialType: 'basic', identity: te.encode(name) }, t.defaultCapabilities(), t.defaultLifetime, [], cs);
+  const kp = (name: string): Promise<TsKeyPackage> => tsKeyPackage(t, cs, name);
   const a = await kp('alice');
   let alice = await t.createGroup(te.encode('bench group'), a.publicPackage, a.privatePackage, [], cs);
   let bob: TsState | undefined;
@@ -100,7 +104,7 @@ function cases(suite: Suite): Record<string, () => Promise<Prepared>> {
     [`grp-create/${suite}/ts-mls`]: async () => {
       const t = await tsmls();
       const cs = await t.getCiphersuiteImpl(t.getCiphersuiteFromName(TSMLS_SUITE[suite]));
-      const kp = await t.generateKeyPackage({ credentialType: 'basic', identity: te.encode('alice') }, t.defaultCapabilities(), t.defaultLifetime, [], cs);
+      const kp = await tsKeyPackage(t, cs, 'alice');
       return { async: true, op: () => t.createGroup(te.encode('g'), kp.publicPackage, kp.privatePackage, [], cs) };
     },
     [`grp-create-kp/${suite}/ts-mls`]: async () => {
@@ -109,7 +113,7 @@ function cases(suite: Suite): Record<string, () => Promise<Prepared>> {
       return {
         async: true,
         op: async () => {
-          const kp = await t.generateKeyPackage({ credentialType: 'basic', identity: te.encode('alice') }, t.defaultCapabilities(), t.defaultLifetime, [], cs);
+          const kp = await tsKeyPackage(t, cs, 'alice');
           return t.createGroup(te.encode('g'), kp.publicPackage, kp.privatePackage, [], cs);
         },
         note: 'generateKeyPackage + createGroup (the creator\'s leaf made in the operation)',
