@@ -3,7 +3,8 @@
 //   size of every process of the test's browser, tests/shared/process-memory.ts), sampled throughout;
 //   from the point an eighth of the encryption is done (workers, KDF and pipeline buffers in place)
 //   the peak growth must stay under 768 MiB, three quarters of the data (a copy of it held anywhere
-//   would exceed that; the level before the run is printed too);
+//   would exceed that; the level before the run is printed too; Firefox: under the data size, as its
+//   collector's sawtooth is ~500 MiB, FIREFOX_PROCESS_LIMIT);
 // - where the engine has the Chrome DevTools Protocol (Chromium): the page's JS heap (CDP
 //   Performance.getMetrics JSHeapUsedSize) and the page + workers' heaps (CDP Runtime.getHeapUsage
 //   through auto-attached worker targets) are sampled too; both peaks must stay under 256 MiB;
@@ -45,8 +46,17 @@ declare global {
 
 const MIB = 1 << 20;
 const LIMIT = 256 * MIB;
-/** Growth of the browser's processes: three quarters of the default 1 GiB, so a copy of the data held anywhere in the browser (page, workers, Blob store, write buffers) exceeds it; above the JS-heap LIMIT because it also counts the engine's own lazily collected buffers (Firefox: up to ~510 MiB measured).*/
+/** Growth of the browser's processes: three quarters of the default 1 GiB, so a copy of the data held anywhere in the browser (page, workers, Blob store, write buffers) exceeds it; above the JS-heap LIMIT because it also counts the engine's own lazily collected buffers.*/
 const PROCESS_LIMIT = 768 * MIB;
+/**
+ * Firefox's bound: the data size. The content process holding the workers lets freed buffers stand
+ * between collections, a sawtooth of ~500 MiB (sampled: 400 → 990 MiB and back every ~2 s at 100
+ * MiB/s, with the JS GC heap-growth prefs lowered or not), so the peak minus the level at "warm"
+ * measured 484–806 MiB for the same build depending on where in the sawtooth "warm" fell (a CI run
+ * failed the 768 MiB bound at 806 MiB). A copy of the data kept from warm on (7/8 of it) on top of
+ * that sawtooth still exceeds this bound.
+ */
+const FIREFOX_PROCESS_LIMIT = 1024 * MIB;
 /** WebKit's default size (its wasm encrypts at ~16 MiB/s: 1 GiB would take over a minute each way). */
 const WEBKIT_DEFAULT_MIB = 256;
 
@@ -128,7 +138,7 @@ test('1 GiB generated on the fly is encrypted to a file and decrypted as a strea
   const dir = mkdtempSync(join(tmpdir(), 'veilkit-large-'));
   const context = await launchPersistent(dir, String(testInfo.project.use.baseURL));
   try {
-    await run(context, mib, { marker: dir, exact: false }, PROCESS_LIMIT);
+    await run(context, mib, { marker: dir, exact: false }, engine === 'firefox' ? FIREFOX_PROCESS_LIMIT : PROCESS_LIMIT);
   } finally {
     await context.close();
     rmSync(dir, { recursive: true, force: true });
@@ -204,7 +214,7 @@ async function run(context: import('@playwright/test').BrowserContext, mib: numb
   const procGrowth = warm === undefined ? Number.POSITIVE_INFINITY : warmPeak - warm;
   console.log(`files-large: ${engine}, ${mib} MiB, encrypt ${r.encryptMs} ms (${r.encryptMBps} MiB/s), decrypt ${r.decryptMs} ms (${r.decryptMBps} MiB/s); `
     + (procUnavailable === undefined
-      ? `browser processes (${maxProcesses}): ${(baseline.bytes / MIB).toFixed(1)} MiB before the run, ${((warm ?? 0) / MIB).toFixed(1)} MiB warm, peak ${(procPeak / MIB).toFixed(1)} MiB, growth after warm ${(procGrowth / MIB).toFixed(1)} MiB; `
+      ? `browser processes (${maxProcesses}): ${(baseline.bytes / MIB).toFixed(1)} MiB before the run, ${((warm ?? 0) / MIB).toFixed(1)} MiB warm, peak ${(procPeak / MIB).toFixed(1)} MiB, growth after warm ${(procGrowth / MIB).toFixed(1)} MiB (bound ${(processLimit / MIB).toFixed(0)} MiB); `
       : `browser processes: not measured (${procUnavailable}); `)
     + (cdp !== undefined
       ? `peak JS heap: page ${(pagePeak / MIB).toFixed(1)} MiB, page + ${maxWorkers} workers ${(totalPeak / MIB).toFixed(1)} MiB; `
