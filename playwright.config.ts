@@ -13,7 +13,13 @@ export default defineConfig({
   workers: 1,
   fullyParallel: false,
   forbidOnly: !!process.env.CI,
-  retries: 0,
+  // WebKit only: one retry, printed as "flaky" by the list reporter when it is used. WebKitGTK 2.50's
+  // wasm JIT gave two failures in ~12 full runs that no rerun reproduced: an out-of-bounds trap on
+  // entry to mlKemFromSeed in a keystore worker (history.spec, CI of 76aa8d3) and one AEAD
+  // "authentication failed" (zeroize.spec). Each test passed in Chromium and Firefox of the same run,
+  // and in 40 + 196 targeted WebKit reruns, including with JSC's tier-up thresholds at 0, fast memory
+  // off, and one fast memory per process (JSC_* options). A test that fails twice still fails.
+  retries: ENGINE === 'webkit' ? 1 : 0,
   timeout: 120_000,
   reporter: 'list',
   // WebKit: one Xvfb + WebKitWebDriver pair for the run, started and stopped (by pid) here.
