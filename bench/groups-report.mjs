@@ -59,7 +59,16 @@ export function groupsReport(results, { date, browser, method, engine }) {
   }
   const wasm = resolve(ROOT, 'dist/ts/wasm-group/veilkit_group_bg.wasm');
   const size = existsSync(wasm) ? { raw: readFileSync(wasm).length, gzip: gzipSync(readFileSync(wasm), { level: 9 }).length } : undefined;
-  const json = { date, browser, method, rows, wire, groupModule: size, xmtpBrowserSdk: XMTP, results };
+  // The keystore path (bench/group-keystore.ts): the page API through the keystore's worker, beside the
+  // module's own time for the same operation in this run (no target: the issue's are the module's).
+  const ks = (id) => seconds(by.get(`${id}/xwing/veilkit-keystore`));
+  const keystorePath = [
+    ['grp-ks-encrypt-1k', 'group.encrypt 1 KiB, group of 10, sender in 1 group', 'grp-encrypt-1k'],
+    ['grp-ks-encrypt-1k-8-groups', 'group.encrypt 1 KiB, group of 10, sender in 8 groups of 10', 'grp-encrypt-1k'],
+    ['grp-ks-decrypt-1k', 'group.receive 1 KiB, group of 10', 'grp-decrypt-1k'],
+  ].map(([id, title, moduleId]) => ({ id, title, keystoreSeconds: ks(id), moduleSeconds: seconds(by.get(`${moduleId}/xwing/veilkit`)) }));
+  const ksErrors = keystorePath.map((r) => by.get(`${r.id}/xwing/veilkit-keystore`)).filter((r) => r && !r.ok).map((r) => `${r.id}: ${r.error}`);
+  const json = { date, browser, method, rows, keystorePath, wire, groupModule: size, xmtpBrowserSdk: XMTP, results };
 
   const suiteName = { xwing: 'X-Wing (veilkit 0x004D; ts-mls 0x0053)', classic: '0x0001 (both)' };
   const table = (suite) => [
@@ -75,7 +84,8 @@ export function groupsReport(results, { date, browser, method, engine }) {
     `| ${suiteName[suite]}: its welcome, group of 10 / 100 | ${w(wire[suite].veilkit, 'welcome10')} / ${w(wire[suite].veilkit, 'welcome100')} | ${w(wire[suite].tsMls, 'welcome10')} / ${w(wire[suite].tsMls, 'welcome100')} |`,
     `| ${suiteName[suite]}: 1 KiB application message | ${w(wire[suite].veilkit, 'message1k')} | ${w(wire[suite].tsMls, 'message1k')} |`,
   ]);
-  const errors = rows.flatMap((r) => r.errors);
+  const errors = [...rows.flatMap((r) => r.errors), ...ksErrors];
+  const ksRows = keystorePath.filter((r) => r.keystoreSeconds !== undefined).map((r) => `| ${r.title} | ${ms(r.keystoreSeconds)} | ${ms(r.moduleSeconds)} |`);
   const md = [
     `# Groups benchmark (${date.slice(0, 10)})`, '',
     `${engine} headless, ${browser.cores} cores, each case in its own dedicated worker. ${method}`, '',
@@ -84,6 +94,13 @@ export function groupsReport(results, { date, browser, method, engine }) {
     'WebCrypto where @hpke/core uses it). Time per operation; the ratio is ts-mls\'s time over',
     'veilkit\'s (> 1: veilkit faster). Commit-side cases time single operations (5 samples after a warm-up).', '',
     ...table('xwing'), ...table('classic'),
+    ...(ksRows.length ? [
+      '### Through the keystore (X-Wing)', '',
+      'The page\'s `Group` API as an application calls it: a round trip to the keystore\'s worker, the member\'s client',
+      'state (every group of the identity, one record) sealed and committed to IndexedDB with strict durability before',
+      'the answer. Beside it, the module alone for the same operation in this run (group of 2 there).', '',
+      '| case | through the keystore | module alone |', '|---|---|---|', ...ksRows, '',
+    ] : []),
     '### Wire bytes', '',
     '| | veilkit | ts-mls |', '|---|---|---|', ...wireRows, '',
     '### Module size', '',

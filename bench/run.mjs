@@ -63,9 +63,9 @@ if (!existsSync(resolve(ROOT, 'dist/ts/index.js')) || (needsThreads && !existsSy
 }
 
 // ------------------------------------------------------------------ bundle the case worker
-log('bundling bench/worker.ts and bench/session-keystore.ts (esbuild)');
+log('bundling bench/worker.ts, bench/session-keystore.ts and bench/group-keystore.ts (esbuild)');
 await build({
-  entryPoints: [resolve(ROOT, 'bench/worker.ts'), resolve(ROOT, 'bench/session-keystore.ts')],
+  entryPoints: [resolve(ROOT, 'bench/worker.ts'), resolve(ROOT, 'bench/session-keystore.ts'), resolve(ROOT, 'bench/group-keystore.ts')],
   outdir: resolve(ROOT, 'bench/dist'),
   bundle: true,
   splitting: true,

@@ -10,6 +10,7 @@
 import { RUNS, measure, median, type CaseResult, type Prepared } from './measure.js';
 import { SESSION_CASES, SESSION_WIRE } from './session.js';
 import { KEYSTORE_CASE_IDS } from './session-keystore.js';
+import { GROUP_KEYSTORE_CASE_IDS } from './group-keystore.js';
 import { GROUP_CASES, GROUP_WIRE } from './groups.js';
 
 const VEILKIT = '/dist/ts/index.js';
@@ -546,8 +547,8 @@ async function coldInit(id: string): Promise<CaseResult> {
   return { id, ok: true, unit: 's', value: ms / 1000, samples: [ms / 1000], note: `${vk.capabilities().wasmBuild} build` };
 }
 
-// KEYSTORE_CASE_IDS run on the page (bench/index.html), not in a case worker.
-export const CASE_IDS = [...Object.keys(CASES), ...KEYSTORE_CASE_IDS, ...Object.keys(SESSION_WIRE), ...Object.keys(GROUP_WIRE), 'pool/size-1', 'pool/size-2', 'init/cold-simd', 'init/cold-threads'];
+// KEYSTORE_CASE_IDS and GROUP_KEYSTORE_CASE_IDS run on the page (bench/index.html), not in a case worker.
+export const CASE_IDS = [...Object.keys(CASES), ...KEYSTORE_CASE_IDS, ...GROUP_KEYSTORE_CASE_IDS, ...Object.keys(SESSION_WIRE), ...Object.keys(GROUP_WIRE), 'pool/size-1', 'pool/size-2', 'init/cold-simd', 'init/cold-threads'];
 
 /** The `capabilities().routes` entry a `<group>/veilkit-native` case measures. */
 const NATIVE_ROUTE: Record<string, keyof import('../ts/webcrypto/routes.js').Routes> = {
