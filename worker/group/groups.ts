@@ -15,6 +15,8 @@
  * 4. commits the new record and head in one `durability: 'strict'` transaction that re-checks the
  *    generation, lock epoch, record and head it started from, announces the head;
  * 5. only then returns.
+ * The fast path skips 2–3 on a client this worker kept from its last operation on it, when the commit finds the
+ * stored record and head to be the kept ones (else the operation is redone from 2; see withClient).
  *
  * Key packages are made in the client and sealed with it; a join consumes its key package (OpenMLS deletes
  * it, unless last resort) in the same write that stores the joined group. A welcome joined once is refused
@@ -34,6 +36,7 @@ import { abort, done, request } from '../keystore/idb.js';
 import { headIsAuthentic, sealHead, type HeadRecord, type StateRecord } from '../keystore/records.js';
 import { absorb, knownHead, learn, shared } from '../keystore/heads.js';
 import { announce, sessionFor, type Session as Unlocked, type Store } from '../keystore/store.js';
+import { onDropStore } from '../keystore/session-cache.js';
 import { identitySeeds } from '../keystore/prekeys.js';
 import { sessionIdentityId } from '../keystore/sessions.js';
 import { MlsClient, call, loadGroupModule, type ModuleCommit, type ModuleInfo, type ModuleReceived } from './engine.js';
@@ -225,7 +228,9 @@ async function commitClient(s: Store, o: Opened): Promise<void> {
     }
     if (identity === undefined) throw notFound(`identity ${o.identityId}`);
     if (!sameRecord(cur, o.record) || !sameHead(curHead, o.head)) {
-      throw new VeilError('STORAGE_FAILED', `the MLS client of identity ${o.identityId} changed during the operation; nothing was changed`);
+      const e = new VeilError('STORAGE_FAILED', `the MLS client of identity ${o.identityId} changed during the operation; nothing was changed`);
+      staleErrors.add(e);
+      throw e;
     }
     tx.objectStore(GROUP_STORE).put(record);
     tx.objectStore('heads').put(head);
@@ -244,20 +249,131 @@ async function commitClient(s: Store, o: Opened): Promise<void> {
   announce(s, { change: 'group-client-updated' satisfies KeystoreChange['change'], revision, ids: [o.identityId], heads: [announced] });
 }
 
+/** Commits that found the stored record or head other than the operation started from (a cached client is stale). */
+const staleErrors = new WeakSet<Error>();
+
+// ---------------------------------------------------------------------------
+// Opened clients kept between operations (the fast path, docs/GROUPS.md#groups-in-the-keystore)
+
 /**
- * Runs `fn` on the identity's client under its locks; commits when `fn` says so (`write`), and frees the client
- * whatever happens. A failure of `fn` writes nothing.
+ * Most clients kept open. Each holds its groups' secrets in the group module's memory (zeroizing allocator): freed
+ * when dropped, when a failure leaves it possibly ahead of the store, when the store locks, changes its passphrase
+ * or closes.
+ */
+const MAX_OPEN = 8;
+/** By `<store name>/<identity id>`, least recently used first (a Map iterates in insertion order). */
+const kept = new Map<string, Opened>();
+const openKey = (name: string, identityId: string) => `${name}/${identityId}`;
+
+function dropClient(name: string, identityId: string, o?: Opened): void {
+  const k = openKey(name, identityId);
+  const e = kept.get(k);
+  if (e !== undefined) {
+    kept.delete(k);
+    e.client.free();
+  }
+  if (o !== undefined && o.client !== e?.client) o.client.free();
+}
+
+/** Keeps `o` (opened from or committed as the stored record) for the next operation on its client. */
+function keepClient(name: string, o: Opened): void {
+  const k = openKey(name, o.identityId);
+  const e = kept.get(k);
+  if (e !== undefined && e.client !== o.client) e.client.free();
+  kept.delete(k);
+  kept.set(k, o);
+  for (const [key, x] of kept) {
+    if (kept.size <= MAX_OPEN) break;
+    kept.delete(key);
+    x.client.free();
+  }
+}
+
+onDropStore((name) => {
+  const prefix = `${name}/`;
+  for (const [k, o] of kept) {
+    if (!k.startsWith(prefix)) continue;
+    kept.delete(k);
+    o.client.free();
+  }
+});
+
+/**
+ * The kept client of `identityId` if it may be used: opened under the store's current unlocked key and not behind
+ * a head this worker has heard announced. Otherwise it is dropped.
+ */
+async function usableClient(s: Store, identityId: string): Promise<Opened | undefined> {
+  const k = openKey(s.name, identityId);
+  const o = kept.get(k);
+  if (o === undefined) return undefined;
+  kept.delete(k);
+  kept.set(k, o);
+  if (s.session !== o.unlocked || o.record === undefined) {
+    dropClient(s.name, identityId);
+    return undefined;
+  }
+  await absorb(s, o.unlocked);
+  const known = knownHead(s.name, headId(identityId));
+  if (known && (known.deleted || known.counter > o.record.counter)) {
+    dropClient(s.name, identityId);
+    return undefined;
+  }
+  return o;
+}
+
+const STALE = Symbol('stale');
+
+/**
+ * One attempt of `fn` on `o`, committing when it writes. From a kept client (`fromCache`), a failure of `fn`, an
+ * operation that writes nothing, or a commit that finds the store changed returns {@link STALE}: the caller redoes
+ * it from a full reload, whose checks decide (`STATE_ROLLBACK`, …). Any failure drops the client, which may be
+ * ahead of the store; a success keeps it.
+ */
+async function attemptClient<T>(s: Store, o: Opened, fn: (o: Opened) => Promise<{ value: T; write: boolean }> | { value: T; write: boolean }, fromCache: boolean): Promise<T | typeof STALE> {
+  // A kept client's metadata is copied: a failed attempt leaves the kept one as stored.
+  const work: Opened = fromCache ? { ...o, meta: structuredClone(o.meta) } : o;
+  let out: { value: T; write: boolean };
+  try {
+    out = await fn(work);
+  } catch (e) {
+    dropClient(s.name, o.identityId, o);
+    if (fromCache) return STALE;
+    throw e;
+  }
+  if (!out.write) {
+    if (fromCache) return STALE;
+    if (o.record !== undefined) keepClient(s.name, o);
+    else o.client.free();
+    return out.value;
+  }
+  try {
+    await commitClient(s, work);
+  } catch (e) {
+    dropClient(s.name, o.identityId, o);
+    if (fromCache && e instanceof Error && staleErrors.has(e)) return STALE;
+    throw e;
+  }
+  keepClient(s.name, work);
+  return out.value;
+}
+
+/**
+ * Runs `fn` on the identity's client under its locks and commits when `fn` says so (`write`): on the client kept
+ * from this worker's last operation when it has one that is current (one transaction, which requires the stored
+ * record and head to be the kept ones), else — or when that finds the store changed — on a full reload. A failure
+ * of `fn` writes nothing.
  */
 async function withClient<T>(s: Store, identityId: string, fn: (o: Opened) => Promise<{ value: T; write: boolean }> | { value: T; write: boolean }): Promise<T> {
   return withClientLock(s, identityId, async () => {
-    const o = await openClient(s, identityId);
-    try {
-      const { value, write } = await fn(o);
-      if (write) await commitClient(s, o);
-      return value;
-    } finally {
-      o.client.free();
+    const reused = await usableClient(s, identityId);
+    if (reused !== undefined) {
+      const r = await attemptClient(s, reused, fn, true);
+      if (r !== STALE) return r;
     }
+    const o = await openClient(s, identityId);
+    const r = await attemptClient(s, o, fn, false);
+    if (r === STALE) throw new VeilError('INTERNAL', 'a full reload was reported stale');
+    return r;
   });
 }
 

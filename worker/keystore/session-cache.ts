@@ -72,8 +72,17 @@ export function drop(name: string, id: string): void {
   e.state.dispose();
 }
 
-/** Drops every entry of store `name`: it locked, changed its passphrase or closed. */
+/** What else a worker keeps per store that goes with its sessions (worker/group/groups.ts: the open MLS clients). */
+const dropHooks: ((name: string) => void)[] = [];
+
+/** Runs `f` whenever {@link dropStore} runs. */
+export function onDropStore(f: (name: string) => void): void {
+  dropHooks.push(f);
+}
+
+/** Drops every entry of store `name`: it locked, changed its passphrase or closed (and what {@link onDropStore} registered). */
 export function dropStore(name: string): void {
+  for (const f of dropHooks) f(name);
   const prefix = `${name}/`;
   for (const [k, e] of entries) {
     if (!k.startsWith(prefix)) continue;
