@@ -36,7 +36,7 @@ import { abort, done, request } from '../keystore/idb.js';
 import { headIsAuthentic, sealHead, type HeadRecord, type StateRecord } from '../keystore/records.js';
 import { absorb, knownHead, learn, shared } from '../keystore/heads.js';
 import { announce, sessionFor, type Session as Unlocked, type Store } from '../keystore/store.js';
-import { onDropStore } from '../keystore/session-cache.js';
+import { Kept } from '../keystore/kept.js';
 import { identitySeeds } from '../keystore/prekeys.js';
 import { sessionIdentityId } from '../keystore/sessions.js';
 import { MlsClient, call, loadGroupModule, type ModuleCommit, type ModuleInfo, type ModuleReceived } from './engine.js';
@@ -258,64 +258,28 @@ const staleErrors = new WeakSet<Error>();
 /**
  * Most clients kept open. Each holds its groups' secrets in the group module's memory (zeroizing allocator): freed
  * when dropped, when a failure leaves it possibly ahead of the store, when the store locks, changes its passphrase
- * or closes.
+ * or closes (../keystore/kept.ts). A working copy of a kept client (its own metadata) shares its module object.
  */
 const MAX_OPEN = 8;
-/** By `<store name>/<identity id>`, least recently used first (a Map iterates in insertion order). */
-const kept = new Map<string, Opened>();
-const openKey = (name: string, identityId: string) => `${name}/${identityId}`;
-
-function dropClient(name: string, identityId: string, o?: Opened): void {
-  const k = openKey(name, identityId);
-  const e = kept.get(k);
-  if (e !== undefined) {
-    kept.delete(k);
-    e.client.free();
-  }
-  if (o !== undefined && o.client !== e?.client) o.client.free();
-}
-
-/** Keeps `o` (opened from or committed as the stored record) for the next operation on its client. */
-function keepClient(name: string, o: Opened): void {
-  const k = openKey(name, o.identityId);
-  const e = kept.get(k);
-  if (e !== undefined && e.client !== o.client) e.client.free();
-  kept.delete(k);
-  kept.set(k, o);
-  for (const [key, x] of kept) {
-    if (kept.size <= MAX_OPEN) break;
-    kept.delete(key);
-    x.client.free();
-  }
-}
-
-onDropStore((name) => {
-  const prefix = `${name}/`;
-  for (const [k, o] of kept) {
-    if (!k.startsWith(prefix)) continue;
-    kept.delete(k);
-    o.client.free();
-  }
-});
+const kept = new Kept<Opened>(MAX_OPEN, (o) => {
+  o.client.free();
+}, (o) => o.client);
 
 /**
  * The kept client of `identityId` if it may be used: opened under the store's current unlocked key and not behind
  * a head this worker has heard announced. Otherwise it is dropped.
  */
 async function usableClient(s: Store, identityId: string): Promise<Opened | undefined> {
-  const k = openKey(s.name, identityId);
-  const o = kept.get(k);
+  const o = kept.get(s.name, identityId);
   if (o === undefined) return undefined;
-  kept.delete(k);
-  kept.set(k, o);
   if (s.session !== o.unlocked || o.record === undefined) {
-    dropClient(s.name, identityId);
+    kept.drop(s.name, identityId);
     return undefined;
   }
   await absorb(s, o.unlocked);
   const known = knownHead(s.name, headId(identityId));
   if (known && (known.deleted || known.counter > o.record.counter)) {
-    dropClient(s.name, identityId);
+    kept.drop(s.name, identityId);
     return undefined;
   }
   return o;
@@ -336,24 +300,24 @@ async function attemptClient<T>(s: Store, o: Opened, fn: (o: Opened) => Promise<
   try {
     out = await fn(work);
   } catch (e) {
-    dropClient(s.name, o.identityId, o);
+    kept.drop(s.name, o.identityId, o);
     if (fromCache) return STALE;
     throw e;
   }
   if (!out.write) {
     if (fromCache) return STALE;
-    if (o.record !== undefined) keepClient(s.name, o);
+    if (o.record !== undefined) kept.keep(s.name, o.identityId, o);
     else o.client.free();
     return out.value;
   }
   try {
     await commitClient(s, work);
   } catch (e) {
-    dropClient(s.name, o.identityId, o);
+    kept.drop(s.name, o.identityId, o);
     if (fromCache && e instanceof Error && staleErrors.has(e)) return STALE;
     throw e;
   }
-  keepClient(s.name, work);
+  kept.keep(s.name, work.identityId, work);
   return out.value;
 }
 

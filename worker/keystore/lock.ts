@@ -18,7 +18,7 @@ import {
 } from './records.js';
 import { announce, readState, sessionFor, type Store } from './store.js';
 import { checkPassphrase } from '../../protocol/args.js';
-import { dropStore } from './session-cache.js';
+import { dropStore } from './kept.js';
 
 // ---------------------------------------------------------------------------
 // Passphrases (lock and backup)
@@ -141,7 +141,7 @@ export async function setPassphrase(
       }
     }
     s.session = lock ? { generation, lockEpoch: state.lockEpoch, key, passphrase: true, native: old.native } : undefined;
-    dropStore(s.name); // parsed session states of the old generation
+    dropStore(s.name); // kept session states and MLS clients of the old generation
     announce(s, { change: 'passphrase-changed', revision, ids: [] });
     return status(s);
   });

@@ -9,12 +9,13 @@
  *
  * At most {@link MAX_ENTRIES} sessions, least recently used dropped first; every entry is freed (its
  * wasm memory zeroized) when it is dropped, when the store locks or changes its passphrase, and when
- * its database closes.
+ * its database closes (./kept.ts dropStore).
  */
 import type { SessionInfo } from '../../protocol/keystore.protocol.js';
 import { SessionState } from '../../ts/session/state.js';
 import type { HeadRecord, Identities, SessionMeta, SessionRecord } from './records.js';
 import type { Session as Unlocked } from './store.js';
+import { Kept } from './kept.js';
 
 export interface CachedSession {
   /** The unlocked key and generation the record was opened or written under: the entry is used only while it is the store's. */
@@ -33,62 +34,24 @@ export interface CachedSession {
 
 const MAX_ENTRIES = 64;
 
-/** By `<store name>/<session id>`, in least-recently-used order (a Map iterates in insertion order). */
-const entries = new Map<string, CachedSession>();
-
-const keyOf = (name: string, id: string) => `${name}/${id}`;
+/** By store and session id; an entry's state is disposed (zeroized) when it goes (./kept.ts). */
+const entries = new Kept<CachedSession>(MAX_ENTRIES, (e) => {
+  e.state.dispose();
+}, (e) => e.state);
 
 /** The entry of session `id` (and marks it used), or `undefined`. */
 export function cached(name: string, id: string): CachedSession | undefined {
-  const k = keyOf(name, id);
-  const e = entries.get(k);
-  if (e) {
-    entries.delete(k);
-    entries.set(k, e);
-  }
-  return e;
+  return entries.get(name, id);
 }
 
 /** Keeps `entry` for session `id`, freeing the entry it replaces and the least recently used beyond the cap. */
 export function keep(name: string, id: string, entry: CachedSession): void {
-  const k = keyOf(name, id);
-  const old = entries.get(k);
-  if (old && old !== entry) old.state.dispose();
-  entries.delete(k);
-  entries.set(k, entry);
-  for (const [key, e] of entries) {
-    if (entries.size <= MAX_ENTRIES) break;
-    entries.delete(key);
-    e.state.dispose();
-  }
+  entries.keep(name, id, entry);
 }
 
 /** Drops (and frees) the entry of session `id`, if any. */
 export function drop(name: string, id: string): void {
-  const k = keyOf(name, id);
-  const e = entries.get(k);
-  if (!e) return;
-  entries.delete(k);
-  e.state.dispose();
-}
-
-/** What else a worker keeps per store that goes with its sessions (worker/group/groups.ts: the open MLS clients). */
-const dropHooks: ((name: string) => void)[] = [];
-
-/** Runs `f` whenever {@link dropStore} runs. */
-export function onDropStore(f: (name: string) => void): void {
-  dropHooks.push(f);
-}
-
-/** Drops every entry of store `name`: it locked, changed its passphrase or closed (and what {@link onDropStore} registered). */
-export function dropStore(name: string): void {
-  for (const f of dropHooks) f(name);
-  const prefix = `${name}/`;
-  for (const [k, e] of entries) {
-    if (!k.startsWith(prefix)) continue;
-    entries.delete(k);
-    e.state.dispose();
-  }
+  entries.drop(name, id);
 }
 
 /** How many sessions are cached (tests). */

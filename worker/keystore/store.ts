@@ -9,7 +9,7 @@ import { abort, done, request } from './idb.js';
 import { subtle } from '../../ts/webcrypto/subtle.js';
 import type { DeviceRecord, StateRecord } from './records.js';
 import { heard } from './heads.js';
-import { dropStore } from './session-cache.js';
+import { dropStore } from './kept.js';
 
 // ---------------------------------------------------------------------------
 // Per-worker state
