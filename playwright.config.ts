@@ -15,10 +15,10 @@ export default defineConfig({
   forbidOnly: !!process.env.CI,
   // WebKit only: one retry, printed as "flaky" by the list reporter when it is used. WebKitGTK 2.50
   // traps now and then with "Out of bounds memory access" on entry to a key generation from a seed
-  // (mlKemFromSeed, xWingFromSeed) in a keystore worker: once in CI (history.spec, 76aa8d3), and 1-2
-  // times in some runs of `group-keystore sessions.spec --repeat-each 3`, never in the first
-  // repetition; none in 186 tests of the same runs with JSC_useWasmFastMemory=0 (JSC's bounds checks
-  // instead of its signal handler). Safe Rust compiled to wasm cannot address memory it lacks, and
+  // (mlKemFromSeed, xWingFromSeed) in a keystore worker: once in CI (history.spec, 76aa8d3), and 3
+  // times in 310 tests of local `group-keystore sessions.spec --repeat-each 3` runs, never in a first
+  // repetition; none in 186 with JSC_useWasmFastMemory=0 (JSC's bounds checks instead of its signal
+  // handler: suggestive, not proof). Safe Rust compiled to wasm cannot address memory it lacks, and
   // the same tests pass in Chromium and Firefox. One AEAD "authentication failed" in zeroize.spec is
   // counted with it. A test that fails twice still fails.
   retries: ENGINE === 'webkit' ? 1 : 0,
