@@ -32,6 +32,7 @@ pub use error::GroupError;
 use ed25519_dalek::{Signer as _, SigningKey};
 use openmls::framing::errors::MessageDecryptionError;
 use openmls::framing::errors::SecretTreeError;
+use openmls::group::{CommitBuilder, Initial};
 use openmls::prelude::{
     BasicCredential, Ciphersuite, CredentialWithKey, KeyPackage, KeyPackageIn, LeafNodeIndex,
     LeafNodeParameters, MIXED_CIPHERTEXT_WIRE_FORMAT_POLICY, MlsGroup, MlsGroupCreateConfig,
@@ -545,18 +546,14 @@ impl Group {
             }
             packages.push(package);
         }
-        let (commit, welcome, _) = self
-            .inner
-            .add_members_without_update(&client.provider, &client.signer, &packages)
-            .map_err(|e| match e {
-                openmls::group::AddMembersError::CreateCommitError(_) => {
-                    GroupError::InvalidKeyPackage("refused by the commit's proposal validation")
-                }
-                _ => GroupError::Internal,
-            })?;
+        let (commit, welcome) = self.commit(
+            client,
+            |builder| builder.propose_adds(packages),
+            GroupError::InvalidKeyPackage("refused by the commit's proposal validation"),
+        )?;
         Ok(CommitOutput {
-            commit: encode(&commit)?,
-            welcome: Some(encode(&welcome)?),
+            commit,
+            welcome: Some(welcome.ok_or(GroupError::Internal)?),
         })
     }
 
@@ -579,14 +576,12 @@ impl Group {
             }
             leaves.push(LeafNodeIndex::new(i));
         }
-        let (commit, welcome, _) = self
-            .inner
-            .remove_members(&client.provider, &client.signer, &leaves)
-            .map_err(|_| GroupError::Internal)?;
-        Ok(CommitOutput {
-            commit: encode(&commit)?,
-            welcome: welcome.map(|w| encode(&w)).transpose()?,
-        })
+        let (commit, welcome) = self.commit(
+            client,
+            |builder| builder.propose_removals(leaves),
+            GroupError::Internal,
+        )?;
+        Ok(CommitOutput { commit, welcome })
     }
 
     /// A commit with a fresh leaf and path (post-compromise security);
@@ -596,18 +591,54 @@ impl Group {
     /// [`GroupError::CommitPending`], [`GroupError::NotAMember`].
     pub fn update(&mut self, client: &Client) -> Result<CommitOutput, GroupError> {
         self.ensure_operational()?;
-        let bundle = self
-            .inner
-            .self_update(
-                &client.provider,
-                &client.signer,
-                LeafNodeParameters::default(),
-            )
-            .map_err(|_| GroupError::Internal)?;
+        let (commit, _) = self.commit(
+            client,
+            |builder| builder.leaf_node_parameters(LeafNodeParameters::default()),
+            GroupError::Internal,
+        )?;
         Ok(CommitOutput {
-            commit: encode(bundle.commit())?,
+            commit,
             welcome: None,
         })
+    }
+
+    /// Builds, signs and stages (pending) a commit of this member: what
+    /// OpenMLS's `add_members_without_update` / `remove_members` /
+    /// `self_update` do, less the exported `GroupInfo` they also make whenever
+    /// the ratchet tree extension is on. That one is signed over the whole
+    /// tree and carries an external-commit key (an HPKE key pair derived for
+    /// it: an X-Wing key generation in 0x004D); nothing here publishes it, and
+    /// a Welcome carries its own signed `GroupInfo` (docs/GROUPS.md, "The
+    /// commit path").
+    ///
+    /// Returns the commit and, when it adds members, the Welcome (both
+    /// `MLSMessage`s). A commit OpenMLS refuses to build is `refused`; a
+    /// failure staging it is [`GroupError::Internal`].
+    fn commit(
+        &mut self,
+        client: &Client,
+        propose: impl for<'g> FnOnce(
+            CommitBuilder<'g, Initial>,
+        ) -> CommitBuilder<'g, Initial>,
+        refused: GroupError,
+    ) -> Result<(Vec<u8>, Option<Vec<u8>>), GroupError> {
+        // OpenMLS clears the additional data after every operation; a commit's is empty.
+        self.inner.set_aad(Vec::new());
+        let bundle = propose(self.inner.commit_builder())
+            .load_psks(client.provider.storage())
+            .map_err(|_| GroupError::Internal)?
+            .create_group_info(false)
+            .build(
+                client.provider.rand(),
+                client.provider.crypto(),
+                &client.signer,
+                |_| true,
+            )
+            .map_err(|_| refused)?
+            .stage_commit(&client.provider)
+            .map_err(|_| GroupError::Internal)?;
+        let welcome = bundle.to_welcome_msg().map(|w| encode(&w)).transpose()?;
+        Ok((encode(bundle.commit())?, welcome))
     }
 
     /// Merges this member's pending commit (the delivery service accepted it).
