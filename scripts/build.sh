@@ -90,8 +90,14 @@ GROUP_CONFIG=()
 for pkg in serde serde_core serde_json zmij itoa memchr; do
   GROUP_CONFIG+=(--config "profile.release.package.$pkg.opt-level=3")
 done
-say "cargo build (release, wasm32-unknown-unknown, --features group-wasm): the group module"
-cargo build --release --target wasm32-unknown-unknown -p veilkit --features group-wasm "${GROUP_CONFIG[@]}"
+# VEILKIT_TESTING=1 adds its test-only exports (feature group-testing: the storage records' JSON
+# mirror the zeroization scan reads; off until a test turns it on).
+GROUP_FEATURES="group-wasm"
+if [[ ${VEILKIT_TESTING:-0} == 1 ]]; then
+  GROUP_FEATURES="group-wasm,group-testing"
+fi
+say "cargo build (release, wasm32-unknown-unknown, --features $GROUP_FEATURES): the group module"
+cargo build --release --target wasm32-unknown-unknown -p veilkit --features "$GROUP_FEATURES" "${GROUP_CONFIG[@]}"
 say "wasm-bindgen --target web -> $GROUP_GLUE_DIR/ (group module)"
 rm -rf "$GROUP_GLUE_DIR"
 mkdir -p "$GROUP_GLUE_DIR"

@@ -72,8 +72,8 @@ run_step "clippy (wasm32, --features wasm)" \
   cargo clippy -p veilkit --features wasm --target wasm32-unknown-unknown -- -D warnings
 run_step "clippy (wasm32, --features wasm,testing)" \
   cargo clippy -p veilkit --features wasm,testing --target wasm32-unknown-unknown -- -D warnings
-run_step "clippy (wasm32, --features group-wasm)" \
-  cargo clippy -p veilkit --features group-wasm --target wasm32-unknown-unknown -- -D warnings
+run_step "clippy (wasm32, --features group-testing: the group module and its test-only exports)" \
+  cargo clippy -p veilkit --features group-testing --target wasm32-unknown-unknown -- -D warnings
 # The threads build's own code (crate/src/wasm/threads.rs): linted on the host target, stable, in
 # the shared target directory. The crate has no target-specific cfg, so this is the code the nightly
 # wasm32 threads build compiles (wasm-bindgen-rayon refuses wasm32 without atomics, which needs

@@ -6,7 +6,7 @@
  * wrapped = iv (12) ‖ AES-256-GCM(storage key, payload, AAD)
  * AAD     = "veilkit-keystore-record-v2" ‖ 0x00 ‖ UTF-8("<identity id>/mls-client") ‖ 0x00
  *           ‖ UTF-8("mls-client-v1:<counter>") ‖ 0x00 ‖ u32be(generation)
- * payload = u32be(meta_len) ‖ meta (UTF-8 JSON, {@link ClientMeta}) ‖ client state ("VKMLSC01 …", GROUPS.md#client-state)
+ * payload = u32be(meta_len) ‖ meta (UTF-8 JSON, {@link ClientMeta}) ‖ client state ("VKMLSC02 …", GROUPS.md#client-state)
  * ```
  *
  * Its head (the `heads` store, records.ts `sealHead`) has id `mls-client:<identity id>` and names the same

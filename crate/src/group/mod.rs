@@ -24,6 +24,7 @@ pub mod credential;
 mod crypto;
 mod error;
 mod state;
+mod storage;
 #[cfg(feature = "group-wasm")]
 pub mod wasm;
 
@@ -105,13 +106,13 @@ impl Suite {
 /// serializes.
 pub(crate) struct Provider {
     crypto: crypto::VeilCrypto,
-    storage: openmls_memory_storage::MemoryStorage,
+    storage: storage::Store,
 }
 
 impl OpenMlsProvider for Provider {
     type CryptoProvider = crypto::VeilCrypto;
     type RandProvider = crypto::VeilCrypto;
-    type StorageProvider = openmls_memory_storage::MemoryStorage;
+    type StorageProvider = storage::Store;
 
     fn storage(&self) -> &Self::StorageProvider {
         &self.storage
@@ -128,9 +129,7 @@ impl Provider {
     fn new(values: std::collections::HashMap<Vec<u8>, Vec<u8>>) -> Result<Self, GroupError> {
         Ok(Self {
             crypto: crypto::VeilCrypto,
-            storage: openmls_memory_storage::MemoryStorage {
-                values: std::sync::RwLock::new(values),
-            },
+            storage: storage::Store::new(values),
         })
     }
 
@@ -459,6 +458,26 @@ impl Client {
         state::encode(&self.signer.0.to_bytes(), &self.identity, &values)
     }
 
+    /// Test builds only: [`Client::export_state`]'s layout with the records'
+    /// serde_json mirror as values (`storage.rs`, `Store::json`): the records
+    /// written since the mirror was turned on.
+    #[cfg(feature = "group-testing")]
+    #[must_use]
+    pub fn export_state_json_for_testing(&self) -> Zeroizing<Vec<u8>> {
+        let values = match self.provider.storage.json.read() {
+            Ok(v) => v,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        state::encode(&self.signer.0.to_bytes(), &self.identity, &values)
+    }
+
+    /// Test builds only: turns the storage's serde_json mirror on or off for
+    /// every client of this module.
+    #[cfg(feature = "group-testing")]
+    pub fn set_json_mirror_for_testing(on: bool) {
+        storage::json_mirror::ON.store(on, std::sync::atomic::Ordering::Relaxed);
+    }
+
     /// A client from [`Client::export_state`]'s bytes.
     ///
     /// # Errors
@@ -617,9 +636,7 @@ impl Group {
     fn commit(
         &mut self,
         client: &Client,
-        propose: impl for<'g> FnOnce(
-            CommitBuilder<'g, Initial>,
-        ) -> CommitBuilder<'g, Initial>,
+        propose: impl for<'g> FnOnce(CommitBuilder<'g, Initial>) -> CommitBuilder<'g, Initial>,
         refused: GroupError,
     ) -> Result<(Vec<u8>, Option<Vec<u8>>), GroupError> {
         // OpenMLS clears the additional data after every operation; a commit's is empty.

@@ -1,12 +1,14 @@
 //! The client-state codec: one canonical byte string per MLS client.
 //!
 //! ```text
-//! state   = magic "VKMLSC01" (8) || seed (32) || id_len (u16 BE) || identity
+//! state   = magic "VKMLSC02" (8) || seed (32) || id_len (u16 BE) || identity
 //!           || count (u32 BE) || entry*count
 //! entry   = key_len (u32 BE) || key || value_len (u32 BE) || value
 //! ```
-//! Entries are OpenMLS's storage records, in strictly increasing byte order
-//! of their keys (so one state has one encoding); nothing follows the last.
+//! Entries are OpenMLS's storage records as `storage.rs` writes them
+//! (postcard), in strictly increasing byte order of their keys (so one state
+//! has one encoding); nothing follows the last. "VKMLSC01" (the same layout
+//! with `openmls_memory_storage`'s serde_json records) is refused.
 //! Every length is checked against the bytes left before anything is
 //! allocated. `docs/GROUPS.md#client-state` is the same text for a third party.
 
@@ -14,7 +16,9 @@ use super::GroupError;
 use std::collections::HashMap;
 use zeroize::Zeroizing;
 
-const MAGIC: &[u8; 8] = b"VKMLSC01";
+const MAGIC: &[u8; 8] = b"VKMLSC02";
+/// The earlier format (JSON records), refused with its own message.
+const MAGIC_V1: &[u8; 8] = b"VKMLSC01";
 /// Largest state accepted (bytes).
 pub(crate) const MAX_STATE_LEN: usize = 256 * 1024 * 1024;
 
@@ -90,7 +94,13 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Decoded, GroupError> {
         return Err(GroupError::Malformed("state: longer than 256 MiB"));
     }
     let mut r = Reader { rest: bytes };
-    if r.take(8, "state: magic")? != MAGIC {
+    let magic = r.take(8, "state: magic")?;
+    if magic == MAGIC_V1 {
+        return Err(GroupError::Malformed(
+            "state: VKMLSC01 (JSON records) is an earlier, unpublished format that is not read",
+        ));
+    }
+    if magic != MAGIC {
         return Err(GroupError::Malformed("state: magic"));
     }
     let mut seed = Zeroizing::new([0u8; 32]);

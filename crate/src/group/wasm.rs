@@ -330,3 +330,22 @@ impl MlsClient {
         })
     }
 }
+
+/// Test-only exports (feature `group-testing`; `scripts/build.sh` with VEILKIT_TESTING=1).
+#[cfg(feature = "group-testing")]
+#[wasm_bindgen]
+impl MlsClient {
+    /// Turns the serde_json mirror of every client's storage records on or off
+    /// (`crate/src/group/storage.rs`); off by default.
+    #[wasm_bindgen(js_name = setStateJsonMirrorForTesting)]
+    pub fn set_state_json_mirror_for_testing(on: bool) {
+        Client::set_json_mirror_for_testing(on);
+    }
+
+    /// `exportState`'s layout with each record as the serde_json the mirror
+    /// holds (the records written while it was on).
+    #[wasm_bindgen(js_name = exportStateJsonForTesting)]
+    pub fn export_state_json_for_testing(&self) -> Vec<u8> {
+        scrubbed(|| self.client.export_state_json_for_testing().to_vec())
+    }
+}

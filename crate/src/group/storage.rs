@@ -1,0 +1,700 @@
+//! OpenMLS's storage for one client: a key-value map in memory whose records
+//! are postcard, not JSON.
+//!
+//! OpenMLS hands its storage provider serde values (the ratchet tree, the
+//! group context, the secret tree, key pairs, …) and asks for them back.
+//! `openmls_memory_storage` writes each as serde_json text, where a byte
+//! string becomes an array of decimal numbers: serializing the ratchet tree
+//! after a commit (an X-Wing tree holds a 1,216-byte key per node) was about a
+//! third of processing that commit, and the records were twice the size of the
+//! data. Here every record is [postcard](https://docs.rs/postcard) (bytes as
+//! bytes, integers as varints), which serializes and parses several times
+//! faster and keeps the client state about half as large.
+//!
+//! One record is the exception: the group's `MlsGroupJoinConfig` stays
+//! serde_json. Its `PastEpochDeletionPolicy` reads through an untagged enum
+//! (OpenMLS accepts two historical forms), which only a self-describing format
+//! can parse. It is written once per group and is small.
+//!
+//! Keys are `tag (1 byte) || postcard(key)`: one tag per kind of record, so no
+//! two kinds can produce the same key. `docs/GROUPS.md#client-state` lists the
+//! tags and what each record holds.
+
+use openmls_traits::storage::{StorageProvider, traits};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use std::collections::HashMap;
+use std::sync::RwLock;
+
+/// The storage version of OpenMLS 0.9 (`openmls_traits::storage::CURRENT_VERSION`).
+pub(crate) const VERSION: u16 = 1;
+
+// One tag per kind of record (the first byte of its key).
+const JOIN_CONFIG: u8 = 1;
+const OWN_LEAF_NODES: u8 = 2;
+const PROPOSAL: u8 = 3;
+const PROPOSAL_REFS: u8 = 4;
+const TREE: u8 = 5;
+const INTERIM_TRANSCRIPT_HASH: u8 = 6;
+const CONTEXT: u8 = 7;
+const CONFIRMATION_TAG: u8 = 8;
+const GROUP_STATE: u8 = 9;
+const MESSAGE_SECRETS: u8 = 10;
+const RESUMPTION_PSK_STORE: u8 = 11;
+const OWN_LEAF_INDEX: u8 = 12;
+const EPOCH_SECRETS: u8 = 13;
+const SIGNATURE_KEY_PAIR: u8 = 14;
+const ENCRYPTION_KEY_PAIR: u8 = 15;
+const EPOCH_KEY_PAIRS: u8 = 16;
+const KEY_PACKAGE: u8 = 17;
+const PSK: u8 = 18;
+
+/// Why the storage failed: a record that does not encode or decode, or a
+/// poisoned lock. OpenMLS turns it into its own storage error; the group
+/// code reports that as `Internal` (the state is sealed by the keystore, so a
+/// record that does not parse is not something an attacker can supply).
+#[derive(Debug)]
+pub struct StoreError(&'static str);
+
+impl core::fmt::Display for StoreError {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "group storage: {}", self.0)
+    }
+}
+
+impl std::error::Error for StoreError {}
+
+type R<T> = Result<T, StoreError>;
+
+/// The records of one client (see the module documentation).
+pub(crate) struct Store {
+    pub(crate) values: RwLock<HashMap<Vec<u8>, Vec<u8>>>,
+    /// Test builds only (feature `group-testing`), filled while
+    /// [`json_mirror::ON`]: every record written also as serde_json, under the
+    /// same key, so the zeroization scan can tell which bytes of a state are
+    /// secrets (postcard does not name its fields). Records imported with a
+    /// state are not in it, nor is it rolled back when an operation fails.
+    #[cfg(feature = "group-testing")]
+    pub(crate) json: RwLock<HashMap<Vec<u8>, Vec<u8>>>,
+}
+
+/// The switch of [`Store::json`] (test builds only; off unless a test turns it on).
+#[cfg(feature = "group-testing")]
+pub(crate) mod json_mirror {
+    pub(crate) static ON: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+}
+
+fn encode(value: &(impl Serialize + ?Sized)) -> R<Vec<u8>> {
+    postcard::to_allocvec(value).map_err(|_| StoreError("a record does not encode"))
+}
+
+fn decode<V: DeserializeOwned>(bytes: &[u8]) -> R<V> {
+    postcard::from_bytes(bytes).map_err(|_| StoreError("a record does not decode"))
+}
+
+fn key(tag: u8, key: &impl Serialize) -> R<Vec<u8>> {
+    postcard::to_extend(key, vec![tag]).map_err(|_| StoreError("a key does not encode"))
+}
+
+impl Store {
+    pub(crate) fn new(values: HashMap<Vec<u8>, Vec<u8>>) -> Self {
+        Self {
+            values: RwLock::new(values),
+            #[cfg(feature = "group-testing")]
+            json: RwLock::new(HashMap::new()),
+        }
+    }
+
+    #[cfg(feature = "group-testing")]
+    fn mirror(&self, key: &[u8], json: Option<Vec<u8>>) -> R<()> {
+        if !json_mirror::ON.load(std::sync::atomic::Ordering::Relaxed) {
+            return Ok(());
+        }
+        let mut mirror = self.json.write().map_err(|_| StoreError("lock poisoned"))?;
+        match json {
+            Some(json) => mirror.insert(key.to_vec(), json),
+            None => mirror.remove(key),
+        };
+        Ok(())
+    }
+
+    fn put_raw(&self, key: Vec<u8>, value: Vec<u8>) -> R<()> {
+        let mut values = self
+            .values
+            .write()
+            .map_err(|_| StoreError("lock poisoned"))?;
+        values.insert(key, value);
+        Ok(())
+    }
+
+    fn get_raw(&self, key: &[u8]) -> R<Option<Vec<u8>>> {
+        let values = self
+            .values
+            .read()
+            .map_err(|_| StoreError("lock poisoned"))?;
+        Ok(values.get(key).cloned())
+    }
+
+    fn put(&self, tag: u8, k: &impl Serialize, value: &(impl Serialize + ?Sized)) -> R<()> {
+        let k = key(tag, k)?;
+        #[cfg(feature = "group-testing")]
+        self.mirror(&k, serde_json::to_vec(value).ok())?;
+        self.put_raw(k, encode(value)?)
+    }
+
+    fn get<V: DeserializeOwned>(&self, tag: u8, k: &impl Serialize) -> R<Option<V>> {
+        self.get_raw(&key(tag, k)?)?
+            .map(|bytes| decode(&bytes))
+            .transpose()
+    }
+
+    fn delete(&self, tag: u8, k: &impl Serialize) -> R<()> {
+        let k = key(tag, k)?;
+        #[cfg(feature = "group-testing")]
+        self.mirror(&k, None)?;
+        let mut values = self
+            .values
+            .write()
+            .map_err(|_| StoreError("lock poisoned"))?;
+        values.remove(&k);
+        Ok(())
+    }
+
+    /// A list record: the elements' encodings, in order (`Vec<Vec<u8>>`).
+    fn list(&self, tag: u8, k: &impl Serialize) -> R<Vec<Vec<u8>>> {
+        Ok(self.get(tag, k)?.unwrap_or_default())
+    }
+
+    fn append(&self, tag: u8, k: &impl Serialize, item: &impl Serialize) -> R<()> {
+        let mut list = self.list(tag, k)?;
+        list.push(encode(item)?);
+        self.put(tag, k, &list)
+    }
+
+    /// Removes every element equal (as encoded) to `item`; drops an emptied list.
+    fn remove_item(&self, tag: u8, k: &impl Serialize, item: &impl Serialize) -> R<()> {
+        let item = encode(item)?;
+        let mut list = self.list(tag, k)?;
+        list.retain(|e| *e != item);
+        if list.is_empty() {
+            self.delete(tag, k)
+        } else {
+            self.put(tag, k, &list)
+        }
+    }
+
+    fn decode_list<V: DeserializeOwned>(&self, tag: u8, k: &impl Serialize) -> R<Vec<V>> {
+        self.list(tag, k)?.iter().map(|e| decode(e)).collect()
+    }
+}
+
+impl StorageProvider<VERSION> for Store {
+    type Error = StoreError;
+
+    fn write_mls_join_config<
+        GroupId: traits::GroupId<VERSION>,
+        MlsGroupJoinConfig: traits::MlsGroupJoinConfig<VERSION>,
+    >(
+        &self,
+        group_id: &GroupId,
+        config: &MlsGroupJoinConfig,
+    ) -> R<()> {
+        // serde_json: see the module documentation.
+        let value =
+            serde_json::to_vec(config).map_err(|_| StoreError("a record does not encode"))?;
+        let k = key(JOIN_CONFIG, group_id)?;
+        #[cfg(feature = "group-testing")]
+        self.mirror(&k, Some(value.clone()))?;
+        self.put_raw(k, value)
+    }
+
+    fn append_own_leaf_node<
+        GroupId: traits::GroupId<VERSION>,
+        LeafNode: traits::LeafNode<VERSION>,
+    >(
+        &self,
+        group_id: &GroupId,
+        leaf_node: &LeafNode,
+    ) -> R<()> {
+        self.append(OWN_LEAF_NODES, group_id, leaf_node)
+    }
+
+    fn queue_proposal<
+        GroupId: traits::GroupId<VERSION>,
+        ProposalRef: traits::ProposalRef<VERSION>,
+        QueuedProposal: traits::QueuedProposal<VERSION>,
+    >(
+        &self,
+        group_id: &GroupId,
+        proposal_ref: &ProposalRef,
+        proposal: &QueuedProposal,
+    ) -> R<()> {
+        self.put(PROPOSAL, &(group_id, proposal_ref), proposal)?;
+        self.append(PROPOSAL_REFS, group_id, proposal_ref)
+    }
+
+    fn write_tree<GroupId: traits::GroupId<VERSION>, TreeSync: traits::TreeSync<VERSION>>(
+        &self,
+        group_id: &GroupId,
+        tree: &TreeSync,
+    ) -> R<()> {
+        self.put(TREE, group_id, tree)
+    }
+
+    fn write_interim_transcript_hash<
+        GroupId: traits::GroupId<VERSION>,
+        InterimTranscriptHash: traits::InterimTranscriptHash<VERSION>,
+    >(
+        &self,
+        group_id: &GroupId,
+        interim_transcript_hash: &InterimTranscriptHash,
+    ) -> R<()> {
+        self.put(INTERIM_TRANSCRIPT_HASH, group_id, interim_transcript_hash)
+    }
+
+    fn write_context<
+        GroupId: traits::GroupId<VERSION>,
+        GroupContext: traits::GroupContext<VERSION>,
+    >(
+        &self,
+        group_id: &GroupId,
+        group_context: &GroupContext,
+    ) -> R<()> {
+        self.put(CONTEXT, group_id, group_context)
+    }
+
+    fn write_confirmation_tag<
+        GroupId: traits::GroupId<VERSION>,
+        ConfirmationTag: traits::ConfirmationTag<VERSION>,
+    >(
+        &self,
+        group_id: &GroupId,
+        confirmation_tag: &ConfirmationTag,
+    ) -> R<()> {
+        self.put(CONFIRMATION_TAG, group_id, confirmation_tag)
+    }
+
+    fn write_group_state<
+        GroupState: traits::GroupState<VERSION>,
+        GroupId: traits::GroupId<VERSION>,
+    >(
+        &self,
+        group_id: &GroupId,
+        group_state: &GroupState,
+    ) -> R<()> {
+        self.put(GROUP_STATE, group_id, group_state)
+    }
+
+    fn write_message_secrets<
+        GroupId: traits::GroupId<VERSION>,
+        MessageSecrets: traits::MessageSecrets<VERSION>,
+    >(
+        &self,
+        group_id: &GroupId,
+        message_secrets: &MessageSecrets,
+    ) -> R<()> {
+        self.put(MESSAGE_SECRETS, group_id, message_secrets)
+    }
+
+    fn write_resumption_psk_store<
+        GroupId: traits::GroupId<VERSION>,
+        ResumptionPskStore: traits::ResumptionPskStore<VERSION>,
+    >(
+        &self,
+        group_id: &GroupId,
+        resumption_psk_store: &ResumptionPskStore,
+    ) -> R<()> {
+        self.put(RESUMPTION_PSK_STORE, group_id, resumption_psk_store)
+    }
+
+    fn write_own_leaf_index<
+        GroupId: traits::GroupId<VERSION>,
+        LeafNodeIndex: traits::LeafNodeIndex<VERSION>,
+    >(
+        &self,
+        group_id: &GroupId,
+        own_leaf_index: &LeafNodeIndex,
+    ) -> R<()> {
+        self.put(OWN_LEAF_INDEX, group_id, own_leaf_index)
+    }
+
+    fn write_group_epoch_secrets<
+        GroupId: traits::GroupId<VERSION>,
+        GroupEpochSecrets: traits::GroupEpochSecrets<VERSION>,
+    >(
+        &self,
+        group_id: &GroupId,
+        group_epoch_secrets: &GroupEpochSecrets,
+    ) -> R<()> {
+        self.put(EPOCH_SECRETS, group_id, group_epoch_secrets)
+    }
+
+    fn write_signature_key_pair<
+        SignaturePublicKey: traits::SignaturePublicKey<VERSION>,
+        SignatureKeyPair: traits::SignatureKeyPair<VERSION>,
+    >(
+        &self,
+        public_key: &SignaturePublicKey,
+        signature_key_pair: &SignatureKeyPair,
+    ) -> R<()> {
+        self.put(SIGNATURE_KEY_PAIR, public_key, signature_key_pair)
+    }
+
+    fn write_encryption_key_pair<
+        EncryptionKey: traits::EncryptionKey<VERSION>,
+        HpkeKeyPair: traits::HpkeKeyPair<VERSION>,
+    >(
+        &self,
+        public_key: &EncryptionKey,
+        key_pair: &HpkeKeyPair,
+    ) -> R<()> {
+        self.put(ENCRYPTION_KEY_PAIR, public_key, key_pair)
+    }
+
+    fn write_encryption_epoch_key_pairs<
+        GroupId: traits::GroupId<VERSION>,
+        EpochKey: traits::EpochKey<VERSION>,
+        HpkeKeyPair: traits::HpkeKeyPair<VERSION>,
+    >(
+        &self,
+        group_id: &GroupId,
+        epoch: &EpochKey,
+        leaf_index: u32,
+        key_pairs: &[HpkeKeyPair],
+    ) -> R<()> {
+        self.put(EPOCH_KEY_PAIRS, &(group_id, epoch, leaf_index), key_pairs)
+    }
+
+    fn write_key_package<
+        HashReference: traits::HashReference<VERSION>,
+        KeyPackage: traits::KeyPackage<VERSION>,
+    >(
+        &self,
+        hash_ref: &HashReference,
+        key_package: &KeyPackage,
+    ) -> R<()> {
+        self.put(KEY_PACKAGE, hash_ref, key_package)
+    }
+
+    fn write_psk<PskId: traits::PskId<VERSION>, PskBundle: traits::PskBundle<VERSION>>(
+        &self,
+        psk_id: &PskId,
+        psk: &PskBundle,
+    ) -> R<()> {
+        self.put(PSK, psk_id, psk)
+    }
+
+    fn mls_group_join_config<
+        GroupId: traits::GroupId<VERSION>,
+        MlsGroupJoinConfig: traits::MlsGroupJoinConfig<VERSION>,
+    >(
+        &self,
+        group_id: &GroupId,
+    ) -> R<Option<MlsGroupJoinConfig>> {
+        self.get_raw(&key(JOIN_CONFIG, group_id)?)?
+            .map(|bytes| {
+                serde_json::from_slice(&bytes).map_err(|_| StoreError("a record does not decode"))
+            })
+            .transpose()
+    }
+
+    fn own_leaf_nodes<GroupId: traits::GroupId<VERSION>, LeafNode: traits::LeafNode<VERSION>>(
+        &self,
+        group_id: &GroupId,
+    ) -> R<Vec<LeafNode>> {
+        self.decode_list(OWN_LEAF_NODES, group_id)
+    }
+
+    fn queued_proposal_refs<
+        GroupId: traits::GroupId<VERSION>,
+        ProposalRef: traits::ProposalRef<VERSION>,
+    >(
+        &self,
+        group_id: &GroupId,
+    ) -> R<Vec<ProposalRef>> {
+        self.decode_list(PROPOSAL_REFS, group_id)
+    }
+
+    fn queued_proposals<
+        GroupId: traits::GroupId<VERSION>,
+        ProposalRef: traits::ProposalRef<VERSION>,
+        QueuedProposal: traits::QueuedProposal<VERSION>,
+    >(
+        &self,
+        group_id: &GroupId,
+    ) -> R<Vec<(ProposalRef, QueuedProposal)>> {
+        let refs: Vec<ProposalRef> = self.decode_list(PROPOSAL_REFS, group_id)?;
+        let mut out = Vec::with_capacity(refs.len());
+        for proposal_ref in refs {
+            let proposal = self
+                .get(PROPOSAL, &(group_id, &proposal_ref))?
+                .ok_or(StoreError("a queued proposal is missing"))?;
+            out.push((proposal_ref, proposal));
+        }
+        Ok(out)
+    }
+
+    fn tree<GroupId: traits::GroupId<VERSION>, TreeSync: traits::TreeSync<VERSION>>(
+        &self,
+        group_id: &GroupId,
+    ) -> R<Option<TreeSync>> {
+        self.get(TREE, group_id)
+    }
+
+    fn group_context<
+        GroupId: traits::GroupId<VERSION>,
+        GroupContext: traits::GroupContext<VERSION>,
+    >(
+        &self,
+        group_id: &GroupId,
+    ) -> R<Option<GroupContext>> {
+        self.get(CONTEXT, group_id)
+    }
+
+    fn interim_transcript_hash<
+        GroupId: traits::GroupId<VERSION>,
+        InterimTranscriptHash: traits::InterimTranscriptHash<VERSION>,
+    >(
+        &self,
+        group_id: &GroupId,
+    ) -> R<Option<InterimTranscriptHash>> {
+        self.get(INTERIM_TRANSCRIPT_HASH, group_id)
+    }
+
+    fn confirmation_tag<
+        GroupId: traits::GroupId<VERSION>,
+        ConfirmationTag: traits::ConfirmationTag<VERSION>,
+    >(
+        &self,
+        group_id: &GroupId,
+    ) -> R<Option<ConfirmationTag>> {
+        self.get(CONFIRMATION_TAG, group_id)
+    }
+
+    fn group_state<GroupState: traits::GroupState<VERSION>, GroupId: traits::GroupId<VERSION>>(
+        &self,
+        group_id: &GroupId,
+    ) -> R<Option<GroupState>> {
+        self.get(GROUP_STATE, group_id)
+    }
+
+    fn message_secrets<
+        GroupId: traits::GroupId<VERSION>,
+        MessageSecrets: traits::MessageSecrets<VERSION>,
+    >(
+        &self,
+        group_id: &GroupId,
+    ) -> R<Option<MessageSecrets>> {
+        self.get(MESSAGE_SECRETS, group_id)
+    }
+
+    fn resumption_psk_store<
+        GroupId: traits::GroupId<VERSION>,
+        ResumptionPskStore: traits::ResumptionPskStore<VERSION>,
+    >(
+        &self,
+        group_id: &GroupId,
+    ) -> R<Option<ResumptionPskStore>> {
+        self.get(RESUMPTION_PSK_STORE, group_id)
+    }
+
+    fn own_leaf_index<
+        GroupId: traits::GroupId<VERSION>,
+        LeafNodeIndex: traits::LeafNodeIndex<VERSION>,
+    >(
+        &self,
+        group_id: &GroupId,
+    ) -> R<Option<LeafNodeIndex>> {
+        self.get(OWN_LEAF_INDEX, group_id)
+    }
+
+    fn group_epoch_secrets<
+        GroupId: traits::GroupId<VERSION>,
+        GroupEpochSecrets: traits::GroupEpochSecrets<VERSION>,
+    >(
+        &self,
+        group_id: &GroupId,
+    ) -> R<Option<GroupEpochSecrets>> {
+        self.get(EPOCH_SECRETS, group_id)
+    }
+
+    fn signature_key_pair<
+        SignaturePublicKey: traits::SignaturePublicKey<VERSION>,
+        SignatureKeyPair: traits::SignatureKeyPair<VERSION>,
+    >(
+        &self,
+        public_key: &SignaturePublicKey,
+    ) -> R<Option<SignatureKeyPair>> {
+        self.get(SIGNATURE_KEY_PAIR, public_key)
+    }
+
+    fn encryption_key_pair<
+        HpkeKeyPair: traits::HpkeKeyPair<VERSION>,
+        EncryptionKey: traits::EncryptionKey<VERSION>,
+    >(
+        &self,
+        public_key: &EncryptionKey,
+    ) -> R<Option<HpkeKeyPair>> {
+        self.get(ENCRYPTION_KEY_PAIR, public_key)
+    }
+
+    fn encryption_epoch_key_pairs<
+        GroupId: traits::GroupId<VERSION>,
+        EpochKey: traits::EpochKey<VERSION>,
+        HpkeKeyPair: traits::HpkeKeyPair<VERSION>,
+    >(
+        &self,
+        group_id: &GroupId,
+        epoch: &EpochKey,
+        leaf_index: u32,
+    ) -> R<Vec<HpkeKeyPair>> {
+        Ok(self
+            .get(EPOCH_KEY_PAIRS, &(group_id, epoch, leaf_index))?
+            .unwrap_or_default())
+    }
+
+    fn key_package<
+        KeyPackageRef: traits::HashReference<VERSION>,
+        KeyPackage: traits::KeyPackage<VERSION>,
+    >(
+        &self,
+        hash_ref: &KeyPackageRef,
+    ) -> R<Option<KeyPackage>> {
+        self.get(KEY_PACKAGE, hash_ref)
+    }
+
+    fn psk<PskBundle: traits::PskBundle<VERSION>, PskId: traits::PskId<VERSION>>(
+        &self,
+        psk_id: &PskId,
+    ) -> R<Option<PskBundle>> {
+        self.get(PSK, psk_id)
+    }
+
+    fn remove_proposal<
+        GroupId: traits::GroupId<VERSION>,
+        ProposalRef: traits::ProposalRef<VERSION>,
+    >(
+        &self,
+        group_id: &GroupId,
+        proposal_ref: &ProposalRef,
+    ) -> R<()> {
+        self.remove_item(PROPOSAL_REFS, group_id, proposal_ref)?;
+        self.delete(PROPOSAL, &(group_id, proposal_ref))
+    }
+
+    fn delete_own_leaf_nodes<GroupId: traits::GroupId<VERSION>>(
+        &self,
+        group_id: &GroupId,
+    ) -> R<()> {
+        self.delete(OWN_LEAF_NODES, group_id)
+    }
+
+    fn delete_group_config<GroupId: traits::GroupId<VERSION>>(&self, group_id: &GroupId) -> R<()> {
+        self.delete(JOIN_CONFIG, group_id)
+    }
+
+    fn delete_tree<GroupId: traits::GroupId<VERSION>>(&self, group_id: &GroupId) -> R<()> {
+        self.delete(TREE, group_id)
+    }
+
+    fn delete_confirmation_tag<GroupId: traits::GroupId<VERSION>>(
+        &self,
+        group_id: &GroupId,
+    ) -> R<()> {
+        self.delete(CONFIRMATION_TAG, group_id)
+    }
+
+    fn delete_group_state<GroupId: traits::GroupId<VERSION>>(&self, group_id: &GroupId) -> R<()> {
+        self.delete(GROUP_STATE, group_id)
+    }
+
+    fn delete_context<GroupId: traits::GroupId<VERSION>>(&self, group_id: &GroupId) -> R<()> {
+        self.delete(CONTEXT, group_id)
+    }
+
+    fn delete_interim_transcript_hash<GroupId: traits::GroupId<VERSION>>(
+        &self,
+        group_id: &GroupId,
+    ) -> R<()> {
+        self.delete(INTERIM_TRANSCRIPT_HASH, group_id)
+    }
+
+    fn delete_message_secrets<GroupId: traits::GroupId<VERSION>>(
+        &self,
+        group_id: &GroupId,
+    ) -> R<()> {
+        self.delete(MESSAGE_SECRETS, group_id)
+    }
+
+    fn delete_all_resumption_psk_secrets<GroupId: traits::GroupId<VERSION>>(
+        &self,
+        group_id: &GroupId,
+    ) -> R<()> {
+        self.delete(RESUMPTION_PSK_STORE, group_id)
+    }
+
+    fn delete_own_leaf_index<GroupId: traits::GroupId<VERSION>>(
+        &self,
+        group_id: &GroupId,
+    ) -> R<()> {
+        self.delete(OWN_LEAF_INDEX, group_id)
+    }
+
+    fn delete_group_epoch_secrets<GroupId: traits::GroupId<VERSION>>(
+        &self,
+        group_id: &GroupId,
+    ) -> R<()> {
+        self.delete(EPOCH_SECRETS, group_id)
+    }
+
+    fn clear_proposal_queue<
+        GroupId: traits::GroupId<VERSION>,
+        ProposalRef: traits::ProposalRef<VERSION>,
+    >(
+        &self,
+        group_id: &GroupId,
+    ) -> R<()> {
+        let refs: Vec<ProposalRef> = self.decode_list(PROPOSAL_REFS, group_id)?;
+        for proposal_ref in &refs {
+            self.delete(PROPOSAL, &(group_id, proposal_ref))?;
+        }
+        self.delete(PROPOSAL_REFS, group_id)
+    }
+
+    fn delete_signature_key_pair<SignaturePublicKey: traits::SignaturePublicKey<VERSION>>(
+        &self,
+        public_key: &SignaturePublicKey,
+    ) -> R<()> {
+        self.delete(SIGNATURE_KEY_PAIR, public_key)
+    }
+
+    fn delete_encryption_key_pair<EncryptionKey: traits::EncryptionKey<VERSION>>(
+        &self,
+        public_key: &EncryptionKey,
+    ) -> R<()> {
+        self.delete(ENCRYPTION_KEY_PAIR, public_key)
+    }
+
+    fn delete_encryption_epoch_key_pairs<
+        GroupId: traits::GroupId<VERSION>,
+        EpochKey: traits::EpochKey<VERSION>,
+    >(
+        &self,
+        group_id: &GroupId,
+        epoch: &EpochKey,
+        leaf_index: u32,
+    ) -> R<()> {
+        self.delete(EPOCH_KEY_PAIRS, &(group_id, epoch, leaf_index))
+    }
+
+    fn delete_key_package<KeyPackageRef: traits::HashReference<VERSION>>(
+        &self,
+        hash_ref: &KeyPackageRef,
+    ) -> R<()> {
+        self.delete(KEY_PACKAGE, hash_ref)
+    }
+
+    fn delete_psk<PskKey: traits::PskId<VERSION>>(&self, psk_id: &PskKey) -> R<()> {
+        self.delete(PSK, psk_id)
+    }
+}
