@@ -82,10 +82,11 @@ wasm-bindgen --target web --remove-name-section --remove-producers-section --out
 # has taken RAW_WASM (the same artifact path, other features), loaded only when a group is used.
 GROUP_GLUE_DIR="ts/wasm-group"
 DIST_GROUP_DIR="dist/ts/wasm-group"
-# The JSON crates stay at opt-level 3 here (Cargo.toml sets "z" for the SIMD module, where no hot
-# path runs through them): OpenMLS's storage serializes the group state to JSON on every operation.
-# Measured (Node, median of 5 interleaved rounds): create 1.15-1.21x, 1 KiB encrypt 1.19-1.21x,
-# decrypt 1.10-1.14x, add to 10 1.05-1.10x faster, for 11.5 KB more gzip.
+# The serde crates stay at opt-level 3 here (Cargo.toml sets "z" for the SIMD module, where no hot
+# path runs through them): OpenMLS's storage re-encodes the group state on every operation. Measured
+# when those records were serde_json (Node, median of 5 interleaved rounds): create 1.15-1.21x,
+# 1 KiB encrypt 1.19-1.21x, decrypt 1.10-1.14x, add to 10 1.05-1.10x faster, for 11.5 KB more gzip.
+# They are postcard now (crate/src/group/storage.rs); serde_json is left for one small record.
 GROUP_CONFIG=()
 for pkg in serde serde_core serde_json zmij itoa memchr; do
   GROUP_CONFIG+=(--config "profile.release.package.$pkg.opt-level=3")

@@ -385,6 +385,36 @@ fn state_round_trips_and_non_canonical_states_are_refused() {
         Client::import_state(&magic),
         Err(GroupError::Malformed(_))
     ));
+    // The earlier format (serde_json records) is refused by name, not parsed.
+    assert_eq!(&state[..8], b"VKMLSC02");
+    let mut v1 = state.clone();
+    v1[..8].copy_from_slice(b"VKMLSC01");
+    assert!(matches!(
+        Client::import_state(&v1),
+        Err(GroupError::Malformed(m)) if m.contains("VKMLSC01")
+    ));
+    // A record that does not parse (the ratchet tree's postcard overwritten with 0xFF) fails the
+    // load with a typed error, and the client stays usable.
+    let id_len = usize::from(u16::from_be_bytes([state[40], state[41]]));
+    let be32 = |b: &[u8], at: usize| u32::from_be_bytes(b[at..at + 4].try_into().unwrap()) as usize;
+    let mut at = 42 + id_len + 4;
+    let mut bad = state.clone();
+    let mut trees = 0;
+    while at < bad.len() {
+        let k_len = be32(&bad, at);
+        let tag = bad[at + 4];
+        at += 4 + k_len;
+        let v_len = be32(&bad, at);
+        if tag == 5 {
+            bad[at + 4..at + 4 + v_len].fill(0xFF);
+            trees += 1;
+        }
+        at += 4 + v_len;
+    }
+    assert_eq!(trees, 1, "one group, one tree record (tag 5)");
+    let broken = Client::import_state(&bad).unwrap();
+    assert_eq!(broken.load_group(&id).err(), Some(GroupError::Internal));
+    assert!(broken.create_key_package(Suite::XWing, false).is_ok());
     // An entry count larger than the bytes can hold is refused before allocating.
     let id_len = usize::from(u16::from_be_bytes([state[40], state[41]]));
     let mut count = state.clone();

@@ -698,3 +698,123 @@ impl StorageProvider<VERSION> for Store {
         self.delete(PSK, psk_id)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use openmls_traits::storage::{Entity, Key};
+    use serde::Deserialize;
+
+    /// A stand-in for every OpenMLS storage type (the trait's generics only ask for serde).
+    #[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+    struct T(Vec<u8>);
+    impl Key<VERSION> for T {}
+    impl Entity<VERSION> for T {}
+    impl traits::GroupId<VERSION> for T {}
+    impl traits::ProposalRef<VERSION> for T {}
+    impl traits::QueuedProposal<VERSION> for T {}
+    impl traits::EpochKey<VERSION> for T {}
+    impl traits::HpkeKeyPair<VERSION> for T {}
+    impl traits::LeafNode<VERSION> for T {}
+    impl traits::TreeSync<VERSION> for T {}
+    impl traits::MlsGroupJoinConfig<VERSION> for T {}
+    impl traits::GroupContext<VERSION> for T {}
+
+    fn t(b: &[u8]) -> T {
+        T(b.to_vec())
+    }
+
+    #[test]
+    fn the_proposal_queue_keeps_order_removes_one_and_clears_all() {
+        let s = Store::new(HashMap::new());
+        let g = t(b"group");
+        for (r, p) in [(b"r1", b"p1"), (b"r2", b"p2"), (b"r3", b"p3")] {
+            s.queue_proposal(&g, &t(r), &t(p)).unwrap();
+        }
+        s.remove_proposal(&g, &t(b"r2")).unwrap();
+        let q: Vec<(T, T)> = s.queued_proposals(&g).unwrap();
+        assert_eq!(q, vec![(t(b"r1"), t(b"p1")), (t(b"r3"), t(b"p3"))]);
+        let refs: Vec<T> = s.queued_proposal_refs(&g).unwrap();
+        assert_eq!(refs, vec![t(b"r1"), t(b"r3")]);
+        // Another group's queue is its own.
+        s.queue_proposal(&t(b"other"), &t(b"r9"), &t(b"p9"))
+            .unwrap();
+        s.clear_proposal_queue::<T, T>(&g).unwrap();
+        assert!(s.queued_proposals::<T, T, T>(&g).unwrap().is_empty());
+        assert_eq!(
+            s.values.read().unwrap().len(),
+            2,
+            "only the other group's two records stay"
+        );
+    }
+
+    #[test]
+    fn lists_epoch_key_pairs_and_the_json_join_config_round_trip() {
+        let s = Store::new(HashMap::new());
+        let g = t(b"group");
+        s.append_own_leaf_node(&g, &t(b"leaf 1")).unwrap();
+        s.append_own_leaf_node(&g, &t(b"leaf 2")).unwrap();
+        assert_eq!(
+            s.own_leaf_nodes::<T, T>(&g).unwrap(),
+            vec![t(b"leaf 1"), t(b"leaf 2")]
+        );
+        s.delete_own_leaf_nodes(&g).unwrap();
+        assert!(s.own_leaf_nodes::<T, T>(&g).unwrap().is_empty());
+
+        let pairs = [t(b"kp a"), t(b"kp b")];
+        s.write_encryption_epoch_key_pairs(&g, &t(b"epoch 3"), 7, &pairs)
+            .unwrap();
+        assert_eq!(
+            s.encryption_epoch_key_pairs::<T, T, T>(&g, &t(b"epoch 3"), 7)
+                .unwrap(),
+            pairs
+        );
+        assert!(
+            s.encryption_epoch_key_pairs::<T, T, T>(&g, &t(b"epoch 3"), 8)
+                .unwrap()
+                .is_empty()
+        );
+        s.delete_encryption_epoch_key_pairs(&g, &t(b"epoch 3"), 7)
+            .unwrap();
+        assert!(
+            s.encryption_epoch_key_pairs::<T, T, T>(&g, &t(b"epoch 3"), 7)
+                .unwrap()
+                .is_empty()
+        );
+
+        s.write_mls_join_config(&g, &t(b"config")).unwrap();
+        let raw = s.values.read().unwrap().values().next().cloned().unwrap();
+        assert_eq!(
+            serde_json::from_slice::<T>(&raw).unwrap(),
+            t(b"config"),
+            "serde_json"
+        );
+        assert_eq!(
+            s.mls_group_join_config::<T, T>(&g).unwrap(),
+            Some(t(b"config"))
+        );
+    }
+
+    #[test]
+    fn keys_are_tag_then_postcard_and_a_bad_record_is_an_error() {
+        let s = Store::new(HashMap::new());
+        let g = t(b"gid");
+        s.write_tree(&g, &t(&[0xAB; 300])).unwrap();
+        let values = s.values.read().unwrap().clone();
+        let (k, v) = values.iter().next().unwrap();
+        // tag 5, then T's postcard: a varint length 3 and the bytes.
+        assert_eq!(k.as_slice(), b"\x05\x03gid");
+        // 300 as a varint is AC 02; then the bytes themselves.
+        assert_eq!(&v[..2], &[0xAC, 0x02]);
+        assert_eq!(v.len(), 302);
+        // Another kind of record under the same key bytes is another key.
+        s.write_context(&g, &t(b"ctx")).unwrap();
+        assert_eq!(s.tree::<T, T>(&g).unwrap(), Some(t(&[0xAB; 300])));
+        // A truncated record is a StoreError, not a panic.
+        s.values
+            .write()
+            .unwrap()
+            .insert(k.clone(), v[..10].to_vec());
+        assert!(s.tree::<T, T>(&g).is_err());
+    }
+}
