@@ -34,7 +34,7 @@ import * as core from '../../ts/session/core.js';
 import { GROUP_STORE, checkFormat, locked, notFound, runCommitHook, storageError } from '../keystore/db.js';
 import { abort, done, request } from '../keystore/idb.js';
 import { headIsAuthentic, sealHead, type HeadRecord, type StateRecord } from '../keystore/records.js';
-import { absorb, knownHead, learn, shared } from '../keystore/heads.js';
+import { absorb, keptIsCurrent, knownHead, learn, shared } from '../keystore/heads.js';
 import { announce, sessionFor, type Session as Unlocked, type Store } from '../keystore/store.js';
 import { Kept } from '../keystore/kept.js';
 import { identitySeeds } from '../keystore/prekeys.js';
@@ -272,17 +272,9 @@ const kept = new Kept<Opened>(MAX_OPEN, (o) => {
 async function usableClient(s: Store, identityId: string): Promise<Opened | undefined> {
   const o = kept.get(s.name, identityId);
   if (o === undefined) return undefined;
-  if (s.session !== o.unlocked || o.record === undefined) {
-    kept.drop(s.name, identityId);
-    return undefined;
-  }
-  await absorb(s, o.unlocked);
-  const known = knownHead(s.name, headId(identityId));
-  if (known && (known.deleted || known.counter > o.record.counter)) {
-    kept.drop(s.name, identityId);
-    return undefined;
-  }
-  return o;
+  if (o.record !== undefined && await keptIsCurrent(s, o.unlocked, headId(identityId), o.record.counter)) return o;
+  kept.drop(s.name, identityId);
+  return undefined;
 }
 
 const STALE = Symbol('stale');

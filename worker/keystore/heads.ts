@@ -37,6 +37,19 @@ export function knownHead(name: string, id: string): Known | undefined {
   return known.get(`${name}/${id}`);
 }
 
+/**
+ * Whether a copy this worker kept of a record (a parsed session, an open MLS client) may still be used
+ * (§7.2, the fast path): it was opened under the store's current unlock session, and, once the heads
+ * other workers announced are checked, no newer counter and no deletion of head `id` is known. A `false`
+ * means: drop the copy and reload.
+ */
+export async function keptIsCurrent(s: Store, unlocked: Unlocked, id: string, counter: number): Promise<boolean> {
+  if (s.session !== unlocked) return false;
+  await absorb(s, unlocked);
+  const k = known.get(`${s.name}/${id}`);
+  return !(k && (k.deleted || k.counter > counter));
+}
+
 /** Records an authenticated counter or deletion: the counter only grows, a deletion is final. */
 export function learn(name: string, id: string, counter: number, deleted = false): void {
   const k = `${name}/${id}`;

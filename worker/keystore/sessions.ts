@@ -52,7 +52,7 @@ import { abort, done, request } from './idb.js';
 import {
   headIsAuthentic, sealHead, sealSession, unsealSession, unsealSessionV1, type HeadRecord, type Identities, type SessionMeta, type SessionRecord, type StateRecord,
 } from './records.js';
-import { absorb, knownHead, learn, shared } from './heads.js';
+import { absorb, keptIsCurrent, knownHead, learn, shared } from './heads.js';
 import { announce, sessionFor, type Session as Unlocked, type Store } from './store.js';
 import { consumeFailure, consumeInTransaction, deviceOf, identitySeeds, prekeySecrets, replaySeen } from './prekeys.js';
 
@@ -556,17 +556,9 @@ type Compute<T> = (state: SessionState) => { out: T; changed: boolean; secrets: 
 async function usableCache(s: Store, id: string): Promise<CachedSession | undefined> {
   const c = cached(s.name, id);
   if (!c) return undefined;
-  if (s.session !== c.unlocked) {
-    drop(s.name, id);
-    return undefined;
-  }
-  await absorb(s, c.unlocked);
-  const k = knownHead(s.name, id);
-  if (k && (k.deleted || k.counter > c.record.counter)) {
-    drop(s.name, id);
-    return undefined;
-  }
-  return c;
+  if (await keptIsCurrent(s, c.unlocked, id, c.record.counter)) return c;
+  drop(s.name, id);
+  return undefined;
 }
 
 /** The full reload (§7.2 steps 2–4): the record and head read and checked, the state opened and parsed, and cached. */
