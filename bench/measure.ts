@@ -10,6 +10,12 @@ export interface Prepared {
   async?: boolean;
   /** Seconds per op: one op per sample. */
   slow?: boolean;
+  /**
+   * Slow cases: untimed work run for {@link WARMUP_MS} (at least {@link MIN_WARM} calls) before the op's own
+   * warm-up, so the timed ops run on code that has tiered up (V8's optimizing tier for wasm and JS), as in a
+   * long-lived app: the op itself when it can be repeated, else the same kind of op on other data.
+   */
+  warm?: Op;
   note?: string;
 }
 export interface CaseResult {
@@ -30,6 +36,7 @@ export const RUNS = 7;
 const RUN_MS = 250;
 const WARMUP_MS = 400;
 const SLOW_RUNS = 5;
+const MIN_WARM = 3;
 
 export function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -42,6 +49,10 @@ export function median(xs: number[]): number {
 export async function measure(id: string, p: Prepared): Promise<CaseResult> {
   const { op } = p;
   if (p.slow) {
+    if (p.warm) {
+      const w0 = performance.now();
+      for (let i = 0; i < MIN_WARM || performance.now() - w0 < WARMUP_MS; i++) await p.warm();
+    }
     await op(); // warm-up
     const samples: number[] = [];
     for (let r = 0; r < SLOW_RUNS; r++) {
