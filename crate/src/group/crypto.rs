@@ -41,6 +41,43 @@ use crate::{hpke, rng, x25519, xwing};
 #[derive(Debug, Default, Clone, Copy)]
 pub(crate) struct VeilCrypto;
 
+/// Verifying keys decompressed by the last signature checks, most recent last.
+const KEPT_VERIFYING_KEYS: usize = 16;
+
+thread_local! {
+    /// A group checks the same few members' signature keys over and over (every application
+    /// message, every commit); decompressing a key is a square root, about a tenth of a check.
+    /// Public data only, and `VerifyingKey::from_bytes` is a pure function of the bytes: a hit
+    /// gives exactly what a fresh decompression would.
+    static VERIFYING_KEYS: core::cell::RefCell<Vec<([u8; 32], VerifyingKey)>> =
+        const { core::cell::RefCell::new(Vec::new()) };
+}
+
+/// `VerifyingKey::from_bytes(pk)`, through [`VERIFYING_KEYS`].
+fn verifying_key(pk: &[u8; 32]) -> Result<VerifyingKey, CryptoError> {
+    let cached = VERIFYING_KEYS.with(|kept| {
+        let mut kept = kept.try_borrow_mut().ok()?;
+        let at = kept.iter().position(|(bytes, _)| bytes == pk)?;
+        let entry = kept.remove(at);
+        let key = entry.1;
+        kept.push(entry);
+        Some(key)
+    });
+    if let Some(key) = cached {
+        return Ok(key);
+    }
+    let key = VerifyingKey::from_bytes(pk).map_err(|_| CryptoError::InvalidPublicKey)?;
+    VERIFYING_KEYS.with(|kept| {
+        if let Ok(mut kept) = kept.try_borrow_mut() {
+            if kept.len() >= KEPT_VERIFYING_KEYS {
+                kept.remove(0);
+            }
+            kept.push((*pk, key));
+        }
+    });
+    Ok(key)
+}
+
 /// The suites this provider can run.
 const SUITES: [Ciphersuite; 3] = [
     Ciphersuite::MLS_128_DHKEMX25519_AES128GCM_SHA256_Ed25519,
@@ -364,7 +401,7 @@ impl OpenMlsCrypto for VeilCrypto {
             return Err(CryptoError::UnsupportedSignatureScheme);
         }
         let pk: &[u8; 32] = pk.try_into().map_err(|_| CryptoError::InvalidLength)?;
-        let key = VerifyingKey::from_bytes(pk).map_err(|_| CryptoError::InvalidPublicKey)?;
+        let key = verifying_key(pk)?;
         let signature = ed25519_dalek::Signature::from_slice(signature)
             .map_err(|_| CryptoError::InvalidSignature)?;
         key.verify_strict(data, &signature)
@@ -657,5 +694,49 @@ mod tests {
             HpkeAeadType::AesGcm128,
         );
         assert!(p.hpke_seal(x, &[0; 32], b"", b"", b"m").is_err());
+    }
+
+    #[test]
+    fn kept_verifying_keys_give_the_answers_of_a_fresh_decompression() {
+        let p = VeilCrypto;
+        let ed = SignatureScheme::ED25519;
+        // More signers than the cache keeps, each checked twice in a row and again after eviction.
+        let signers: Vec<(Vec<u8>, Vec<u8>)> = (0..KEPT_VERIFYING_KEYS + 4)
+            .map(|_| p.signature_key_gen(ed).unwrap())
+            .collect();
+        for round in 0..2 {
+            for (i, (sk, pk)) in signers.iter().enumerate() {
+                let msg = [round, u8::try_from(i).unwrap()];
+                let sig = p.sign(ed, &msg, sk).unwrap();
+                for _ in 0..2 {
+                    assert!(p.verify_signature(ed, &msg, pk, &sig).is_ok());
+                    // A cached key still refuses another message and another key's signature.
+                    assert_eq!(
+                        p.verify_signature(ed, &[9, 9], pk, &sig),
+                        Err(CryptoError::InvalidSignature)
+                    );
+                    let other = &signers[(i + 1) % signers.len()].1;
+                    assert!(p.verify_signature(ed, &msg, other, &sig).is_err());
+                }
+            }
+        }
+        let kept = VERIFYING_KEYS.with(|k| k.borrow().len());
+        assert_eq!(kept, KEPT_VERIFYING_KEYS);
+        // A key that does not decompress is refused every time and never kept.
+        // The first small y that is no curve point's.
+        let bad = (2u8..=255)
+            .map(|y| {
+                let mut b = [0u8; 32];
+                b[0] = y;
+                b
+            })
+            .find(|b| VerifyingKey::from_bytes(b).is_err())
+            .unwrap();
+        let before = VERIFYING_KEYS.with(|k| k.borrow().iter().map(|e| e.0).collect::<Vec<_>>());
+        for _ in 0..2 {
+            assert!(p.verify_signature(ed, b"m", &bad, &[0; 64]).is_err());
+        }
+        let after = VERIFYING_KEYS.with(|k| k.borrow().iter().map(|e| e.0).collect::<Vec<_>>());
+        assert_eq!(before, after);
     }
 }

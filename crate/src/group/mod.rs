@@ -627,8 +627,8 @@ impl Group {
     /// the ratchet tree extension is on. That one is signed over the whole
     /// tree and carries an external-commit key (an HPKE key pair derived for
     /// it: an X-Wing key generation in 0x004D); nothing here publishes it, and
-    /// a Welcome carries its own signed `GroupInfo` (docs/GROUPS.md, "The
-    /// commit path").
+    /// a Welcome carries its own signed `GroupInfo` (docs/GROUPS.md,
+    /// Benchmarks: "No exported GroupInfo on commits").
     ///
     /// Returns the commit and, when it adds members, the Welcome (both
     /// `MLSMessage`s). A commit OpenMLS refuses to build is `refused`; a
