@@ -53,6 +53,66 @@ thread_local! {
         const { core::cell::RefCell::new(Vec::new()) };
 }
 
+/// Inputs of at least this many bytes go through [`DIGESTS`].
+const MEMO_MIN_INPUT: usize = 256;
+/// Bytes of inputs [`DIGESTS`] keeps before it starts over (a 1,000-member X-Wing tree is ~3 MiB).
+const MEMO_MAX_BYTES: usize = 8 << 20;
+/// Inputs kept per (hash, length, last 32 bytes): more are hashed, not kept.
+const MEMO_MAX_SAME_KEY: usize = 4;
+
+/// (hash algorithm, input length, the input's last 32 bytes).
+type MemoKey = (u8, usize, [u8; 32]);
+/// (input, digest).
+type MemoEntry = (Vec<u8>, Vec<u8>);
+
+/// Digests of the large inputs [`OpenMlsCrypto::hash`] has seen, by their whole content.
+///
+/// OpenMLS computes the tree hash from scratch on every commit: each leaf and parent node of the
+/// ratchet tree (an X-Wing node carries a 1,216-byte key) is serialized and hashed again, although
+/// a commit changes only the nodes on one path. At 100 members that was 58% of processing a commit.
+/// Kept here, an unchanged node costs a lookup and a comparison instead of a hash. Exact: an entry
+/// is used only when its whole input equals the new one (the key, length and last 32 bytes, only
+/// finds the candidates), so the answer is always the digest of the bytes given. Everything OpenMLS
+/// hashes through `hash` is public (tree hash inputs, key package and proposal refs, an exporter's
+/// context); secrets go through HKDF and HMAC, which are not kept.
+#[derive(Default)]
+struct Memo {
+    entries: std::collections::HashMap<MemoKey, Vec<MemoEntry>>,
+    bytes: usize,
+}
+
+impl Memo {
+    fn digest(&mut self, hash: u8, data: &[u8], compute: impl FnOnce(&[u8]) -> Vec<u8>) -> Vec<u8> {
+        let mut tail = [0u8; 32];
+        if let Some(last) = data.last_chunk::<32>() {
+            tail = *last;
+        }
+        let key = (hash, data.len(), tail);
+        if let Some(found) = self
+            .entries
+            .get(&key)
+            .and_then(|same| same.iter().find(|(input, _)| input.as_slice() == data))
+        {
+            return found.1.clone();
+        }
+        let out = compute(data);
+        if self.bytes + data.len() > MEMO_MAX_BYTES {
+            self.entries.clear();
+            self.bytes = 0;
+        }
+        let same = self.entries.entry(key).or_default();
+        if same.len() < MEMO_MAX_SAME_KEY {
+            same.push((data.to_vec(), out.clone()));
+            self.bytes += data.len();
+        }
+        out
+    }
+}
+
+thread_local! {
+    static DIGESTS: core::cell::RefCell<Memo> = core::cell::RefCell::new(Memo::default());
+}
+
 /// `VerifyingKey::from_bytes(pk)`, through [`VERIFYING_KEYS`].
 fn verifying_key(pk: &[u8; 32]) -> Result<VerifyingKey, CryptoError> {
     let cached = VERIFYING_KEYS.with(|kept| {
@@ -352,11 +412,18 @@ impl OpenMlsCrypto for VeilCrypto {
     }
 
     fn hash(&self, hash_type: HashType, data: &[u8]) -> Result<Vec<u8>, CryptoError> {
-        Ok(match hash_type {
+        let digest = |data: &[u8]| match hash_type {
             HashType::Sha2_256 => Sha256::digest(data).to_vec(),
             HashType::Sha2_384 => Sha384::digest(data).to_vec(),
             HashType::Sha2_512 => Sha512::digest(data).to_vec(),
-        })
+        };
+        if data.len() < MEMO_MIN_INPUT {
+            return Ok(digest(data));
+        }
+        Ok(DIGESTS.with(|memo| match memo.try_borrow_mut() {
+            Ok(mut memo) => memo.digest(hash_type as u8, data, digest),
+            Err(_) => digest(data),
+        }))
     }
 
     fn aead_encrypt(
@@ -694,6 +761,51 @@ mod tests {
             HpkeAeadType::AesGcm128,
         );
         assert!(p.hpke_seal(x, &[0; 32], b"", b"", b"m").is_err());
+    }
+
+    #[test]
+    fn kept_digests_are_the_digests_of_the_bytes_given() {
+        let p = VeilCrypto;
+        let direct = |t: HashType, d: &[u8]| match t {
+            HashType::Sha2_256 => Sha256::digest(d).to_vec(),
+            HashType::Sha2_384 => Sha384::digest(d).to_vec(),
+            HashType::Sha2_512 => Sha512::digest(d).to_vec(),
+        };
+        // Inputs that share length and last 32 bytes (the memo's key), more of them than it keeps
+        // per key, and each hashed twice, under every hash; small inputs bypass it.
+        let mut inputs: Vec<Vec<u8>> = (0..MEMO_MAX_SAME_KEY + 3)
+            .map(|i| {
+                let mut d = vec![0x5a; 1400];
+                d[0] = u8::try_from(i).unwrap();
+                d
+            })
+            .collect();
+        inputs.push(vec![7; MEMO_MIN_INPUT - 1]);
+        inputs.push(vec![7; MEMO_MIN_INPUT]);
+        for _ in 0..2 {
+            for t in [HashType::Sha2_256, HashType::Sha2_384, HashType::Sha2_512] {
+                for d in &inputs {
+                    assert_eq!(p.hash(t, d).unwrap(), direct(t, d));
+                }
+            }
+        }
+        // One byte changed anywhere is another digest, kept or not.
+        let mut changed = inputs[1].clone();
+        changed[700] ^= 1;
+        assert_eq!(
+            p.hash(HashType::Sha2_256, &changed).unwrap(),
+            direct(HashType::Sha2_256, &changed)
+        );
+        // Past its byte budget the memo starts over, and stays exact.
+        let big = vec![1u8; MEMO_MAX_BYTES / 2 + 1];
+        let big2 = vec![2u8; MEMO_MAX_BYTES / 2 + 1];
+        for d in [&big, &big2, &big, &inputs[0]] {
+            assert_eq!(
+                p.hash(HashType::Sha2_256, d).unwrap(),
+                direct(HashType::Sha2_256, d)
+            );
+        }
+        assert!(DIGESTS.with(|m| m.borrow().bytes) <= MEMO_MAX_BYTES);
     }
 
     #[test]
