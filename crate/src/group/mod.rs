@@ -1045,6 +1045,50 @@ mod tests {
         assert_eq!(gb.info().unwrap().epoch, 2);
     }
 
+    /// Post-compromise security: `update` (built on OpenMLS's commit builder,
+    /// `Group::commit`) carries a path, so the committer's leaf gets a new
+    /// encryption key, which the other member installs; `remove` too.
+    #[test]
+    fn update_and_remove_commits_carry_a_new_leaf_key() {
+        for suite in [Suite::Classic, Suite::XWing] {
+            let alice = certified();
+            let bob = certified();
+            let carol = certified();
+            let mut ga = alice.create_group(suite).unwrap();
+            let kps = [
+                bob.create_key_package(suite, false).unwrap(),
+                carol.create_key_package(suite, false).unwrap(),
+            ];
+            let out = ga
+                .add(&alice, &[kps[0].as_slice(), kps[1].as_slice()])
+                .unwrap();
+            ga.merge_pending(&alice).unwrap();
+            let mut gb = bob.join(out.welcome.as_deref().unwrap()).unwrap();
+            let leaf_key = |g: &Group, i: u32| {
+                g.inner
+                    .public_group()
+                    .leaf(LeafNodeIndex::new(i))
+                    .map(|l| l.encryption_key().clone())
+            };
+            let before = leaf_key(&ga, 0).unwrap();
+            let up = ga.update(&alice).unwrap();
+            ga.merge_pending(&alice).unwrap();
+            gb.receive(&bob, &up.commit).unwrap();
+            let after = leaf_key(&ga, 0).unwrap();
+            assert_ne!(before, after, "{suite:?}: update");
+            assert_eq!(
+                leaf_key(&gb, 0).unwrap(),
+                after,
+                "{suite:?}: bob installs it"
+            );
+            let rm = ga.remove(&alice, &[2]).unwrap();
+            ga.merge_pending(&alice).unwrap();
+            gb.receive(&bob, &rm.commit).unwrap();
+            assert_ne!(leaf_key(&ga, 0).unwrap(), after, "{suite:?}: remove");
+            assert_eq!(leaf_key(&gb, 0), leaf_key(&ga, 0));
+        }
+    }
+
     /// A committer that skips the credential check (a modified client) adds an
     /// uncertified member: a certified member refuses the commit and its state
     /// does not change.
