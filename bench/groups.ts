@@ -13,9 +13,11 @@
  *   creator's leaf (no key pair generated, nothing signed; OpenMLS's generates and signs one), so
  *   `grp-create-kp` (ts-mls only) times generateKeyPackage + createGroup too.
  * - `grp-add-<n>`: in a group of n, a commit adding one member and its welcome (veilkit discards the
- *   pending commit after each; ts-mls's commit is a pure function of the state).
+ *   pending commit after each and adds another new key package each time; ts-mls's commit is a pure
+ *   function of the state).
  * - `grp-process-<n>`: another member processes such a commit (veilkit: a sequence of add
- *   commits prepared in advance, one per epoch; ts-mls: the same commit on the same state).
+ *   commits prepared in advance, one per epoch, by a committer in another instance of the module;
+ *   ts-mls: the same commit on the same state).
  * - `grp-encrypt-1k`, `grp-decrypt-1k`: a 1 KiB application message (veilkit decrypts a prepared
  *   stream of messages, each once; ts-mls the same message on the same state).
  * - `grp-wire`: untimed wire sizes (commit, welcome, application message).
@@ -40,21 +42,26 @@ const TSMLS_SUITE: Record<Suite, string> = {
 };
 const te = new TextEncoder();
 
-async function glue(): Promise<GroupGlue> {
-  const url = GLUE;
+/**
+ * The group module; `instance` loads another copy with its own memory, as another device would run it
+ * (the module keeps digests of tree nodes and decompressed keys it has seen: a committer and a receiver in
+ * one instance would share them).
+ */
+async function glue(instance?: string): Promise<GroupGlue> {
+  const url = instance === undefined ? GLUE : `${GLUE}?instance=${instance}`;
   const g = (await import(/* @vite-ignore */ url)) as GroupGlue & { default: (o: { module_or_path: string }) => Promise<unknown> };
   await g.default({ module_or_path: WASM });
   return g;
 }
 
-/** veilkit: a group of `n` made by `alice` (one commit adding n − 1), and its second member. */
-function veilkitGroup(g: GroupGlue, suite: Suite, n: number): { alice: MlsClient; bob: MlsClient | undefined; id: Uint8Array } {
+/** veilkit: a group of `n` made by `alice` (one commit adding n − 1), and its second member (in `gBob`, if given). */
+function veilkitGroup(g: GroupGlue, suite: Suite, n: number, gBob: GroupGlue = g): { alice: MlsClient; bob: MlsClient | undefined; id: Uint8Array } {
   const cs = VEILKIT_SUITE[suite];
   const alice = new g.MlsClient(te.encode('alice'));
   const id = alice.createGroup(cs);
   let bob: MlsClient | undefined;
   if (n > 1) {
-    const clients = Array.from({ length: n - 1 }, (_, i) => new g.MlsClient(te.encode(`m${i}`)));
+    const clients = Array.from({ length: n - 1 }, (_, i) => new (i === 0 ? gBob : g).MlsClient(te.encode(`m${i}`)));
     const out = alice.add(id, clients.map((c) => c.createKeyPackage(cs, false)));
     alice.mergePending(id);
     bob = clients[0];
@@ -164,10 +171,29 @@ function cases(suite: Suite): Record<string, () => Promise<Prepared>> {
     out[`grp-add-${n}/${suite}/veilkit`] = async () => {
       const g = await glue();
       const { alice, id } = veilkitGroup(g, suite, n);
-      const newcomer = new g.MlsClient(te.encode('new'));
-      const kp = newcomer.createKeyPackage(vs, false);
-      const op = (): void => { alice.add(id, [kp]); alice.discardPending(id); };
-      return { slow: true, warm: op, op, note: 'add (commit + welcome), then discardPending' };
+      // Each timed add takes a key package of its own (the module keeps the digests of what it hashed,
+      // so adding the same newcomer again would find its leaf's hashes kept); the warm-up cycles others.
+      const kps = (count: number, name: string): Uint8Array[] => Array.from({ length: count }, (_, i) => {
+        const c = new g.MlsClient(te.encode(`${name}${i}`));
+        const kp = c.createKeyPackage(vs, false);
+        c.free();
+        return kp;
+      });
+      const warmKps = kps(16, 'warm');
+      const timedKps = kps(6, 'new');
+      let w = 0;
+      let next = 0;
+      const add = (kp: Uint8Array | undefined): void => {
+        if (!kp) throw new Error('the prepared key packages ran out');
+        alice.add(id, [kp]);
+        alice.discardPending(id);
+      };
+      return {
+        slow: true,
+        warm: () => { add(warmKps[w++ % warmKps.length]); },
+        op: () => { add(timedKps[next++]); },
+        note: 'add (commit + welcome) of a new key package each, then discardPending',
+      };
     };
     out[`grp-add-${n}/${suite}/ts-mls`] = async () => {
       const { t, cs, alice, newKp } = await tsGroup(suite, n);
@@ -176,22 +202,25 @@ function cases(suite: Suite): Record<string, () => Promise<Prepared>> {
       return { slow: true, async: true, warm: op, op };
     };
     out[`grp-process-${n}/${suite}/veilkit`] = async () => {
+      // The committer runs in another instance of the module (another device): the receiver keeps only
+      // what it hashed and checked itself.
       const g = await glue();
-      const { alice, bob, id } = veilkitGroup(g, suite, n);
+      const gAlice = await glue('committer');
+      const { alice, bob, id } = veilkitGroup(gAlice, suite, n, g);
       if (!bob) throw new Error('no second member');
       // measure() runs a warm-up and 5 samples: 6 commits of successive epochs.
       const commits = Array.from({ length: 6 }, (_, i) => {
-        const c = new g.MlsClient(te.encode(`late${i}`));
+        const c = new gAlice.MlsClient(te.encode(`late${i}`));
         const out = alice.add(id, [c.createKeyPackage(vs, false)]);
         alice.mergePending(id);
         c.free();
         return out.commit;
       });
       // Warm-up on a twin group of 10: its creator adds one more, its second member processes that commit.
-      const twin = veilkitGroup(g, suite, 10);
+      const twin = veilkitGroup(gAlice, suite, 10, g);
       let late = 0;
       const warm = (): void => {
-        const c = new g.MlsClient(te.encode(`warm${late++}`));
+        const c = new gAlice.MlsClient(te.encode(`warm${late++}`));
         const out = twin.alice.add(twin.id, [c.createKeyPackage(vs, false)]);
         twin.alice.mergePending(twin.id);
         c.free();
