@@ -96,15 +96,22 @@ impl Memo {
             return found.1.clone();
         }
         let out = compute(data);
+        let full = self
+            .entries
+            .get(&key)
+            .is_some_and(|same| same.len() >= MEMO_MAX_SAME_KEY);
+        if full || data.len() > MEMO_MAX_BYTES {
+            return out;
+        }
         if self.bytes + data.len() > MEMO_MAX_BYTES {
             self.entries.clear();
             self.bytes = 0;
         }
-        let same = self.entries.entry(key).or_default();
-        if same.len() < MEMO_MAX_SAME_KEY {
-            same.push((data.to_vec(), out.clone()));
-            self.bytes += data.len();
-        }
+        self.entries
+            .entry(key)
+            .or_default()
+            .push((data.to_vec(), out.clone()));
+        self.bytes += data.len();
         out
     }
 }
@@ -805,6 +812,13 @@ mod tests {
                 direct(HashType::Sha2_256, d)
             );
         }
+        assert!(DIGESTS.with(|m| m.borrow().bytes) <= MEMO_MAX_BYTES);
+        // An input larger than the whole budget is hashed, never kept.
+        let huge = vec![3u8; MEMO_MAX_BYTES + 1];
+        assert_eq!(
+            p.hash(HashType::Sha2_256, &huge).unwrap(),
+            direct(HashType::Sha2_256, &huge)
+        );
         assert!(DIGESTS.with(|m| m.borrow().bytes) <= MEMO_MAX_BYTES);
     }
 

@@ -451,7 +451,15 @@ impl Client {
     /// OpenMLS's storage. Secret: the keystore worker seals it.
     #[must_use]
     pub fn export_state(&self) -> Zeroizing<Vec<u8>> {
-        let values = match self.provider.storage.values.read() {
+        self.encode_state(&self.provider.storage.values)
+    }
+
+    /// The state codec over this client's seed, identity and `records`.
+    fn encode_state(
+        &self,
+        records: &std::sync::RwLock<std::collections::HashMap<Vec<u8>, Vec<u8>>>,
+    ) -> Zeroizing<Vec<u8>> {
+        let values = match records.read() {
             Ok(v) => v,
             Err(poisoned) => poisoned.into_inner(),
         };
@@ -464,11 +472,7 @@ impl Client {
     #[cfg(feature = "group-testing")]
     #[must_use]
     pub fn export_state_json_for_testing(&self) -> Zeroizing<Vec<u8>> {
-        let values = match self.provider.storage.json.read() {
-            Ok(v) => v,
-            Err(poisoned) => poisoned.into_inner(),
-        };
-        state::encode(&self.signer.0.to_bytes(), &self.identity, &values)
+        self.encode_state(&self.provider.storage.json)
     }
 
     /// Test builds only: turns the storage's serde_json mirror on or off for
