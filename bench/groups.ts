@@ -54,6 +54,23 @@ async function glue(instance?: string): Promise<GroupGlue> {
   return g;
 }
 
+/** veilkit: a key package of a new client `name` of `g` (the client is freed; its key package stays valid). */
+function newKeyPackage(g: GroupGlue, cs: number, name: string): Uint8Array {
+  const c = new g.MlsClient(te.encode(name));
+  try {
+    return c.createKeyPackage(cs, false);
+  } finally {
+    c.free();
+  }
+}
+
+/** veilkit: `alice` adds a new client `name` of `g` to group `id` and merges; the commit. */
+function addNewcomer(g: GroupGlue, alice: MlsClient, id: Uint8Array, cs: number, name: string): Uint8Array {
+  const out = alice.add(id, [newKeyPackage(g, cs, name)]);
+  alice.mergePending(id);
+  return out.commit;
+}
+
 /** veilkit: a group of `n` made by `alice` (one commit adding n − 1), and its second member (in `gBob`, if given). */
 function veilkitGroup(g: GroupGlue, suite: Suite, n: number, gBob: GroupGlue = g): { alice: MlsClient; bob: MlsClient | undefined; id: Uint8Array } {
   const cs = VEILKIT_SUITE[suite];
@@ -173,12 +190,7 @@ function cases(suite: Suite): Record<string, () => Promise<Prepared>> {
       const { alice, id } = veilkitGroup(g, suite, n);
       // Each timed add takes a key package of its own (the module keeps the digests of what it hashed,
       // so adding the same newcomer again would find its leaf's hashes kept); the warm-up cycles others.
-      const kps = (count: number, name: string): Uint8Array[] => Array.from({ length: count }, (_, i) => {
-        const c = new g.MlsClient(te.encode(`${name}${i}`));
-        const kp = c.createKeyPackage(vs, false);
-        c.free();
-        return kp;
-      });
+      const kps = (count: number, name: string): Uint8Array[] => Array.from({ length: count }, (_, i) => newKeyPackage(g, vs, `${name}${i}`));
       const warmKps = kps(16, 'warm');
       const timedKps = kps(6, 'new');
       let w = 0;
@@ -209,22 +221,12 @@ function cases(suite: Suite): Record<string, () => Promise<Prepared>> {
       const { alice, bob, id } = veilkitGroup(gAlice, suite, n, g);
       if (!bob) throw new Error('no second member');
       // measure() runs a warm-up and 5 samples: 6 commits of successive epochs.
-      const commits = Array.from({ length: 6 }, (_, i) => {
-        const c = new gAlice.MlsClient(te.encode(`late${i}`));
-        const out = alice.add(id, [c.createKeyPackage(vs, false)]);
-        alice.mergePending(id);
-        c.free();
-        return out.commit;
-      });
+      const commits = Array.from({ length: 6 }, (_, i) => addNewcomer(gAlice, alice, id, vs, `late${i}`));
       // Warm-up on a twin group of 10: its creator adds one more, its second member processes that commit.
       const twin = veilkitGroup(gAlice, suite, 10, g);
       let late = 0;
       const warm = (): void => {
-        const c = new gAlice.MlsClient(te.encode(`warm${late++}`));
-        const out = twin.alice.add(twin.id, [c.createKeyPackage(vs, false)]);
-        twin.alice.mergePending(twin.id);
-        c.free();
-        twin.bob?.receive(twin.id, out.commit);
+        twin.bob?.receive(twin.id, addNewcomer(gAlice, twin.alice, twin.id, vs, `warm${late++}`));
       };
       let next = 0;
       return {
@@ -259,7 +261,7 @@ export const GROUP_WIRE: Record<string, () => Promise<CaseResult>> = Object.from
     const details: Record<string, number> = {};
     for (const n of [10, 100]) {
       const { alice, id } = veilkitGroup(g, suite, n);
-      const out = alice.add(id, [new g.MlsClient(te.encode('new')).createKeyPackage(VEILKIT_SUITE[suite], false)]);
+      const out = alice.add(id, [newKeyPackage(g, VEILKIT_SUITE[suite], 'new')]);
       details[`commit${n}`] = out.commit.length;
       details[`welcome${n}`] = out.welcome?.length ?? 0;
       if (n === 10) {
