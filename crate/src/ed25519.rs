@@ -9,10 +9,18 @@
 //! - the cofactorless equation `[S]B = R + [k]A` is used (`verify_strict`).
 //!
 //! Every verification failure is the opaque [`CryptoError::InvalidSignature`].
+//!
+//! The check itself is ours, over `curve25519-dalek`'s public point arithmetic: [`verify_strict`]
+//! accepts exactly the signatures `ed25519-dalek`'s `verify_strict` accepts (tested on every
+//! Wycheproof and CCTV vector and on mutated signatures), without decompressing `R` (see there),
+//! and a [`PreparedVerifyingKey`] runs the same check about 1.75x faster for a key that verifies
+//! many signatures.
 
 use core::fmt;
 
-use ed25519_dalek::{Signature, Signer, SigningKey, VerifyingKey};
+use curve25519_dalek::{EdwardsPoint, Scalar, traits::Identity};
+use ed25519_dalek::{Signer, SigningKey, VerifyingKey};
+use sha2::{Digest, Sha512};
 use subtle::ConstantTimeEq;
 use zeroize::Zeroizing;
 
@@ -128,10 +136,168 @@ pub fn ed25519_verify(public: &[u8], msg: &[u8], sig: &[u8]) -> Result<()> {
         return Err(CryptoError::InvalidSignature);
     }
     let key = VerifyingKey::from_bytes(public).map_err(|_| CryptoError::InvalidSignature)?;
-    // verify_strict: rejects S >= L, small-order A and R, and compares the
-    // canonical recomputed R with the signature's R bytes (non-canonical R fails).
-    key.verify_strict(msg, &Signature::from_bytes(sig))
-        .map_err(|_| CryptoError::InvalidSignature)
+    // Rejects S >= L, small-order A and R, and compares the canonical recomputed R with the
+    // signature's R bytes (non-canonical R fails).
+    if verify_strict(public, &key.to_edwards(), msg, sig) {
+        Ok(())
+    } else {
+        Err(CryptoError::InvalidSignature)
+    }
+}
+
+/// `ed25519-dalek`'s `VerifyingKey::verify_strict` for the key whose encoding is `encoded` and
+/// whose decoded point is `point`: `S` canonical, `A` and `R` not of small order, and
+/// `[S]B − [k]A` compressed equal to the signature's `R` bytes, with
+/// `k = SHA-512(R ‖ encoded ‖ msg) mod L` (the key's bytes as given, as `ed25519-dalek` hashes them).
+///
+/// `ed25519-dalek` decompresses `R` to check its order first (a square root). This does not: it
+/// compares bytes and then checks the order of the recomputed point `R'`. The two agree: if the bytes
+/// are equal they are `R'`'s canonical encoding, so `R` decompresses to `R'`; if they differ, both
+/// reject. Public data only: not constant time.
+#[must_use = "the signature is only checked if the result is inspected"]
+pub fn verify_strict(encoded: &[u8; 32], point: &EdwardsPoint, msg: &[u8], sig: &[u8; 64]) -> bool {
+    if point.is_small_order() {
+        return false;
+    }
+    let minus_a = -point;
+    strict_check(encoded, msg, sig, |k, s| {
+        EdwardsPoint::vartime_double_scalar_mul_basepoint(k, &minus_a, s)
+    })
+}
+
+/// A verifying key prepared for many strict checks ([`verify_strict`], the same answers): a table
+/// of `m · 256^j · (−A)` for `m` in 1..=8 and `j` in 0..32 (256 points, 40 KiB), so `[k](−A)` is
+/// 64 additions and 4 doublings instead of about 253 doublings, and `[S]B` comes from
+/// `curve25519-dalek`'s own basepoint table. Measured in wasm (Node, `--no-liftoff`): a check
+/// 1.75x faster than `verify_strict`; preparing costs about 1.5 checks. Public data only.
+pub struct PreparedVerifyingKey {
+    encoded: [u8; 32],
+    /// Row `j`, entry `m − 1`: `m · 256^j · (−A)`.
+    rows: Box<[[EdwardsPoint; 8]]>,
+}
+
+impl fmt::Debug for PreparedVerifyingKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PreparedVerifyingKey")
+            .field("encoded", &self.encoded)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PreparedVerifyingKey {
+    /// Prepares the key whose encoding is `encoded` and decoded point `point`; `None` for a point
+    /// of small order (no signature verifies under it).
+    #[must_use = "this returns the prepared key and has no side effect"]
+    pub fn new(encoded: [u8; 32], point: &EdwardsPoint) -> Option<Self> {
+        if point.is_small_order() {
+            return None;
+        }
+        let mut base = -point;
+        let mut rows = Vec::with_capacity(32);
+        for _ in 0..32 {
+            let mut row = [base; 8];
+            let mut multiple = base;
+            for slot in row.iter_mut().skip(1) {
+                multiple += base;
+                *slot = multiple;
+            }
+            rows.push(row);
+            // 256 · base: two public triple doublings (×64), then two additions to itself.
+            let by64 = base.mul_by_cofactor().mul_by_cofactor();
+            let by128 = by64 + by64;
+            base = by128 + by128;
+        }
+        Some(Self {
+            encoded,
+            rows: rows.into_boxed_slice(),
+        })
+    }
+
+    /// The encoding the key was prepared from.
+    #[must_use]
+    pub fn encoded(&self) -> &[u8; 32] {
+        &self.encoded
+    }
+
+    /// [`verify_strict`] with this key.
+    #[must_use = "the signature is only checked if the result is inspected"]
+    pub fn verify_strict(&self, msg: &[u8], sig: &[u8; 64]) -> bool {
+        strict_check(&self.encoded, msg, sig, |k, s| {
+            self.times_minus_a(k) + EdwardsPoint::mul_base(s)
+        })
+    }
+
+    /// `[k](−A)`: with `k = Σ d_i 16^i` (signed digits in −8..=8), the odd digits summed from the
+    /// rows, times 16, plus the even digits.
+    fn times_minus_a(&self, k: &Scalar) -> EdwardsPoint {
+        let digits = radix16(k.as_bytes());
+        let mut odd = EdwardsPoint::identity();
+        let mut even = EdwardsPoint::identity();
+        for (row, pair) in self.rows.iter().zip(digits.chunks_exact(2)) {
+            if let [low, high] = *pair {
+                even = add_multiple(even, row, low);
+                odd = add_multiple(odd, row, high);
+            }
+        }
+        let by8 = odd.mul_by_cofactor();
+        by8 + by8 + even
+    }
+}
+
+/// The strict check with `[S]B − [k]A` computed by `combine(k, S)`.
+fn strict_check(
+    encoded: &[u8; 32],
+    msg: &[u8],
+    sig: &[u8; 64],
+    combine: impl FnOnce(&Scalar, &Scalar) -> EdwardsPoint,
+) -> bool {
+    let (r, s) = sig.split_at(32);
+    let Ok(s) = <[u8; 32]>::try_from(s) else {
+        return false;
+    };
+    let Some(s) = Option::<Scalar>::from(Scalar::from_canonical_bytes(s)) else {
+        return false;
+    };
+    let digest: [u8; 64] = Sha512::new()
+        .chain_update(r)
+        .chain_update(encoded)
+        .chain_update(msg)
+        .finalize()
+        .into();
+    let k = Scalar::from_bytes_mod_order_wide(&digest);
+    let expected = combine(&k, &s);
+    expected.compress().as_bytes() == r && !expected.is_small_order()
+}
+
+/// `acc + digit · P` from a row holding `m · P` at `m − 1`.
+fn add_multiple(acc: EdwardsPoint, row: &[EdwardsPoint; 8], digit: i8) -> EdwardsPoint {
+    match usize::from(digit.unsigned_abs())
+        .checked_sub(1)
+        .and_then(|at| row.get(at))
+    {
+        None => acc,
+        Some(p) if digit > 0 => acc + p,
+        Some(p) => acc - p,
+    }
+}
+
+/// The signed radix-16 digits of a reduced scalar (little-endian bytes, below 2^253): 64 digits
+/// in −8..8, the last in 0..=2, with `Σ d_i 16^i` the scalar.
+fn radix16(bytes: &[u8; 32]) -> [i8; 64] {
+    let mut digits = [0i8; 64];
+    for (pair, b) in digits.chunks_exact_mut(2).zip(bytes) {
+        if let [low, high] = pair {
+            *low = (b & 0x0f).cast_signed();
+            *high = (b >> 4).cast_signed();
+        }
+    }
+    let mut carry = 0i8;
+    for d in &mut digits {
+        let v = *d + carry;
+        carry = (v + 8) >> 4;
+        *d = v - (carry << 4);
+    }
+    digits
 }
 
 /// Whether `b` is the canonical encoding of an Edwards point's y and x sign (RFC 8032
@@ -182,6 +348,33 @@ mod tests {
             }
         }
         assert!(decodable > 10, "{decodable}");
+    }
+
+    /// The signed digits sum back to the scalar and stay in range, at the ends of the range too.
+    #[test]
+    fn radix16_digits_sum_to_the_scalar() {
+        let l_minus_one = -Scalar::ONE;
+        let mut cases = vec![
+            Scalar::ZERO,
+            Scalar::ONE,
+            l_minus_one,
+            Scalar::from(0x8888_8888u64),
+        ];
+        cases.extend(
+            (0u8..40).map(|i| Scalar::from_bytes_mod_order_wide(&[i.wrapping_mul(97) ^ 0x5a; 64])),
+        );
+        for k in cases {
+            let digits = radix16(k.as_bytes());
+            let mut sum = Scalar::ZERO;
+            for d in digits.iter().rev() {
+                sum = sum * Scalar::from(16u64)
+                    + Scalar::from(d.unsigned_abs())
+                        * if *d < 0 { -Scalar::ONE } else { Scalar::ONE };
+            }
+            assert_eq!(sum, k);
+            assert!(digits.iter().all(|d| (-8..8).contains(d)), "{digits:?}");
+            assert!((0..=2).contains(&digits[63]), "{digits:?}");
+        }
     }
 
     #[test]
