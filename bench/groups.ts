@@ -11,7 +11,9 @@
  * Cases, per suite and library:
  * - `grp-create`: a new group (one member). ts-mls's createGroup takes a ready key package as the
  *   creator's leaf (no key pair generated, nothing signed; OpenMLS's generates and signs one), so
- *   `grp-create-kp` (ts-mls only) times generateKeyPackage + createGroup too.
+ *   `grp-create-kp` (ts-mls only) times generateKeyPackageWithKey + createGroup too: how a ts-mls app
+ *   starts a group, its signature key ready (as a veilkit client's is). That makes two HPKE key pairs
+ *   (init and leaf) and two signatures where OpenMLS's create makes one of each.
  * - `grp-add-<n>`: in a group of n, a commit adding one member and its welcome (veilkit discards the
  *   pending commit after each and adds another new key package each time; ts-mls's commit is a pure
  *   function of the state).
@@ -28,6 +30,7 @@
  * still compiling OpenMLS's processing code in its optimizing tier: veilkit's process of a group of 10
  * took 2.5 ms in Chromium against 0.9–1.0 ms once optimized (Node, --no-liftoff).
  */
+import { SLOW_RUNS } from './measure.js';
 import type { CaseResult, Prepared } from './measure.js';
 import type { GroupGlue, MlsClient, MlsMessage, Opaque, TsKeyPackage, TsMls, TsState } from '../tests/shared/group-interop.js';
 
@@ -123,6 +126,15 @@ async function tsGroup(suite: Suite, n: number): Promise<TsGroup> {
 
 const addProposal = (keyPackage: Opaque): unknown => ({ proposalType: 'add', add: { keyPackage } });
 
+/**
+ * Single ops timed per commit case: 15 where an op takes a few milliseconds (groups of 10 and 100),
+ * where 5 samples of one round left the median to one slow sample on this VM (an add into 10 read
+ * 0.7, 1.2 and 1.4 ms in three rounds), 5 at 1,000 members.
+ */
+function commitRuns(n: number): number {
+  return n <= 100 ? 15 : SLOW_RUNS;
+}
+
 function cases(suite: Suite): Record<string, () => Promise<Prepared>> {
   const vs = VEILKIT_SUITE[suite];
   const out: Record<string, () => Promise<Prepared>> = {
@@ -140,13 +152,16 @@ function cases(suite: Suite): Record<string, () => Promise<Prepared>> {
     [`grp-create-kp/${suite}/ts-mls`]: async () => {
       const t = await tsmls();
       const cs = await t.getCiphersuiteImpl(t.getCiphersuiteFromName(TSMLS_SUITE[suite]));
+      // The creator's signature key exists already, as a veilkit client's does.
+      const signatureKeyPair = await (cs as unknown as { signature: { keygen(): Promise<Opaque> } }).signature.keygen();
+      const credential = { credentialType: 'basic' as const, identity: te.encode('alice') };
       return {
         async: true,
         op: async () => {
-          const kp = await tsKeyPackage(t, cs, 'alice');
+          const kp = await t.generateKeyPackageWithKey(credential, t.defaultCapabilities(), t.defaultLifetime, [], signatureKeyPair, cs);
           return t.createGroup(te.encode('g'), kp.publicPackage, kp.privatePackage, [], cs);
         },
-        note: 'generateKeyPackage + createGroup (the creator\'s leaf made in the operation)',
+        note: 'generateKeyPackageWithKey + createGroup (the creator\'s leaf made in the operation, its signature key ready)',
       };
     },
     [`grp-encrypt-1k/${suite}/veilkit`]: async () => {
@@ -185,6 +200,7 @@ function cases(suite: Suite): Record<string, () => Promise<Prepared>> {
     },
   };
   for (const n of [10, 100, 1000]) {
+    const runs = commitRuns(n);
     out[`grp-add-${n}/${suite}/veilkit`] = async () => {
       const g = await glue();
       const { alice, id } = veilkitGroup(g, suite, n);
@@ -192,7 +208,7 @@ function cases(suite: Suite): Record<string, () => Promise<Prepared>> {
       // so adding the same newcomer again would find its leaf's hashes kept); the warm-up cycles others.
       const kps = (count: number, name: string): Uint8Array[] => Array.from({ length: count }, (_, i) => newKeyPackage(g, vs, `${name}${i}`));
       const warmKps = kps(16, 'warm');
-      const timedKps = kps(6, 'new');
+      const timedKps = kps(runs + 1, 'new');
       let w = 0;
       let next = 0;
       const add = (kp: Uint8Array | undefined): void => {
@@ -202,6 +218,7 @@ function cases(suite: Suite): Record<string, () => Promise<Prepared>> {
       };
       return {
         slow: true,
+        runs,
         warm: () => { add(warmKps[w++ % warmKps.length]); },
         op: () => { add(timedKps[next++]); },
         note: 'add (commit + welcome) of a new key package each, then discardPending',
@@ -211,7 +228,7 @@ function cases(suite: Suite): Record<string, () => Promise<Prepared>> {
       const { t, cs, alice, newKp } = await tsGroup(suite, n);
       const kp = await newKp();
       const op = (): Promise<unknown> => t.createCommit({ state: alice, cipherSuite: cs }, { extraProposals: [addProposal(kp)], ratchetTreeExtension: true });
-      return { slow: true, async: true, warm: op, op };
+      return { slow: true, runs, async: true, warm: op, op };
     };
     out[`grp-process-${n}/${suite}/veilkit`] = async () => {
       // The committer runs in another instance of the module (another device): the receiver keeps only
@@ -220,8 +237,8 @@ function cases(suite: Suite): Record<string, () => Promise<Prepared>> {
       const gAlice = await glue('committer');
       const { alice, bob, id } = veilkitGroup(gAlice, suite, n, g);
       if (!bob) throw new Error('no second member');
-      // measure() runs a warm-up and 5 samples: 6 commits of successive epochs.
-      const commits = Array.from({ length: 6 }, (_, i) => addNewcomer(gAlice, alice, id, vs, `late${i}`));
+      // measure() runs a warm-up and `runs` samples: that many commits of successive epochs, and one.
+      const commits = Array.from({ length: runs + 1 }, (_, i) => addNewcomer(gAlice, alice, id, vs, `late${i}`));
       // Warm-up on a twin group of 10: its creator adds one more, its second member processes that commit.
       const twin = veilkitGroup(gAlice, suite, 10, g);
       let late = 0;
@@ -231,6 +248,7 @@ function cases(suite: Suite): Record<string, () => Promise<Prepared>> {
       let next = 0;
       return {
         slow: true,
+        runs,
         warm,
         op: () => {
           const c = commits[next++];
@@ -245,7 +263,7 @@ function cases(suite: Suite): Record<string, () => Promise<Prepared>> {
       if (!bob) throw new Error('no second member');
       const r = await t.createCommit({ state: alice, cipherSuite: cs }, { extraProposals: [addProposal(await newKp())], ratchetTreeExtension: true });
       const op = (): Promise<unknown> => t.processMessage(r.commit, bob, t.emptyPskIndex, t.acceptAll, cs);
-      return { slow: true, async: true, warm: op, op, note: 'processMessage: the same commit on the same state' };
+      return { slow: true, runs, async: true, warm: op, op, note: 'processMessage: the same commit on the same state' };
     };
   }
   return out;

@@ -16,6 +16,8 @@ export interface Prepared {
    * long-lived app: the op itself when it can be repeated, else the same kind of op on other data.
    */
   warm?: Op;
+  /** Slow cases: how many single ops are timed after the warm-up op (default {@link SLOW_RUNS}). */
+  runs?: number;
   note?: string;
 }
 export interface CaseResult {
@@ -35,7 +37,7 @@ export interface CaseResult {
 export const RUNS = 7;
 const RUN_MS = 250;
 const WARMUP_MS = 400;
-const SLOW_RUNS = 5;
+export const SLOW_RUNS = 5;
 const MIN_WARM = 3;
 
 export function median(xs: number[]): number {
@@ -55,7 +57,7 @@ export async function measure(id: string, p: Prepared): Promise<CaseResult> {
     }
     await op(); // warm-up
     const samples: number[] = [];
-    for (let r = 0; r < SLOW_RUNS; r++) {
+    for (let r = 0; r < (p.runs ?? SLOW_RUNS); r++) {
       const t0 = performance.now();
       await op();
       samples.push((performance.now() - t0) / 1000);

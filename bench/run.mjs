@@ -163,7 +163,7 @@ try {
 }
 
 // ------------------------------------------------------------------ session report
-const method = `one dedicated worker per case; warm-up 400 ms; 7 timed batches of ~250 ms (slow cases: 1 warm-up + 5 single ops; the group commit cases first run ≥ 400 ms of untimed warm-up operations); median${rounds > 1 ? `; the whole list run ${rounds} times, one round after another, and each case's median across rounds kept` : ''}. Async APIs awaited one call at a time.`;
+const method = `one dedicated worker per case; warm-up 400 ms; 7 timed batches of ~250 ms (slow cases: 1 warm-up + 5 single ops, 15 for the group commit cases in groups of 10 and 100, which first run ≥ 400 ms of untimed warm-up operations); median${rounds > 1 ? `; the whole list run ${rounds} times, one round after another, and each case's median across rounds kept` : ''}. Async APIs awaited one call at a time.`;
 if (results.some((r) => r.id.startsWith('sess-'))) {
   const { json, md } = sessionReport(results, { date: new Date().toISOString(), browser: browserMeta, method });
   mkdirSync(OUT, { recursive: true });

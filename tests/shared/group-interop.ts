@@ -58,6 +58,9 @@ export interface TsMls {
   emptyPskIndex: Opaque;
   acceptAll: Opaque;
   generateKeyPackage(cred: { credentialType: 'basic'; identity: Uint8Array }, caps: Opaque, life: Opaque, ext: [], cs: Opaque): Promise<TsKeyPackage>;
+  generateKeyPackageWithKey(
+    cred: { credentialType: 'basic'; identity: Uint8Array }, caps: Opaque, life: Opaque, ext: [], signatureKeyPair: Opaque, cs: Opaque,
+  ): Promise<TsKeyPackage>;
   createGroup(id: Uint8Array, kp: Opaque, priv: Opaque, ext: [], cs: Opaque): Promise<TsState>;
   createCommit(ctx: { state: TsState; cipherSuite: Opaque }, opts?: { extraProposals?: unknown[]; ratchetTreeExtension?: boolean }):
     Promise<{ newState: TsState; welcome?: Opaque; commit: MlsMessage }>;
