@@ -17,9 +17,10 @@
  * - `grp-add-<n>`: in a group of n, a commit adding one member and its welcome (veilkit discards the
  *   pending commit after each and adds another new key package each time; ts-mls's commit is a pure
  *   function of the state).
- * - `grp-process-<n>`: another member processes such a commit (veilkit: a sequence of add
- *   commits prepared in advance, one per epoch, by a committer in another instance of the module;
- *   ts-mls: the same commit on the same state).
+ * - `grp-process-<n>`: another member processes such a commit (veilkit: add commits prepared in
+ *   advance by a committer in another instance of the module, each in a group of n of its own of the
+ *   same two members for n ≤ 100, successive epochs of one group at 1,000; ts-mls: the same commit on
+ *   the same state).
  * - `grp-encrypt-1k`, `grp-decrypt-1k`: a 1 KiB application message (veilkit decrypts a prepared
  *   stream of messages, each once; ts-mls the same message on the same state).
  * - `grp-wire`: untimed wire sizes (commit, welcome, application message).
@@ -74,20 +75,25 @@ function addNewcomer(g: GroupGlue, alice: MlsClient, id: Uint8Array, cs: number,
   return out.commit;
 }
 
-/** veilkit: a group of `n` made by `alice` (one commit adding n − 1), and its second member (in `gBob`, if given). */
-function veilkitGroup(g: GroupGlue, suite: Suite, n: number, gBob: GroupGlue = g): { alice: MlsClient; bob: MlsClient | undefined; id: Uint8Array } {
+/**
+ * veilkit: a group of `n` made by `alice` (one commit adding n − 1), and its second member (in `gBob`, if
+ * given). `pair`: the same two clients again (another group of theirs), else new ones.
+ */
+function veilkitGroup(
+  g: GroupGlue, suite: Suite, n: number, gBob: GroupGlue = g, pair?: { alice: MlsClient; bob: MlsClient },
+): { alice: MlsClient; bob: MlsClient | undefined; id: Uint8Array } {
   const cs = VEILKIT_SUITE[suite];
-  const alice = new g.MlsClient(te.encode('alice'));
+  const alice = pair?.alice ?? new g.MlsClient(te.encode('alice'));
   const id = alice.createGroup(cs);
   let bob: MlsClient | undefined;
   if (n > 1) {
-    const clients = Array.from({ length: n - 1 }, (_, i) => new (i === 0 ? gBob : g).MlsClient(te.encode(`m${i}`)));
-    const out = alice.add(id, clients.map((c) => c.createKeyPackage(cs, false)));
+    bob = pair?.bob ?? new gBob.MlsClient(te.encode('m0'));
+    const others = Array.from({ length: n - 2 }, (_, i) => new g.MlsClient(te.encode(`m${i + 1}`)));
+    const out = alice.add(id, [bob, ...others].map((c) => c.createKeyPackage(cs, false)));
     alice.mergePending(id);
-    bob = clients[0];
-    if (!bob || !out.welcome) throw new Error('no welcome');
+    if (!out.welcome) throw new Error('no welcome');
     bob.join(out.welcome);
-    for (const c of clients.slice(1)) c.free();
+    for (const c of others) c.free();
   }
   return { alice, bob, id };
 }
@@ -235,15 +241,25 @@ function cases(suite: Suite): Record<string, () => Promise<Prepared>> {
       // what it hashed and checked itself.
       const g = await glue();
       const gAlice = await glue('committer');
-      const { alice, bob, id } = veilkitGroup(gAlice, suite, n, g);
+      const first = veilkitGroup(gAlice, suite, n, g);
+      const { alice, bob } = first;
       if (!bob) throw new Error('no second member');
-      // measure() runs a warm-up and `runs` samples: that many commits of successive epochs, and one.
-      const commits = Array.from({ length: runs + 1 }, (_, i) => addNewcomer(gAlice, alice, id, vs, `late${i}`));
-      // Warm-up on a twin group of 10: its creator adds one more, its second member processes that commit.
-      const twin = veilkitGroup(gAlice, suite, 10, g);
+      const pair = { alice, bob };
+      // measure() runs a warm-up and `runs` samples. Each processes an add commit in a group of exactly n:
+      // in groups of 10 and 100, one group of the same two members per sample (a run of commits in one group
+      // grew it from 10 to 25 members over 15 samples, and the samples with it); at 1,000 one group takes
+      // them all (1,000 to 1,005).
+      const groups = [first, ...Array.from({ length: n <= 100 ? runs : 0 }, () => veilkitGroup(gAlice, suite, n, g, pair))];
+      const commits = Array.from({ length: runs + 1 }, (_, i) => {
+        const at = groups[i % groups.length];
+        if (!at) throw new Error('no group');
+        return { id: at.id, commit: addNewcomer(gAlice, alice, at.id, vs, `late${i}`) };
+      });
+      // Warm-up on a twin group of 10 of the same two members: its creator adds one more, the other processes it.
+      const twin = veilkitGroup(gAlice, suite, 10, g, pair);
       let late = 0;
       const warm = (): void => {
-        twin.bob?.receive(twin.id, addNewcomer(gAlice, twin.alice, twin.id, vs, `warm${late++}`));
+        bob.receive(twin.id, addNewcomer(gAlice, alice, twin.id, vs, `warm${late++}`));
       };
       let next = 0;
       return {
@@ -253,9 +269,9 @@ function cases(suite: Suite): Record<string, () => Promise<Prepared>> {
         op: () => {
           const c = commits[next++];
           if (!c) throw new Error('the prepared commits ran out');
-          return bob.receive(id, c);
+          return bob.receive(c.id, c.commit);
         },
-        note: 'receive + merge of successive add commits',
+        note: 'receive + merge of an add commit (groups of 10 and 100: each in a group of its own of the same two members)',
       };
     };
     out[`grp-process-${n}/${suite}/ts-mls`] = async () => {
