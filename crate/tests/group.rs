@@ -287,6 +287,46 @@ fn attack_bit_flipped_commit_and_welcome_are_refused() {
     );
 }
 
+/// A refused commit can fail after the receiver's own pending commit for that epoch was discarded:
+/// every record the attempt changed is put back (the pending commit too), and the member's other
+/// group is untouched. The storage's undo journal, not a copy of the whole client, does this.
+#[test]
+fn attack_a_refused_commit_puts_back_the_discarded_pending_commit_in_a_member_of_two_groups() {
+    for suite in SUITES {
+        let mut ms = group_of(suite, &["alice", "bob"]);
+        // Bob is in a second group, of carol's.
+        let mut carol = member("carol");
+        carol.g = Some(carol.c.create_group(suite).unwrap());
+        let kp = ms[1].c.create_key_package(suite, false).unwrap();
+        let out = carol.add(&[&kp]).unwrap();
+        carol.merge().unwrap();
+        let mut second = ms[1].c.join(out.welcome.as_ref().unwrap()).unwrap();
+        // Bob's own update is pending when alice's commit for the same epoch arrives.
+        let own = ms[1].update().unwrap();
+        let theirs = ms[0].update().unwrap();
+        ms[0].merge().unwrap();
+        let before = ms[1].state();
+        for i in [theirs.commit.len() - 2, theirs.commit.len() - 40] {
+            let mut bad = theirs.commit.clone();
+            bad[i] ^= 0x01;
+            assert!(ms[1].recv(&bad).is_err(), "flip at {i}");
+            assert_eq!(ms[1].state(), before, "flip at {i}");
+        }
+        // The pending commit survived: merging it would still be possible; alice's genuine commit
+        // wins instead, and both groups still work.
+        ms[1].recv(&theirs.commit).unwrap();
+        assert_eq!(ms[1].epoch(), ms[0].epoch());
+        let wire = ms[0].send(b"after");
+        assert_eq!(ms[1].read(&wire), b"after");
+        let wire = carol.send(b"other group");
+        match second.receive(&ms[1].c, &wire).unwrap() {
+            Received::Application { bytes, .. } => assert_eq!(bytes.to_vec(), b"other group"),
+            other => panic!("expected an application message, got {other:?}"),
+        }
+        drop(own);
+    }
+}
+
 #[test]
 fn attack_key_package_with_a_bad_signature_or_another_suite_is_refused() {
     let mut ms = group_of(Suite::XWing, &["alice"]);

@@ -133,25 +133,17 @@ impl Provider {
         })
     }
 
-    fn snapshot(&self) -> Result<std::collections::HashMap<Vec<u8>, Vec<u8>>, GroupError> {
-        self.storage
-            .values
-            .read()
-            .map(|v| v.clone())
-            .map_err(|_| GroupError::Internal)
-    }
-
-    fn restore(
-        &self,
-        snapshot: std::collections::HashMap<Vec<u8>, Vec<u8>>,
-    ) -> Result<(), GroupError> {
-        let mut values = self
-            .storage
-            .values
-            .write()
-            .map_err(|_| GroupError::Internal)?;
-        *values = snapshot;
-        Ok(())
+    /// Runs `op` so that its storage changes are undone if it fails.
+    fn undoable<T>(&self, op: impl FnOnce() -> Result<T, GroupError>) -> Result<T, GroupError> {
+        self.storage.begin().map_err(|_| GroupError::Internal)?;
+        let out = op();
+        let end = if out.is_ok() {
+            self.storage.commit()
+        } else {
+            self.storage.rollback()
+        };
+        end.map_err(|_| GroupError::Internal)?;
+        out
     }
 }
 
@@ -403,22 +395,15 @@ impl Client {
             .use_ratchet_tree_extension(true)
             .wire_format_policy(MIXED_CIPHERTEXT_WIRE_FORMAT_POLICY)
             .build();
-        let snapshot = self.provider.snapshot()?;
-        let joined = StagedWelcome::new_from_welcome(&self.provider, &config, welcome, None)
-            .map_err(map_welcome)
-            .and_then(|staged| {
-                for m in staged.members() {
-                    self.check_credential(&m.credential, &m.signature_key)?;
-                }
-                staged.into_group(&self.provider).map_err(map_welcome)
-            });
-        match joined {
-            Ok(inner) => Ok(Group { inner }),
-            Err(e) => {
-                self.provider.restore(snapshot)?;
-                Err(e)
+        let inner = self.provider.undoable(|| {
+            let staged = StagedWelcome::new_from_welcome(&self.provider, &config, welcome, None)
+                .map_err(map_welcome)?;
+            for m in staged.members() {
+                self.check_credential(&m.credential, &m.signature_key)?;
             }
-        }
+            staged.into_group(&self.provider).map_err(map_welcome)
+        })?;
+        Ok(Group { inner })
     }
 
     /// Loads a group of this client by id.
@@ -729,24 +714,22 @@ impl Group {
             return Err(GroupError::NotAMember);
         }
         // A handshake message can fail after OpenMLS wrote part of its effect (a pending
-        // commit discarded, a staged commit half merged): the whole storage is restored. An
-        // application message's secret-tree step is applied, and written, only after it decrypted
-        // and its signature verified (OpenMLS 0.9's deferred `ratchet_update`), so a refused one
-        // leaves the storage as it was and only the in-memory group is reloaded. Skipping the
-        // snapshot (a copy of the whole state, 532 KB for 100 X-Wing members) makes a 1 KiB
-        // decrypt 30% faster there. The `attack_*` tests and the group_receive fuzz target check
-        // both cases byte for byte.
-        let snapshot = if message.is_handshake_message() {
-            Some(client.provider.snapshot()?)
+        // commit discarded, a staged commit half merged): every record it changed is put back
+        // (`Provider::undoable`). An application message's secret-tree step is applied, and
+        // written, only after it decrypted and its signature verified (OpenMLS 0.9's deferred
+        // `ratchet_update`), so a refused one leaves the storage as it was and only the in-memory
+        // group is reloaded. The `attack_*` tests and the group_receive fuzz target check both
+        // cases byte for byte.
+        let received = if message.is_handshake_message() {
+            client
+                .provider
+                .undoable(|| self.receive_inner(client, message))
         } else {
-            None
+            self.receive_inner(client, message)
         };
-        match self.receive_inner(client, message) {
+        match received {
             Ok(received) => Ok(received),
             Err(e) => {
-                if let Some(snapshot) = snapshot {
-                    client.provider.restore(snapshot)?;
-                }
                 let id = self.inner.group_id().clone();
                 self.inner = MlsGroup::load(client.provider.storage(), &id)
                     .ok()
