@@ -16,6 +16,8 @@ export interface Prepared {
    * long-lived app: the op itself when it can be repeated, else the same kind of op on other data.
    */
   warm?: Op;
+  /** Slow cases: how long {@link Prepared.warm} runs, in ms (default {@link WARMUP_MS}). */
+  warmMs?: number;
   /** Slow cases: how many single ops are timed after the warm-up op (default {@link SLOW_RUNS}). */
   runs?: number;
   note?: string;
@@ -53,7 +55,7 @@ export async function measure(id: string, p: Prepared): Promise<CaseResult> {
   if (p.slow) {
     if (p.warm) {
       const w0 = performance.now();
-      for (let i = 0; i < MIN_WARM || performance.now() - w0 < WARMUP_MS; i++) await p.warm();
+      for (let i = 0; i < MIN_WARM || performance.now() - w0 < (p.warmMs ?? WARMUP_MS); i++) await p.warm();
     }
     await op(); // warm-up
     const samples: number[] = [];
