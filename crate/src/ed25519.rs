@@ -213,12 +213,6 @@ impl PreparedVerifyingKey {
         })
     }
 
-    /// The encoding the key was prepared from.
-    #[must_use]
-    pub fn encoded(&self) -> &[u8; 32] {
-        &self.encoded
-    }
-
     /// [`verify_strict`] with this key.
     #[must_use = "the signature is only checked if the result is inspected"]
     pub fn verify_strict(&self, msg: &[u8], sig: &[u8; 64]) -> bool {

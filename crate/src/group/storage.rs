@@ -71,6 +71,18 @@ const POISONED: StoreError = StoreError("lock poisoned");
 /// Keys an undoable operation changed, with their records before (`None`: absent).
 type Undo = HashMap<Vec<u8>, Option<Vec<u8>>>;
 
+/// Sets (`Some`) or deletes (`None`) the record at `key`; returns the record it replaced.
+fn apply(
+    values: &mut HashMap<Vec<u8>, Vec<u8>>,
+    key: Vec<u8>,
+    value: Option<Vec<u8>>,
+) -> Option<Vec<u8>> {
+    match value {
+        Some(value) => values.insert(key, value),
+        None => values.remove(&key),
+    }
+}
+
 /// The records of one client (see the module documentation).
 pub(crate) struct Store {
     pub(crate) values: RwLock<HashMap<Vec<u8>, Vec<u8>>>,
@@ -121,7 +133,7 @@ impl Store {
         if !json_mirror::ON.load(std::sync::atomic::Ordering::Relaxed) {
             return Ok(());
         }
-        let mut mirror = self.json.write().map_err(|_| StoreError("lock poisoned"))?;
+        let mut mirror = self.json.write().map_err(|_| POISONED)?;
         match json {
             Some(json) => mirror.insert(key.to_vec(), json),
             None => mirror.remove(key),
@@ -136,17 +148,11 @@ impl Store {
         let mut undo = self.undo.write().map_err(|_| POISONED)?;
         match undo.as_mut() {
             Some(undo) => {
-                let before = match value {
-                    Some(value) => values.insert(key.clone(), value),
-                    None => values.remove(&key),
-                };
+                let before = apply(&mut values, key.clone(), value);
                 undo.entry(key).or_insert(before);
             }
             None => {
-                match value {
-                    Some(value) => values.insert(key, value),
-                    None => values.remove(&key),
-                };
+                apply(&mut values, key, value);
             }
         }
         Ok(())
@@ -154,7 +160,7 @@ impl Store {
 
     /// Starts an operation [`Store::rollback`] can undo (one at a time).
     pub(crate) fn begin(&self) -> R<()> {
-        let mut undo = self.undo.write().map_err(|_| StoreError("lock poisoned"))?;
+        let mut undo = self.undo.write().map_err(|_| POISONED)?;
         if undo.is_some() {
             return Err(StoreError("an undoable operation is already running"));
         }
@@ -164,7 +170,7 @@ impl Store {
 
     /// Ends the running operation, keeping its changes.
     pub(crate) fn commit(&self) -> R<()> {
-        *self.undo.write().map_err(|_| StoreError("lock poisoned"))? = None;
+        *self.undo.write().map_err(|_| POISONED)? = None;
         Ok(())
     }
 
@@ -175,20 +181,14 @@ impl Store {
             return Err(StoreError("no undoable operation is running"));
         };
         for (key, before) in undo {
-            match before {
-                Some(value) => values.insert(key, value),
-                None => values.remove(&key),
-            };
+            apply(&mut values, key, before);
         }
         Ok(())
     }
 
     /// Parses the record at `key` in place, under the read lock (no copy of it first).
     fn read<T>(&self, key: &[u8], parse: impl FnOnce(&[u8]) -> R<T>) -> R<Option<T>> {
-        let values = self
-            .values
-            .read()
-            .map_err(|_| StoreError("lock poisoned"))?;
+        let values = self.values.read().map_err(|_| POISONED)?;
         values.get(key).map(|bytes| parse(bytes)).transpose()
     }
 
