@@ -172,6 +172,36 @@ export interface PrekeyBundles {
 
 type R<T extends string, F> = { readonly id: number; readonly type: T; readonly name: string } & F;
 
+/** A link started on the new device (docs/DEVICES.md §6): show `code`, send `offer` on `channel`. */
+export interface LinkStarted {
+  readonly id: string;
+  /** 26 base32 characters: show it (or as a QR code) to the user, never to the server. */
+  readonly code: string;
+  /** The relay's rendezvous name for this code (32 hex digits; reveals nothing of the code). */
+  readonly channel: string;
+  readonly offer: Uint8Array;
+}
+
+/** A link accepted on the device holding the user identity: send `accept` on `channel`. */
+export interface LinkAccepted {
+  readonly id: string;
+  readonly channel: string;
+  readonly accept: Uint8Array;
+}
+
+/** The device a link added: the new registry (publish it) and the welcome (send it on the channel). */
+export interface LinkConfirmed {
+  readonly registry: Uint8Array;
+  readonly device: { readonly identityId: string; readonly identity: Uint8Array; readonly name: string };
+  readonly welcome: Uint8Array;
+}
+
+/** What the new device learns: its user's `Enc(ID)` (pin it) and the registry that lists it. */
+export interface LinkFinished {
+  readonly user: Uint8Array;
+  readonly registry: Uint8Array;
+}
+
 export type KeystoreRequest =
   | R<'keystore/open', object>
   | R<'keystore/capabilities', object>
@@ -203,6 +233,19 @@ export type KeystoreRequest =
    * byte before the signature table; the worker parses it and builds the signed bytes itself.
    */
   | R<'keystore/sign-container-header', { readonly identity: string; readonly header: Uint8Array }>
+  /**
+   * A device registry change signed by the user identity `user` (docs/DEVICES.md): the worker verifies
+   * `registry` against `user` first and builds the change itself. `device`: the device's `Enc(ID)`.
+   */
+  | R<'keystore/registry-add', { readonly user: string; readonly registry?: Uint8Array; readonly device: Uint8Array; readonly deviceName: string }>
+  /** `device`: the identity id (hex) of an active device. */
+  | R<'keystore/registry-revoke', { readonly user: string; readonly registry: Uint8Array; readonly device: string }>
+  /** Device linking (docs/DEVICES.md §6): `link-start`, `-answer`, `-finish` on the new device; `-accept`, `-confirm` on the one holding the user identity. */
+  | R<'keystore/link-start', { readonly device: string; readonly deviceName: string }>
+  | R<'keystore/link-accept', { readonly user: string; readonly code: string; readonly offer: Uint8Array }>
+  | R<'keystore/link-answer', { readonly link: string; readonly accept: Uint8Array }>
+  | R<'keystore/link-confirm', { readonly link: string; readonly hello: Uint8Array; readonly registry?: Uint8Array }>
+  | R<'keystore/link-finish', { readonly link: string; readonly welcome: Uint8Array }>
   | R<'keystore/derive-shared-key', { readonly identity: string; readonly peerPublicKey: Uint8Array; readonly info: Uint8Array }>
   /**
    * With `port`, the key is posted on that port (one message, `{ key }`, to another worker that holds
@@ -327,6 +370,13 @@ export interface KeystoreReplies extends GroupReplies {
   'keystore/sign': Uint8Array;
   'keystore/sign-hybrid': HybridSignature;
   'keystore/sign-container-header': ContainerHeaderSignature;
+  'keystore/registry-add': Uint8Array;
+  'keystore/registry-revoke': Uint8Array;
+  'keystore/link-start': LinkStarted;
+  'keystore/link-accept': LinkAccepted;
+  'keystore/link-answer': Uint8Array;
+  'keystore/link-confirm': LinkConfirmed;
+  'keystore/link-finish': LinkFinished;
   'keystore/derive-shared-key': CryptoKey;
   /** `true` when the key went to `port`. */
   'keystore/decapsulate': CryptoKey | true;

@@ -25,6 +25,11 @@ export {
   Group, GROUP_SUITES, type GroupInfo, type GroupMember, type GroupMemberWithCode, type GroupReceived, type GroupCommit, type GroupEncrypted,
   type GroupSuiteId, type GroupUpdatePolicy, type CreateGroupOptions, type JoinGroupOptions, type GroupMessageOptions,
 } from './group/group.js';
+export {
+  addDevice, revokeDevice, verifyDeviceRegistry, deviceIdentity, findDevice, DEVICE_REGISTRY, type AddDeviceOptions, type VerifyDeviceRegistryOptions,
+  type DeviceRegistryView, type DeviceRegistryHead, type RegisteredDevice, type DeviceRegistryFailure,
+  startLink, acceptLink, answerLink, confirmLink, finishLink, linkChannelOf, DEVICE_LINK, type LinkStarted, type LinkAccepted, type LinkConfirmed, type LinkFinished,
+} from './devices.js';
 export { capabilities, type Capabilities, type Routes, type Route, type RoutePreference, type WasmBuild } from './webcrypto/routes.js';
 export type { WebCryptoSupport, AlgorithmSupport } from './webcrypto/probe.js';
 export { KDF_BOUNDS, type KdfBounds, type CostBounds, type Argon2CostBounds } from './kdf-bounds.js';

@@ -57,11 +57,13 @@ export type PortMessage =
 
 /**
  * Requests the frame refuses on an app connection (`TOP_LEVEL_REQUIRED`): they run only on a
- * manager connection, from a top-level window on the keystore origin.
+ * manager connection, from a top-level window on the keystore origin. Adding a device to the
+ * user's registry is one: the added device becomes the user everywhere the registry is read, which
+ * a compromised app page must not be able to do any more than export the identity.
  */
 export function managerOnly(body: KeystoreBody): boolean {
   return body.type === 'keystore/export-phrase' || body.type === 'keystore/export-backup'
-    || body.type === 'keystore/import-backup' || (body.type === 'keystore/set-passphrase' && body.passphrase === null);
+    || body.type === 'keystore/import-backup' || body.type === 'keystore/registry-add' || body.type === 'keystore/link-confirm' || (body.type === 'keystore/set-passphrase' && body.passphrase === null);
 }
 
 /**
@@ -77,7 +79,8 @@ export function needsCurrentPassphrase(body: KeystoreBody): boolean {
 /** Requests that use one of an identity's private keys for the caller: an app connection's rate-limited key uses. */
 const KEY_USES: ReadonlySet<string> = new Set([
   'keystore/sign', 'keystore/sign-hybrid', 'keystore/sign-container-header', 'keystore/decapsulate',
-  'keystore/open-sealed', 'keystore/open-sealed-export', 'keystore/derive-shared-key',
+  'keystore/open-sealed', 'keystore/open-sealed-export', 'keystore/derive-shared-key', 'keystore/registry-revoke',
+  'keystore/link-start', 'keystore/link-accept', 'keystore/link-answer', 'keystore/link-finish',
 ] satisfies KeystoreBody['type'][]);
 
 export function isKeyUse(body: KeystoreBody): boolean {

@@ -24,8 +24,8 @@ test('the signed bytes: "veilkit-app-signature-v1" ‖ u8(|context|) ‖ context
 
 test('no protocol signed by an identity\'s keys begins with the app label, nor the app label with one of theirs', () => {
   // Every label whose bytes the keystore identity's keys sign (Ed25519: label first; ML-DSA-65: the context differs too).
-  const protocol = ['veilkit-prekey-v1', 'veilkit-public-bundle-v1', 'vollcrypt-file-header-signature-v1'];
-  const contexts = ['veilkit-prekey-v1', 'veilkit-public-bundle-v1', 'vollcrypt-file-header-v3'];
+  const protocol = ['veilkit-prekey-v1', 'veilkit-public-bundle-v1', 'vollcrypt-file-header-signature-v1', api.DEVICE_REGISTRY.label];
+  const contexts = ['veilkit-prekey-v1', 'veilkit-public-bundle-v1', 'vollcrypt-file-header-v3', api.DEVICE_REGISTRY.label];
   for (const p of protocol) {
     const n = Math.min(p.length, api.APP_SIGNATURE.label.length);
     assert.notEqual(p.slice(0, n), api.APP_SIGNATURE.label.slice(0, n), p);

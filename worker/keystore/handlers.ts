@@ -8,6 +8,8 @@ import { decapsulateRequest, deriveSharedKey, openSealed, openSealedExport, sign
 import { checkCurrentPassphrase, lock, setPassphrase, status, unlock } from './lock.js';
 import { prekeyBundles } from './prekeys.js';
 import { capabilities } from './capabilities.js';
+import { addDevice, revokeDevice } from './devices.js';
+import * as link from './link.js';
 import { open } from './store.js';
 import * as sessions from './sessions.js';
 import * as history from './history.js';
@@ -32,6 +34,13 @@ export const keystoreHandlers: HandlerTable<KeystoreRequest, KeystoreReplies> = 
   'keystore/sign': async (req) => sign(await open(req), req.identity, req.algorithm, req.message, req.context),
   'keystore/sign-hybrid': async (req) => signHybrid(await open(req), req.identity, req.message, req.context),
   'keystore/sign-container-header': async (req) => signContainerHeader(await open(req), req.identity, req.header),
+  'keystore/registry-add': async (req) => addDevice(await open(req), req.user, req.registry === undefined ? undefined : bytes('registry', req.registry), req.device, req.deviceName),
+  'keystore/registry-revoke': async (req) => revokeDevice(await open(req), req.user, bytes('registry', req.registry), req.device),
+  'keystore/link-start': async (req) => link.start(await open(req), req.device, req.deviceName),
+  'keystore/link-accept': async (req) => link.accept(await open(req), req.user, req.code, bytes('offer', req.offer)),
+  'keystore/link-answer': async (req) => link.answer(await open(req), req.link, bytes('accept', req.accept)),
+  'keystore/link-confirm': async (req) => link.confirm(await open(req), req.link, bytes('hello', req.hello), req.registry === undefined ? undefined : bytes('registry', req.registry)),
+  'keystore/link-finish': async (req) => link.finish(await open(req), req.link, bytes('welcome', req.welcome)),
   'keystore/derive-shared-key': async (req) => deriveSharedKey(await open(req), req.identity, req.peerPublicKey, req.info),
   'keystore/decapsulate': (req) => decapsulateRequest(req),
   'keystore/open-sealed': async (req) => openSealed(await open(req), req.identity, req.sealed, req.info, req.aad),

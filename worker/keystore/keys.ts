@@ -32,11 +32,12 @@ async function nativeKey(session: Session, r: SecretRecord, type: SeedKeyType): 
 /**
  * Signs `message` as it is. Called only with signed bytes built in this worker: app signatures
  * (`"veilkit-app-signature-v1" ‖ …`, ts/app-signature.ts) and container headers
- * (`"vollcrypt-file-header-signature-v1" ‖ a parsed header`); prekeys are signed by the core
- * (worker/keystore/prekeys.ts) and the public bundle when the identity is made. No request
- * passes page bytes here unprefixed (docs/KEYSTORE.md#app-signatures).
+ * (`"vollcrypt-file-header-signature-v1" ‖ a parsed header`) and device registry changes
+ * (`"veilkit-device-registry-v1" ‖ 0x02 ‖ a body built in worker/keystore/devices.ts`); prekeys are
+ * signed by the core (worker/keystore/prekeys.ts) and the public bundle when the identity is made.
+ * No request passes page bytes here unprefixed (docs/KEYSTORE.md#app-signatures).
  */
-async function signWith(s: Store, id: unknown, algorithm: 'ed25519' | 'ml-dsa-65', message: Uint8Array, context: Uint8Array | undefined): Promise<Uint8Array> {
+export async function signWith(s: Store, id: unknown, algorithm: 'ed25519' | 'ml-dsa-65', message: Uint8Array, context: Uint8Array | undefined): Promise<Uint8Array> {
   if (algorithm === 'ed25519') {
     if (context !== undefined) throw new TypeError('Ed25519 takes no context');
     const { session, identity, record } = await loadSecret(s, id, 'ed25519');

@@ -1,0 +1,168 @@
+// The device registry through the keystore (issue 30, docs/DEVICES.md), in every engine: the user
+// identity signs adds and revokes in the worker on top of a registry it verified, the page verifies
+// with a pinned head, the keystore refuses to sign on a tampered or foreign registry or to bring a
+// revoked device back, and app signatures cannot be passed off as registry signatures.
+import { test, expect, engine, type Page } from './test.js';
+
+type DeviceTests = typeof import('./fixtures/devices-page.js');
+declare global {
+  interface Window { deviceTests: DeviceTests }
+}
+
+const PAGE = '/tests/playwright/fixtures/devices.html';
+
+async function load(page: Page): Promise<void> {
+  await page.goto(PAGE);
+  await expect(page).toHaveTitle('ready');
+}
+
+function storeName(tag: string): string {
+  return `${tag}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+}
+
+test('a user registry signed in the keystore: add two devices, revoke one, verify against pinned heads; what the worker refuses to sign', async ({ page }) => {
+  test.setTimeout(120_000);
+  await load(page);
+  const r = await page.evaluate((n) => window.deviceTests.flow(n), storeName('devices'));
+  expect(r).toEqual({
+    sameAsGroup: true,
+    first: ['laptop'],
+    second: ['laptop', 'phone'],
+    third: { devices: ['phone'], revoked: ['laptop'], count: 3 },
+    laptopId: true,
+    readdRevoked: 'KEY_EXISTS',
+    readdActive: 'KEY_EXISTS',
+    revokeAgain: 'KEY_NOT_FOUND',
+    userAsDevice: 'INVALID_PARAMETER',
+    classicUser: 'PQ_IDENTITY_REQUIRED',
+    classicDevice: 'PQ_IDENTITY_REQUIRED',
+    tamperedBase: 'REGISTRY_INVALID/BAD_SIGNATURE',
+    otherUsersRegistry: 'REGISTRY_INVALID/USER_MISMATCH',
+    rolledBack: 'STATE_ROLLBACK',
+    shortDevice: 'INVALID_LENGTH',
+    longName: 'RangeError',
+  });
+});
+
+test('attack: page script has the keystore sign a change\'s exact signed bytes (sign / signHybrid) and appends it: refused', async ({ page }) => {
+  test.setTimeout(60_000);
+  await load(page);
+  const r = await page.evaluate((n) => window.deviceTests.forged(n), storeName('devices-forged'));
+  expect(r).toEqual({ signHybrid: 'REGISTRY_INVALID/BAD_SIGNATURE', sign: 'REGISTRY_INVALID/BAD_SIGNATURE' });
+});
+
+// Linking (docs/DEVICES.md §6). Two devices: in Chromium and Firefox two browser contexts (separate
+// storage, separate workers); WebKit's WebDriver adapter has one context, so there the new device is a
+// second page with its own keystore (its own worker and database). The test is the relay: it carries
+// every message between the pages and records them.
+
+type Bytes = number[];
+
+async function devicePair(page: Page, context: import('./test.js').BrowserContext): Promise<{ e: Page; n: Page; close: () => Promise<void> }> {
+  await load(page);
+  const browser = engine === 'webkit' ? null : context.browser();
+  if (browser === null) {
+    const n = await context.newPage();
+    await load(n);
+    return { e: page, n, close: () => n.close() };
+  }
+  const other = await browser.newContext({ baseURL: new URL(page.url()).origin });
+  const n = await other.newPage();
+  await load(n);
+  return { e: page, n, close: () => other.close() };
+}
+
+function contains(haystack: Bytes, needle: Bytes): boolean {
+  if (needle.length === 0) return false;
+  outer: for (let i = 0; i + needle.length <= haystack.length; i++) {
+    for (let j = 0; j < needle.length; j++) if (haystack[i + j] !== needle[j]) continue outer;
+    return true;
+  }
+  return false;
+}
+
+test('link a new device with its code through a relay that records everything: both sides end with the same user and registry; the recording holds no identity, name or registry', async ({ page, context }) => {
+  test.setTimeout(120_000);
+  const { e, n, close } = await devicePair(page, context);
+  try {
+    const existing = await e.evaluate((x) => window.deviceTests.linkExisting(x), storeName('link-e'));
+    const started = await n.evaluate(([x, d]) => window.deviceTests.linkNew(x, d), [storeName('link-n'), 'alice phone (Firefox)'] as const);
+    const recorded: { channel: string; message: Bytes }[] = [];
+    const relay = (channel: string, message: Bytes): Bytes => {
+      recorded.push({ channel, message });
+      return message;
+    };
+    expect(started.code).toMatch(/^[A-Z2-7]{26}$/);
+    const offer = relay(started.channel, started.offer);
+    const accepted = await e.evaluate(([c, o]) => window.deviceTests.linkAccept(c, o), [started.code, offer] as const);
+    if (typeof accepted === 'string') throw new Error(`accept: ${accepted}`);
+    expect(accepted.channel).toBe(started.channel);
+    const hello = await n.evaluate((a) => window.deviceTests.linkAnswer(a), relay(accepted.channel, accepted.accept));
+    if (typeof hello === 'string') throw new Error(`answer: ${hello}`);
+    const confirmed = await e.evaluate((h) => window.deviceTests.linkConfirm(h), relay(started.channel, hello));
+    if (typeof confirmed === 'string') throw new Error(`confirm: ${confirmed}`);
+    expect(confirmed.name).toBe('alice phone (Firefox)');
+    expect(confirmed.devices).toEqual(['laptop', 'alice phone (Firefox)']);
+    const finished = await n.evaluate((w) => window.deviceTests.linkFinish(w), relay(started.channel, confirmed.welcome));
+    if (typeof finished === 'string') throw new Error(`finish: ${finished}`);
+    expect(finished).toEqual({ user: existing.user, devices: ['laptop', 'alice phone (Firefox)'], self: true });
+
+    // The relay saw 4 messages of the shapes DEVICES.md §6 gives, and none of the secrets' public consequences.
+    expect(recorded.map((r) => r.message.length)).toEqual([5 + 1216, 5 + 1120, 5 + 12 + 2017 + 1 + 21 + 16, 5 + 12 + 2017 + confirmed.registry.length + 16]);
+    const name = Array.from(new TextEncoder().encode('alice phone'));
+    for (const { message } of recorded) {
+      for (const [what, needle] of [['user Enc(ID)', existing.user.slice(0, 64)], ['new device Enc(ID)', started.identity.slice(1, 65)], ['registry', confirmed.registry.slice(2100, 2164)], ['name', name]] as const) {
+        expect(contains(message, needle), `${what} in a recorded message`).toBe(false);
+      }
+    }
+    // The recording replayed: the used link takes nothing more (one try per link).
+    expect(await e.evaluate((h) => window.deviceTests.linkConfirm(h), recorded[2]?.message ?? [])).toBe('KEY_NOT_FOUND');
+    expect(await n.evaluate((w) => window.deviceTests.linkFinish(w), recorded[3]?.message ?? [])).toBe('KEY_NOT_FOUND');
+  } finally {
+    await e.evaluate(() => window.deviceTests.linkDispose());
+    await n.evaluate(() => window.deviceTests.linkDispose());
+    await close();
+  }
+});
+
+test('attack: a relay in the middle puts its own device in (its own offer for the user\'s code; its own accept with a guessed code): nothing is signed, the user\'s registry is unchanged', async ({ page, context }) => {
+  test.setTimeout(120_000);
+  const { e, n, close } = await devicePair(page, context);
+  const m = await context.newPage();
+  await load(m);
+  try {
+    await e.evaluate((x) => window.deviceTests.linkExisting(x), storeName('mitm-e'));
+    const before = await e.evaluate(() => window.deviceTests.linkRegistry());
+    const victim = await n.evaluate(([x, d]) => window.deviceTests.linkNew(x, d), [storeName('mitm-n'), 'phone'] as const);
+    // 1. The relay swaps the new device's offer for one of its own device (it has its own link and code).
+    const mine = await m.evaluate(([x, d]) => window.deviceTests.linkNew(x, d), [storeName('mitm-m'), 'phone'] as const);
+    const accepted = await e.evaluate(([c, o]) => window.deviceTests.linkAccept(c, o), [victim.code, mine.offer] as const);
+    if (typeof accepted === 'string') throw new Error(`accept: ${accepted}`);
+    const forgedHello = await m.evaluate((a) => window.deviceTests.linkAnswer(a), accepted.accept);
+    if (typeof forgedHello === 'string') throw new Error(`answer: ${forgedHello}`);
+    const swappedOffer = await e.evaluate((h) => window.deviceTests.linkConfirm(h), forgedHello);
+    // 2. The relay answers the victim's offer itself, guessing the code (it never saw it).
+    await m.evaluate(() => window.deviceTests.linkDispose());
+    await m.evaluate((x) => window.deviceTests.linkExisting(x), storeName('mitm-m2'));
+    const guess = 'A'.repeat(26);
+    const attackerAccept = await m.evaluate(([c, o]) => window.deviceTests.linkAccept(c, o), [guess, victim.offer] as const);
+    if (typeof attackerAccept === 'string') throw new Error(`attacker accept: ${attackerAccept}`);
+    const victimHello = await n.evaluate((a) => window.deviceTests.linkAnswer(a), attackerAccept.accept);
+    if (typeof victimHello === 'string') throw new Error(`victim answer: ${victimHello}`);
+    const readVictimHello = await m.evaluate((h) => window.deviceTests.linkConfirm(h), victimHello);
+    // 3. A hello with one bit flipped, on a fresh link with the right code.
+    const fresh = await n.evaluate(([x, d]) => window.deviceTests.linkNew(x, d), [storeName('mitm-n2'), 'phone'] as const);
+    const ok = await e.evaluate(([c, o]) => window.deviceTests.linkAccept(c, o), [fresh.code, fresh.offer] as const);
+    if (typeof ok === 'string') throw new Error(`accept: ${ok}`);
+    const hello = await n.evaluate((a) => window.deviceTests.linkAnswer(a), ok.accept);
+    if (typeof hello === 'string') throw new Error(`answer: ${hello}`);
+    hello[hello.length - 20] = (hello[hello.length - 20] ?? 0) ^ 1;
+    const flipped = await e.evaluate((h) => window.deviceTests.linkConfirm(h), hello);
+    expect({ swappedOffer, readVictimHello, flipped }).toEqual({ swappedOffer: 'AUTHENTICATION_FAILED', readVictimHello: 'AUTHENTICATION_FAILED', flipped: 'AUTHENTICATION_FAILED' });
+    expect(await e.evaluate(() => window.deviceTests.linkRegistry())).toEqual(before);
+  } finally {
+    for (const p of [e, n, m]) await p.evaluate(() => window.deviceTests.linkDispose());
+    await m.close();
+    await close();
+  }
+});

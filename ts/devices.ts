@@ -1,0 +1,207 @@
+/**
+ * Users and their devices (docs/DEVICES.md). A *user identity* is a keystore identity (with
+ * ML-DSA-65) that stays on the device where it was made (or restored from its phrase); each device
+ * has its own identity, the one it joins groups and sessions with. The user's *device registry*
+ * lists the device identities, each change signed by the user identity in the keystore worker;
+ * whoever talks to the user verifies it against the user identity they pinned.
+ *
+ * ```ts
+ * const user = await ks.createIdentity({ label: 'alice', mlDsa: true });
+ * const laptop = await ks.createIdentity({ label: 'alice laptop', mlDsa: true });
+ * let registry = await addDevice(ks, user, await deviceIdentity(ks, laptop), { name: 'laptop' });
+ * // publish registry; a peer that pinned alice's Enc(ID):
+ * const view = await verifyDeviceRegistry(registry, { user: aliceEncId, pinned: lastHead });
+ * ```
+ */
+import { Keystore, keystoreRun } from './keystore.js';
+import { init } from './init.js';
+import { VeilError } from '../protocol/errors.js';
+import { bytes, utf8 } from './validate.js';
+import { encodeVerificationIdentity } from './messaging/verification.js';
+import { DEVICE_REGISTRY, verifyRegistry, type DeviceRegistryHead, type DeviceRegistryView, type RegisteredDevice } from './devices-format.js';
+import { DEVICE_LINK, decodeLinkCode, linkChannel } from './link-format.js';
+import type { IdentityHandle, LinkAccepted, LinkConfirmed, LinkFinished, LinkStarted } from '../protocol/keystore.protocol.js';
+
+export { DEVICE_LINK };
+export type { LinkAccepted, LinkConfirmed, LinkFinished, LinkStarted };
+
+export {
+  DEVICE_REGISTRY, type DeviceRegistryFailure, type DeviceRegistryHead, type DeviceRegistryView, type RegisteredDevice,
+} from './devices-format.js';
+
+function checkKeystore(ks: Keystore): Keystore {
+  if (!(ks instanceof Keystore)) throw new TypeError('ks must be a Keystore');
+  return ks;
+}
+
+function identityId(identity: IdentityHandle | string, name: string): string {
+  if (typeof identity === 'string') return identity;
+  if (typeof identity === 'object' && identity !== null && typeof identity.id === 'string') return identity.id;
+  throw new TypeError(`${name} must be an IdentityHandle or an identity id`);
+}
+
+function identityEncoding(name: string, value: unknown): Uint8Array {
+  const b = bytes(name, value);
+  if (b.length !== DEVICE_REGISTRY.identityLength || b[0] !== 0x01) {
+    throw new VeilError('INVALID_LENGTH', `${name} must be an Enc(ID) of ${DEVICE_REGISTRY.identityLength} bytes with flags 0x01, got ${b.length} bytes`, {
+      details: { got: b.length },
+    });
+  }
+  return b;
+}
+
+function head(value: unknown): DeviceRegistryHead {
+  const h = value as Partial<DeviceRegistryHead> | null;
+  if (typeof h !== 'object' || h === null || !Number.isInteger(h.count) || (h.count ?? 0) < 1 || (h.count ?? 0) > DEVICE_REGISTRY.maxChanges
+    || typeof h.hash !== 'string' || !/^[0-9a-f]{64}$/.test(h.hash)) {
+    throw new TypeError(`pinned must be a head { count: 1 … ${DEVICE_REGISTRY.maxChanges}, hash: 64 lowercase hex digits } from an earlier verification`);
+  }
+  return { count: h.count as number, hash: h.hash };
+}
+
+/**
+ * The `Enc(ID)` (2,017 bytes) of a keystore identity made with `mlDsa: true`: what a registry lists
+ * for a device, and a group member's `identity`. `PQ_IDENTITY_REQUIRED` for an identity without ML-DSA-65.
+ */
+export async function deviceIdentity(ks: Keystore, identity: IdentityHandle | string): Promise<Uint8Array> {
+  const b = await checkKeystore(ks).getPublicBundle(identityId(identity, 'identity'));
+  if (b.mlDsa65 === undefined) {
+    throw new VeilError('PQ_IDENTITY_REQUIRED', `identity ${b.id} has no ML-DSA-65 key: users and devices are identities made with mlDsa: true`);
+  }
+  await init();
+  return encodeVerificationIdentity({ ed25519: b.ed25519, x25519: b.x25519, mlDsa65: b.mlDsa65 });
+}
+
+/** Options of {@link addDevice}. */
+export interface AddDeviceOptions {
+  /** The current registry (absent: start the user's registry with this device). */
+  registry?: Uint8Array;
+  /** A name the user recognises (UTF-8, at most 64 bytes; public to whoever stores the registry). */
+  name?: string;
+}
+
+/**
+ * Adds the device `device` (its `Enc(ID)`, {@link deviceIdentity}) to the registry of `user`, signed
+ * by the user identity in the keystore worker: the new registry. The worker verifies `registry`
+ * against `user` first (`REGISTRY_INVALID`); a device in it already, revoked or not: `KEY_EXISTS`.
+ * In an isolated keystore this runs only on a manager connection (`TOP_LEVEL_REQUIRED`).
+ */
+export async function addDevice(ks: Keystore, user: IdentityHandle | string, device: Uint8Array, options: AddDeviceOptions = {}): Promise<Uint8Array> {
+  checkKeystore(ks);
+  if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
+  const d = identityEncoding('device', device).slice();
+  const name = utf8('name', options.name ?? '', 0, DEVICE_REGISTRY.maxNameLength);
+  const registry = options.registry === undefined ? undefined : bytes('registry', options.registry).slice();
+  return (await keystoreRun(ks, {
+    type: 'keystore/registry-add', user: identityId(user, 'user'), device: d, deviceName: name, ...(registry === undefined ? {} : { registry }),
+  })) as Uint8Array;
+}
+
+/**
+ * Revokes an active device (its identity id, or a device of a verified view): the new registry. A
+ * revoked device never comes back; remove it from the user's groups in the next commit (docs/DEVICES.md §4).
+ */
+export async function revokeDevice(ks: Keystore, user: IdentityHandle | string, registry: Uint8Array, device: string | RegisteredDevice): Promise<Uint8Array> {
+  checkKeystore(ks);
+  const id = typeof device === 'object' && device !== null ? device.identityId : device;
+  if (typeof id !== 'string' || !/^[0-9a-f]{64}$/.test(id)) throw new TypeError('device must be a device identity id (64 lowercase hex digits) or a RegisteredDevice');
+  return (await keystoreRun(ks, { type: 'keystore/registry-revoke', user: identityId(user, 'user'), registry: bytes('registry', registry).slice(), device: id })) as Uint8Array;
+}
+
+/** Options of {@link verifyDeviceRegistry}. */
+export interface VerifyDeviceRegistryOptions {
+  /** The user's `Enc(ID)` as the caller already trusts it (verified out of band, or pinned on first use): never the one in the registry. */
+  user: Uint8Array;
+  /** The head of the last registry of this user the caller verified: a registry that does not extend it is refused. */
+  pinned?: DeviceRegistryHead;
+}
+
+/**
+ * Verifies a registry (from the app's server, say) against the pinned user identity: the devices it
+ * lists as active and revoked, and its head (store it and pass it as `pinned` next time). `REGISTRY_INVALID`
+ * with `details.reason` (docs/DEVICES.md §3) and `details.index`; `STATE_ROLLBACK` when it is older than `pinned`.
+ */
+export async function verifyDeviceRegistry(registry: Uint8Array, options: VerifyDeviceRegistryOptions): Promise<DeviceRegistryView> {
+  if (typeof options !== 'object' || options === null) throw new TypeError('options must be { user, pinned? }');
+  const r = bytes('registry', registry);
+  const user = identityEncoding('user', options.user);
+  const pinned = options.pinned === undefined ? undefined : head(options.pinned);
+  await init();
+  return verifyRegistry(r, { user, ...(pinned === undefined ? {} : { pinned }) });
+}
+
+/** The active device of `view` with identity id `identityId` (a group member's), if any. */
+export function findDevice(view: DeviceRegistryView, identityId: string): RegisteredDevice | undefined {
+  return view.devices.find((d) => d.identityId === identityId);
+}
+
+// ---------------------------------------------------------------------------
+// Linking a new device (docs/DEVICES.md §6)
+
+/**
+ * On the **new** device: starts linking its device identity `device` (made with `mlDsa: true`).
+ * Show `code` to the user (typed or as a QR code) on this screen only; send `offer` on the relay
+ * channel `channel`; then {@link answerLink} the accept that comes back. The worker keeps the link's
+ * keys for ten minutes, in memory.
+ */
+export async function startLink(ks: Keystore, device: IdentityHandle | string, options: { name?: string } = {}): Promise<LinkStarted> {
+  checkKeystore(ks);
+  if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
+  const name = utf8('name', options.name ?? '', 0, DEVICE_REGISTRY.maxNameLength);
+  return (await keystoreRun(ks, { type: 'keystore/link-start', device: identityId(device, 'device'), deviceName: name })) as LinkStarted;
+}
+
+/**
+ * On the device holding the **user identity**: the user typed or scanned the new device's `code`;
+ * `offer` is what arrived on `linkChannel(code)`. Send `accept` on that channel; then
+ * {@link confirmLink} the hello that comes back.
+ */
+export async function acceptLink(ks: Keystore, user: IdentityHandle | string, code: string, offer: Uint8Array): Promise<LinkAccepted> {
+  checkKeystore(ks);
+  decodeLinkCode(code);
+  return (await keystoreRun(ks, { type: 'keystore/link-accept', user: identityId(user, 'user'), code, offer: bytes('offer', offer).slice() })) as LinkAccepted;
+}
+
+/** On the new device: the hello to send back for the accept (it carries the device's `Enc(ID)`, sealed). */
+export async function answerLink(ks: Keystore, link: LinkStarted | string, accept: Uint8Array): Promise<Uint8Array> {
+  checkKeystore(ks);
+  return (await keystoreRun(ks, { type: 'keystore/link-answer', link: linkId(link), accept: bytes('accept', accept).slice() })) as Uint8Array;
+}
+
+/**
+ * On the device holding the user identity: opens the hello, adds the new device to the user's
+ * registry (`registry`: the current one, verified first) and returns the new registry (publish it),
+ * the device added (show its name), and the welcome (send it on the channel). A hello not made by the
+ * holder of the code: `AUTHENTICATION_FAILED`, and nothing is signed. One try per link.
+ */
+export async function confirmLink(ks: Keystore, link: LinkAccepted | string, hello: Uint8Array, options: { registry?: Uint8Array } = {}): Promise<LinkConfirmed> {
+  checkKeystore(ks);
+  if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
+  const registry = options.registry === undefined ? undefined : bytes('registry', options.registry).slice();
+  return (await keystoreRun(ks, {
+    type: 'keystore/link-confirm', link: linkId(link), hello: bytes('hello', hello).slice(), ...(registry === undefined ? {} : { registry }),
+  })) as LinkConfirmed;
+}
+
+/**
+ * On the new device: opens the welcome and verifies its registry (this device active in it). Returns
+ * the user's `Enc(ID)` (pin it: it is authenticated by the code) and the verified registry view.
+ */
+export async function finishLink(ks: Keystore, link: LinkStarted | string, welcome: Uint8Array): Promise<LinkFinished & { view: DeviceRegistryView }> {
+  checkKeystore(ks);
+  const r = (await keystoreRun(ks, { type: 'keystore/link-finish', link: linkId(link), welcome: bytes('welcome', welcome).slice() })) as LinkFinished;
+  return { ...r, view: await verifyDeviceRegistry(r.registry, { user: r.user }) };
+}
+
+/** The relay channel of a code (what {@link acceptLink}'s device listens on to find the offer). */
+export async function linkChannelOf(code: string): Promise<string> {
+  const s = decodeLinkCode(code);
+  await init();
+  return linkChannel(s);
+}
+
+function linkId(link: unknown): string {
+  const id = typeof link === 'object' && link !== null ? (link as { id?: unknown }).id : link;
+  if (typeof id !== 'string' || !/^[0-9a-f]{32}$/.test(id)) throw new TypeError('link must be a link (startLink / acceptLink) or its id');
+  return id;
+}

@@ -1,0 +1,75 @@
+/**
+ * Signing the user's device registry (docs/DEVICES.md): the user identity's keys sign a change only
+ * on top of a registry this worker has verified against that identity, and only a change this
+ * worker built (an add of a well-formed device `Enc(ID)`, a revoke of an active device).
+ */
+import { VeilError } from '../../protocol/errors.js';
+import { utf8 } from '../../ts/validate.js';
+import { concatBytes, hexToBytes } from '../../ts/bytes.js';
+import { encodeVerificationIdentity } from '../../ts/messaging/verification.js';
+import {
+  DEVICE_REGISTRY, REGISTRY_ACTIONS, encodeBody, encodeRegistry, identityIdOf, isIdentityEncoding, mlDsaContext, parseRegistry, registryRoot,
+  signedBytes, verifyRegistry, type DeviceRegistryView,
+} from '../../ts/devices-format.js';
+import { identityRecord } from './identities.js';
+import { signWith } from './keys.js';
+import type { Store } from './store.js';
+
+/** The user identity's `Enc(ID)` (with ML-DSA-65: `PQ_IDENTITY_REQUIRED` otherwise). */
+async function userIdentity(s: Store, user: string): Promise<{ id: string; identity: Uint8Array }> {
+  const r = await identityRecord(s, user);
+  const { ed25519, x25519 } = r.publicKeys;
+  const mlDsa65 = r.publicKeys['ml-dsa-65'];
+  if (!r.mlDsa || mlDsa65 === undefined || ed25519 === undefined || x25519 === undefined) {
+    throw new VeilError('PQ_IDENTITY_REQUIRED', `identity ${r.id} has no ML-DSA-65 key: a user identity signs its device registry with both keys (mlDsa: true)`);
+  }
+  return { id: r.id, identity: encodeVerificationIdentity({ ed25519, x25519, mlDsa65 }) };
+}
+
+/** Appends one signed change to `registry` (verified first; none: a new registry). */
+async function append(
+  s: Store, user: string, registry: Uint8Array | undefined, change: (view: DeviceRegistryView | undefined, prev: Uint8Array, seq: number, time: number, userId: string) => Uint8Array,
+): Promise<Uint8Array> {
+  const u = await userIdentity(s, user);
+  const view = registry === undefined ? undefined : verifyRegistry(registry, { user: u.identity });
+  const count = view?.head.count ?? 0;
+  if (count >= DEVICE_REGISTRY.maxChanges) {
+    throw new VeilError('INVALID_STATE', `the device registry is full (${DEVICE_REGISTRY.maxChanges} changes)`, { details: { limit: DEVICE_REGISTRY.maxChanges } });
+  }
+  const prev = view === undefined ? registryRoot(u.identity) : hexToBytes(view.head.hash);
+  // Times never decrease: a clock set back signs the previous change's time.
+  const time = Math.max(Date.now(), view?.updatedAt ?? 0);
+  const body = change(view, prev, count + 1, time, identityIdOf(u.identity));
+  const m = signedBytes(body);
+  const mlDsa65 = await signWith(s, u.id, 'ml-dsa-65', m, mlDsaContext());
+  const ed25519 = await signWith(s, u.id, 'ed25519', m, undefined);
+  const previous = registry === undefined ? [] : parseRegistry(registry).changes.map((c) => c.bytes);
+  return encodeRegistry(u.identity, [...previous, concatBytes([body, ed25519, mlDsa65])]);
+}
+
+/** `keystore/registry-add`: adds device `Enc(ID)` `device` named `name` (a new registry when `registry` is absent). */
+export async function addDevice(s: Store, user: string, registry: Uint8Array | undefined, device: Uint8Array, name: string): Promise<Uint8Array> {
+  if (!(device instanceof Uint8Array) || !isIdentityEncoding(device)) {
+    throw new VeilError('INVALID_LENGTH', `device must be an Enc(ID) of ${DEVICE_REGISTRY.identityLength} bytes with flags 0x01 (an identity made with mlDsa: true)`);
+  }
+  const n = utf8('name', name, 0, DEVICE_REGISTRY.maxNameLength);
+  const id = identityIdOf(device);
+  return append(s, user, registry, (view, prev, seq, time, userId) => {
+    if (view !== undefined && (view.devices.some((d) => d.identityId === id) || view.revoked.some((d) => d.identityId === id))) {
+      throw new VeilError('KEY_EXISTS', `device ${id} is already in the registry (a revoked device is never added again)`);
+    }
+    if (id === userId) throw new VeilError('INVALID_PARAMETER', 'the user identity is not one of its own devices: add a device identity');
+    return encodeBody({ action: REGISTRY_ACTIONS.add, seq, time, prev, device, name: n });
+  });
+}
+
+/** `keystore/registry-revoke`: revokes the active device whose identity id is `device`. */
+export async function revokeDevice(s: Store, user: string, registry: Uint8Array, device: string): Promise<Uint8Array> {
+  if (typeof device !== 'string' || !/^[0-9a-f]{64}$/.test(device)) throw new TypeError('device must be a device identity id (64 lowercase hex digits)');
+  return append(s, user, registry, (view, prev, seq, time) => {
+    if (view === undefined || !view.devices.some((d) => d.identityId === device)) {
+      throw new VeilError('KEY_NOT_FOUND', `device ${device} is not an active device of the registry`);
+    }
+    return encodeBody({ action: REGISTRY_ACTIONS.revoke, seq, time, prev, device });
+  });
+}
