@@ -166,3 +166,12 @@ test('attack: a relay in the middle puts its own device in (its own offer for th
     await close();
   }
 });
+
+test('DEVICES.md §2 and §6 are enough: an independent new device and an independent existing device (primitives only) link with the keystore', async ({ page }) => {
+  test.setTimeout(120_000);
+  await load(page);
+  const n = await page.evaluate((x) => window.deviceTests.independentNew(x), storeName('indep-n'));
+  expect(n).toEqual({ channel: true, acceptLength: 1125, userInWelcome: true, registryInWelcome: true, devices: ['laptop', 'independent'] });
+  const e = await page.evaluate((x) => window.deviceTests.independentExisting(x), storeName('indep-e'));
+  expect(e).toEqual({ helloLength: 5 + 12 + 2017 + 1 + 5 + 16, deviceIsPhone: true, deviceName: 'phone', user: true, devices: ['phone'] });
+});
