@@ -235,9 +235,14 @@ export type KeystoreRequest =
   | R<'keystore/sign-container-header', { readonly identity: string; readonly header: Uint8Array }>
   /**
    * A device registry change signed by the user identity `user` (docs/DEVICES.md): the worker verifies
-   * `registry` against `user` first and builds the change itself. `device`: the device's `Enc(ID)`.
+   * `registry` against `user` first and builds the change itself. `device`: a keystore identity id of
+   * this store (the worker makes its consent), or another device's `Enc(ID)` with its `consent`.
    */
-  | R<'keystore/registry-add', { readonly user: string; readonly registry?: Uint8Array; readonly device: Uint8Array; readonly deviceName: string }>
+  | R<'keystore/registry-add', {
+    readonly user: string; readonly registry?: Uint8Array; readonly device: Uint8Array | string; readonly consent?: Uint8Array; readonly deviceName: string;
+  }>
+  /** A device's consent to being a device of the user `Enc(ID)` `user`, signed by the keystore identity `device`. */
+  | R<'keystore/device-consent', { readonly device: string; readonly user: Uint8Array }>
   /** `device`: the identity id (hex) of an active device. */
   | R<'keystore/registry-revoke', { readonly user: string; readonly registry: Uint8Array; readonly device: string }>
   /** Device linking (docs/DEVICES.md §6): `link-start`, `-answer`, `-finish` on the new device; `-accept`, `-confirm` on the one holding the user identity. */
@@ -371,6 +376,7 @@ export interface KeystoreReplies extends GroupReplies {
   'keystore/sign-hybrid': HybridSignature;
   'keystore/sign-container-header': ContainerHeaderSignature;
   'keystore/registry-add': Uint8Array;
+  'keystore/device-consent': Uint8Array;
   'keystore/registry-revoke': Uint8Array;
   'keystore/link-start': LinkStarted;
   'keystore/link-accept': LinkAccepted;

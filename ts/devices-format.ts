@@ -6,7 +6,8 @@
  * registry = "VKDR" ‖ u8(1) ‖ Enc(U) (2,017) ‖ u16(n) ‖ change_1 ‖ … ‖ change_n        (1 ≤ n ≤ 512)
  * change_i = body_i ‖ Ed25519 signature (64) ‖ ML-DSA-65 signature (3,309)
  * body_i   = u8(action) ‖ u32(i) ‖ u64(time, ms) ‖ prev_i (32) ‖ device id (32)
- *            [action 1, add only: ‖ Enc(D) (2,017) ‖ u8(|name|) ‖ name (UTF-8, ≤ 64)]
+ *            [action 1, add only: ‖ Enc(D) (2,017) ‖ consent (64 + 3,309) ‖ u8(|name|) ‖ name (UTF-8, ≤ 64)]
+ * consent  = the device's Ed25519 and ML-DSA-65 signatures over label ‖ 0x03 ‖ Enc(U) (ML-DSA context = label)
  * prev_1   = SHA-256(label ‖ 0x00 ‖ Enc(U)),  prev_i = h_(i-1),  h_i = SHA-256(label ‖ 0x01 ‖ change_i)
  * signed_i = label ‖ 0x02 ‖ body_i  (Ed25519 message; ML-DSA-65 message with context = label)
  * label    = "veilkit-device-registry-v1"
@@ -40,7 +41,7 @@ export const REGISTRY_ACTIONS = Object.freeze({ add: 1, revoke: 2 });
 /** Why a registry was refused: `REGISTRY_INVALID` with `details.reason` and `details.index` (1-based change, or 0 for the registry as a whole). */
 export type DeviceRegistryFailure =
   | 'MALFORMED' | 'USER_MISMATCH' | 'BAD_SEQUENCE' | 'BAD_PREV_HASH' | 'TIMESTAMP_DECREASED' | 'BAD_SIGNATURE'
-  | 'DEVICE_ID_MISMATCH' | 'DUPLICATE_DEVICE' | 'USER_AS_DEVICE' | 'UNKNOWN_DEVICE' | 'ALREADY_REVOKED' | 'FORK';
+  | 'DEVICE_ID_MISMATCH' | 'BAD_CONSENT' | 'DUPLICATE_DEVICE' | 'USER_AS_DEVICE' | 'UNKNOWN_DEVICE' | 'ALREADY_REVOKED' | 'FORK';
 
 /** The head of a verified registry: pin it, and a later registry must extend it. */
 export interface DeviceRegistryHead {
@@ -84,6 +85,7 @@ export interface RegistryChange {
   readonly prev: Uint8Array;
   readonly deviceId: Uint8Array;
   readonly device?: Uint8Array;
+  readonly consent?: Uint8Array;
   readonly name?: string;
   readonly body: Uint8Array;
   readonly ed25519: Uint8Array;
@@ -105,6 +107,8 @@ const MLDSA_SIG = 3309;
 const HEADER = MAGIC.length + 1 + DEVICE_REGISTRY.identityLength + 2;
 const BODY_FIXED = 1 + 4 + 8 + 32 + 32;
 const SIGS = ED25519_SIG + MLDSA_SIG;
+/** A device's consent: its Ed25519 and ML-DSA-65 signatures over {@link consentBytes}. */
+export const CONSENT_LENGTH = SIGS;
 const MAX_TIME = Number.MAX_SAFE_INTEGER;
 const utf8Strict = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
@@ -132,6 +136,19 @@ export function signedBytes(body: Uint8Array): Uint8Array {
   return concatBytes([LABEL, Uint8Array.of(2), body]);
 }
 
+/** What a device signs to consent to being a device of user `Enc(U)`: `label ‖ 0x03 ‖ Enc(U)`. */
+export function consentBytes(user: Uint8Array): Uint8Array {
+  return concatBytes([LABEL, Uint8Array.of(3), user]);
+}
+
+/** True when `consent` is device `Enc(D)`'s two signatures over {@link consentBytes} of `user`. */
+export function verifyConsent(device: Uint8Array, user: Uint8Array, consent: Uint8Array): boolean {
+  if (consent.length !== SIGS || !isIdentityEncoding(device)) return false;
+  const m = consentBytes(user);
+  return verifySignature(device.subarray(1, 33), m, consent.subarray(0, ED25519_SIG))
+    && mlDsaVerify(device.subarray(33, 33 + 1952), m, consent.subarray(ED25519_SIG), { context: LABEL.slice() });
+}
+
 /** The ML-DSA-65 context of a change's signature. */
 export function mlDsaContext(): Uint8Array {
   return LABEL.slice();
@@ -157,12 +174,12 @@ function u64(n: number): Uint8Array {
 }
 
 /** Body of a change (docs/DEVICES.md §2); the caller has checked every field. */
-export function encodeBody(c: { action: 1 | 2; seq: number; time: number; prev: Uint8Array; device: Uint8Array | string; name?: string }): Uint8Array {
+export function encodeBody(c: { action: 1 | 2; seq: number; time: number; prev: Uint8Array; device: Uint8Array | string; consent?: Uint8Array; name?: string }): Uint8Array {
   const parts: Uint8Array[] = [Uint8Array.of(c.action), u32(c.seq), u64(c.time), c.prev];
   if (c.action === REGISTRY_ACTIONS.add) {
-    if (typeof c.device === 'string') throw new TypeError('an add change carries the device Enc(ID)');
+    if (typeof c.device === 'string' || c.consent?.length !== SIGS) throw new TypeError('an add change carries the device Enc(ID) and its consent');
     const name = enc.encode(c.name ?? '');
-    parts.push(sha256(concatBytes([ID_LABEL, c.device])), c.device, Uint8Array.of(name.length), name);
+    parts.push(sha256(concatBytes([ID_LABEL, c.device])), c.device, c.consent, Uint8Array.of(name.length), name);
   } else {
     if (typeof c.device !== 'string' || !/^[0-9a-f]{64}$/.test(c.device)) throw new TypeError('a revoke change carries the device identity id (64 hex digits)');
     parts.push(hexToBytes(c.device));
@@ -181,7 +198,7 @@ export function encodeRegistry(user: Uint8Array, changes: readonly Uint8Array[])
  */
 export function parseRegistry(input: Uint8Array): ParsedRegistry {
   const b = input;
-  const maxLength = HEADER + DEVICE_REGISTRY.maxChanges * (BODY_FIXED + DEVICE_REGISTRY.identityLength + 1 + DEVICE_REGISTRY.maxNameLength + SIGS);
+  const maxLength = HEADER + DEVICE_REGISTRY.maxChanges * (BODY_FIXED + DEVICE_REGISTRY.identityLength + SIGS + 1 + DEVICE_REGISTRY.maxNameLength + SIGS);
   if (b.length < HEADER) throw invalid('MALFORMED', 0, `${b.length} bytes is shorter than its header`);
   if (b.length > maxLength) throw invalid('MALFORMED', 0, `${b.length} bytes is longer than any registry of ${DEVICE_REGISTRY.maxChanges} changes`);
   if (!equalBytes(b.subarray(0, 4), MAGIC)) throw invalid('MALFORMED', 0, 'it does not begin with VKDR');
@@ -209,12 +226,15 @@ export function parseRegistry(input: Uint8Array): ParsedRegistry {
     const deviceId = b.slice(at + 45, at + 77);
     at += BODY_FIXED;
     let device: Uint8Array | undefined;
+    let consent: Uint8Array | undefined;
     let name: string | undefined;
     if (action === REGISTRY_ACTIONS.add) {
-      need(DEVICE_REGISTRY.identityLength + 1);
+      need(DEVICE_REGISTRY.identityLength + SIGS + 1);
       device = b.slice(at, at + DEVICE_REGISTRY.identityLength);
       if (!isIdentityEncoding(device)) throw invalid('MALFORMED', i, 'the device Enc(ID) does not have flags 0x01');
       at += DEVICE_REGISTRY.identityLength;
+      consent = b.slice(at, at + SIGS);
+      at += SIGS;
       const len = b[at] ?? 0;
       at += 1;
       if (len > DEVICE_REGISTRY.maxNameLength) throw invalid('MALFORMED', i, `a name of ${len} bytes (at most ${DEVICE_REGISTRY.maxNameLength})`);
@@ -233,7 +253,7 @@ export function parseRegistry(input: Uint8Array): ParsedRegistry {
     at += SIGS;
     changes.push({
       action: action === REGISTRY_ACTIONS.add ? 1 : 2, seq, time, prev, deviceId, body: b.slice(start, bodyEnd), ed25519, mlDsa65, bytes: b.slice(start, at),
-      ...(device === undefined ? {} : { device, name: name ?? '' }),
+      ...(device === undefined || consent === undefined ? {} : { device, consent, name: name ?? '' }),
     });
   }
   if (at !== b.length) throw invalid('MALFORMED', 0, `${b.length - at} bytes after the last change`);
@@ -250,8 +270,8 @@ export interface VerifyRegistryOptions {
 
 /**
  * Verifies a registry against the pinned user identity: the user, then change by change the sequence
- * number, the hash link, non-decreasing times, both signatures (changes up to a pinned head are
- * checked by its hash instead) and the rules (an add never reuses a device id, a revoke names an
+ * number, the hash link, non-decreasing times, both signatures and an added device's consent
+ * (changes up to a pinned head are checked by its hash instead) and the rules (an add never reuses a device id, a revoke names an
  * active device). Throws `REGISTRY_INVALID` (reason, index) or `STATE_ROLLBACK`.
  */
 export function verifyRegistry(input: Uint8Array, options: VerifyRegistryOptions): DeviceRegistryView {
@@ -294,6 +314,9 @@ export function verifyRegistry(input: Uint8Array, options: VerifyRegistryOptions
       const device = c.device ?? new Uint8Array(0);
       if (identityIdOf(device) !== id) throw invalid('DEVICE_ID_MISMATCH', index, `change ${index}: the device id is not the one of its Enc(ID)`);
       if (id === userId) throw invalid('USER_AS_DEVICE', index, `change ${index} adds the user identity as a device`);
+      if (!trusted && !verifyConsent(device, user, c.consent ?? new Uint8Array(0))) {
+        throw invalid('BAD_CONSENT', index, `change ${index}: the device did not consent to being a device of this user`);
+      }
       if (seen.has(id)) throw invalid('DUPLICATE_DEVICE', index, `change ${index} adds a device the registry has added before`);
       seen.add(id);
       active.set(id, { identityId: id, identity: device, name: c.name ?? '', addedAt: c.time });

@@ -8,7 +8,7 @@
  * ```ts
  * const user = await ks.createIdentity({ label: 'alice', mlDsa: true });
  * const laptop = await ks.createIdentity({ label: 'alice laptop', mlDsa: true });
- * let registry = await addDevice(ks, user, await deviceIdentity(ks, laptop), { name: 'laptop' });
+ * let registry = await addDevice(ks, user, laptop, { name: 'laptop' });
  * // publish registry; a peer that pinned alice's Enc(ID):
  * const view = await verifyDeviceRegistry(registry, { user: aliceEncId, pinned: lastHead });
  * ```
@@ -80,20 +80,44 @@ export interface AddDeviceOptions {
   name?: string;
 }
 
+/** A device of another keystore: its `Enc(ID)` ({@link deviceIdentity}) and its consent to this user ({@link deviceConsent}). */
+export interface RemoteDevice {
+  readonly identity: Uint8Array;
+  readonly consent: Uint8Array;
+}
+
 /**
- * Adds the device `device` (its `Enc(ID)`, {@link deviceIdentity}) to the registry of `user`, signed
- * by the user identity in the keystore worker: the new registry. The worker verifies `registry`
- * against `user` first (`REGISTRY_INVALID`); a device in it already, revoked or not: `KEY_EXISTS`.
- * In an isolated keystore this runs only on a manager connection (`TOP_LEVEL_REQUIRED`).
+ * On the device that will be added: its consent to being a device of the user whose `Enc(ID)` is
+ * `user` (its Ed25519 and ML-DSA-65 signatures, 3,373 bytes, docs/DEVICES.md §2), made by the keystore
+ * identity `device`. Linking (§6) makes and carries it by itself.
  */
-export async function addDevice(ks: Keystore, user: IdentityHandle | string, device: Uint8Array, options: AddDeviceOptions = {}): Promise<Uint8Array> {
+export async function deviceConsent(ks: Keystore, device: IdentityHandle | string, user: Uint8Array): Promise<Uint8Array> {
+  checkKeystore(ks);
+  return (await keystoreRun(ks, { type: 'keystore/device-consent', device: identityId(device, 'device'), user: identityEncoding('user', user).slice() })) as Uint8Array;
+}
+
+/**
+ * Adds a device to the registry of `user`, signed by the user identity in the keystore worker: the
+ * new registry. `device` is an identity of this keystore (its consent is made here) or a
+ * {@link RemoteDevice} (`INVALID_SIGNATURE` if its consent is not to this user). The worker verifies
+ * `registry` against `user` first (`REGISTRY_INVALID`); a device in it already, revoked or not:
+ * `KEY_EXISTS`. In an isolated keystore this runs only on a manager connection (`TOP_LEVEL_REQUIRED`).
+ */
+export async function addDevice(ks: Keystore, user: IdentityHandle | string, device: IdentityHandle | string | RemoteDevice, options: AddDeviceOptions = {}): Promise<Uint8Array> {
   checkKeystore(ks);
   if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
-  const d = identityEncoding('device', device).slice();
   const name = utf8('name', options.name ?? '', 0, DEVICE_REGISTRY.maxNameLength);
   const registry = options.registry === undefined ? undefined : bytes('registry', options.registry).slice();
+  let target: { device: string } | { device: Uint8Array; consent: Uint8Array };
+  if (typeof device === 'string' || (typeof device === 'object' && device !== null && 'kind' in device)) {
+    target = { device: identityId(device as IdentityHandle | string, 'device') };
+  } else if (typeof device === 'object' && device !== null && 'identity' in device && 'consent' in device) {
+    target = { device: identityEncoding('device.identity', device.identity).slice(), consent: bytes('device.consent', device.consent).slice() };
+  } else {
+    throw new TypeError('device must be an IdentityHandle, an identity id, or { identity, consent }');
+  }
   return (await keystoreRun(ks, {
-    type: 'keystore/registry-add', user: identityId(user, 'user'), device: d, deviceName: name, ...(registry === undefined ? {} : { registry }),
+    type: 'keystore/registry-add', user: identityId(user, 'user'), deviceName: name, ...target, ...(registry === undefined ? {} : { registry }),
   })) as Uint8Array;
 }
 

@@ -26,7 +26,7 @@ export {
   type GroupSuiteId, type GroupUpdatePolicy, type CreateGroupOptions, type JoinGroupOptions, type GroupMessageOptions,
 } from './group/group.js';
 export {
-  addDevice, revokeDevice, verifyDeviceRegistry, deviceIdentity, findDevice, DEVICE_REGISTRY, type AddDeviceOptions, type VerifyDeviceRegistryOptions,
+  addDevice, revokeDevice, verifyDeviceRegistry, deviceIdentity, deviceConsent, findDevice, DEVICE_REGISTRY, type AddDeviceOptions, type RemoteDevice, type VerifyDeviceRegistryOptions,
   type DeviceRegistryView, type DeviceRegistryHead, type RegisteredDevice, type DeviceRegistryFailure,
   startLink, acceptLink, answerLink, confirmLink, finishLink, linkChannelOf, DEVICE_LINK, type LinkStarted, type LinkAccepted, type LinkConfirmed, type LinkFinished,
 } from './devices.js';

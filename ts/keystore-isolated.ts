@@ -79,7 +79,7 @@ export function needsCurrentPassphrase(body: KeystoreBody): boolean {
 /** Requests that use one of an identity's private keys for the caller: an app connection's rate-limited key uses. */
 const KEY_USES: ReadonlySet<string> = new Set([
   'keystore/sign', 'keystore/sign-hybrid', 'keystore/sign-container-header', 'keystore/decapsulate',
-  'keystore/open-sealed', 'keystore/open-sealed-export', 'keystore/derive-shared-key', 'keystore/registry-revoke',
+  'keystore/open-sealed', 'keystore/open-sealed-export', 'keystore/derive-shared-key', 'keystore/registry-revoke', 'keystore/device-consent',
   'keystore/link-start', 'keystore/link-accept', 'keystore/link-answer', 'keystore/link-finish',
 ] satisfies KeystoreBody['type'][]);
 

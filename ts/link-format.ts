@@ -5,12 +5,12 @@
  * ```text
  * code    = s (16 random bytes), shown as 26 base32 characters (RFC 4648, no padding)
  * channel = hex(SHA-256(label ‖ 0x00 ‖ s))[0 … 32)          the relay's rendezvous name
- * offer   = "VKL1" ‖ 0x01 ‖ X-Wing encapsulation key (1,216)                      new → existing
- * accept  = "VKL1" ‖ 0x02 ‖ X-Wing ciphertext (1,120)                             existing → new
- * th      = SHA-256(label ‖ 0x01 ‖ offer ‖ accept)
- * k_ne ‖ k_en = HKDF-SHA256(ikm = X-Wing shared secret, salt = s, info = label ‖ 0x02 ‖ th, 64)
- * hello   = "VKL1" ‖ 0x03 ‖ AES-256-GCM(k_ne, Enc(D) ‖ u8(L) ‖ name, aad = "VKL1" ‖ 0x03)       new → existing
- * welcome = "VKL1" ‖ 0x04 ‖ AES-256-GCM(k_en, Enc(U) ‖ registry, aad = "VKL1" ‖ 0x04)          existing → new
+ * offer   = "VKL1" ‖ 0x01 ‖ X-Wing encapsulation key (1,216)                               new → existing
+ * th      = SHA-256(label ‖ 0x01 ‖ offer ‖ "VKL1" ‖ 0x02 ‖ ct)        ct: X-Wing ciphertext (1,120)
+ * k_u ‖ k_ne ‖ k_en = HKDF-SHA256(ikm = X-Wing shared secret, salt = s, info = label ‖ 0x02 ‖ th, 96)
+ * accept  = "VKL1" ‖ 0x02 ‖ ct ‖ AES-256-GCM(k_u, Enc(U), aad = "VKL1" ‖ 0x02 ‖ ct)             existing → new
+ * hello   = "VKL1" ‖ 0x03 ‖ AES-256-GCM(k_ne, Enc(D) ‖ consent ‖ u8(L) ‖ name, aad = "VKL1" ‖ 0x03)   new → existing
+ * welcome = "VKL1" ‖ 0x04 ‖ AES-256-GCM(k_en, registry, aad = "VKL1" ‖ 0x04)                   existing → new
  * label   = "veilkit-device-link-v1"
  * ```
  */
@@ -110,15 +110,15 @@ export function linkPayload(type: LinkMessage, message: unknown, length: { exact
   return body;
 }
 
-/** `th`. */
-export function linkTranscript(offer: Uint8Array, accept: Uint8Array): Uint8Array {
-  return sha256(concatBytes([LABEL, Uint8Array.of(1), offer, accept]));
+/** `th`, over the offer and the accept's prefix and X-Wing ciphertext. */
+export function linkTranscript(offer: Uint8Array, ct: Uint8Array): Uint8Array {
+  return sha256(concatBytes([LABEL, Uint8Array.of(1), offer, linkPrefix('accept'), ct]));
 }
 
-/** `k_ne ‖ k_en` (64 bytes; the caller wipes it). */
-export function linkKeys(sharedSecret: Uint8Array, s: Uint8Array, th: Uint8Array): { ne: Uint8Array; en: Uint8Array } {
-  const k = deriveHkdf(sharedSecret, s, concatBytes([LABEL, Uint8Array.of(2), th]), 64);
-  const out = { ne: k.slice(0, 32), en: k.slice(32) };
+/** `k_u ‖ k_ne ‖ k_en` (the caller wipes them). */
+export function linkKeys(sharedSecret: Uint8Array, s: Uint8Array, th: Uint8Array): { u: Uint8Array; ne: Uint8Array; en: Uint8Array } {
+  const k = deriveHkdf(sharedSecret, s, concatBytes([LABEL, Uint8Array.of(2), th]), 96);
+  const out = { u: k.slice(0, 32), ne: k.slice(32, 64), en: k.slice(64) };
   k.fill(0);
   return out;
 }

@@ -15,6 +15,12 @@ const ID_LABEL = enc.encode('veilkit-session-identity-v1');
 
 interface Person { ed: Uint8Array; edPub: Uint8Array; ml: Uint8Array; mlPub: Uint8Array; enc: Uint8Array }
 
+/** `device`'s consent to being a device of `user`: Ed25519 ‖ ML-DSA-65 over label ‖ 0x03 ‖ Enc(U). */
+function consentOf(device: Person, user: Uint8Array): Uint8Array {
+  const m = cat(LABEL, Uint8Array.of(3), user);
+  return cat(api.signMessage(device.ed, m), api.mlDsaSign(device.ml, m, { context: LABEL }));
+}
+
 function cat(...parts: Uint8Array[]): Uint8Array {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let at = 0;
@@ -53,12 +59,18 @@ const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 const root = (user: Uint8Array): Uint8Array => api.sha256(cat(LABEL, Uint8Array.of(0), user));
 const hashOf = (change: Uint8Array): Uint8Array => api.sha256(cat(LABEL, Uint8Array.of(1), change));
 
-/** A change signed by `signer` (docs/DEVICES.md §2), built from the document alone. */
-function change(signer: Person, c: { action: 1 | 2; seq: number; time: number; prev: Uint8Array; device: Uint8Array; name?: string; id?: Uint8Array }): Uint8Array {
-  const id = c.id ?? idOf(c.device);
+/**
+ * A change signed by `signer` (docs/DEVICES.md §2), built from the document alone. An add carries
+ * `consent`, else the consent of `device` (a Person) to `user` (default: the signer).
+ */
+function change(signer: Person, c: {
+  action: 1 | 2; seq: number; time: number; prev: Uint8Array; device: Person; name?: string; id?: Uint8Array; consent?: Uint8Array; user?: Uint8Array;
+}): Uint8Array {
+  const id = c.id ?? idOf(c.device.enc);
   const name = enc.encode(c.name ?? '');
+  const consent = c.consent ?? consentOf(c.device, c.user ?? signer.enc);
   const body = c.action === 1
-    ? cat(Uint8Array.of(1), be(c.seq, 4), be(c.time, 8), c.prev, id, c.device, Uint8Array.of(name.length), name)
+    ? cat(Uint8Array.of(1), be(c.seq, 4), be(c.time, 8), c.prev, id, c.device.enc, consent, Uint8Array.of(name.length), name)
     : cat(Uint8Array.of(2), be(c.seq, 4), be(c.time, 8), c.prev, id);
   const signed = cat(LABEL, Uint8Array.of(2), body);
   return cat(body, api.signMessage(signer.ed, signed), api.mlDsaSign(signer.ml, signed, { context: LABEL }));
@@ -79,9 +91,9 @@ function story(): { user: Person; d1: Person; d2: Person; changes: Uint8Array[];
     changes.push(c);
     hashes.push(hashOf(c));
   };
-  push(change(user, { action: 1, seq: 1, time: 1_000, prev: root(user.enc), device: d1.enc, name: 'laptop' }));
-  push(change(user, { action: 1, seq: 2, time: 2_000, prev: nth(hashes, 0), device: d2.enc, name: 'phone ☎' }));
-  push(change(user, { action: 2, seq: 3, time: 3_000, prev: nth(hashes, 1), device: d1.enc }));
+  push(change(user, { action: 1, seq: 1, time: 1_000, prev: root(user.enc), device: d1, name: 'laptop' }));
+  push(change(user, { action: 1, seq: 2, time: 2_000, prev: nth(hashes, 0), device: d2, name: 'phone ☎' }));
+  push(change(user, { action: 2, seq: 3, time: 3_000, prev: nth(hashes, 1), device: d1 }));
   return { user, d1, d2, changes, hashes };
 }
 
@@ -120,10 +132,10 @@ test('attack: the server appends a device of its own (signed with its keys, or w
   const { user, changes, hashes } = story();
   const server = person();
   const mine = person();
-  const forged = change(server, { action: 1, seq: 4, time: 4_000, prev: nth(hashes, 2), device: mine.enc, name: 'laptop' });
+  const forged = change(server, { action: 1, seq: 4, time: 4_000, prev: nth(hashes, 2), device: mine, name: 'laptop' });
   assert.equal(await refusal(api.verifyDeviceRegistry(registry(user.enc, [...changes, forged]), { user: user.enc })), 'REGISTRY_INVALID/BAD_SIGNATURE@4');
   // Half-forged: the user's real Ed25519 signature of another change cannot be moved; a real ML-DSA one neither.
-  const genuine = change(user, { action: 1, seq: 4, time: 4_000, prev: nth(hashes, 2), device: person().enc });
+  const genuine = change(user, { action: 1, seq: 4, time: 4_000, prev: nth(hashes, 2), device: person() });
   const halfBody = forged.subarray(0, forged.length - 64 - 3309);
   const mixed = cat(halfBody, genuine.subarray(genuine.length - 3309 - 64, genuine.length - 3309), forged.subarray(forged.length - 3309));
   assert.equal(await refusal(api.verifyDeviceRegistry(registry(user.enc, [...changes, mixed]), { user: user.enc })), 'REGISTRY_INVALID/BAD_SIGNATURE@4');
@@ -133,11 +145,31 @@ test('attack: the server serves a registry of its own user key (same devices) an
   await api.init();
   const { user, d2 } = story();
   const server = person();
-  const fake = registry(server.enc, [change(server, { action: 1, seq: 1, time: 1, prev: root(server.enc), device: d2.enc })]);
+  const fake = registry(server.enc, [change(server, { action: 1, seq: 1, time: 1, prev: root(server.enc), device: d2 })]);
   assert.equal(await refusal(api.verifyDeviceRegistry(fake, { user: user.enc })), 'REGISTRY_INVALID/USER_MISMATCH@0');
   // The user's Enc(ID) in the header with the server's changes: the signatures are the user's to make.
-  const swapped = registry(user.enc, [change(server, { action: 1, seq: 1, time: 1, prev: root(user.enc), device: d2.enc })]);
+  const swapped = registry(user.enc, [change(server, { action: 1, seq: 1, time: 1, prev: root(user.enc), device: d2 })]);
   assert.equal(await refusal(api.verifyDeviceRegistry(swapped, { user: user.enc })), 'REGISTRY_INVALID/BAD_SIGNATURE@1');
+});
+
+test('attack: another user claims a device that is not theirs (its consent to its real user, or none) and it is refused', async () => {
+  await api.init();
+  const { user: alice, d2: phone } = story();
+  const mallory = person();
+  const claim = (consent: Uint8Array): Promise<string> => refusal(api.verifyDeviceRegistry(
+    registry(mallory.enc, [change(mallory, { action: 1, seq: 1, time: 1, prev: root(mallory.enc), device: phone, consent })]), { user: mallory.enc },
+  ));
+  // Mallory signs the add herself; the phone's real consent names Alice, and Mallory cannot make one naming her.
+  assert.equal(await claim(consentOf(phone, alice.enc)), 'REGISTRY_INVALID/BAD_CONSENT@1');
+  assert.equal(await claim(consentOf(mallory, mallory.enc)), 'REGISTRY_INVALID/BAD_CONSENT@1');
+  assert.equal(await claim(new Uint8Array(3373)), 'REGISTRY_INVALID/BAD_CONSENT@1');
+  // Half of a real consent is not enough: Ed25519 from the phone, ML-DSA-65 forged (and the other way round).
+  const real = consentOf(phone, mallory.enc);
+  const other = consentOf(person(), mallory.enc);
+  assert.equal(await claim(cat(real.subarray(0, 64), other.subarray(64))), 'REGISTRY_INVALID/BAD_CONSENT@1');
+  assert.equal(await claim(cat(other.subarray(0, 64), real.subarray(64))), 'REGISTRY_INVALID/BAD_CONSENT@1');
+  // With the phone's consent to her, the claim verifies: consent is what a device gives, once per user.
+  assert.equal(await claim(real), 'accepted');
 });
 
 test('attack: the server hides the revocation (drops the newest change) from a client that saw it: STATE_ROLLBACK; a fork of the user key: FORK', async () => {
@@ -149,10 +181,10 @@ test('attack: the server hides the revocation (drops the newest change) from a c
   const pinned = { count: 3, hash: hex(nth(hashes, 2)) };
   assert.equal(await refusal(api.verifyDeviceRegistry(dropped, { user: user.enc, pinned })), 'STATE_ROLLBACK');
   // Two different third changes, both signed by the user: a client pinned to one refuses the other.
-  const other = change(user, { action: 1, seq: 3, time: 3_000, prev: nth(hashes, 1), device: person().enc });
+  const other = change(user, { action: 1, seq: 3, time: 3_000, prev: nth(hashes, 1), device: person() });
   assert.equal(await refusal(api.verifyDeviceRegistry(registry(user.enc, [...changes.slice(0, 2), other]), { user: user.enc, pinned })), 'REGISTRY_INVALID/FORK@3');
   // A longer registry that forks below the pin is refused too.
-  const longer = [...changes.slice(0, 2), other, change(user, { action: 1, seq: 4, time: 4_000, prev: hashOf(other), device: person().enc })];
+  const longer = [...changes.slice(0, 2), other, change(user, { action: 1, seq: 4, time: 4_000, prev: hashOf(other), device: person() })];
   assert.equal(await refusal(api.verifyDeviceRegistry(registry(user.enc, longer), { user: user.enc, pinned })), 'REGISTRY_INVALID/FORK@3');
 });
 
@@ -172,8 +204,8 @@ test('attack: the server drops, reorders or splices changes (from another user\'
 test('attack: an app signature over a change\'s body (the keystore\'s sign / signHybrid) is not a registry signature', async () => {
   await api.init();
   const { user, changes, hashes } = story();
-  const device = person().enc;
-  const body = cat(Uint8Array.of(1), be(4, 4), be(4_000, 8), nth(hashes, 2), idOf(device), device, Uint8Array.of(0));
+  const device = person();
+  const body = cat(Uint8Array.of(1), be(4, 4), be(4_000, 8), nth(hashes, 2), idOf(device.enc), device.enc, consentOf(device, user.enc), Uint8Array.of(0));
   for (const message of [body, cat(LABEL, Uint8Array.of(2), body)]) {
     // What `sign` / `signHybrid` produce: the app label first, the app context for ML-DSA-65.
     const signed = api.appSignatureMessage(message);
@@ -187,14 +219,14 @@ test('the rules: revoked devices never return, revoke names an active device, ti
   const { user, d1, changes, hashes } = story();
   const next = (c: Parameters<typeof change>[1]): Promise<string> => refusal(api.verifyDeviceRegistry(registry(user.enc, [...changes, change(user, c)]), { user: user.enc }));
   const base = { seq: 4, time: 4_000, prev: nth(hashes, 2) };
-  assert.equal(await next({ ...base, action: 1, device: d1.enc }), 'REGISTRY_INVALID/DUPLICATE_DEVICE@4');
-  assert.equal(await next({ ...base, action: 2, device: d1.enc }), 'REGISTRY_INVALID/ALREADY_REVOKED@4');
-  assert.equal(await next({ ...base, action: 2, device: person().enc }), 'REGISTRY_INVALID/UNKNOWN_DEVICE@4');
-  assert.equal(await next({ ...base, time: 2_999, action: 1, device: person().enc }), 'REGISTRY_INVALID/TIMESTAMP_DECREASED@4');
-  assert.equal(await next({ ...base, action: 1, device: person().enc, id: idOf(person().enc) }), 'REGISTRY_INVALID/DEVICE_ID_MISMATCH@4');
-  assert.equal(await next({ ...base, action: 1, device: user.enc }), 'REGISTRY_INVALID/USER_AS_DEVICE@4');
-  assert.equal(await next({ ...base, seq: 5, action: 1, device: person().enc }), 'REGISTRY_INVALID/BAD_SEQUENCE@4');
-  assert.equal(await next({ ...base, time: 3_000, action: 1, device: person().enc, name: 'x'.repeat(64) }), 'accepted');
+  assert.equal(await next({ ...base, action: 1, device: d1 }), 'REGISTRY_INVALID/DUPLICATE_DEVICE@4');
+  assert.equal(await next({ ...base, action: 2, device: d1 }), 'REGISTRY_INVALID/ALREADY_REVOKED@4');
+  assert.equal(await next({ ...base, action: 2, device: person() }), 'REGISTRY_INVALID/UNKNOWN_DEVICE@4');
+  assert.equal(await next({ ...base, time: 2_999, action: 1, device: person() }), 'REGISTRY_INVALID/TIMESTAMP_DECREASED@4');
+  assert.equal(await next({ ...base, action: 1, device: person(), id: idOf(person().enc) }), 'REGISTRY_INVALID/DEVICE_ID_MISMATCH@4');
+  assert.equal(await next({ ...base, action: 1, device: user }), 'REGISTRY_INVALID/USER_AS_DEVICE@4');
+  assert.equal(await next({ ...base, seq: 5, action: 1, device: person() }), 'REGISTRY_INVALID/BAD_SEQUENCE@4');
+  assert.equal(await next({ ...base, time: 3_000, action: 1, device: person(), name: 'x'.repeat(64) }), 'accepted');
 });
 
 test('the parser is canonical and total: every truncation, a trailing byte, bad lengths, names and flags are MALFORMED; any flipped byte is refused', async () => {
@@ -212,12 +244,12 @@ test('the parser is canonical and total: every truncation, a trailing byte, bad 
   assert.equal(await code(withCount(2)), 'REGISTRY_INVALID/MALFORMED@0');
   assert.equal(await code(withCount(4)), 'REGISTRY_INVALID/MALFORMED@4');
   const bad = (c: Uint8Array): Promise<string> => code(registry(user.enc, [c]));
-  const first = (o: { device?: Uint8Array; name?: string }): Uint8Array => change(user, { action: 1, seq: 1, time: 1, prev: root(user.enc), device: o.device ?? d2.enc, ...(o.name === undefined ? {} : { name: o.name }) });
+  const first = (o: { device?: Person; name?: string }): Uint8Array => change(user, { action: 1, seq: 1, time: 1, prev: root(user.enc), device: o.device ?? d2, ...(o.name === undefined ? {} : { name: o.name }) });
   assert.equal(await bad(first({ name: 'y'.repeat(65) })), 'REGISTRY_INVALID/MALFORMED@1');
   const classical = cat(Uint8Array.of(0), d2.enc.subarray(1));
-  assert.equal(await bad(first({ device: classical })), 'REGISTRY_INVALID/MALFORMED@1');
+  assert.equal(await bad(first({ device: { ...d2, enc: classical } })), 'REGISTRY_INVALID/MALFORMED@1');
   const badUtf8 = first({ name: 'ab' });
-  badUtf8[77 + 2017 + 1] = 0xc3; // a lone lead byte
+  badUtf8[77 + 2017 + 3373 + 1] = 0xc3; // a lone lead byte
   assert.equal(await bad(badUtf8), 'REGISTRY_INVALID/MALFORMED@1');
   const action3 = first({});
   action3[0] = 3;

@@ -25,6 +25,7 @@ test('a user registry signed in the keystore: add two devices, revoke one, verif
   await load(page);
   const r = await page.evaluate((n) => window.deviceTests.flow(n), storeName('devices'));
   expect(r).toEqual({
+    wrongConsent: { toOtherUser: 'INVALID_SIGNATURE', ofOtherDevice: 'INVALID_SIGNATURE', short: 'INVALID_LENGTH' },
     sameAsGroup: true,
     first: ['laptop'],
     second: ['laptop', 'phone'],
@@ -34,6 +35,7 @@ test('a user registry signed in the keystore: add two devices, revoke one, verif
     readdActive: 'KEY_EXISTS',
     revokeAgain: 'KEY_NOT_FOUND',
     userAsDevice: 'INVALID_PARAMETER',
+    selfConsent: 'INVALID_PARAMETER',
     classicUser: 'PQ_IDENTITY_REQUIRED',
     classicDevice: 'PQ_IDENTITY_REQUIRED',
     tamperedBase: 'REGISTRY_INVALID/BAD_SIGNATURE',
@@ -108,7 +110,7 @@ test('link a new device with its code through a relay that records everything: b
     expect(finished).toEqual({ user: existing.user, devices: ['laptop', 'alice phone (Firefox)'], self: true });
 
     // The relay saw 4 messages of the shapes DEVICES.md §6 gives, and none of the secrets' public consequences.
-    expect(recorded.map((r) => r.message.length)).toEqual([5 + 1216, 5 + 1120, 5 + 12 + 2017 + 1 + 21 + 16, 5 + 12 + 2017 + confirmed.registry.length + 16]);
+    expect(recorded.map((r) => r.message.length)).toEqual([5 + 1216, 5 + 1120 + 12 + 2017 + 16, 5 + 12 + 2017 + 3373 + 1 + 21 + 16, 5 + 12 + confirmed.registry.length + 16]);
     const name = Array.from(new TextEncoder().encode('alice phone'));
     for (const { message } of recorded) {
       for (const [what, needle] of [['user Enc(ID)', existing.user.slice(0, 64)], ['new device Enc(ID)', started.identity.slice(1, 65)], ['registry', confirmed.registry.slice(2100, 2164)], ['name', name]] as const) {
@@ -125,7 +127,7 @@ test('link a new device with its code through a relay that records everything: b
   }
 });
 
-test('attack: a relay in the middle puts its own device in (its own offer for the user\'s code; its own accept with a guessed code): nothing is signed, the user\'s registry is unchanged', async ({ page, context }) => {
+test('attack: a relay in the middle puts its own device in (its own offer for the user\'s code, a made-up hello, its own accept with a guessed code, a flipped bit): every step is refused, nothing is signed, the user\'s registry is unchanged', async ({ page, context }) => {
   test.setTimeout(120_000);
   const { e, n, close } = await devicePair(page, context);
   const m = await context.newPage();
@@ -138,18 +140,19 @@ test('attack: a relay in the middle puts its own device in (its own offer for th
     const mine = await m.evaluate(([x, d]) => window.deviceTests.linkNew(x, d), [storeName('mitm-m'), 'phone'] as const);
     const accepted = await e.evaluate(([c, o]) => window.deviceTests.linkAccept(c, o), [victim.code, mine.offer] as const);
     if (typeof accepted === 'string') throw new Error(`accept: ${accepted}`);
-    const forgedHello = await m.evaluate((a) => window.deviceTests.linkAnswer(a), accepted.accept);
-    if (typeof forgedHello === 'string') throw new Error(`answer: ${forgedHello}`);
-    const swappedOffer = await e.evaluate((h) => window.deviceTests.linkConfirm(h), forgedHello);
-    // 2. The relay answers the victim's offer itself, guessing the code (it never saw it).
-    await m.evaluate(() => window.deviceTests.linkDispose());
+    // Its device cannot read the accept (the user's Enc(ID) is sealed under a key of the code), so it has no hello to give;
+    const attackerReadsAccept = await m.evaluate((a) => window.deviceTests.linkAnswer(a), accepted.accept);
+    // forwarded to the real new device, the swapped accept does not open there either;
+    const victimOnSwappedAccept = await n.evaluate((a) => window.deviceTests.linkAnswer(a), accepted.accept);
+    // and whatever hello the relay makes up is refused.
+    const madeUp = [0x56, 0x4b, 0x4c, 0x31, 3, ...Array.from({ length: 12 + 2017 + 3373 + 1 + 5 + 16 }, (_, i) => (i * 131 + 7) & 0xff)];
+    const forgedHello = await e.evaluate((h) => window.deviceTests.linkConfirm(h), madeUp);
+    // 2. The relay answers a new device's offer itself, guessing the code (it never saw it).
+    const second = await n.evaluate(([x, d]) => window.deviceTests.linkNew(x, d), [storeName('mitm-n1'), 'phone'] as const);
     await m.evaluate((x) => window.deviceTests.linkExisting(x), storeName('mitm-m2'));
-    const guess = 'A'.repeat(26);
-    const attackerAccept = await m.evaluate(([c, o]) => window.deviceTests.linkAccept(c, o), [guess, victim.offer] as const);
+    const attackerAccept = await m.evaluate(([c, o]) => window.deviceTests.linkAccept(c, o), ['A'.repeat(26), second.offer] as const);
     if (typeof attackerAccept === 'string') throw new Error(`attacker accept: ${attackerAccept}`);
-    const victimHello = await n.evaluate((a) => window.deviceTests.linkAnswer(a), attackerAccept.accept);
-    if (typeof victimHello === 'string') throw new Error(`victim answer: ${victimHello}`);
-    const readVictimHello = await m.evaluate((h) => window.deviceTests.linkConfirm(h), victimHello);
+    const guessedCode = await n.evaluate((a) => window.deviceTests.linkAnswer(a), attackerAccept.accept);
     // 3. A hello with one bit flipped, on a fresh link with the right code.
     const fresh = await n.evaluate(([x, d]) => window.deviceTests.linkNew(x, d), [storeName('mitm-n2'), 'phone'] as const);
     const ok = await e.evaluate(([c, o]) => window.deviceTests.linkAccept(c, o), [fresh.code, fresh.offer] as const);
@@ -158,7 +161,10 @@ test('attack: a relay in the middle puts its own device in (its own offer for th
     if (typeof hello === 'string') throw new Error(`answer: ${hello}`);
     hello[hello.length - 20] = (hello[hello.length - 20] ?? 0) ^ 1;
     const flipped = await e.evaluate((h) => window.deviceTests.linkConfirm(h), hello);
-    expect({ swappedOffer, readVictimHello, flipped }).toEqual({ swappedOffer: 'AUTHENTICATION_FAILED', readVictimHello: 'AUTHENTICATION_FAILED', flipped: 'AUTHENTICATION_FAILED' });
+    expect({ attackerReadsAccept, victimOnSwappedAccept, forgedHello, guessedCode, flipped }).toEqual({
+      attackerReadsAccept: 'AUTHENTICATION_FAILED', victimOnSwappedAccept: 'AUTHENTICATION_FAILED', forgedHello: 'AUTHENTICATION_FAILED',
+      guessedCode: 'AUTHENTICATION_FAILED', flipped: 'AUTHENTICATION_FAILED',
+    });
     expect(await e.evaluate(() => window.deviceTests.linkRegistry())).toEqual(before);
   } finally {
     for (const p of [e, n, m]) await p.evaluate(() => window.deviceTests.linkDispose());
@@ -171,7 +177,7 @@ test('DEVICES.md §2 and §6 are enough: an independent new device and an indepe
   test.setTimeout(120_000);
   await load(page);
   const n = await page.evaluate((x) => window.deviceTests.independentNew(x), storeName('indep-n'));
-  expect(n).toEqual({ channel: true, acceptLength: 1125, userInWelcome: true, registryInWelcome: true, devices: ['laptop', 'independent'] });
+  expect(n).toEqual({ channel: true, acceptLength: 5 + 1120 + 12 + 2017 + 16, userInWelcome: true, registryInWelcome: true, devices: ['laptop', 'independent'] });
   const e = await page.evaluate((x) => window.deviceTests.independentExisting(x), storeName('indep-e'));
-  expect(e).toEqual({ helloLength: 5 + 12 + 2017 + 1 + 5 + 16, deviceIsPhone: true, deviceName: 'phone', user: true, devices: ['phone'] });
+  expect(e).toEqual({ helloLength: 5 + 12 + 2017 + 3373 + 1 + 5 + 16, consentValid: true, deviceIsPhone: true, deviceName: 'phone', user: true, devices: ['phone'] });
 });

@@ -8,29 +8,29 @@ import { utf8 } from '../../ts/validate.js';
 import { concatBytes, hexToBytes } from '../../ts/bytes.js';
 import { encodeVerificationIdentity } from '../../ts/messaging/verification.js';
 import {
-  DEVICE_REGISTRY, REGISTRY_ACTIONS, encodeBody, encodeRegistry, identityIdOf, isIdentityEncoding, mlDsaContext, parseRegistry, registryRoot,
-  signedBytes, verifyRegistry, type DeviceRegistryView,
+  CONSENT_LENGTH, DEVICE_REGISTRY, REGISTRY_ACTIONS, consentBytes, encodeBody, encodeRegistry, identityIdOf, isIdentityEncoding, mlDsaContext,
+  parseRegistry, registryRoot, signedBytes, verifyConsent, verifyRegistry, type DeviceRegistryView,
 } from '../../ts/devices-format.js';
 import { identityRecord } from './identities.js';
 import { signWith } from './keys.js';
 import type { Store } from './store.js';
 
-/** The user identity's `Enc(ID)` (with ML-DSA-65: `PQ_IDENTITY_REQUIRED` otherwise). */
-async function userIdentity(s: Store, user: string): Promise<{ id: string; identity: Uint8Array }> {
+/** The `Enc(ID)` of a keystore identity with ML-DSA-65 (`PQ_IDENTITY_REQUIRED` otherwise). */
+export async function encodingOf(s: Store, user: string): Promise<{ id: string; identity: Uint8Array }> {
   const r = await identityRecord(s, user);
   const { ed25519, x25519 } = r.publicKeys;
   const mlDsa65 = r.publicKeys['ml-dsa-65'];
   if (!r.mlDsa || mlDsa65 === undefined || ed25519 === undefined || x25519 === undefined) {
-    throw new VeilError('PQ_IDENTITY_REQUIRED', `identity ${r.id} has no ML-DSA-65 key: a user identity signs its device registry with both keys (mlDsa: true)`);
+    throw new VeilError('PQ_IDENTITY_REQUIRED', `identity ${r.id} has no ML-DSA-65 key: users and devices are identities made with mlDsa: true (both keys sign)`);
   }
   return { id: r.id, identity: encodeVerificationIdentity({ ed25519, x25519, mlDsa65 }) };
 }
 
 /** Appends one signed change to `registry` (verified first; none: a new registry). */
 async function append(
-  s: Store, user: string, registry: Uint8Array | undefined, change: (view: DeviceRegistryView | undefined, prev: Uint8Array, seq: number, time: number, userId: string) => Uint8Array,
+  s: Store, user: string, registry: Uint8Array | undefined, change: (view: DeviceRegistryView | undefined, prev: Uint8Array, seq: number, time: number) => Uint8Array,
 ): Promise<Uint8Array> {
-  const u = await userIdentity(s, user);
+  const u = await encodingOf(s, user);
   const view = registry === undefined ? undefined : verifyRegistry(registry, { user: u.identity });
   const count = view?.head.count ?? 0;
   if (count >= DEVICE_REGISTRY.maxChanges) {
@@ -39,7 +39,7 @@ async function append(
   const prev = view === undefined ? registryRoot(u.identity) : hexToBytes(view.head.hash);
   // Times never decrease: a clock set back signs the previous change's time.
   const time = Math.max(Date.now(), view?.updatedAt ?? 0);
-  const body = change(view, prev, count + 1, time, identityIdOf(u.identity));
+  const body = change(view, prev, count + 1, time);
   const m = signedBytes(body);
   const mlDsa65 = await signWith(s, u.id, 'ml-dsa-65', m, mlDsaContext());
   const ed25519 = await signWith(s, u.id, 'ed25519', m, undefined);
@@ -47,19 +47,58 @@ async function append(
   return encodeRegistry(u.identity, [...previous, concatBytes([body, ed25519, mlDsa65])]);
 }
 
-/** `keystore/registry-add`: adds device `Enc(ID)` `device` named `name` (a new registry when `registry` is absent). */
-export async function addDevice(s: Store, user: string, registry: Uint8Array | undefined, device: Uint8Array, name: string): Promise<Uint8Array> {
-  if (!(device instanceof Uint8Array) || !isIdentityEncoding(device)) {
-    throw new VeilError('INVALID_LENGTH', `device must be an Enc(ID) of ${DEVICE_REGISTRY.identityLength} bytes with flags 0x01 (an identity made with mlDsa: true)`);
+/**
+ * A device's consent to being a device of user `Enc(U)` `user`: its Ed25519 and ML-DSA-65 signatures
+ * over `label ‖ 0x03 ‖ Enc(U)` (docs/DEVICES.md §2), made with the keystore identity `device`.
+ */
+export async function deviceConsent(s: Store, device: string, user: Uint8Array): Promise<Uint8Array> {
+  if (!(user instanceof Uint8Array) || !isIdentityEncoding(user)) {
+    throw new VeilError('INVALID_LENGTH', `user must be an Enc(ID) of ${DEVICE_REGISTRY.identityLength} bytes with flags 0x01`);
+  }
+  const d = await encodingOf(s, device);
+  if (identityIdOf(d.identity) === identityIdOf(user)) throw new VeilError('INVALID_PARAMETER', 'an identity is not a device of itself');
+  const m = consentBytes(user);
+  const mlDsa65 = await signWith(s, d.id, 'ml-dsa-65', m, mlDsaContext());
+  const ed25519 = await signWith(s, d.id, 'ed25519', m, undefined);
+  return concatBytes([ed25519, mlDsa65]);
+}
+
+/**
+ * `keystore/registry-add`: adds a device named `name` (a new registry when `registry` is absent).
+ * `device` is a keystore identity id of this store (its consent is made here) or another device's
+ * `Enc(ID)` with the consent it made (`INVALID_SIGNATURE` if that is not its consent to this user).
+ */
+export async function addDevice(
+  s: Store, user: string, registry: Uint8Array | undefined, device: Uint8Array | string, consent: Uint8Array | undefined, name: string,
+): Promise<Uint8Array> {
+  const u = await encodingOf(s, user);
+  let encoding: Uint8Array;
+  let agreed: Uint8Array;
+  if (typeof device === 'string') {
+    encoding = (await encodingOf(s, device)).identity;
+    if (identityIdOf(encoding) === identityIdOf(u.identity)) throw new VeilError('INVALID_PARAMETER', 'the user identity is not one of its own devices: add a device identity');
+    agreed = await deviceConsent(s, device, u.identity);
+  } else {
+    if (!(device instanceof Uint8Array) || !isIdentityEncoding(device)) {
+      throw new VeilError('INVALID_LENGTH', `device must be an Enc(ID) of ${DEVICE_REGISTRY.identityLength} bytes with flags 0x01 (an identity made with mlDsa: true)`);
+    }
+    if (!(consent instanceof Uint8Array) || consent.length !== CONSENT_LENGTH) {
+      throw new VeilError('INVALID_LENGTH', `consent must be the device's ${CONSENT_LENGTH}-byte consent (deviceConsent)`);
+    }
+    encoding = device;
+    agreed = consent;
   }
   const n = utf8('name', name, 0, DEVICE_REGISTRY.maxNameLength);
-  const id = identityIdOf(device);
-  return append(s, user, registry, (view, prev, seq, time, userId) => {
+  const id = identityIdOf(encoding);
+  if (id === identityIdOf(u.identity)) throw new VeilError('INVALID_PARAMETER', 'the user identity is not one of its own devices: add a device identity');
+  if (!verifyConsent(encoding, u.identity, agreed)) {
+    throw new VeilError('INVALID_SIGNATURE', `the consent is not device ${id}'s consent to being a device of this user`);
+  }
+  return append(s, user, registry, (view, prev, seq, time) => {
     if (view !== undefined && (view.devices.some((d) => d.identityId === id) || view.revoked.some((d) => d.identityId === id))) {
       throw new VeilError('KEY_EXISTS', `device ${id} is already in the registry (a revoked device is never added again)`);
     }
-    if (id === userId) throw new VeilError('INVALID_PARAMETER', 'the user identity is not one of its own devices: add a device identity');
-    return encodeBody({ action: REGISTRY_ACTIONS.add, seq, time, prev, device, name: n });
+    return encodeBody({ action: REGISTRY_ACTIONS.add, seq, time, prev, device: encoding, consent: agreed, name: n });
   });
 }
 

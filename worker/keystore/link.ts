@@ -7,18 +7,17 @@ import * as P from '../../ts/primitives.js';
 import { VeilError } from '../../protocol/errors.js';
 import { utf8, wipe } from '../../ts/validate.js';
 import { bytesToHex, concatBytes } from '../../ts/bytes.js';
-import { encodeVerificationIdentity } from '../../ts/messaging/verification.js';
-import { DEVICE_REGISTRY, identityIdOf, isIdentityEncoding, verifyRegistry } from '../../ts/devices-format.js';
+import { CONSENT_LENGTH, DEVICE_REGISTRY, identityIdOf, isIdentityEncoding, verifyRegistry } from '../../ts/devices-format.js';
 import {
   DEVICE_LINK, decodeLinkCode, encodeLinkCode, linkChannel, linkKeys, linkPayload, linkPrefix, linkTranscript,
 } from '../../ts/link-format.js';
 import type { LinkAccepted, LinkConfirmed, LinkFinished, LinkStarted } from '../../protocol/keystore.protocol.js';
-import { identityRecord } from './identities.js';
-import { addDevice } from './devices.js';
+import { addDevice, deviceConsent, encodingOf } from './devices.js';
 import type { Store } from './store.js';
 
 const X_WING_PUBLIC = 1216;
 const X_WING_CIPHERTEXT = 1120;
+const GCM = 12 + 16;
 const enc = new TextEncoder();
 const dec = new TextDecoder('utf-8', { fatal: true });
 
@@ -29,10 +28,11 @@ interface NewSide {
   readonly s: Uint8Array;
   readonly dk: Uint8Array;
   readonly offer: Uint8Array;
+  readonly identity: string;
   readonly device: Uint8Array;
   readonly name: string;
-  /** After `answer`: the key of the welcome. */
-  en?: Uint8Array;
+  /** After `answer`: the user's `Enc(ID)` from the accept and the key of the welcome. */
+  answered?: { readonly user: Uint8Array; readonly en: Uint8Array };
 }
 
 interface ExistingSide {
@@ -50,7 +50,7 @@ const links = new Map<string, Pending>();
 
 function forget(id: string, p: Pending): void {
   links.delete(id);
-  if (p.role === 'new') wipe(p.s, p.dk, ...(p.en ? [p.en] : []));
+  if (p.role === 'new') wipe(p.s, p.dk, ...(p.answered ? [p.answered.en] : []));
   else wipe(p.ne, p.en);
 }
 
@@ -74,27 +74,19 @@ function take<R extends Pending['role']>(s: Store, id: unknown, role: R): Extrac
   return p as Extract<Pending, { role: R }>;
 }
 
-async function encodingOf(s: Store, identity: string): Promise<Uint8Array> {
-  const r = await identityRecord(s, identity);
-  const { ed25519, x25519 } = r.publicKeys;
-  const mlDsa65 = r.publicKeys['ml-dsa-65'];
-  if (!r.mlDsa || mlDsa65 === undefined || ed25519 === undefined || x25519 === undefined) {
-    throw new VeilError('PQ_IDENTITY_REQUIRED', `identity ${r.id} has no ML-DSA-65 key: users and devices are identities made with mlDsa: true`);
-  }
-  return encodeVerificationIdentity({ ed25519, x25519, mlDsa65 });
-}
-
 /** New device: a fresh X-Wing key and code for its device identity `device`. */
 export async function start(s: Store, device: string, name: string): Promise<LinkStarted> {
   sweep();
   const n = utf8('name', name, 0, DEVICE_REGISTRY.maxNameLength);
-  const encoding = await encodingOf(s, device);
+  const d = await encodingOf(s, device);
   const secret = crypto.getRandomValues(new Uint8Array(DEVICE_LINK.secretLength));
   const [dk, ek] = P.xWingKeygen();
   const offer = concatBytes([linkPrefix('offer'), ek]);
   const id = newId();
   // The reply's buffers are transferred to the page: the link keeps its own copy of the offer.
-  links.set(id, { role: 'new', store: s.name, expires: Date.now() + DEVICE_LINK.lifetimeMs, s: secret, dk, offer: offer.slice(), device: encoding, name: n });
+  links.set(id, {
+    role: 'new', store: s.name, expires: Date.now() + DEVICE_LINK.lifetimeMs, s: secret, dk, offer: offer.slice(), identity: d.id, device: d.identity, name: n,
+  });
   return { id, code: encodeLinkCode(secret), channel: linkChannel(secret), offer };
 }
 
@@ -103,53 +95,69 @@ export async function accept(s: Store, user: string, code: string, offer: Uint8A
   sweep();
   const secret = decodeLinkCode(code);
   try {
-    await encodingOf(s, user);
+    const u = await encodingOf(s, user);
     const ek = linkPayload('offer', offer, { exact: X_WING_PUBLIC });
     const { ciphertext, sharedSecret } = P.xWingEncapsulate(ek);
-    const acceptMessage = concatBytes([linkPrefix('accept'), ciphertext]);
-    const keys = linkKeys(sharedSecret, secret, linkTranscript(offer, acceptMessage));
+    const keys = linkKeys(sharedSecret, secret, linkTranscript(offer, ciphertext));
     wipe(sharedSecret);
+    const head = concatBytes([linkPrefix('accept'), ciphertext]);
+    const acceptMessage = concatBytes([head, P.encryptAesGcm(keys.u, u.identity, head)]);
+    wipe(keys.u);
     const id = newId();
-    links.set(id, { role: 'existing', store: s.name, expires: Date.now() + DEVICE_LINK.lifetimeMs, user, ...keys });
+    links.set(id, { role: 'existing', store: s.name, expires: Date.now() + DEVICE_LINK.lifetimeMs, user, ne: keys.ne, en: keys.en });
     return { id, channel: linkChannel(secret), accept: acceptMessage };
   } finally {
     wipe(secret);
   }
 }
 
-/** New device: the hello (its `Enc(ID)` and name, for the accept's sender only). */
-export function answer(s: Store, id: string, acceptMessage: Uint8Array): Uint8Array {
+/**
+ * New device: opens the user's `Enc(ID)` in the accept (`AUTHENTICATION_FAILED` for an accept not made
+ * with this code), consents to being that user's device and returns the hello (its `Enc(ID)`, consent
+ * and name, for the accept's sender only). A failed accept ends the link.
+ */
+export async function answer(s: Store, id: string, acceptMessage: Uint8Array): Promise<Uint8Array> {
   const p = take(s, id, 'new');
-  if (p.en !== undefined) throw new VeilError('INVALID_STATE', `link ${id} has answered an accept already`);
-  const ct = linkPayload('accept', acceptMessage, { exact: X_WING_CIPHERTEXT });
-  const ss = P.xWingDecapsulate(p.dk, ct);
-  const keys = linkKeys(ss, p.s, linkTranscript(p.offer, acceptMessage));
-  wipe(ss);
-  p.en = keys.en;
-  const name = enc.encode(p.name);
-  const plain = concatBytes([p.device, Uint8Array.of(name.length), name]);
+  if (p.answered !== undefined) throw new VeilError('INVALID_STATE', `link ${id} has answered an accept already`);
+  let keys: { u: Uint8Array; ne: Uint8Array; en: Uint8Array } | undefined;
   try {
-    return concatBytes([linkPrefix('hello'), P.encryptAesGcm(keys.ne, plain, linkPrefix('hello'))]);
+    const body = linkPayload('accept', acceptMessage, { exact: X_WING_CIPHERTEXT + GCM + DEVICE_REGISTRY.identityLength });
+    const ct = body.subarray(0, X_WING_CIPHERTEXT);
+    const ss = P.xWingDecapsulate(p.dk, ct);
+    keys = linkKeys(ss, p.s, linkTranscript(p.offer, ct));
+    wipe(ss);
+    const user = P.decryptAesGcm(keys.u, body.subarray(X_WING_CIPHERTEXT), acceptMessage.subarray(0, 5 + X_WING_CIPHERTEXT));
+    if (!isIdentityEncoding(user)) throw new VeilError('MALFORMED_INPUT', 'link accept: the user is not an Enc(ID) with flags 0x01');
+    const consent = await deviceConsent(s, p.identity, user);
+    p.answered = { user, en: keys.en };
+    const name = enc.encode(p.name);
+    return concatBytes([linkPrefix('hello'), P.encryptAesGcm(keys.ne, concatBytes([p.device, consent, Uint8Array.of(name.length), name]), linkPrefix('hello'))]);
+  } catch (e) {
+    forget(id, p);
+    if (keys !== undefined) wipe(keys.en);
+    throw e;
   } finally {
-    wipe(keys.ne);
+    if (keys !== undefined) wipe(keys.u, keys.ne);
   }
 }
 
 /**
  * Existing device: opens the hello (`AUTHENTICATION_FAILED` for one not made with this code and
- * accept), adds the device to the user's registry (signed here, docs/DEVICES.md §5) and seals the
- * user's `Enc(ID)` and the new registry for the new device. The link is used up either way.
+ * accept), adds the device with its consent to the user's registry (signed here, docs/DEVICES.md §5)
+ * and seals the new registry for the new device. The link is used up either way.
  */
 export async function confirm(s: Store, id: string, hello: Uint8Array, registry: Uint8Array | undefined): Promise<LinkConfirmed> {
   const p = take(s, id, 'existing');
   try {
-    const sealed = linkPayload('hello', hello, { min: 12 + 16 + DEVICE_REGISTRY.identityLength + 1, max: 12 + 16 + DEVICE_REGISTRY.identityLength + 1 + DEVICE_REGISTRY.maxNameLength });
+    const fixed = DEVICE_REGISTRY.identityLength + CONSENT_LENGTH + 1;
+    const sealed = linkPayload('hello', hello, { min: GCM + fixed, max: GCM + fixed + DEVICE_REGISTRY.maxNameLength });
     const plain = P.decryptAesGcm(p.ne, sealed, linkPrefix('hello'));
     const device = plain.slice(0, DEVICE_REGISTRY.identityLength);
-    const len = plain[DEVICE_REGISTRY.identityLength];
-    const nameBytes = plain.subarray(DEVICE_REGISTRY.identityLength + 1);
+    const consent = plain.slice(DEVICE_REGISTRY.identityLength, DEVICE_REGISTRY.identityLength + CONSENT_LENGTH);
+    const len = plain[fixed - 1];
+    const nameBytes = plain.subarray(fixed);
     if (!isIdentityEncoding(device) || len !== nameBytes.length) {
-      throw new VeilError('MALFORMED_INPUT', 'link hello: not Enc(ID) ‖ u8(L) ‖ name');
+      throw new VeilError('MALFORMED_INPUT', 'link hello: not Enc(ID) ‖ consent ‖ u8(L) ‖ name');
     }
     let name: string;
     try {
@@ -157,9 +165,8 @@ export async function confirm(s: Store, id: string, hello: Uint8Array, registry:
     } catch {
       throw new VeilError('MALFORMED_INPUT', 'link hello: the name is not UTF-8');
     }
-    const next = await addDevice(s, p.user, registry, device, name);
-    const userEncoding = await encodingOf(s, p.user);
-    const welcome = concatBytes([linkPrefix('welcome'), P.encryptAesGcm(p.en, concatBytes([userEncoding, next]), linkPrefix('welcome'))]);
+    const next = await addDevice(s, p.user, registry, device, consent, name);
+    const welcome = concatBytes([linkPrefix('welcome'), P.encryptAesGcm(p.en, next, linkPrefix('welcome'))]);
     return { registry: next, device: { identityId: identityIdOf(device), identity: device, name }, welcome };
   } finally {
     forget(id, p);
@@ -167,23 +174,22 @@ export async function confirm(s: Store, id: string, hello: Uint8Array, registry:
 }
 
 /**
- * New device: opens the welcome and verifies the registry it carries against the user identity in
- * it, with this device active in it. Returns the user's `Enc(ID)` (pin it) and the registry.
+ * New device: opens the welcome and verifies the registry it carries against the user `Enc(ID)` of
+ * the accept, with this device active in it. Returns that `Enc(ID)` (pin it) and the registry.
  */
 export function finish(s: Store, id: string, welcome: Uint8Array): LinkFinished {
   const p = take(s, id, 'new');
   try {
-    if (p.en === undefined) throw new VeilError('INVALID_STATE', `link ${id} has not answered an accept yet`);
-    const sealed = linkPayload('welcome', welcome, { min: 12 + 16 + DEVICE_REGISTRY.identityLength });
-    const plain = P.decryptAesGcm(p.en, sealed, linkPrefix('welcome'));
-    const user = plain.slice(0, DEVICE_REGISTRY.identityLength);
-    const registry = plain.slice(DEVICE_REGISTRY.identityLength);
+    if (p.answered === undefined) throw new VeilError('INVALID_STATE', `link ${id} has not answered an accept yet`);
+    const sealed = linkPayload('welcome', welcome, { min: GCM + 1 });
+    const registry = P.decryptAesGcm(p.answered.en, sealed, linkPrefix('welcome'));
+    const user = p.answered.user;
     const view = verifyRegistry(registry, { user });
     const own = identityIdOf(p.device);
     if (!view.devices.some((d) => d.identityId === own)) {
       throw new VeilError('REGISTRY_INVALID', 'link welcome: the registry does not list this device as active', { details: { reason: 'UNKNOWN_DEVICE', index: 0 } });
     }
-    return { user, registry };
+    return { user: user.slice(), registry };
   } finally {
     forget(id, p);
   }
