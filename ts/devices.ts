@@ -110,7 +110,7 @@ export async function addDevice(ks: Keystore, user: IdentityHandle | string, dev
   const registry = options.registry === undefined ? undefined : bytes('registry', options.registry).slice();
   let target: { device: string } | { device: Uint8Array; consent: Uint8Array };
   if (typeof device === 'string' || (typeof device === 'object' && device !== null && 'kind' in device)) {
-    target = { device: identityId(device as IdentityHandle | string, 'device') };
+    target = { device: identityId(device, 'device') };
   } else if (typeof device === 'object' && device !== null && 'identity' in device && 'consent' in device) {
     target = { device: identityEncoding('device.identity', device.identity).slice(), consent: bytes('device.consent', device.consent).slice() };
   } else {
