@@ -20,6 +20,7 @@ import { bytes, utf8 } from './validate.js';
 import { encodeVerificationIdentity } from './messaging/verification.js';
 import { DEVICE_REGISTRY, verifyRegistry, type DeviceRegistryHead, type DeviceRegistryView, type RegisteredDevice } from './devices-format.js';
 import { DEVICE_LINK, decodeLinkCode, linkChannel } from './link-format.js';
+import type { GroupInfo, GroupMember } from '../protocol/group.protocol.js';
 import type { IdentityHandle, LinkAccepted, LinkConfirmed, LinkFinished, LinkStarted } from '../protocol/keystore.protocol.js';
 
 export { DEVICE_LINK };
@@ -228,4 +229,75 @@ function linkId(link: unknown): string {
   const id = typeof link === 'object' && link !== null ? (link as { id?: unknown }).id : link;
   if (typeof id !== 'string' || !/^[0-9a-f]{32}$/.test(id)) throw new TypeError('link must be a link (startLink / acceptLink) or its id');
   return id;
+}
+
+// ---------------------------------------------------------------------------
+// Users in groups (docs/DEVICES.md §7): every device of a user is a member of the user's groups
+
+/** One user of a group: the members that are its active devices, and its active devices that are not members. */
+export interface GroupUser {
+  readonly user: DeviceRegistryView['user'];
+  readonly members: readonly GroupMember[];
+  /** Active devices of the user not in the group: a device of this user adds them (their key packages). */
+  readonly missing: readonly RegisteredDevice[];
+}
+
+/** A group's members sorted by user. */
+export interface GroupRoster {
+  /** In the order of `registries`. */
+  readonly users: readonly GroupUser[];
+  /** Members no given registry lists as an active device: revoked devices and strangers. Show them apart, or remove them. */
+  readonly unknown: readonly GroupMember[];
+}
+
+function checkViews(registries: unknown): readonly DeviceRegistryView[] {
+  if (!Array.isArray(registries)) throw new TypeError('registries must be an array of verified registry views (verifyDeviceRegistry)');
+  for (const v of registries as unknown[]) {
+    const view = v as Partial<DeviceRegistryView> | null;
+    if (typeof view !== 'object' || view === null || !Array.isArray(view.devices) || !Array.isArray(view.revoked) || typeof view.user !== 'object') {
+      throw new TypeError('registries must be an array of verified registry views (verifyDeviceRegistry)');
+    }
+  }
+  return registries as readonly DeviceRegistryView[];
+}
+
+function checkMembers(members: unknown): readonly GroupMember[] {
+  if (!Array.isArray(members) || !(members as unknown[]).every((m) => typeof m === 'object' && m !== null && typeof (m as GroupMember).identityId === 'string')) {
+    throw new TypeError('members must be the members of a GroupInfo');
+  }
+  return members as readonly GroupMember[];
+}
+
+/**
+ * Sorts a group's members by user, from the users' verified registries: whose device each member is,
+ * which of each user's devices are missing, and which members belong to no user given (`unknown`).
+ * A device that consented to two users' registries is listed under both.
+ */
+export function groupRoster(members: readonly GroupMember[], registries: readonly DeviceRegistryView[]): GroupRoster {
+  const ms = checkMembers(members);
+  const views = checkViews(registries);
+  const claimed = new Set<string>();
+  const users = views.map((v) => {
+    const active = new Set(v.devices.map((d) => d.identityId));
+    const mine = ms.filter((m) => active.has(m.identityId));
+    for (const m of mine) claimed.add(m.identityId);
+    const present = new Set(mine.map((m) => m.identityId));
+    return { user: v.user, members: mine, missing: v.devices.filter((d) => !present.has(d.identityId)) };
+  });
+  return { users, unknown: ms.filter((m) => !claimed.has(m.identityId)) };
+}
+
+/**
+ * What a device of the user whose verified registry is `view` commits to bring group `info` in line
+ * with it: `add` its active devices that are not members (with a key package of each, `Group.add`),
+ * `remove` the members that are its revoked devices (`Group.remove`). Run it after linking or revoking.
+ */
+export function deviceChanges(info: Pick<GroupInfo, 'members'>, view: DeviceRegistryView): { add: RegisteredDevice[]; remove: GroupMember[] } {
+  if (typeof info !== 'object' || info === null) throw new TypeError('info must be a GroupInfo');
+  const ms = checkMembers(info.members);
+  const [v] = checkViews([view]);
+  if (v === undefined) throw new TypeError('view must be a verified registry view');
+  const present = new Set(ms.map((m) => m.identityId));
+  const revoked = new Set(v.revoked.map((d) => d.identityId));
+  return { add: v.devices.filter((d) => !present.has(d.identityId)), remove: ms.filter((m) => revoked.has(m.identityId)) };
 }

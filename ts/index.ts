@@ -28,6 +28,7 @@ export {
 export {
   addDevice, revokeDevice, verifyDeviceRegistry, deviceIdentity, deviceConsent, findDevice, DEVICE_REGISTRY, type AddDeviceOptions, type RemoteDevice, type VerifyDeviceRegistryOptions,
   type DeviceRegistryView, type DeviceRegistryHead, type RegisteredDevice, type DeviceRegistryFailure,
+  groupRoster, deviceChanges, type GroupRoster, type GroupUser,
   startLink, acceptLink, answerLink, confirmLink, finishLink, linkChannelOf, DEVICE_LINK, type LinkStarted, type LinkAccepted, type LinkConfirmed, type LinkFinished,
 } from './devices.js';
 export { capabilities, type Capabilities, type Routes, type Route, type RoutePreference, type WasmBuild } from './webcrypto/routes.js';

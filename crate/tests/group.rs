@@ -230,6 +230,24 @@ fn attack_replayed_application_message_and_commit() {
 }
 
 #[test]
+fn an_application_message_of_a_past_epoch_is_wrong_epoch_also_for_a_member_that_joined_later() {
+    let mut ms = group_of(Suite::Classic, &["alice", "bob", "carol"]);
+    let old = ms[0].send(b"before the update");
+    assert_eq!(ms[1].read(&old), b"before the update");
+    let out = ms[0].update().unwrap();
+    ms[0].merge().unwrap();
+    ms[2].recv(&out.commit).unwrap();
+    // Carol never read it; Bob did, then moved on: both are past its epoch, neither keeps its secrets.
+    assert_eq!(ms[2].recv(&old).unwrap_err(), GroupError::WrongEpoch);
+    ms[1].recv(&out.commit).unwrap();
+    assert_eq!(ms[1].recv(&old).unwrap_err(), GroupError::WrongEpoch);
+    // In the current epoch a replay is still a duplicate.
+    let now = ms[0].send(b"now");
+    assert_eq!(ms[1].read(&now), b"now");
+    assert_eq!(ms[1].recv(&now).unwrap_err(), GroupError::DuplicateMessage);
+}
+
+#[test]
 fn attack_commit_for_a_future_epoch_is_refused_then_applies_in_order() {
     let mut ms = group_of(Suite::Classic, &["alice", "bob", "carol"]);
     let first = ms[0].update().unwrap();

@@ -181,3 +181,24 @@ test('DEVICES.md §2 and §6 are enough: an independent new device and an indepe
   const e = await page.evaluate((x) => window.deviceTests.independentExisting(x), storeName('indep-e'));
   expect(e).toEqual({ helloLength: 5 + 12 + 2017 + 3373 + 1 + 5 + 16, consentValid: true, deviceIsPhone: true, deviceName: 'phone', user: true, devices: ['phone'] });
 });
+
+test('conversations on every device: a linked phone is added to Alice\'s room and reads from its join on; revoked, it is removed in the next commit and reads nothing after; Bob\'s roster sorts members by user and shows a stranger apart', async ({ page }) => {
+  test.setTimeout(180_000);
+  await load(page);
+  const r = await page.evaluate((x) => window.deviceTests.multiDevice(x), storeName('multi'));
+  expect(r).toEqual({
+    earlyAtBob: 'before the phone',
+    earlyAtPhone: 'WRONG_EPOCH',
+    linked: { user: true, devices: ['laptop', 'phone'] },
+    toAdd: ['phone'], toAddRemove: 0,
+    rosterAtBob: [2, 1], unknownAtBob: 0, missingAtBob: [0, 0],
+    senderUser: true,
+    delivered: { laptop: 'hello both of you', phone: 'hello both of you', laptopFromPhone: 'from the phone' },
+    toRemove: [true], toRemoveAdd: 0,
+    phoneRemoved: true,
+    afterAtLaptop: 'after the revocation',
+    afterAtPhone: 'NOT_A_MEMBER',
+    rosterAfter: [1, 1], unknownAfter: 0,
+    stranger: 1, strangerIsMallory: true,
+  });
+});

@@ -755,10 +755,11 @@ impl Group {
                 .map_err(|_| GroupError::Internal)?;
             discarded_own = true;
         }
+        let past = message.epoch() < self.inner.epoch();
         let processed = self
             .inner
             .process_message(&client.provider, message)
-            .map_err(map_process)?;
+            .map_err(|e| past_epoch(map_process(e), past))?;
         let sender = match processed.sender() {
             Sender::Member(i) => Some(i.u32()),
             _ => None,
@@ -899,6 +900,17 @@ fn validate_key_package(client: &Client, bytes: &[u8]) -> Result<KeyPackage, Gro
     let leaf = package.leaf_node();
     client.check_credential(leaf.credential(), leaf.signature_key().as_slice())?;
     Ok(package)
+}
+
+/// OpenMLS reports an application message of a past epoch whose secrets are not kept with the
+/// same error as a generation deleted within an epoch (`TooDistantInThePast`). veilkit keeps no
+/// past epochs (docs/GROUPS.md), so a message of a past epoch is `WrongEpoch`, as a past commit is;
+/// `DuplicateMessage` stays for the current epoch (a replay, one's own message fanned back).
+fn past_epoch(e: GroupError, past: bool) -> GroupError {
+    match e {
+        GroupError::DuplicateMessage if past => GroupError::WrongEpoch,
+        e => e,
+    }
 }
 
 fn map_process<E>(e: ProcessMessageError<E>) -> GroupError {
