@@ -140,3 +140,23 @@ test('README Groups snippet: runs as written; each stated value holds, a replaye
     listed: true,
   });
 });
+
+test('README Devices snippet: runs as written; each stated value holds, the relay\'s copy of the link is used up, a revoked phone leaves the registry', async ({ page }) => {
+  test.setTimeout(120_000);
+  await page.goto('/tests/playwright/fixtures/threads.html');
+  const { code, stated } = readmeSnippet('Devices');
+  expect(stated).toBe(2);
+  const r = await page.evaluate(`(async () => {
+    const __stated = [];
+    const { VeilError, revokeDevice } = await import('/dist/ts/index.js');
+    ${code}
+    const codeOf = async (p) => { try { await p; return 'resolved'; } catch (e) { return e instanceof VeilError ? e.code : String(e); } };
+    const replayed = await codeOf(confirmLink(laptop, accepted, hello, { registry }));
+    const phoneId = view.devices[1].identityId;
+    const after = await verifyDeviceRegistry(await revokeDevice(laptop, alice, registry, phoneId), { user: await deviceIdentity(laptop, alice), pinned: view.head });
+    const result = { stated: __stated, replayed, after: after.devices.map((d) => d.name), revoked: after.revoked.map((d) => d.name) };
+    laptop.dispose(); phone.dispose();
+    return result;
+  })()`);
+  expect(r).toEqual({ stated: [true, true], replayed: 'KEY_NOT_FOUND', after: ['laptop'], revoked: ['phone'] });
+});
