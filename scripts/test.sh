@@ -91,6 +91,8 @@ if [[ $BUILD_OK -eq 1 ]]; then
   run_step "react hooks (vitest)" npx --no-install vitest run --config tests/react/vitest.config.ts
   # An independent implementation (pyca/cryptography on OpenSSL) re-derives every messaging KAT.
   run_step "messaging KATs vs pyca/cryptography" python3 vectors/messaging/crosscheck_pyca.py
+  # A verifier written from docs/DEVICES.md alone (pyca/cryptography) checks the registry vectors.
+  run_step "device registry vectors vs pyca/cryptography" python3 vectors/devices/crosscheck_pyca.py
   # The browser corpus once per engine (tests/shared/engines.ts); each step prints its passed,
   # failed and skipped counts, and every skip its reason.
   for engine in chromium firefox webkit; do

@@ -329,3 +329,28 @@ test('in an isolated keystore, adding a device (directly or by a link) is a mana
     assert.equal(isKeyUse(body(t)), true, t);
   }
 });
+
+test('vectors/devices/registry.json: veilkit\'s verifier gives every case\'s stated result (the same file an independent verifier checks)', async () => {
+  await api.init();
+  const { readFileSync } = await import('node:fs');
+  const file = JSON.parse(readFileSync(new URL('../../../vectors/devices/registry.json', import.meta.url), 'utf8')) as {
+    cases: { name: string; user: string; pinned?: { count: number; hash: string }; registry: string; expected: { valid: boolean; reason?: string; index?: number; count?: number; head?: string; devices?: unknown[]; revoked?: unknown[] } }[];
+  };
+  assert.ok(file.cases.length >= 20);
+  for (const c of file.cases) {
+    const registry = Uint8Array.from(Buffer.from(c.registry, 'hex'));
+    const user = Uint8Array.from(Buffer.from(c.user, 'hex'));
+    const options = { user, ...(c.pinned === undefined ? {} : { pinned: c.pinned }) };
+    if (c.expected.valid) {
+      const v = await api.verifyDeviceRegistry(registry, options);
+      assert.deepEqual({
+        valid: true, count: v.head.count, head: v.head.hash,
+        devices: v.devices.map((d) => ({ identityId: d.identityId, name: d.name, addedAt: d.addedAt })),
+        revoked: v.revoked.map((d) => ({ identityId: d.identityId, name: d.name, addedAt: d.addedAt, revokedAt: d.revokedAt })),
+      }, c.expected, c.name);
+    } else {
+      const want = c.expected.reason === 'STATE_ROLLBACK' ? 'STATE_ROLLBACK' : `REGISTRY_INVALID/${String(c.expected.reason)}@${String(c.expected.index)}`;
+      assert.equal(await refusal(api.verifyDeviceRegistry(registry, options)), want, c.name);
+    }
+  }
+});

@@ -20,7 +20,7 @@ function storeName(tag: string): string {
   return `${tag}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
 }
 
-test('a user registry signed in the keystore: add two devices, revoke one, verify against pinned heads; what the worker refuses to sign', async ({ page }) => {
+test('a user registry signed in the keystore: add two devices, revoke one, verify against pinned heads; what the worker refuses to sign (a stale base, two adds at once: it never forks)', async ({ page }) => {
   test.setTimeout(120_000);
   await load(page);
   const r = await page.evaluate((n) => window.deviceTests.flow(n), storeName('devices'));
@@ -38,11 +38,15 @@ test('a user registry signed in the keystore: add two devices, revoke one, verif
     selfConsent: 'INVALID_PARAMETER',
     classicUser: 'PQ_IDENTITY_REQUIRED',
     classicDevice: 'PQ_IDENTITY_REQUIRED',
-    tamperedBase: 'REGISTRY_INVALID/BAD_SIGNATURE',
+    // The worker pins the head it signed: the newest change's bytes differ from it.
+    tamperedBase: 'REGISTRY_INVALID/FORK',
     otherUsersRegistry: 'REGISTRY_INVALID/USER_MISMATCH',
     rolledBack: 'STATE_ROLLBACK',
     shortDevice: 'INVALID_LENGTH',
     longName: 'RangeError',
+    staleBase: 'STATE_ROLLBACK',
+    noBase: 'INVALID_STATE',
+    concurrent: { won: 1, lost: ['STATE_ROLLBACK'], count: 4 },
   });
 });
 

@@ -5,15 +5,17 @@
  */
 import { VeilError } from '../../protocol/errors.js';
 import { utf8 } from '../../ts/validate.js';
-import { concatBytes, hexToBytes } from '../../ts/bytes.js';
+import { bytesToHex, concatBytes, hexToBytes } from '../../ts/bytes.js';
 import { encodeVerificationIdentity } from '../../ts/messaging/verification.js';
 import {
-  CONSENT_LENGTH, DEVICE_REGISTRY, REGISTRY_ACTIONS, consentBytes, encodeBody, encodeRegistry, identityIdOf, isIdentityEncoding, mlDsaContext,
+  CONSENT_LENGTH, DEVICE_REGISTRY, REGISTRY_ACTIONS, changeHash, consentBytes, encodeBody, encodeRegistry, identityIdOf, isIdentityEncoding, mlDsaContext,
   parseRegistry, registryRoot, signedBytes, verifyConsent, verifyRegistry, type DeviceRegistryView,
 } from '../../ts/devices-format.js';
 import { identityRecord } from './identities.js';
 import { signWith } from './keys.js';
-import type { Store } from './store.js';
+import { commit, read, withLock } from './db.js';
+import { request } from './idb.js';
+import { readState, type Store } from './store.js';
 
 /** The `Enc(ID)` of a keystore identity with ML-DSA-65 (`PQ_IDENTITY_REQUIRED` otherwise). */
 export async function encodingOf(s: Store, user: string): Promise<{ id: string; identity: Uint8Array }> {
@@ -26,25 +28,54 @@ export async function encodingOf(s: Store, user: string): Promise<{ id: string; 
   return { id: r.id, identity: encodeVerificationIdentity({ ed25519, x25519, mlDsa65 }) };
 }
 
-/** Appends one signed change to `registry` (verified first; none: a new registry). */
+/** The `meta` record of the head this keystore last signed for a user identity. */
+interface SignedHeadRecord {
+  key: string;
+  count: number;
+  hash: string;
+}
+
+const headKey = (userId: string): string => `registry-head/${userId}`;
+
+/**
+ * Appends one signed change to `registry` (verified first; none: a new registry). Under the store's
+ * lock, the registry must extend the head this keystore signed last for the user (`STATE_ROLLBACK`
+ * for an older one, `REGISTRY_INVALID`/`FORK` for another history; none while one exists:
+ * `INVALID_STATE`), and the new head is committed with the signature: the user identity never signs
+ * two different changes at the same position, so its registry cannot fork from this keystore.
+ */
 async function append(
   s: Store, user: string, registry: Uint8Array | undefined, change: (view: DeviceRegistryView | undefined, prev: Uint8Array, seq: number, time: number) => Uint8Array,
 ): Promise<Uint8Array> {
   const u = await encodingOf(s, user);
-  const view = registry === undefined ? undefined : verifyRegistry(registry, { user: u.identity });
-  const count = view?.head.count ?? 0;
-  if (count >= DEVICE_REGISTRY.maxChanges) {
-    throw new VeilError('INVALID_STATE', `the device registry is full (${DEVICE_REGISTRY.maxChanges} changes)`, { details: { limit: DEVICE_REGISTRY.maxChanges } });
-  }
-  const prev = view === undefined ? registryRoot(u.identity) : hexToBytes(view.head.hash);
-  // Times never decrease: a clock set back signs the previous change's time.
-  const time = Math.max(Date.now(), view?.updatedAt ?? 0);
-  const body = change(view, prev, count + 1, time);
-  const m = signedBytes(body);
-  const mlDsa65 = await signWith(s, u.id, 'ml-dsa-65', m, mlDsaContext());
-  const ed25519 = await signWith(s, u.id, 'ed25519', m, undefined);
-  const previous = registry === undefined ? [] : parseRegistry(registry).changes.map((c) => c.bytes);
-  return encodeRegistry(u.identity, [...previous, concatBytes([body, ed25519, mlDsa65])]);
+  return withLock(s.name, async () => {
+    const state = await readState(s);
+    const last = (await read(s.db, 'meta', headKey(u.id))) as SignedHeadRecord | undefined;
+    if (registry === undefined && last !== undefined) {
+      throw new VeilError('INVALID_STATE', `this keystore has signed a registry of ${last.count} changes for the user identity: pass the newest registry`);
+    }
+    const pinned = last === undefined ? {} : { pinned: { count: last.count, hash: last.hash } };
+    const view = registry === undefined ? undefined : verifyRegistry(registry, { user: u.identity, ...pinned });
+    const count = view?.head.count ?? 0;
+    if (count >= DEVICE_REGISTRY.maxChanges) {
+      throw new VeilError('INVALID_STATE', `the device registry is full (${DEVICE_REGISTRY.maxChanges} changes)`, { details: { limit: DEVICE_REGISTRY.maxChanges } });
+    }
+    const prev = view === undefined ? registryRoot(u.identity) : hexToBytes(view.head.hash);
+    // Times never decrease: a clock set back signs the previous change's time.
+    const time = Math.max(Date.now(), view?.updatedAt ?? 0);
+    const body = change(view, prev, count + 1, time);
+    const m = signedBytes(body);
+    const mlDsa65 = await signWith(s, u.id, 'ml-dsa-65', m, mlDsaContext());
+    const ed25519 = await signWith(s, u.id, 'ed25519', m, undefined);
+    const signed = concatBytes([body, ed25519, mlDsa65]);
+    const previous = registry === undefined ? [] : parseRegistry(registry).changes.map((c) => c.bytes);
+    const head: SignedHeadRecord = { key: headKey(u.id), count: count + 1, hash: bytesToHex(changeHash(signed)) };
+    await commit(s, state.revision, async (tx) => {
+      await request(tx.objectStore('meta').put(head));
+      return undefined;
+    });
+    return encodeRegistry(u.identity, [...previous, signed]);
+  });
 }
 
 /**

@@ -33,6 +33,8 @@ interface NewSide {
   readonly name: string;
   /** After `answer`: the user's `Enc(ID)` from the accept and the key of the welcome. */
   answered?: { readonly user: Uint8Array; readonly en: Uint8Array };
+  /** While `answer` runs (it awaits the consent's signatures): a second answer is refused. */
+  answering?: boolean;
 }
 
 interface ExistingSide {
@@ -118,7 +120,8 @@ export async function accept(s: Store, user: string, code: string, offer: Uint8A
  */
 export async function answer(s: Store, id: string, acceptMessage: Uint8Array): Promise<Uint8Array> {
   const p = take(s, id, 'new');
-  if (p.answered !== undefined) throw new VeilError('INVALID_STATE', `link ${id} has answered an accept already`);
+  if (p.answered !== undefined || p.answering === true) throw new VeilError('INVALID_STATE', `link ${id} has answered an accept already`);
+  p.answering = true;
   let keys: { u: Uint8Array; ne: Uint8Array; en: Uint8Array } | undefined;
   try {
     const body = linkPayload('accept', acceptMessage, { exact: X_WING_CIPHERTEXT + GCM + DEVICE_REGISTRY.identityLength });
@@ -137,6 +140,7 @@ export async function answer(s: Store, id: string, acceptMessage: Uint8Array): P
     if (keys !== undefined) wipe(keys.en);
     throw e;
   } finally {
+    p.answering = false;
     if (keys !== undefined) wipe(keys.u, keys.ne);
   }
 }
@@ -148,6 +152,7 @@ export async function answer(s: Store, id: string, acceptMessage: Uint8Array): P
  */
 export async function confirm(s: Store, id: string, hello: Uint8Array, registry: Uint8Array | undefined): Promise<LinkConfirmed> {
   const p = take(s, id, 'existing');
+  links.delete(id); // used up now: a concurrent second confirm finds nothing
   try {
     const fixed = DEVICE_REGISTRY.identityLength + CONSENT_LENGTH + 1;
     const sealed = linkPayload('hello', hello, { min: GCM + fixed, max: GCM + fixed + DEVICE_REGISTRY.maxNameLength });
@@ -179,6 +184,7 @@ export async function confirm(s: Store, id: string, hello: Uint8Array, registry:
  */
 export function finish(s: Store, id: string, welcome: Uint8Array): LinkFinished {
   const p = take(s, id, 'new');
+  if (p.answering === true) throw new VeilError('INVALID_STATE', `link ${id} is answering an accept`);
   try {
     if (p.answered === undefined) throw new VeilError('INVALID_STATE', `link ${id} has not answered an accept yet`);
     const sealed = linkPayload('welcome', welcome, { min: GCM + 1 });
