@@ -25,6 +25,7 @@ export {
   Group, GROUP_SUITES, type GroupInfo, type GroupMember, type GroupMemberWithCode, type GroupReceived, type GroupCommit, type GroupEncrypted,
   type GroupSuiteId, type GroupUpdatePolicy, type CreateGroupOptions, type JoinGroupOptions, type GroupMessageOptions,
 } from './group/group.js';
+export { inspectGroupMessage, type GroupWireInfo } from './group/wire.js';
 export {
   addDevice, revokeDevice, verifyDeviceRegistry, deviceIdentity, deviceConsent, findDevice, DEVICE_REGISTRY, type AddDeviceOptions, type RemoteDevice, type VerifyDeviceRegistryOptions,
   type DeviceRegistryView, type DeviceRegistryHead, type RegisteredDevice, type DeviceRegistryFailure,

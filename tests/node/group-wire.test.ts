@@ -1,0 +1,84 @@
+// inspectGroupMessage (ts/group/wire.ts), what a delivery service reads of MLS messages, on messages
+// made by veilkit's group module in Node (both suites): key package references equal to the ones
+// OpenMLS puts in its welcomes, group ids, epochs and content types of commits and application
+// messages; and typed refusals of truncated, mis-versioned or non-minimal input.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { dirname, resolve } from 'node:path';
+import { inspectGroupMessage } from '../../ts/group/wire.js';
+import { VeilError } from '../../protocol/errors.js';
+import type { GroupGlue, MlsClient } from '../shared/group-interop.js';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+const glueDir = resolve(ROOT, 'dist/ts/wasm-group');
+const glue = (await import(pathToFileURL(resolve(glueDir, 'veilkit_group.js')).href)) as GroupGlue;
+glue.initSync({ module: readFileSync(resolve(glueDir, 'veilkit_group_bg.wasm')) });
+const te = new TextEncoder();
+const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
+
+async function code(p: Promise<unknown>): Promise<string> {
+  try {
+    await p;
+    return 'resolved';
+  } catch (e) {
+    return e instanceof VeilError ? e.code : (e as Error).name;
+  }
+}
+
+for (const suite of [0x004d, 0x0001]) {
+  test(`suite 0x${suite.toString(16).padStart(4, '0')}: key packages, welcome, commits and messages read as the group module made them`, async () => {
+    const [a, b, c] = ['alice', 'bob', 'carol'].map((n) => new glue.MlsClient(te.encode(n))) as [MlsClient, MlsClient, MlsClient];
+    try {
+      const kpB = b.createKeyPackage(suite, false);
+      const kpC = c.createKeyPackage(suite, false);
+      const infoB = await inspectGroupMessage(kpB);
+      const infoC = await inspectGroupMessage(kpC);
+      assert.equal(infoB.wireFormat, 'key-package');
+      assert.ok(infoB.wireFormat === 'key-package' && infoC.wireFormat === 'key-package');
+      assert.equal(infoB.cipherSuite, suite);
+      assert.match(infoB.ref ?? '', /^[0-9a-f]{64}$/);
+      assert.notEqual(infoB.ref, infoC.ref);
+
+      const id = a.createGroup(suite);
+      const add = a.add(id, [kpB, kpC]);
+      const commit = await inspectGroupMessage(add.commit);
+      assert.ok(commit.wireFormat === 'public-message' || commit.wireFormat === 'private-message');
+      assert.deepEqual({ groupId: commit.groupId, epoch: commit.epoch, contentType: commit.contentType }, { groupId: hex(id), epoch: 0, contentType: 'commit' });
+      a.mergePending(id);
+      assert.ok(add.welcome);
+      const welcome = await inspectGroupMessage(add.welcome);
+      // The references a delivery service computes are the ones OpenMLS wrote into the welcome.
+      assert.deepEqual(welcome, { wireFormat: 'welcome', cipherSuite: suite, newMembers: [infoB.ref, infoC.ref] });
+      b.join(add.welcome);
+      c.join(add.welcome);
+
+      const m = b.encrypt(id, te.encode('hello'), te.encode('aad'));
+      assert.deepEqual(await inspectGroupMessage(m), { wireFormat: 'private-message', groupId: hex(id), epoch: 1, contentType: 'application' });
+      const up = c.update(id);
+      const upInfo = await inspectGroupMessage(up.commit);
+      assert.ok(upInfo.wireFormat === 'public-message' || upInfo.wireFormat === 'private-message');
+      assert.equal('epoch' in upInfo ? upInfo.epoch : -1, 1);
+      assert.equal('contentType' in upInfo ? upInfo.contentType : '', 'commit');
+
+      // Refusals: every prefix of a key package and of a message is MALFORMED_INPUT, as are trailing bytes after a key package.
+      for (let n = 0; n < kpB.length; n += n < 64 ? 1 : 97) assert.equal(await code(inspectGroupMessage(kpB.subarray(0, n))), 'MALFORMED_INPUT', `key package cut at ${n}`);
+      for (let n = 0; n < 16; n++) assert.equal(await code(inspectGroupMessage(m.subarray(0, n))), 'MALFORMED_INPUT', `message cut at ${n}`);
+      assert.equal(await code(inspectGroupMessage(Uint8Array.from([...kpB, 0]))), 'MALFORMED_INPUT');
+      const v2 = m.slice();
+      v2[1] = 2;
+      assert.equal(await code(inspectGroupMessage(v2)), 'MALFORMED_INPUT');
+      const wf = m.slice();
+      wf[3] = 6;
+      assert.equal(await code(inspectGroupMessage(wf)), 'MALFORMED_INPUT');
+      // The group id's length in a two-byte form it does not need (non-minimal): refused.
+      const gid = m.subarray(5, 5 + (m[4] ?? 0));
+      const padded = Uint8Array.from([...m.subarray(0, 4), 0x40, gid.length, ...m.subarray(5)]);
+      assert.equal(await code(inspectGroupMessage(padded)), 'MALFORMED_INPUT');
+      await assert.rejects(inspectGroupMessage('x' as never), TypeError);
+    } finally {
+      for (const x of [a, b, c]) x.free();
+    }
+  });
+}
