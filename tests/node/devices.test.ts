@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import * as api from '../../ts/index.js';
 import { VeilError } from '../../protocol/errors.js';
 import { parseRegistry } from '../../ts/devices-format.js';
+import { bigEndian } from '../shared/outcome.js';
 
 const enc = new TextEncoder();
 const LABEL = enc.encode('veilkit-device-registry-v1');
@@ -31,15 +32,7 @@ function cat(...parts: Uint8Array[]): Uint8Array {
   return out;
 }
 
-function be(n: number | bigint, bytes: number): Uint8Array {
-  const out = new Uint8Array(bytes);
-  let v = BigInt(n);
-  for (let i = bytes - 1; i >= 0; i--) {
-    out[i] = Number(v & 0xffn);
-    v >>= 8n;
-  }
-  return out;
-}
+const be = bigEndian;
 
 function person(): Person {
   const [ed, edPub] = api.generateEd25519Keypair();

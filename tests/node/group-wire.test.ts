@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { dirname, resolve } from 'node:path';
 import { inspectGroupMessage } from '../../ts/group/wire.js';
-import { VeilError } from '../../protocol/errors.js';
+import { errorCode } from '../shared/outcome.js';
 import type { GroupGlue, MlsClient } from '../shared/group-interop.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -18,14 +18,7 @@ glue.initSync({ module: readFileSync(resolve(glueDir, 'veilkit_group_bg.wasm')) 
 const te = new TextEncoder();
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 
-async function code(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-    return 'resolved';
-  } catch (e) {
-    return e instanceof VeilError ? e.code : (e as Error).name;
-  }
-}
+const code = errorCode;
 
 for (const suite of [0x004d, 0x0001]) {
   test(`suite 0x${suite.toString(16).padStart(4, '0')}: key packages, welcome, commits and messages read as the group module made them`, async () => {
