@@ -240,11 +240,14 @@ export type KeystoreRequest =
    */
   | R<'keystore/registry-add', {
     readonly user: string; readonly registry?: Uint8Array; readonly device: Uint8Array | string; readonly consent?: Uint8Array; readonly deviceName: string;
+    readonly pinned?: { readonly count: number; readonly hash: string };
   }>
+  /** The registry this keystore signed last for the user identity (null: none). */
+  | R<'keystore/registry-last', { readonly user: string }>
   /** A device's consent to being a device of the user `Enc(ID)` `user`, signed by the keystore identity `device`. */
   | R<'keystore/device-consent', { readonly device: string; readonly user: Uint8Array }>
   /** `device`: the identity id (hex) of an active device. */
-  | R<'keystore/registry-revoke', { readonly user: string; readonly registry: Uint8Array; readonly device: string }>
+  | R<'keystore/registry-revoke', { readonly user: string; readonly registry: Uint8Array; readonly device: string; readonly pinned?: { readonly count: number; readonly hash: string } }>
   /** Device linking (docs/DEVICES.md §6): `link-start`, `-answer`, `-finish` on the new device; `-accept`, `-confirm` on the one holding the user identity. */
   | R<'keystore/link-start', { readonly device: string; readonly deviceName: string }>
   | R<'keystore/link-accept', { readonly user: string; readonly code: string; readonly offer: Uint8Array }>
@@ -377,6 +380,7 @@ export interface KeystoreReplies extends GroupReplies {
   'keystore/sign-container-header': ContainerHeaderSignature;
   'keystore/registry-add': Uint8Array;
   'keystore/device-consent': Uint8Array;
+  'keystore/registry-last': Uint8Array | null;
   'keystore/registry-revoke': Uint8Array;
   'keystore/link-start': LinkStarted;
   'keystore/link-accept': LinkAccepted;

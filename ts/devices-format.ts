@@ -7,7 +7,7 @@
  * change_i = body_i ‖ Ed25519 signature (64) ‖ ML-DSA-65 signature (3,309)
  * body_i   = u8(action) ‖ u32(i) ‖ u64(time, ms) ‖ prev_i (32) ‖ device id (32)
  *            [action 1, add only: ‖ Enc(D) (2,017) ‖ consent (64 + 3,309) ‖ u8(|name|) ‖ name (UTF-8, ≤ 64)]
- * consent  = the device's Ed25519 and ML-DSA-65 signatures over label ‖ 0x03 ‖ Enc(U) (ML-DSA context = label)
+ * consent  = the device's Ed25519 and ML-DSA-65 signatures over label ‖ 0x03 ‖ Enc(U) ‖ Enc(D) (ML-DSA context = label)
  * prev_1   = SHA-256(label ‖ 0x00 ‖ Enc(U)),  prev_i = h_(i-1),  h_i = SHA-256(label ‖ 0x01 ‖ change_i)
  * signed_i = label ‖ 0x02 ‖ body_i  (Ed25519 message; ML-DSA-65 message with context = label)
  * label    = "veilkit-device-registry-v1"
@@ -77,6 +77,16 @@ export interface DeviceRegistryView {
   readonly updatedAt: number;
 }
 
+/** `value` as a {@link DeviceRegistryHead} (`TypeError` for anything else): a caller's pin, checked before use. */
+export function checkRegistryHead(value: unknown, name = 'pinned'): DeviceRegistryHead {
+  if (typeof value !== 'object' || value === null) throw new TypeError(`${name} must be a registry head { count, hash }`);
+  const { count, hash } = value as Record<string, unknown>;
+  if (typeof count !== 'number' || !Number.isInteger(count) || count < 1 || count > DEVICE_REGISTRY.maxChanges || typeof hash !== 'string' || !/^[0-9a-f]{64}$/.test(hash)) {
+    throw new TypeError(`${name} must be a registry head { count: 1 … ${DEVICE_REGISTRY.maxChanges}, hash: 64 lowercase hex digits } from an earlier verification`);
+  }
+  return { count, hash };
+}
+
 /** One parsed change. */
 export interface RegistryChange {
   readonly action: 1 | 2;
@@ -136,15 +146,15 @@ export function signedBytes(body: Uint8Array): Uint8Array {
   return concatBytes([LABEL, Uint8Array.of(2), body]);
 }
 
-/** What a device signs to consent to being a device of user `Enc(U)`: `label ‖ 0x03 ‖ Enc(U)`. */
-export function consentBytes(user: Uint8Array): Uint8Array {
-  return concatBytes([LABEL, Uint8Array.of(3), user]);
+/** What device `Enc(D)` signs to consent to being a device of user `Enc(U)`: `label ‖ 0x03 ‖ Enc(U) ‖ Enc(D)`. */
+export function consentBytes(user: Uint8Array, device: Uint8Array): Uint8Array {
+  return concatBytes([LABEL, Uint8Array.of(3), user, device]);
 }
 
 /** True when `consent` is device `Enc(D)`'s two signatures over {@link consentBytes} of `user`. */
 export function verifyConsent(device: Uint8Array, user: Uint8Array, consent: Uint8Array): boolean {
   if (consent.length !== SIGS || !isIdentityEncoding(device)) return false;
-  const m = consentBytes(user);
+  const m = consentBytes(user, device);
   return verifySignature(device.subarray(1, 33), m, consent.subarray(0, ED25519_SIG))
     && mlDsaVerify(device.subarray(33, 33 + 1952), m, consent.subarray(ED25519_SIG), { context: LABEL.slice() });
 }

@@ -18,7 +18,7 @@ import { init } from './init.js';
 import { VeilError } from '../protocol/errors.js';
 import { bytes, utf8 } from './validate.js';
 import { encodeVerificationIdentity } from './messaging/verification.js';
-import { DEVICE_REGISTRY, verifyRegistry, type DeviceRegistryHead, type DeviceRegistryView, type RegisteredDevice } from './devices-format.js';
+import { CONSENT_LENGTH, DEVICE_REGISTRY, checkRegistryHead, verifyRegistry, type DeviceRegistryHead, type DeviceRegistryView, type RegisteredDevice } from './devices-format.js';
 import { DEVICE_LINK, decodeLinkCode, linkChannel } from './link-format.js';
 import type { GroupInfo, GroupMember } from '../protocol/group.protocol.js';
 import type { IdentityHandle, LinkAccepted, LinkConfirmed, LinkFinished, LinkStarted } from '../protocol/keystore.protocol.js';
@@ -51,14 +51,7 @@ function identityEncoding(name: string, value: unknown): Uint8Array {
   return b;
 }
 
-function head(value: unknown): DeviceRegistryHead {
-  const h = value as Partial<DeviceRegistryHead> | null;
-  if (typeof h !== 'object' || h === null || !Number.isInteger(h.count) || (h.count ?? 0) < 1 || (h.count ?? 0) > DEVICE_REGISTRY.maxChanges
-    || typeof h.hash !== 'string' || !/^[0-9a-f]{64}$/.test(h.hash)) {
-    throw new TypeError(`pinned must be a head { count: 1 … ${DEVICE_REGISTRY.maxChanges}, hash: 64 lowercase hex digits } from an earlier verification`);
-  }
-  return { count: h.count as number, hash: h.hash };
-}
+const head = (value: unknown): DeviceRegistryHead => checkRegistryHead(value);
 
 /**
  * The `Enc(ID)` (2,017 bytes) of a keystore identity made with `mlDsa: true`: what a registry lists
@@ -79,6 +72,11 @@ export interface AddDeviceOptions {
   registry?: Uint8Array;
   /** A name the user recognises (UTF-8, at most 64 bytes; public to whoever stores the registry). */
   name?: string;
+  /**
+   * A head the caller knows the registry must extend, from another device of the user: needed after
+   * restoring the user identity on this keystore, which then has no head of its own (docs/DEVICES.md §5).
+   */
+  pinned?: DeviceRegistryHead;
 }
 
 /** A device of another keystore: its `Enc(ID)` ({@link deviceIdentity}) and its consent to this user ({@link deviceConsent}). */
@@ -109,16 +107,21 @@ export async function addDevice(ks: Keystore, user: IdentityHandle | string, dev
   if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
   const name = utf8('name', options.name ?? '', 0, DEVICE_REGISTRY.maxNameLength);
   const registry = options.registry === undefined ? undefined : bytes('registry', options.registry).slice();
+  const pinned = options.pinned === undefined ? {} : { pinned: head(options.pinned) };
   let target: { device: string } | { device: Uint8Array; consent: Uint8Array };
   if (typeof device === 'string' || (typeof device === 'object' && device !== null && 'kind' in device)) {
     target = { device: identityId(device, 'device') };
   } else if (typeof device === 'object' && device !== null && 'identity' in device && 'consent' in device) {
-    target = { device: identityEncoding('device.identity', device.identity).slice(), consent: bytes('device.consent', device.consent).slice() };
+    const consent = bytes('device.consent', device.consent);
+    if (consent.length !== CONSENT_LENGTH) {
+      throw new VeilError('INVALID_LENGTH', `device.consent must be ${CONSENT_LENGTH} bytes (deviceConsent), got ${consent.length}`, { details: { got: consent.length } });
+    }
+    target = { device: identityEncoding('device.identity', device.identity).slice(), consent: consent.slice() };
   } else {
     throw new TypeError('device must be an IdentityHandle, an identity id, or { identity, consent }');
   }
   return (await keystoreRun(ks, {
-    type: 'keystore/registry-add', user: identityId(user, 'user'), deviceName: name, ...target, ...(registry === undefined ? {} : { registry }),
+    type: 'keystore/registry-add', user: identityId(user, 'user'), deviceName: name, ...target, ...pinned, ...(registry === undefined ? {} : { registry }),
   })) as Uint8Array;
 }
 
@@ -126,11 +129,25 @@ export async function addDevice(ks: Keystore, user: IdentityHandle | string, dev
  * Revokes an active device (its identity id, or a device of a verified view): the new registry. A
  * revoked device never comes back; remove it from the user's groups in the next commit (docs/DEVICES.md §4).
  */
-export async function revokeDevice(ks: Keystore, user: IdentityHandle | string, registry: Uint8Array, device: string | RegisteredDevice): Promise<Uint8Array> {
+export async function revokeDevice(
+  ks: Keystore, user: IdentityHandle | string, registry: Uint8Array, device: string | RegisteredDevice, options: { pinned?: DeviceRegistryHead } = {},
+): Promise<Uint8Array> {
   checkKeystore(ks);
   const id = typeof device === 'object' && device !== null ? device.identityId : device;
   if (typeof id !== 'string' || !/^[0-9a-f]{64}$/.test(id)) throw new TypeError('device must be a device identity id (64 lowercase hex digits) or a RegisteredDevice');
-  return (await keystoreRun(ks, { type: 'keystore/registry-revoke', user: identityId(user, 'user'), registry: bytes('registry', registry).slice(), device: id })) as Uint8Array;
+  if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
+  const pinned = options.pinned === undefined ? {} : { pinned: head(options.pinned) };
+  return (await keystoreRun(ks, { type: 'keystore/registry-revoke', user: identityId(user, 'user'), registry: bytes('registry', registry).slice(), device: id, ...pinned })) as Uint8Array;
+}
+
+/**
+ * The registry this keystore signed last for the user identity (null if none): the keystore signs
+ * only on top of it, so an app that lost its copy (a page closed before publishing, a server that
+ * dropped it) gets it back here.
+ */
+export async function lastSignedRegistry(ks: Keystore, user: IdentityHandle | string): Promise<Uint8Array | null> {
+  checkKeystore(ks);
+  return (await keystoreRun(ks, { type: 'keystore/registry-last', user: identityId(user, 'user') })) as Uint8Array | null;
 }
 
 /** Options of {@link verifyDeviceRegistry}. */

@@ -27,7 +27,7 @@ export {
 } from './group/group.js';
 export { inspectGroupMessage, type GroupWireInfo } from './group/wire.js';
 export {
-  addDevice, revokeDevice, verifyDeviceRegistry, deviceIdentity, deviceConsent, findDevice, DEVICE_REGISTRY, type AddDeviceOptions, type RemoteDevice, type VerifyDeviceRegistryOptions,
+  addDevice, revokeDevice, lastSignedRegistry, verifyDeviceRegistry, deviceIdentity, deviceConsent, findDevice, DEVICE_REGISTRY, type AddDeviceOptions, type RemoteDevice, type VerifyDeviceRegistryOptions,
   type DeviceRegistryView, type DeviceRegistryHead, type RegisteredDevice, type DeviceRegistryFailure,
   groupRoster, deviceChanges, type GroupRoster, type GroupUser,
   startLink, acceptLink, answerLink, confirmLink, finishLink, linkChannelOf, DEVICE_LINK, type LinkStarted, type LinkAccepted, type LinkConfirmed, type LinkFinished,

@@ -57,13 +57,20 @@ export type PortMessage =
 
 /**
  * Requests the frame refuses on an app connection (`TOP_LEVEL_REQUIRED`): they run only on a
- * manager connection, from a top-level window on the keystore origin. Adding a device to the
- * user's registry is one: the added device becomes the user everywhere the registry is read, which
- * a compromised app page must not be able to do any more than export the identity.
+ * manager connection, from a top-level window on the keystore origin. Every device request is one:
+ * an added device becomes the user wherever the registry is read, a revocation is permanent, a
+ * consent lets another user list this device, and a link's code shown or typed on the app page would
+ * let that page put its own device in (docs/DEVICES.md §5, §6). A compromised app page must not be
+ * able to do any of it, any more than export the identity.
  */
+const DEVICE_REQUESTS: ReadonlySet<string> = new Set([
+  'keystore/registry-add', 'keystore/registry-revoke', 'keystore/registry-last', 'keystore/device-consent',
+  'keystore/link-start', 'keystore/link-accept', 'keystore/link-answer', 'keystore/link-confirm', 'keystore/link-finish',
+] satisfies KeystoreBody['type'][]);
+
 export function managerOnly(body: KeystoreBody): boolean {
   return body.type === 'keystore/export-phrase' || body.type === 'keystore/export-backup'
-    || body.type === 'keystore/import-backup' || body.type === 'keystore/registry-add' || body.type === 'keystore/link-confirm' || (body.type === 'keystore/set-passphrase' && body.passphrase === null);
+    || body.type === 'keystore/import-backup' || DEVICE_REQUESTS.has(body.type) || (body.type === 'keystore/set-passphrase' && body.passphrase === null);
 }
 
 /**
@@ -79,8 +86,7 @@ export function needsCurrentPassphrase(body: KeystoreBody): boolean {
 /** Requests that use one of an identity's private keys for the caller: an app connection's rate-limited key uses. */
 const KEY_USES: ReadonlySet<string> = new Set([
   'keystore/sign', 'keystore/sign-hybrid', 'keystore/sign-container-header', 'keystore/decapsulate',
-  'keystore/open-sealed', 'keystore/open-sealed-export', 'keystore/derive-shared-key', 'keystore/registry-revoke', 'keystore/device-consent',
-  'keystore/link-start', 'keystore/link-accept', 'keystore/link-answer', 'keystore/link-finish',
+  'keystore/open-sealed', 'keystore/open-sealed-export', 'keystore/derive-shared-key',
 ] satisfies KeystoreBody['type'][]);
 
 export function isKeyUse(body: KeystoreBody): boolean {

@@ -16,9 +16,9 @@ const ID_LABEL = enc.encode('veilkit-session-identity-v1');
 
 interface Person { ed: Uint8Array; edPub: Uint8Array; ml: Uint8Array; mlPub: Uint8Array; enc: Uint8Array }
 
-/** `device`'s consent to being a device of `user`: Ed25519 ‖ ML-DSA-65 over label ‖ 0x03 ‖ Enc(U). */
+/** `device`'s consent to being a device of `user`: Ed25519 ‖ ML-DSA-65 over label ‖ 0x03 ‖ Enc(U) ‖ Enc(D). */
 function consentOf(device: Person, user: Uint8Array): Uint8Array {
-  const m = cat(LABEL, Uint8Array.of(3), user);
+  const m = cat(LABEL, Uint8Array.of(3), user, device.enc);
   return cat(api.signMessage(device.ed, m), api.mlDsaSign(device.ml, m, { context: LABEL }));
 }
 
@@ -312,15 +312,14 @@ test('link codes: 16 bytes as 26 base32 characters; typed with spaces, dashes or
   assert.equal(code(5 as never), 'TypeError');
 });
 
-test('in an isolated keystore, adding a device (directly or by a link) is a manager request; revoking and the other link steps are rate-limited key uses', async () => {
-  const { managerOnly, isKeyUse } = await import('../../ts/keystore-isolated.js');
+test('in an isolated keystore, every device request is a manager request (an app page can neither add, revoke, consent nor link)', async () => {
+  const { managerOnly } = await import('../../ts/keystore-isolated.js');
   const body = (type: string): never => ({ type }) as never;
-  assert.equal(managerOnly(body('keystore/registry-add')), true);
-  assert.equal(managerOnly(body('keystore/link-confirm')), true);
-  for (const t of ['keystore/registry-revoke', 'keystore/link-start', 'keystore/link-accept', 'keystore/link-answer', 'keystore/link-finish']) {
-    assert.equal(managerOnly(body(t)), false, t);
-    assert.equal(isKeyUse(body(t)), true, t);
-  }
+  for (const t of [
+    'keystore/registry-add', 'keystore/registry-revoke', 'keystore/registry-last', 'keystore/device-consent',
+    'keystore/link-start', 'keystore/link-accept', 'keystore/link-answer', 'keystore/link-confirm', 'keystore/link-finish',
+  ]) assert.equal(managerOnly(body(t)), true, t);
+  assert.equal(managerOnly(body('keystore/sign')), false);
 });
 
 test('vectors/devices/registry.json: veilkit\'s verifier gives every case\'s stated result (the same file an independent verifier checks)', async () => {

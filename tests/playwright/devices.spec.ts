@@ -46,7 +46,8 @@ test('a user registry signed in the keystore: add two devices, revoke one, verif
     longName: 'RangeError',
     staleBase: 'STATE_ROLLBACK',
     noBase: 'INVALID_STATE',
-    concurrent: { won: 1, lost: ['STATE_ROLLBACK'], count: 4 },
+    concurrent: { won: 1, lost: ['STATE_ROLLBACK'], count: 4, sameAsWinner: true },
+    restored: { sameUser: true, lastHere: null, pinnedOlder: 'STATE_ROLLBACK' },
   });
 });
 

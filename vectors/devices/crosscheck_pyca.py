@@ -104,7 +104,6 @@ def verify(reg, trusted_user, pinned=None):
     if m > n:
         raise Refused("STATE_ROLLBACK", 0, got=n, needed=m)
     user_id = identity_id(user)
-    c_msg = LABEL + b"\x03" + user
     prev, prev_time = sha256(LABEL, b"\x00", user), None
     ever_added, active, revoked = set(), {}, []   # active: id -> device, in insertion order
     for i, c in enumerate(changes, 1):
@@ -124,7 +123,7 @@ def verify(reg, trusted_user, pinned=None):
                 raise Refused("DEVICE_ID_MISMATCH", i)
             if c["id"] == user_id:
                 raise Refused("USER_AS_DEVICE", i)
-            if i > m and not hybrid_ok(c["enc"], c_msg, c["consent"]):
+            if i > m and not hybrid_ok(c["enc"], LABEL + b"\x03" + user + c["enc"], c["consent"]):
                 raise Refused("BAD_CONSENT", i)
             if c["id"] in ever_added:
                 raise Refused("DUPLICATE_DEVICE", i)

@@ -20,7 +20,7 @@ function person() {
   return { ed, ml, enc: api.encodeVerificationIdentity({ ed25519: edPub, x25519: x, mlDsa65: mlPub }) };
 }
 const consentOf = (d, user) => {
-  const m = F.consentBytes(user);
+  const m = F.consentBytes(user, d.enc);
   return cat(api.signMessage(d.ed, m), api.mlDsaSign(d.ml, m, { context: LABEL }));
 };
 function change(signer, c) {

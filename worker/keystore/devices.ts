@@ -8,8 +8,8 @@ import { utf8 } from '../../ts/validate.js';
 import { bytesToHex, concatBytes, hexToBytes } from '../../ts/bytes.js';
 import { encodeVerificationIdentity } from '../../ts/messaging/verification.js';
 import {
-  CONSENT_LENGTH, DEVICE_REGISTRY, REGISTRY_ACTIONS, changeHash, consentBytes, encodeBody, encodeRegistry, identityIdOf, isIdentityEncoding, mlDsaContext,
-  parseRegistry, registryRoot, signedBytes, verifyConsent, verifyRegistry, type DeviceRegistryView,
+  CONSENT_LENGTH, DEVICE_REGISTRY, REGISTRY_ACTIONS, changeHash, checkRegistryHead, consentBytes, encodeBody, encodeRegistry, identityIdOf, isIdentityEncoding, mlDsaContext,
+  parseRegistry, registryRoot, signedBytes, verifyConsent, verifyRegistry, type DeviceRegistryHead, type DeviceRegistryView,
 } from '../../ts/devices-format.js';
 import { identityRecord } from './identities.js';
 import { signWith } from './keys.js';
@@ -33,9 +33,22 @@ interface SignedHeadRecord {
   key: string;
   count: number;
   hash: string;
+  /** The whole registry signed last: the app can get it back (`keystore/registry-last`) if its copy was lost. */
+  registry: Uint8Array;
 }
 
 const headKey = (userId: string): string => `registry-head/${userId}`;
+
+function checkHead(h: unknown): DeviceRegistryHead | undefined {
+  return h === undefined ? undefined : checkRegistryHead(h);
+}
+
+/** `keystore/registry-last`: the registry this keystore signed last for the user identity, or null. */
+export async function lastSigned(s: Store, user: string): Promise<Uint8Array | null> {
+  const u = await encodingOf(s, user);
+  const r = (await read(s.db, 'meta', headKey(u.id))) as SignedHeadRecord | undefined;
+  return r === undefined ? null : r.registry.slice();
+}
 
 /**
  * Appends one signed change to `registry` (verified first; none: a new registry). Under the store's
@@ -45,7 +58,8 @@ const headKey = (userId: string): string => `registry-head/${userId}`;
  * two different changes at the same position, so its registry cannot fork from this keystore.
  */
 async function append(
-  s: Store, user: string, registry: Uint8Array | undefined, change: (view: DeviceRegistryView | undefined, prev: Uint8Array, seq: number, time: number) => Uint8Array,
+  s: Store, user: string, registry: Uint8Array | undefined, pinnedByCaller: DeviceRegistryHead | undefined,
+  change: (view: DeviceRegistryView | undefined, prev: Uint8Array, seq: number, time: number) => Uint8Array,
 ): Promise<Uint8Array> {
   const u = await encodingOf(s, user);
   return withLock(s.name, async () => {
@@ -55,7 +69,12 @@ async function append(
       throw new VeilError('INVALID_STATE', `this keystore has signed a registry of ${last.count} changes for the user identity: pass the newest registry`);
     }
     const pinned = last === undefined ? {} : { pinned: { count: last.count, hash: last.hash } };
+    if (registry === undefined && pinnedByCaller !== undefined) {
+      throw new VeilError('INVALID_STATE', `a head of ${pinnedByCaller.count} changes is pinned: pass the registry it belongs to`);
+    }
     const view = registry === undefined ? undefined : verifyRegistry(registry, { user: u.identity, ...pinned });
+    // A head the caller knows from another device (after restoring the user identity here, say).
+    if (registry !== undefined && pinnedByCaller !== undefined) verifyRegistry(registry, { user: u.identity, pinned: pinnedByCaller });
     const count = view?.head.count ?? 0;
     if (count >= DEVICE_REGISTRY.maxChanges) {
       throw new VeilError('INVALID_STATE', `the device registry is full (${DEVICE_REGISTRY.maxChanges} changes)`, { details: { limit: DEVICE_REGISTRY.maxChanges } });
@@ -69,12 +88,13 @@ async function append(
     const ed25519 = await signWith(s, u.id, 'ed25519', m, undefined);
     const signed = concatBytes([body, ed25519, mlDsa65]);
     const previous = registry === undefined ? [] : parseRegistry(registry).changes.map((c) => c.bytes);
-    const head: SignedHeadRecord = { key: headKey(u.id), count: count + 1, hash: bytesToHex(changeHash(signed)) };
+    const next = encodeRegistry(u.identity, [...previous, signed]);
+    const head: SignedHeadRecord = { key: headKey(u.id), count: count + 1, hash: bytesToHex(changeHash(signed)), registry: next.slice() };
     await commit(s, state.revision, async (tx) => {
       await request(tx.objectStore('meta').put(head));
       return undefined;
     });
-    return encodeRegistry(u.identity, [...previous, signed]);
+    return next;
   });
 }
 
@@ -88,7 +108,7 @@ export async function deviceConsent(s: Store, device: string, user: Uint8Array):
   }
   const d = await encodingOf(s, device);
   if (identityIdOf(d.identity) === identityIdOf(user)) throw new VeilError('INVALID_PARAMETER', 'an identity is not a device of itself');
-  const m = consentBytes(user);
+  const m = consentBytes(user, d.identity);
   const mlDsa65 = await signWith(s, d.id, 'ml-dsa-65', m, mlDsaContext());
   const ed25519 = await signWith(s, d.id, 'ed25519', m, undefined);
   return concatBytes([ed25519, mlDsa65]);
@@ -101,6 +121,7 @@ export async function deviceConsent(s: Store, device: string, user: Uint8Array):
  */
 export async function addDevice(
   s: Store, user: string, registry: Uint8Array | undefined, device: Uint8Array | string, consent: Uint8Array | undefined, name: string,
+  pinned?: DeviceRegistryHead,
 ): Promise<Uint8Array> {
   const u = await encodingOf(s, user);
   let encoding: Uint8Array;
@@ -125,7 +146,7 @@ export async function addDevice(
   if (!verifyConsent(encoding, u.identity, agreed)) {
     throw new VeilError('INVALID_SIGNATURE', `the consent is not device ${id}'s consent to being a device of this user`);
   }
-  return append(s, user, registry, (view, prev, seq, time) => {
+  return append(s, user, registry, checkHead(pinned), (view, prev, seq, time) => {
     if (view !== undefined && (view.devices.some((d) => d.identityId === id) || view.revoked.some((d) => d.identityId === id))) {
       throw new VeilError('KEY_EXISTS', `device ${id} is already in the registry (a revoked device is never added again)`);
     }
@@ -134,9 +155,9 @@ export async function addDevice(
 }
 
 /** `keystore/registry-revoke`: revokes the active device whose identity id is `device`. */
-export async function revokeDevice(s: Store, user: string, registry: Uint8Array, device: string): Promise<Uint8Array> {
+export async function revokeDevice(s: Store, user: string, registry: Uint8Array, device: string, pinned?: DeviceRegistryHead): Promise<Uint8Array> {
   if (typeof device !== 'string' || !/^[0-9a-f]{64}$/.test(device)) throw new TypeError('device must be a device identity id (64 lowercase hex digits)');
-  return append(s, user, registry, (view, prev, seq, time) => {
+  return append(s, user, registry, checkHead(pinned), (view, prev, seq, time) => {
     if (view === undefined || !view.devices.some((d) => d.identityId === device)) {
       throw new VeilError('KEY_NOT_FOUND', `device ${device} is not an active device of the registry`);
     }

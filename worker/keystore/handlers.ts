@@ -8,7 +8,7 @@ import { decapsulateRequest, deriveSharedKey, openSealed, openSealedExport, sign
 import { checkCurrentPassphrase, lock, setPassphrase, status, unlock } from './lock.js';
 import { prekeyBundles } from './prekeys.js';
 import { capabilities } from './capabilities.js';
-import { addDevice, deviceConsent, revokeDevice } from './devices.js';
+import { addDevice, deviceConsent, lastSigned, revokeDevice } from './devices.js';
 import * as link from './link.js';
 import { open } from './store.js';
 import * as sessions from './sessions.js';
@@ -35,10 +35,11 @@ export const keystoreHandlers: HandlerTable<KeystoreRequest, KeystoreReplies> = 
   'keystore/sign-hybrid': async (req) => signHybrid(await open(req), req.identity, req.message, req.context),
   'keystore/sign-container-header': async (req) => signContainerHeader(await open(req), req.identity, req.header),
   'keystore/registry-add': async (req) => addDevice(
-    await open(req), req.user, req.registry === undefined ? undefined : bytes('registry', req.registry), req.device, req.consent, req.deviceName,
+    await open(req), req.user, req.registry === undefined ? undefined : bytes('registry', req.registry), req.device, req.consent, req.deviceName, req.pinned,
   ),
+  'keystore/registry-last': async (req) => lastSigned(await open(req), req.user),
   'keystore/device-consent': async (req) => deviceConsent(await open(req), req.device, req.user),
-  'keystore/registry-revoke': async (req) => revokeDevice(await open(req), req.user, bytes('registry', req.registry), req.device),
+  'keystore/registry-revoke': async (req) => revokeDevice(await open(req), req.user, bytes('registry', req.registry), req.device, req.pinned),
   'keystore/link-start': async (req) => link.start(await open(req), req.device, req.deviceName),
   'keystore/link-accept': async (req) => link.accept(await open(req), req.user, req.code, bytes('offer', req.offer)),
   'keystore/link-answer': async (req) => link.answer(await open(req), req.link, bytes('accept', req.accept)),

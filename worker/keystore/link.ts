@@ -18,13 +18,18 @@ import type { Store } from './store.js';
 const X_WING_PUBLIC = 1216;
 const X_WING_CIPHERTEXT = 1120;
 const GCM = 12 + 16;
+/** The largest registry (docs/DEVICES.md §3): 512 adds with 64-byte names. */
+const MAX_REGISTRY = 2024 + DEVICE_REGISTRY.maxChanges * 8905;
 const enc = new TextEncoder();
-const dec = new TextDecoder('utf-8', { fatal: true });
+// ignoreBOM: a name's leading U+FEFF is kept, as the registry parser keeps it (docs/DEVICES.md §3).
+const dec = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 interface NewSide {
   readonly role: 'new';
   readonly store: string;
   readonly expires: number;
+  /** Forgets (and wipes) the link at `expires`, whether or not another link call comes. */
+  timer?: ReturnType<typeof setTimeout>;
   readonly s: Uint8Array;
   readonly dk: Uint8Array;
   readonly offer: Uint8Array;
@@ -41,6 +46,7 @@ interface ExistingSide {
   readonly role: 'existing';
   readonly store: string;
   readonly expires: number;
+  timer?: ReturnType<typeof setTimeout>;
   readonly user: string;
   readonly ne: Uint8Array;
   readonly en: Uint8Array;
@@ -51,9 +57,16 @@ type Pending = NewSide | ExistingSide;
 const links = new Map<string, Pending>();
 
 function forget(id: string, p: Pending): void {
-  links.delete(id);
+  if (links.get(id) === p) links.delete(id);
+  clearTimeout(p.timer);
   if (p.role === 'new') wipe(p.s, p.dk, ...(p.answered ? [p.answered.en] : []));
   else wipe(p.ne, p.en);
+}
+
+/** Holds a pending link until it is used or `DEVICE_LINK.lifetimeMs` have passed. */
+function keep(id: string, p: Pending): void {
+  p.timer = setTimeout(() => forget(id, p), Math.max(0, p.expires - Date.now()));
+  links.set(id, p);
 }
 
 function sweep(): void {
@@ -86,7 +99,7 @@ export async function start(s: Store, device: string, name: string): Promise<Lin
   const offer = concatBytes([linkPrefix('offer'), ek]);
   const id = newId();
   // The reply's buffers are transferred to the page: the link keeps its own copy of the offer.
-  links.set(id, {
+  keep(id, {
     role: 'new', store: s.name, expires: Date.now() + DEVICE_LINK.lifetimeMs, s: secret, dk, offer: offer.slice(), identity: d.id, device: d.identity, name: n,
   });
   return { id, code: encodeLinkCode(secret), channel: linkChannel(secret), offer };
@@ -106,7 +119,7 @@ export async function accept(s: Store, user: string, code: string, offer: Uint8A
     const acceptMessage = concatBytes([head, P.encryptAesGcm(keys.u, u.identity, head)]);
     wipe(keys.u);
     const id = newId();
-    links.set(id, { role: 'existing', store: s.name, expires: Date.now() + DEVICE_LINK.lifetimeMs, user, ne: keys.ne, en: keys.en });
+    keep(id, { role: 'existing', store: s.name, expires: Date.now() + DEVICE_LINK.lifetimeMs, user, ne: keys.ne, en: keys.en });
     return { id, channel: linkChannel(secret), accept: acceptMessage };
   } finally {
     wipe(secret);
@@ -132,7 +145,9 @@ export async function answer(s: Store, id: string, acceptMessage: Uint8Array): P
     const user = P.decryptAesGcm(keys.u, body.subarray(X_WING_CIPHERTEXT), acceptMessage.subarray(0, 5 + X_WING_CIPHERTEXT));
     if (!isIdentityEncoding(user)) throw new VeilError('MALFORMED_INPUT', 'link accept: the user is not an Enc(ID) with flags 0x01');
     const consent = await deviceConsent(s, p.identity, user);
+    if (links.get(id) !== p) throw new VeilError('KEY_NOT_FOUND', `link ${id} expired while it answered`);
     p.answered = { user, en: keys.en };
+    wipe(p.s, p.dk); // the code's secret and the X-Wing key are not needed after the answer
     const name = enc.encode(p.name);
     return concatBytes([linkPrefix('hello'), P.encryptAesGcm(keys.ne, concatBytes([p.device, consent, Uint8Array.of(name.length), name]), linkPrefix('hello'))]);
   } catch (e) {
@@ -187,7 +202,7 @@ export function finish(s: Store, id: string, welcome: Uint8Array): LinkFinished 
   if (p.answering === true) throw new VeilError('INVALID_STATE', `link ${id} is answering an accept`);
   try {
     if (p.answered === undefined) throw new VeilError('INVALID_STATE', `link ${id} has not answered an accept yet`);
-    const sealed = linkPayload('welcome', welcome, { min: GCM + 1 });
+    const sealed = linkPayload('welcome', welcome, { min: GCM + 1, max: GCM + MAX_REGISTRY });
     const registry = P.decryptAesGcm(p.answered.en, sealed, linkPrefix('welcome'));
     const user = p.answered.user;
     const view = verifyRegistry(registry, { user });
