@@ -34,10 +34,15 @@ async function load(page: Page): Promise<void> {
   await expect(page).toHaveTitle('ready');
 }
 
-test('the app uses an isolated store through the API; the export paths, passphrase removal and (no passphrase) setting one or deleting are refused to it', async ({ page }) => {
+test('the app uses an isolated store through the API; the export paths, passphrase removal, (no passphrase) setting one or deleting, and every device request are refused to it', async ({ page }) => {
   await load(page);
   const r = await page.evaluate((n) => window.isoTests.scenario(n), storeName('iso'));
+  const refusedDevice = 'TOP_LEVEL_REQUIRED';
   expect(r).toEqual({
+    devices: {
+      addDevice: refusedDevice, revokeDevice: refusedDevice, deviceConsent: refusedDevice, lastSignedRegistry: refusedDevice, startLink: refusedDevice,
+      acceptLink: refusedDevice,
+    },
     idMatches: true, bundleOk: true, edOk: true, hybridOk: true, dhOk: true,
     shared: { extractable: false, usages: ['decrypt', 'encrypt'], exported: 'InvalidAccessError' },
     decapsulated: { extractable: false, usages: ['decrypt', 'encrypt'] },
