@@ -26,6 +26,7 @@ export {
   type GroupSuiteId, type GroupUpdatePolicy, type CreateGroupOptions, type JoinGroupOptions, type GroupMessageOptions,
 } from './group/group.js';
 export { inspectGroupMessage, type GroupWireInfo } from './group/wire.js';
+export { GroupLog, type GroupLogEntry, type GroupLogPost } from './group/log.js';
 export {
   addDevice, revokeDevice, lastSignedRegistry, verifyDeviceRegistry, deviceIdentity, deviceConsent, findDevice, DEVICE_REGISTRY, type AddDeviceOptions, type RemoteDevice, type VerifyDeviceRegistryOptions,
   type DeviceRegistryView, type DeviceRegistryHead, type RegisteredDevice, type DeviceRegistryFailure,

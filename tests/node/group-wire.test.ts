@@ -16,6 +16,7 @@ const glueDir = resolve(ROOT, 'dist/ts/wasm-group');
 const glue = (await import(pathToFileURL(resolve(glueDir, 'veilkit_group.js')).href)) as GroupGlue;
 glue.initSync({ module: readFileSync(resolve(glueDir, 'veilkit_group_bg.wasm')) });
 const te = new TextEncoder();
+const td = new TextDecoder();
 const hex = (b: Uint8Array): string => Buffer.from(b).toString('hex');
 
 const code = errorCode;
@@ -75,3 +76,66 @@ for (const suite of [0x004d, 0x0001]) {
     }
   });
 }
+
+test('GroupLog: the first commit of an epoch wins, the loser is told the epoch, catches up from the log and commits again; a stale message is refused and sent again; every member ends in the same epoch', async () => {
+  const { GroupLog } = await import('../../ts/group/log.js');
+  const suite = 0x004d;
+  const [a, b, c] = ['alice', 'bob', 'carol'].map((n) => new glue.MlsClient(te.encode(n))) as [MlsClient, MlsClient, MlsClient];
+  try {
+    const log = new GroupLog();
+    const id = a.createGroup(suite);
+    const gid = hex(id);
+    const add = a.add(id, [b.createKeyPackage(suite, false), c.createKeyPackage(suite, false)]);
+    assert.deepEqual(await log.post(add.commit), { accepted: true, groupId: gid, seq: 1, epoch: 0, contentType: 'commit' });
+    a.mergePending(id);
+    assert.ok(add.welcome);
+    b.join(add.welcome);
+    c.join(add.welcome);
+    assert.equal(log.epoch(gid), 1);
+    // Bob and Carol commit in the same epoch; Carol's reaches the log first.
+    const fromBob = b.update(id);
+    const fromCarol = c.update(id);
+    assert.deepEqual(await log.post(fromCarol.commit), { accepted: true, groupId: gid, seq: 2, epoch: 1, contentType: 'commit' });
+    assert.deepEqual(await log.post(fromBob.commit), { accepted: false, groupId: gid, reason: 'WRONG_EPOCH', epoch: 2, messageEpoch: 1 });
+    // Alice's message of epoch 1, sent before she read Carol's commit: refused, sent again after catching up.
+    const stale = a.encrypt(id, te.encode('hi'), new Uint8Array(0));
+    assert.deepEqual(await log.post(stale), { accepted: false, groupId: gid, reason: 'WRONG_EPOCH', epoch: 2, messageEpoch: 1 });
+    const cursors = new Map<MlsClient, number>([[a, 1], [b, 1], [c, 1]]);
+    const catchUp = (who: MlsClient): string[] => {
+      const seen: string[] = [];
+      for (const e of log.read(gid, cursors.get(who))) {
+        cursors.set(who, e.seq);
+        if (who === c && e.seq === 2) {
+          c.mergePending(id); // its own commit, accepted
+          seen.push('own commit');
+          continue;
+        }
+        const r = who.receive(id, e.message);
+        seen.push(r.kind === 'application' ? td.decode(r.bytes) : r.kind === 'commit' && r.discardedOwn ? 'commit (own discarded)' : r.kind);
+      }
+      return seen;
+    };
+    assert.deepEqual(catchUp(a), ['commit']);
+    assert.deepEqual(catchUp(b), ['commit (own discarded)']);
+    assert.deepEqual(catchUp(c), ['own commit']);
+    const again = a.encrypt(id, te.encode('hi again'), new Uint8Array(0));
+    assert.deepEqual(await log.post(again), { accepted: true, groupId: gid, seq: 3, epoch: 2, contentType: 'application' });
+    cursors.set(a, 3); // its own message: the group module refuses its own messages fanned back (DUPLICATE_MESSAGE)
+    const bobAgain = b.update(id);
+    assert.deepEqual(await log.post(bobAgain.commit), { accepted: true, groupId: gid, seq: 4, epoch: 2, contentType: 'commit' });
+    assert.deepEqual(catchUp(c), ['hi again', 'commit']);
+    assert.deepEqual(catchUp(a), ['commit']);
+    b.mergePending(id);
+    cursors.set(b, 4);
+    assert.deepEqual([a, b, c].map((x) => Number(x.info(id).epoch)), [3, 3, 3]);
+    assert.equal(log.epoch(gid), 3);
+    // Paging, and what is not a group message.
+    assert.deepEqual(log.read(gid, 1, 2).map((e) => e.seq), [2, 3]);
+    assert.deepEqual(log.read('00', 0), []);
+    assert.equal(await code(log.post(add.welcome)), 'MALFORMED_INPUT');
+    assert.equal(await code(log.post(b.createKeyPackage(suite, false))), 'MALFORMED_INPUT');
+    assert.throws(() => log.read(gid, -1), RangeError);
+  } finally {
+    for (const x of [a, b, c]) x.free();
+  }
+});
