@@ -16,6 +16,7 @@
 import { VeilError } from '../protocol/errors.js';
 import { bytesToHex, concatBytes, equalBytes, hexToBytes } from './bytes.js';
 import { sha256 } from './hash.js';
+import { sessionIdentityId, sessionIdentityIdBytes } from './session/core.js';
 import { verifySignature } from './ed25519.js';
 import { mlDsaVerify } from './mldsa.js';
 
@@ -111,7 +112,6 @@ export interface ParsedRegistry {
 
 const LABEL = enc.encode(DEVICE_REGISTRY.label);
 const MAGIC = enc.encode(DEVICE_REGISTRY.magic);
-const ID_LABEL = enc.encode('veilkit-session-identity-v1');
 const ED25519_SIG = 64;
 const MLDSA_SIG = 3309;
 const HEADER = MAGIC.length + 1 + DEVICE_REGISTRY.identityLength + 2;
@@ -126,10 +126,6 @@ export function invalid(reason: DeviceRegistryFailure, index: number, message: s
   return new VeilError('REGISTRY_INVALID', `device registry: ${message}`, { details: { reason, index } });
 }
 
-/** Hex of SHA-256("veilkit-session-identity-v1" ‖ Enc(ID)), the identity id sessions and groups show. */
-export function identityIdOf(identity: Uint8Array): string {
-  return bytesToHex(sha256(concatBytes([ID_LABEL, identity])));
-}
 
 /** `prev_1`: the root every registry of user `Enc(U)` starts from. */
 export function registryRoot(user: Uint8Array): Uint8Array {
@@ -189,7 +185,7 @@ export function encodeBody(c: { action: 1 | 2; seq: number; time: number; prev: 
   if (c.action === REGISTRY_ACTIONS.add) {
     if (typeof c.device === 'string' || c.consent?.length !== SIGS) throw new TypeError('an add change carries the device Enc(ID) and its consent');
     const name = enc.encode(c.name ?? '');
-    parts.push(sha256(concatBytes([ID_LABEL, c.device])), c.device, c.consent, Uint8Array.of(name.length), name);
+    parts.push(sessionIdentityIdBytes(c.device), c.device, c.consent, Uint8Array.of(name.length), name);
   } else {
     if (typeof c.device !== 'string' || !/^[0-9a-f]{64}$/.test(c.device)) throw new TypeError('a revoke change carries the device identity id (64 hex digits)');
     parts.push(hexToBytes(c.device));
@@ -295,7 +291,7 @@ export function verifyRegistry(input: Uint8Array, options: VerifyRegistryOptions
   }
   const edKey = user.subarray(1, 33);
   const mlKey = user.subarray(33, 33 + 1952);
-  const userId = identityIdOf(user);
+  const userId = sessionIdentityId(user);
   const ctx = mlDsaContext();
   const active = new Map<string, RegisteredDevice>();
   const seen = new Set<string>();
@@ -322,7 +318,7 @@ export function verifyRegistry(input: Uint8Array, options: VerifyRegistryOptions
     const id = bytesToHex(c.deviceId);
     if (c.action === REGISTRY_ACTIONS.add) {
       const device = c.device ?? new Uint8Array(0);
-      if (identityIdOf(device) !== id) throw invalid('DEVICE_ID_MISMATCH', index, `change ${index}: the device id is not the one of its Enc(ID)`);
+      if (sessionIdentityId(device) !== id) throw invalid('DEVICE_ID_MISMATCH', index, `change ${index}: the device id is not the one of its Enc(ID)`);
       if (id === userId) throw invalid('USER_AS_DEVICE', index, `change ${index} adds the user identity as a device`);
       if (!trusted && !verifyConsent(device, user, c.consent ?? new Uint8Array(0))) {
         throw invalid('BAD_CONSENT', index, `change ${index}: the device did not consent to being a device of this user`);

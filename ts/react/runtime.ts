@@ -9,8 +9,7 @@ import { WorkerPool, type PoolOptions } from '../pool.js';
 import { Keystore, type KeystoreOptions } from '../keystore.js';
 import { Session } from '../session.js';
 import { encryptFile, decryptFile } from '../files.js';
-import { sha256 } from '../hash.js';
-import { bytesToHex, concatBytes } from '../bytes.js';
+import { sessionIdentityId } from '../session/core.js';
 import type { DecryptFileOptions, EncryptFileOptions, FileInput, FileOperation, FileUnlock, SignatureInfo } from '../files.js';
 
 export const runtime = {
@@ -31,7 +30,7 @@ export const runtime = {
   /** Hex of a session identity id: SHA-256("veilkit-session-identity-v1" ‖ `Enc(ID)`) (docs/SESSIONS.md §2.1). */
   async sessionIdentityId(encoding: Uint8Array): Promise<string> {
     await init();
-    return bytesToHex(sha256(concatBytes([new TextEncoder().encode('veilkit-session-identity-v1'), encoding])));
+    return sessionIdentityId(encoding);
   },
 };
 

@@ -18,7 +18,7 @@ import * as wasm from '../wasm/veilkit.js';
 import { call } from '../init.js';
 import { bytes, exact, integer, optionalBytes, untrusted, wipe } from '../validate.js';
 import { int, optInt, optPart, part, splitParts } from './parts.js';
-import { concatBytes, equalBytes } from '../bytes.js';
+import { bytesToHex, concatBytes, equalBytes } from '../bytes.js';
 import { sha256 } from '../hash.js';
 import { VeilError } from '../../protocol/errors.js';
 
@@ -181,6 +181,18 @@ function withSeeds<T>(seeds: IdentitySeeds, f: (s: Uint8Array) => T): T {
 }
 
 // ---------------------------------------------------------------- identity, prekeys, bundles
+
+const SESSION_IDENTITY_LABEL = new TextEncoder().encode('veilkit-session-identity-v1');
+
+/** The identity id of an `Enc(ID)`: SHA-256("veilkit-session-identity-v1" ‖ Enc(ID)) (docs/SESSIONS.md §2.1), 32 bytes. */
+export function sessionIdentityIdBytes(encoding: Uint8Array): Uint8Array {
+  return sha256(concatBytes([SESSION_IDENTITY_LABEL, encoding]));
+}
+
+/** Hex of {@link sessionIdentityIdBytes}: the id sessions, groups and device registries show for an identity. */
+export function sessionIdentityId(encoding: Uint8Array): string {
+  return bytesToHex(sessionIdentityIdBytes(encoding));
+}
 
 /** `Enc(ID)` (2,017 bytes) and the identity id (32 bytes) of the seeds. */
 export function sessionIdentity(seeds: IdentitySeeds): { encoding: Uint8Array; id: Uint8Array } {

@@ -6,6 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import * as api from '../../dist/ts/index.js';
 import * as F from '../../dist/ts/devices-format.js';
+import { sessionIdentityId } from '../../dist/ts/session/core.js';
 
 await api.init();
 const enc = new TextEncoder();
@@ -26,7 +27,7 @@ const consentOf = (d, user) => {
 function change(signer, c) {
   const body = c.action === 1
     ? F.encodeBody({ action: 1, seq: c.seq, time: c.time, prev: c.prev, device: c.device.enc, consent: c.consent ?? consentOf(c.device, c.user ?? signer.enc), name: c.name ?? '' })
-    : F.encodeBody({ action: 2, seq: c.seq, time: c.time, prev: c.prev, device: F.identityIdOf(c.device.enc) });
+    : F.encodeBody({ action: 2, seq: c.seq, time: c.time, prev: c.prev, device: sessionIdentityId(c.device.enc) });
   const m = F.signedBytes(body);
   return cat(body, api.signMessage(signer.ed, m), api.mlDsaSign(signer.ml, m, { context: LABEL }));
 }
@@ -69,7 +70,7 @@ add('a change linked to the wrong previous change', reg([...base, next({ action:
   // The device id of another device in front of this Enc(D), signed: DEVICE_ID_MISMATCH.
   const d = person();
   const body = Buffer.from(F.encodeBody({ action: 1, seq: 4, time: 1_700_000_300_000, prev: h(c3), device: d.enc, consent: consentOf(d, user.enc), name: '' }));
-  Buffer.from(F.identityIdOf(person().enc), 'hex').copy(body, 45);
+  Buffer.from(sessionIdentityId(person().enc), 'hex').copy(body, 45);
   const m = F.signedBytes(body);
   add('a device id that is not its Enc(ID)\'s', reg([...base, cat(body, api.signMessage(user.ed, m), api.mlDsaSign(user.ml, m, { context: LABEL }))]), { valid: false, reason: 'DEVICE_ID_MISMATCH', index: 4 });
 }

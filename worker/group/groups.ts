@@ -38,7 +38,7 @@ import { absorb, keptIsCurrent, knownHead, learn, shared } from '../keystore/hea
 import { announce, sessionFor, type Session as Unlocked, type Store } from '../keystore/store.js';
 import { Kept } from '../keystore/kept.js';
 import { identitySeeds } from '../keystore/prekeys.js';
-import { sessionIdentityId } from '../keystore/sessions.js';
+import { sessionIdentityId } from '../../ts/session/core.js';
 import { MlsClient, call, loadGroupModule, type ModuleCommit, type ModuleInfo, type ModuleReceived } from './engine.js';
 import { MAX_WELCOMES, headId, sealClient, unsealClient, type ClientMeta, type GroupClientRecord, type GroupMeta, type Intent } from './records.js';
 

@@ -4,11 +4,12 @@
  * worker built (an add of a well-formed device `Enc(ID)`, a revoke of an active device).
  */
 import { VeilError } from '../../protocol/errors.js';
+import { sessionIdentityId } from '../../ts/session/core.js';
 import { utf8 } from '../../ts/validate.js';
 import { bytesToHex, concatBytes, hexToBytes } from '../../ts/bytes.js';
 import { encodeVerificationIdentity } from '../../ts/messaging/verification.js';
 import {
-  CONSENT_LENGTH, DEVICE_REGISTRY, REGISTRY_ACTIONS, changeHash, checkRegistryHead, consentBytes, encodeBody, encodeRegistry, identityIdOf, isIdentityEncoding, mlDsaContext,
+  CONSENT_LENGTH, DEVICE_REGISTRY, REGISTRY_ACTIONS, changeHash, checkRegistryHead, consentBytes, encodeBody, encodeRegistry, isIdentityEncoding, mlDsaContext,
   parseRegistry, registryRoot, signedBytes, verifyConsent, verifyRegistry, type DeviceRegistryHead, type DeviceRegistryView,
 } from '../../ts/devices-format.js';
 import { identityRecord } from './identities.js';
@@ -107,7 +108,7 @@ export async function deviceConsent(s: Store, device: string, user: Uint8Array):
     throw new VeilError('INVALID_LENGTH', `user must be an Enc(ID) of ${DEVICE_REGISTRY.identityLength} bytes with flags 0x01`);
   }
   const d = await encodingOf(s, device);
-  if (identityIdOf(d.identity) === identityIdOf(user)) throw new VeilError('INVALID_PARAMETER', 'an identity is not a device of itself');
+  if (sessionIdentityId(d.identity) === sessionIdentityId(user)) throw new VeilError('INVALID_PARAMETER', 'an identity is not a device of itself');
   const m = consentBytes(user, d.identity);
   const mlDsa65 = await signWith(s, d.id, 'ml-dsa-65', m, mlDsaContext());
   const ed25519 = await signWith(s, d.id, 'ed25519', m, undefined);
@@ -128,7 +129,7 @@ export async function addDevice(
   let agreed: Uint8Array;
   if (typeof device === 'string') {
     encoding = (await encodingOf(s, device)).identity;
-    if (identityIdOf(encoding) === identityIdOf(u.identity)) throw new VeilError('INVALID_PARAMETER', 'the user identity is not one of its own devices: add a device identity');
+    if (sessionIdentityId(encoding) === sessionIdentityId(u.identity)) throw new VeilError('INVALID_PARAMETER', 'the user identity is not one of its own devices: add a device identity');
     agreed = await deviceConsent(s, device, u.identity);
   } else {
     if (!(device instanceof Uint8Array) || !isIdentityEncoding(device)) {
@@ -141,8 +142,8 @@ export async function addDevice(
     agreed = consent;
   }
   const n = utf8('name', name, 0, DEVICE_REGISTRY.maxNameLength);
-  const id = identityIdOf(encoding);
-  if (id === identityIdOf(u.identity)) throw new VeilError('INVALID_PARAMETER', 'the user identity is not one of its own devices: add a device identity');
+  const id = sessionIdentityId(encoding);
+  if (id === sessionIdentityId(u.identity)) throw new VeilError('INVALID_PARAMETER', 'the user identity is not one of its own devices: add a device identity');
   if (!verifyConsent(encoding, u.identity, agreed)) {
     throw new VeilError('INVALID_SIGNATURE', `the consent is not device ${id}'s consent to being a device of this user`);
   }

@@ -5,9 +5,10 @@
  */
 import * as P from '../../ts/primitives.js';
 import { VeilError } from '../../protocol/errors.js';
+import { sessionIdentityId } from '../../ts/session/core.js';
 import { utf8, wipe } from '../../ts/validate.js';
 import { bytesToHex, concatBytes } from '../../ts/bytes.js';
-import { CONSENT_LENGTH, DEVICE_REGISTRY, identityIdOf, isIdentityEncoding, verifyRegistry } from '../../ts/devices-format.js';
+import { CONSENT_LENGTH, DEVICE_REGISTRY, isIdentityEncoding, verifyRegistry } from '../../ts/devices-format.js';
 import {
   DEVICE_LINK, decodeLinkCode, encodeLinkCode, linkChannel, linkKeys, linkPayload, linkPrefix, linkTranscript,
 } from '../../ts/link-format.js';
@@ -187,7 +188,7 @@ export async function confirm(s: Store, id: string, hello: Uint8Array, registry:
     }
     const next = await addDevice(s, p.user, registry, device, consent, name);
     const welcome = concatBytes([linkPrefix('welcome'), P.encryptAesGcm(p.en, next, linkPrefix('welcome'))]);
-    return { registry: next, device: { identityId: identityIdOf(device), identity: device, name }, welcome };
+    return { registry: next, device: { identityId: sessionIdentityId(device), identity: device, name }, welcome };
   } finally {
     forget(id, p);
   }
@@ -206,7 +207,7 @@ export function finish(s: Store, id: string, welcome: Uint8Array): LinkFinished 
     const registry = P.decryptAesGcm(p.answered.en, sealed, linkPrefix('welcome'));
     const user = p.answered.user;
     const view = verifyRegistry(registry, { user });
-    const own = identityIdOf(p.device);
+    const own = sessionIdentityId(p.device);
     if (!view.devices.some((d) => d.identityId === own)) {
       throw new VeilError('REGISTRY_INVALID', 'link welcome: the registry does not list this device as active', { details: { reason: 'UNKNOWN_DEVICE', index: 0 } });
     }

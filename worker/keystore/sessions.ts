@@ -42,7 +42,6 @@ import type { IdentitySeeds } from '../../ts/session/core.js';
 import { VeilError } from '../../protocol/errors.js';
 import { bytesToHex, equalBytes } from '../../ts/bytes.js';
 import { bytes, wipe } from '../../ts/validate.js';
-import { sha256 } from '../../ts/hash.js';
 import type { KeystoreChange, SessionBatchItem, SessionDecryptOutcome, SessionHead, SessionInfo } from '../../protocol/keystore.protocol.js';
 import { serializeError } from '../../protocol/protocol.js';
 import { SessionState } from '../../ts/session/state.js';
@@ -56,7 +55,6 @@ import { absorb, keptIsCurrent, knownHead, learn, shared } from './heads.js';
 import { announce, sessionFor, type Session as Unlocked, type Store } from './store.js';
 import { consumeFailure, consumeInTransaction, deviceOf, identitySeeds, prekeySecrets, replaySeen } from './prekeys.js';
 
-const enc = new TextEncoder();
 
 const nowSecs = () => Math.floor(Date.now() / 1000);
 
@@ -242,18 +240,9 @@ function infoOf(id: string, identityId: string, meta: SessionMeta, i: core.State
   return {
     kind: 'session', id, identity: identityId, role: i.role, version: i.version,
     localIdentity: (initiator ? ids.initiator : ids.responder).slice(), peerIdentity,
-    peerIdentityId: sessionIdentityId(peerIdentity), peerDeviceId: meta.peerDeviceId, counter: i.counter, pqEpoch: i.pqEpoch,
+    peerIdentityId: core.sessionIdentityId(peerIdentity), peerDeviceId: meta.peerDeviceId, counter: i.counter, pqEpoch: i.pqEpoch,
     createdAt: meta.createdAt, updatedAt: meta.updatedAt,
   };
-}
-
-/** Hex of a session identity id: SHA-256("veilkit-session-identity-v1" ‖ Enc(ID)) (docs/SESSIONS.md §2.1). */
-export function sessionIdentityId(encoding: Uint8Array): string {
-  const label = enc.encode('veilkit-session-identity-v1');
-  const m = new Uint8Array(label.length + encoding.length);
-  m.set(label);
-  m.set(encoding, label.length);
-  return bytesToHex(sha256(m));
 }
 
 // ---------------------------------------------------------------------------
