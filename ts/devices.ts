@@ -51,7 +51,6 @@ function identityEncoding(name: string, value: unknown): Uint8Array {
   return b;
 }
 
-const head = (value: unknown): DeviceRegistryHead => checkRegistryHead(value);
 
 /**
  * The `Enc(ID)` (2,017 bytes) of a keystore identity made with `mlDsa: true`: what a registry lists
@@ -107,7 +106,7 @@ export async function addDevice(ks: Keystore, user: IdentityHandle | string, dev
   if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
   const name = utf8('name', options.name ?? '', 0, DEVICE_REGISTRY.maxNameLength);
   const registry = options.registry === undefined ? undefined : bytes('registry', options.registry).slice();
-  const pinned = options.pinned === undefined ? {} : { pinned: head(options.pinned) };
+  const pinned = options.pinned === undefined ? {} : { pinned: checkRegistryHead(options.pinned) };
   let target: { device: string } | { device: Uint8Array; consent: Uint8Array };
   if (typeof device === 'string' || (typeof device === 'object' && device !== null && 'kind' in device)) {
     target = { device: identityId(device, 'device') };
@@ -136,7 +135,7 @@ export async function revokeDevice(
   const id = typeof device === 'object' && device !== null ? device.identityId : device;
   if (typeof id !== 'string' || !/^[0-9a-f]{64}$/.test(id)) throw new TypeError('device must be a device identity id (64 lowercase hex digits) or a RegisteredDevice');
   if (typeof options !== 'object' || options === null) throw new TypeError('options must be an object');
-  const pinned = options.pinned === undefined ? {} : { pinned: head(options.pinned) };
+  const pinned = options.pinned === undefined ? {} : { pinned: checkRegistryHead(options.pinned) };
   return (await keystoreRun(ks, { type: 'keystore/registry-revoke', user: identityId(user, 'user'), registry: bytes('registry', registry).slice(), device: id, ...pinned })) as Uint8Array;
 }
 
@@ -167,7 +166,7 @@ export async function verifyDeviceRegistry(registry: Uint8Array, options: Verify
   if (typeof options !== 'object' || options === null) throw new TypeError('options must be { user, pinned? }');
   const r = bytes('registry', registry);
   const user = identityEncoding('user', options.user);
-  const pinned = options.pinned === undefined ? undefined : head(options.pinned);
+  const pinned = options.pinned === undefined ? undefined : checkRegistryHead(options.pinned);
   await init();
   return verifyRegistry(r, { user, ...(pinned === undefined ? {} : { pinned }) });
 }

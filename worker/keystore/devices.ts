@@ -59,10 +59,9 @@ export async function lastSigned(s: Store, user: string): Promise<Uint8Array | n
  * two different changes at the same position, so its registry cannot fork from this keystore.
  */
 async function append(
-  s: Store, user: string, registry: Uint8Array | undefined, pinnedByCaller: DeviceRegistryHead | undefined,
+  s: Store, u: { id: string; identity: Uint8Array }, registry: Uint8Array | undefined, pinnedByCaller: DeviceRegistryHead | undefined,
   change: (view: DeviceRegistryView | undefined, prev: Uint8Array, seq: number, time: number) => Uint8Array,
 ): Promise<Uint8Array> {
-  const u = await encodingOf(s, user);
   return withLock(s.name, async () => {
     const state = await readState(s);
     const last = (await read(s.db, 'meta', headKey(u.id))) as SignedHeadRecord | undefined;
@@ -99,9 +98,17 @@ async function append(
   });
 }
 
+/** The consent of the keystore identity `d` to being a device of `user`: its Ed25519 and ML-DSA-65 signatures. */
+async function signConsent(s: Store, d: { id: string; identity: Uint8Array }, user: Uint8Array): Promise<Uint8Array> {
+  const m = consentBytes(user, d.identity);
+  const mlDsa65 = await signWith(s, d.id, 'ml-dsa-65', m, mlDsaContext());
+  const ed25519 = await signWith(s, d.id, 'ed25519', m, undefined);
+  return concatBytes([ed25519, mlDsa65]);
+}
+
 /**
  * A device's consent to being a device of user `Enc(U)` `user`: its Ed25519 and ML-DSA-65 signatures
- * over `label ‖ 0x03 ‖ Enc(U)` (docs/DEVICES.md §2), made with the keystore identity `device`.
+ * over `label ‖ 0x03 ‖ Enc(U) ‖ Enc(D)` (docs/DEVICES.md §2), made with the keystore identity `device`.
  */
 export async function deviceConsent(s: Store, device: string, user: Uint8Array): Promise<Uint8Array> {
   if (!(user instanceof Uint8Array) || !isIdentityEncoding(user)) {
@@ -109,10 +116,7 @@ export async function deviceConsent(s: Store, device: string, user: Uint8Array):
   }
   const d = await encodingOf(s, device);
   if (sessionIdentityId(d.identity) === sessionIdentityId(user)) throw new VeilError('INVALID_PARAMETER', 'an identity is not a device of itself');
-  const m = consentBytes(user, d.identity);
-  const mlDsa65 = await signWith(s, d.id, 'ml-dsa-65', m, mlDsaContext());
-  const ed25519 = await signWith(s, d.id, 'ed25519', m, undefined);
-  return concatBytes([ed25519, mlDsa65]);
+  return signConsent(s, d, user);
 }
 
 /**
@@ -125,29 +129,29 @@ export async function addDevice(
   pinned?: DeviceRegistryHead,
 ): Promise<Uint8Array> {
   const u = await encodingOf(s, user);
-  let encoding: Uint8Array;
-  let agreed: Uint8Array;
-  if (typeof device === 'string') {
-    encoding = (await encodingOf(s, device)).identity;
-    if (sessionIdentityId(encoding) === sessionIdentityId(u.identity)) throw new VeilError('INVALID_PARAMETER', 'the user identity is not one of its own devices: add a device identity');
-    agreed = await deviceConsent(s, device, u.identity);
-  } else {
+  const local = typeof device === 'string' ? await encodingOf(s, device) : undefined;
+  if (local === undefined) {
     if (!(device instanceof Uint8Array) || !isIdentityEncoding(device)) {
       throw new VeilError('INVALID_LENGTH', `device must be an Enc(ID) of ${DEVICE_REGISTRY.identityLength} bytes with flags 0x01 (an identity made with mlDsa: true)`);
     }
     if (!(consent instanceof Uint8Array) || consent.length !== CONSENT_LENGTH) {
       throw new VeilError('INVALID_LENGTH', `consent must be the device's ${CONSENT_LENGTH}-byte consent (deviceConsent)`);
     }
-    encoding = device;
-    agreed = consent;
   }
+  const encoding = local?.identity ?? (device as Uint8Array);
   const n = utf8('name', name, 0, DEVICE_REGISTRY.maxNameLength);
   const id = sessionIdentityId(encoding);
   if (id === sessionIdentityId(u.identity)) throw new VeilError('INVALID_PARAMETER', 'the user identity is not one of its own devices: add a device identity');
-  if (!verifyConsent(encoding, u.identity, agreed)) {
-    throw new VeilError('INVALID_SIGNATURE', `the consent is not device ${id}'s consent to being a device of this user`);
+  let agreed: Uint8Array;
+  if (local !== undefined) {
+    agreed = await signConsent(s, local, u.identity);
+  } else {
+    agreed = consent as Uint8Array;
+    if (!verifyConsent(encoding, u.identity, agreed)) {
+      throw new VeilError('INVALID_SIGNATURE', `the consent is not device ${id}'s consent to being a device of this user`);
+    }
   }
-  return append(s, user, registry, checkHead(pinned), (view, prev, seq, time) => {
+  return append(s, u, registry, checkHead(pinned), (view, prev, seq, time) => {
     if (view !== undefined && (view.devices.some((d) => d.identityId === id) || view.revoked.some((d) => d.identityId === id))) {
       throw new VeilError('KEY_EXISTS', `device ${id} is already in the registry (a revoked device is never added again)`);
     }
@@ -158,7 +162,7 @@ export async function addDevice(
 /** `keystore/registry-revoke`: revokes the active device whose identity id is `device`. */
 export async function revokeDevice(s: Store, user: string, registry: Uint8Array, device: string, pinned?: DeviceRegistryHead): Promise<Uint8Array> {
   if (typeof device !== 'string' || !/^[0-9a-f]{64}$/.test(device)) throw new TypeError('device must be a device identity id (64 lowercase hex digits)');
-  return append(s, user, registry, checkHead(pinned), (view, prev, seq, time) => {
+  return append(s, await encodingOf(s, user), registry, checkHead(pinned), (view, prev, seq, time) => {
     if (view === undefined || !view.devices.some((d) => d.identityId === device)) {
       throw new VeilError('KEY_NOT_FOUND', `device ${device} is not an active device of the registry`);
     }

@@ -70,21 +70,17 @@ function keep(id: string, p: Pending): void {
   links.set(id, p);
 }
 
-function sweep(): void {
-  const now = Date.now();
-  for (const [id, p] of links) if (p.expires <= now) forget(id, p);
-}
-
 function newId(): string {
   return bytesToHex(crypto.getRandomValues(new Uint8Array(16)));
 }
 
 /** The pending link `id` of this store in `role`: `KEY_NOT_FOUND` when unknown, expired, used up or another role's. */
 function take<R extends Pending['role']>(s: Store, id: unknown, role: R): Extract<Pending, { role: R }> {
-  sweep();
   if (typeof id !== 'string') throw new TypeError('link must be a link id');
   const p = links.get(id);
-  if (p === undefined || p.store !== s.name || p.role !== role) {
+  // A timer forgets each link at its expiry; one that is due but not yet forgotten is gone too.
+  if (p !== undefined && p.expires <= Date.now()) forget(id, p);
+  if (p === undefined || p.expires <= Date.now() || p.store !== s.name || p.role !== role) {
     throw new VeilError('KEY_NOT_FOUND', `link ${id} is not a pending link of this keystore (unknown, used, or older than ${DEVICE_LINK.lifetimeMs / 60_000} minutes)`);
   }
   return p as Extract<Pending, { role: R }>;
@@ -92,7 +88,6 @@ function take<R extends Pending['role']>(s: Store, id: unknown, role: R): Extrac
 
 /** New device: a fresh X-Wing key and code for its device identity `device`. */
 export async function start(s: Store, device: string, name: string): Promise<LinkStarted> {
-  sweep();
   const n = utf8('name', name, 0, DEVICE_REGISTRY.maxNameLength);
   const d = await encodingOf(s, device);
   const secret = crypto.getRandomValues(new Uint8Array(DEVICE_LINK.secretLength));
@@ -108,7 +103,6 @@ export async function start(s: Store, device: string, name: string): Promise<Lin
 
 /** Existing device (holding the user identity `user`): answers the offer found on the code's channel. */
 export async function accept(s: Store, user: string, code: string, offer: Uint8Array): Promise<LinkAccepted> {
-  sweep();
   const secret = decodeLinkCode(code);
   try {
     const u = await encodingOf(s, user);
