@@ -57,8 +57,25 @@ export interface GroupCommit {
   readonly welcome?: Uint8Array;
 }
 
-/** What `receive` found in a message. */
-export type GroupReceived =
+/**
+ * Where `receive` stores an application message in the keystore's encrypted history, in the commit that advances
+ * the group (exactly once): the conversation, the app's position for the message (its delivery-log sequence
+ * number) and the conversation's new metadata (the app's cursor), replaced in the same commit whatever the message.
+ */
+export interface GroupHistoryTarget {
+  readonly conversation: string;
+  readonly position: number;
+  readonly meta?: Uint8Array;
+}
+
+/** What `receive` found in a message, and what it stored in the history when asked to. */
+export type GroupReceived = GroupReceivedMessage & {
+  /** With `history`: the entries written (`first` … `next − 1`; none for a commit or proposal). */
+  readonly history?: { readonly first: number; readonly next: number };
+};
+
+/** What `receive` found in a message (without the history part). */
+export type GroupReceivedMessage =
   | { readonly kind: 'application'; readonly sender: GroupMember; readonly bytes: Uint8Array; readonly aad: Uint8Array; readonly epoch: number }
   | {
     readonly kind: 'commit';
@@ -99,7 +116,7 @@ export type GroupRequest =
   | R<'keystore/group-update', { readonly group: string }>
   | R<'keystore/group-confirm', { readonly group: string }>
   | R<'keystore/group-encrypt', { readonly group: string; readonly plaintext: Uint8Array; readonly aad?: Uint8Array }>
-  | R<'keystore/group-receive', { readonly group: string; readonly message: Uint8Array }>
+  | R<'keystore/group-receive', { readonly group: string; readonly message: Uint8Array; readonly history?: GroupHistoryTarget }>
   | R<'keystore/group-info', { readonly group: string }>
   | R<'keystore/group-list', { readonly identity?: string }>
   | R<'keystore/group-delete', { readonly group: string }>;

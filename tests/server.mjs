@@ -90,7 +90,72 @@ function toFilePath(urlPath) {
   return candidate;
 }
 
+// The group delivery service of the group chat tests (ts/group/delivery.ts, built into dist/ts): /api/ds/…,
+// one in-memory store per server process; GET /api/ds-state answers the whole store (the tests read it to
+// check that the server holds no plaintext and no key). Loaded on first use, so the server starts without a build.
+let delivery;
+function deliveryRoutes() {
+  // One promise for every request: two first requests at once share one store.
+  delivery ??= import('../dist/ts/group/delivery.js').then((m) => {
+    const store = m.memoryDeliveryStore();
+    return { store, handler: m.deliveryHandler(new m.DeliveryService(store), '/api/ds') };
+  });
+  delivery.catch(() => {
+    delivery = undefined;
+  });
+  return delivery;
+}
+
+function stateJson(value) {
+  return JSON.stringify(value, (_k, v) => (v instanceof Uint8Array ? { bytes: Buffer.from(v).toString('hex') } : v));
+}
+
+async function handleDelivery(req, res, url) {
+  let d;
+  try {
+    d = await deliveryRoutes();
+  } catch {
+    send(res, 503, 'the delivery service needs a build (dist/ts)');
+    return;
+  }
+  if (url.pathname === '/api/ds-state') {
+    res.writeHead(200, { ...BASE_HEADERS, 'Content-Type': 'application/json' });
+    res.end(stateJson(d.store.state));
+    return;
+  }
+  const chunks = [];
+  for await (const c of req) chunks.push(c);
+  const abort = new AbortController();
+  res.on('close', () => abort.abort());
+  const request = new Request(url, {
+    method: req.method, headers: { 'content-type': req.headers['content-type'] ?? 'application/octet-stream' }, signal: abort.signal,
+    ...(req.method === 'GET' || req.method === 'HEAD' ? {} : { body: Buffer.concat(chunks) }),
+  });
+  const response = await d.handler(request);
+  res.writeHead(response.status, { ...BASE_HEADERS, ...Object.fromEntries(response.headers) });
+  if (response.body === null) {
+    res.end();
+    return;
+  }
+  const reader = response.body.getReader();
+  res.on('close', () => reader.cancel().catch(() => {}));
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      res.write(value);
+    }
+  } catch {
+    // The client went away.
+  }
+  res.end();
+}
+
 async function handle(req, res) {
+  if (req.url?.startsWith('/api/ds')) {
+    await handleDelivery(req, res, new URL(req.url, `http://${HOST}:${PORT}`)).catch(() => res.destroy());
+    return;
+  }
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     res.setHeader('Allow', 'GET, HEAD');
     send(res, 405, 'method not allowed');

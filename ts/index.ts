@@ -23,8 +23,15 @@ export {
 } from './session.js';
 export {
   Group, GROUP_SUITES, type GroupInfo, type GroupMember, type GroupMemberWithCode, type GroupReceived, type GroupCommit, type GroupEncrypted,
-  type GroupSuiteId, type GroupUpdatePolicy, type CreateGroupOptions, type JoinGroupOptions, type GroupMessageOptions,
+  type GroupSuiteId, type GroupUpdatePolicy, type CreateGroupOptions, type JoinGroupOptions, type GroupMessageOptions, type GroupReceiveOptions, type GroupHistoryTarget,
 } from './group/group.js';
+export { GroupChat, GROUP_OUTBOX_LIMITS, type GroupDelivery, type GroupChatMessage, type GroupChatState, type GroupChatOptions } from './group/chat.js';
+export { encodeGroupHistoryMessage, decodeGroupHistoryMessage, GROUP_HISTORY_VERSION, type GroupHistoryMessage } from './group/history-entry.js';
+export {
+  DeliveryService, memoryDeliveryStore, deliveryHandler, DELIVERY_NAME, DELIVERY_LIMITS,
+  type DeliveryStore, type DeliveryEntry, type DeliveryPost, type DeliveryEvent, type MailboxEntry, type MemoryDeliveryState,
+} from './group/delivery.js';
+export { httpDelivery, type HttpDelivery, type DeliveryNotice } from './group/delivery-client.js';
 export { inspectGroupMessage, type GroupWireInfo } from './group/wire.js';
 export { GroupLog, type GroupLogEntry, type GroupLogPost } from './group/log.js';
 export {

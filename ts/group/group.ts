@@ -8,18 +8,19 @@
  */
 import { disposeSymbol, disposedError } from '../dispose.js';
 import { Keystore, keystoreRun } from '../keystore.js';
-import { bytes } from '../validate.js';
+import { atMost, bytes, integer } from '../validate.js';
+import { HISTORY_LIMITS } from '../history.js';
 import { init } from '../init.js';
 import { generateVerificationCode, type VerificationCode } from '../messaging/verification.js';
 import { SESSION_VERIFICATION_CONTEXT } from '../session.js';
 import type { KeystoreBody } from '../keystore-isolated.js';
 import type { IdentityHandle, KeystoreReplies } from '../../protocol/keystore.protocol.js';
 import {
-  GROUP_SUITES, type GroupCommit, type GroupEncrypted, type GroupInfo, type GroupMember, type GroupReceived, type GroupSuiteId, type GroupUpdatePolicy,
+  GROUP_SUITES, type GroupCommit, type GroupEncrypted, type GroupHistoryTarget, type GroupInfo, type GroupMember, type GroupReceived, type GroupSuiteId, type GroupUpdatePolicy,
 } from '../../protocol/group.protocol.js';
 
 export {
-  GROUP_SUITES, type GroupCommit, type GroupEncrypted, type GroupInfo, type GroupMember, type GroupReceived, type GroupSuiteId, type GroupUpdatePolicy,
+  GROUP_SUITES, type GroupCommit, type GroupEncrypted, type GroupHistoryTarget, type GroupInfo, type GroupMember, type GroupReceived, type GroupSuiteId, type GroupUpdatePolicy,
 } from '../../protocol/group.protocol.js';
 
 /** Options of {@link Group.create}. */
@@ -38,6 +39,12 @@ export interface JoinGroupOptions {
 /** Options of {@link Group.encrypt}: associated data, carried in the clear inside the message and authenticated. */
 export interface GroupMessageOptions {
   aad?: Uint8Array;
+}
+
+/** Options of {@link Group.receive}. */
+export interface GroupReceiveOptions {
+  /** Store an application message in the keystore's history in the same commit (exactly once). */
+  history?: GroupHistoryTarget;
 }
 
 /** A member with its verification code (the same as a 1:1 session's for the same two identities). */
@@ -191,10 +198,28 @@ export class Group {
    * Processes a message from the delivery service: an application message (sender and bytes), a commit (what
    * changed; this member's own commit coming back merges it) or a proposal. A message that fails changes nothing:
    * `WRONG_EPOCH`, `AUTHENTICATION_FAILED`, `DUPLICATE_MESSAGE`, `MALFORMED_INPUT`, `INVALID_COMMIT`, …
+   *
+   * With `history`, an application message is also stored in `keystore.history(history.conversation)` (as
+   * `encodeGroupHistoryMessage` bytes, at `history.position`) and the conversation's metadata replaced by
+   * `history.meta`, in the same commit as the group's new state: a message is stored exactly once, even when the
+   * page dies right after (docs/GROUPS.md#group-chat).
    */
-  async receive(message: Uint8Array): Promise<GroupReceived> {
+  async receive(message: Uint8Array, o?: GroupReceiveOptions): Promise<GroupReceived> {
     this.check();
-    return run(this.keystore, { type: 'keystore/group-receive', group: this.id, message: bytes('message', message).slice() });
+    const oo = options(o);
+    const h = oo.history;
+    let history: GroupHistoryTarget | undefined;
+    if (h !== undefined) {
+      if (typeof h !== 'object' || h === null) throw new TypeError('history must be { conversation, position, meta? }');
+      if (typeof h.conversation !== 'string' || h.conversation.length === 0 || h.conversation.length > HISTORY_LIMITS.name) {
+        throw new TypeError(`history.conversation must be a string of 1 to ${HISTORY_LIMITS.name} characters`);
+      }
+      history = {
+        conversation: h.conversation, position: integer('history.position', h.position, 0, Number.MAX_SAFE_INTEGER),
+        ...(h.meta === undefined ? {} : { meta: atMost('history.meta', h.meta, HISTORY_LIMITS.entry).slice() }),
+      };
+    }
+    return run(this.keystore, { type: 'keystore/group-receive', group: this.id, message: bytes('message', message).slice(), ...(history ? { history } : {}) });
   }
 
   /** The group's public facts (suite, epoch, members …), freshly read from the keystore. */

@@ -34,6 +34,8 @@ import * as core from '../../ts/session/core.js';
 import { GROUP_STORE, checkFormat, locked, notFound, runCommitHook, storageError } from '../keystore/db.js';
 import { abort, done, request } from '../keystore/idb.js';
 import { headIsAuthentic, sealHead, type HeadRecord, type StateRecord } from '../keystore/records.js';
+import { HISTORY_WRITE_STORES, checkData, withConversation, type PrepareAppend } from '../keystore/history.js';
+import { encodeGroupHistoryMessage } from '../../ts/group/history-entry.js';
 import { absorb, keptIsCurrent, knownHead, learn, shared } from '../keystore/heads.js';
 import { announce, sessionFor, type Session as Unlocked, type Store } from '../keystore/store.js';
 import { Kept } from '../keystore/kept.js';
@@ -189,7 +191,7 @@ function sameRecord(a: GroupClientRecord | undefined, b: GroupClientRecord | und
  * Seals the client's new state under the next counter with its head and commits both in one strict transaction
  * that finds the state record's generation and lock epoch, the identity, and the record and head as read.
  */
-async function commitClient(s: Store, o: Opened): Promise<void> {
+async function commitClient(s: Store, o: Opened, also?: Also): Promise<void> {
   const counter = (o.record?.counter ?? 0) + 1;
   const state = call(() => o.client.exportState());
   let record: GroupClientRecord;
@@ -207,7 +209,8 @@ async function commitClient(s: Store, o: Opened): Promise<void> {
   const head: HeadRecord = { id: headId(o.identityId), identityId: o.identityId, counter, tag };
   let tx: IDBTransaction;
   try {
-    tx = s.db.transaction(['meta', 'identities', GROUP_STORE, 'heads'], 'readwrite', { durability: 'strict' });
+    const stores = new Set<string>(['meta', 'identities', GROUP_STORE, 'heads', ...(also === undefined ? [] : HISTORY_WRITE_STORES)]);
+    tx = s.db.transaction([...stores], 'readwrite', { durability: 'strict' });
   } catch (e) {
     throw storageError(e);
   }
@@ -234,6 +237,7 @@ async function commitClient(s: Store, o: Opened): Promise<void> {
     }
     tx.objectStore(GROUP_STORE).put(record);
     tx.objectStore('heads').put(head);
+    if (also !== undefined) await also(tx);
     await runCommitHook(tx, s.name);
     revision = st.revision + 1;
     tx.objectStore('meta').put({ ...st, revision });
@@ -247,6 +251,16 @@ async function commitClient(s: Store, o: Opened): Promise<void> {
   o.head = head;
   const announced: SessionHead = shared({ id: head.id, identityId: o.identityId, counter, tag }, o.unlocked.generation);
   announce(s, { change: 'group-client-updated' satisfies KeystoreChange['change'], revision, ids: [o.identityId], heads: [announced] });
+}
+
+/** More writes for the commit's transaction (over {@link HISTORY_WRITE_STORES} too): a message stored in the history. */
+type Also = (tx: IDBTransaction) => Promise<void>;
+
+/** What an operation on a client gives: its value, whether the client changed, and more writes for the same commit. */
+interface Outcome<T> {
+  value: T;
+  write: boolean;
+  also?: Also;
 }
 
 /** Commits that found the stored record or head other than the operation started from (a cached client is stale). */
@@ -285,10 +299,10 @@ const STALE = Symbol('stale');
  * it from a full reload, whose checks decide (`STATE_ROLLBACK`, …). Any failure drops the client, which may be
  * ahead of the store; a success keeps it.
  */
-async function attemptClient<T>(s: Store, o: Opened, fn: (o: Opened) => Promise<{ value: T; write: boolean }> | { value: T; write: boolean }, fromCache: boolean): Promise<T | typeof STALE> {
+async function attemptClient<T>(s: Store, o: Opened, fn: (o: Opened) => Promise<Outcome<T>> | Outcome<T>, fromCache: boolean): Promise<T | typeof STALE> {
   // A kept client's metadata is copied: a failed attempt leaves the kept one as stored.
   const work: Opened = fromCache ? { ...o, meta: structuredClone(o.meta) } : o;
-  let out: { value: T; write: boolean };
+  let out: Outcome<T>;
   try {
     out = await fn(work);
   } catch (e) {
@@ -303,7 +317,7 @@ async function attemptClient<T>(s: Store, o: Opened, fn: (o: Opened) => Promise<
     return out.value;
   }
   try {
-    await commitClient(s, work);
+    await commitClient(s, work, out.also);
   } catch (e) {
     kept.drop(s.name, o.identityId, o);
     if (fromCache && e instanceof Error && staleErrors.has(e)) return STALE;
@@ -319,7 +333,7 @@ async function attemptClient<T>(s: Store, o: Opened, fn: (o: Opened) => Promise<
  * record and head to be the kept ones), else — or when that finds the store changed — on a full reload. A failure
  * of `fn` writes nothing.
  */
-async function withClient<T>(s: Store, identityId: string, fn: (o: Opened) => Promise<{ value: T; write: boolean }> | { value: T; write: boolean }): Promise<T> {
+async function withClient<T>(s: Store, identityId: string, fn: (o: Opened) => Promise<Outcome<T>> | Outcome<T>): Promise<T> {
   return withClientLock(s, identityId, async () => {
     const reused = await usableClient(s, identityId);
     if (reused !== undefined) {
@@ -516,56 +530,97 @@ export async function encrypt(s: Store, group: unknown, plaintext: unknown, aad:
   });
 }
 
-export async function receive(s: Store, group: unknown, message: unknown): Promise<GroupReceived> {
+/** Where `receive` stores an application message: the conversation of the keystore's history, the app's position, new metadata. */
+interface HistoryTarget {
+  conversation: string;
+  position: number;
+  meta?: Uint8Array;
+}
+
+function historyArg(h: unknown): HistoryTarget | undefined {
+  if (h === undefined) return undefined;
+  if (typeof h !== 'object' || h === null) throw new TypeError('history must be { conversation, position, meta? }');
+  const { conversation, position, meta } = h as Record<string, unknown>;
+  if (typeof conversation !== 'string') throw new TypeError('history.conversation must be a string');
+  if (typeof position !== 'number' || !Number.isSafeInteger(position) || position < 0) throw new RangeError('history.position must be an integer ≥ 0');
+  return { conversation, position, ...(meta === undefined ? {} : { meta: checkData('history.meta', meta) }) };
+}
+
+/**
+ * `keystore/group-receive`. With `history`, an application message is stored as the conversation's next entry
+ * (ts/group/history-entry.ts) and the metadata replaced, in the transaction that commits the group's new state:
+ * both happen or neither, so a message is stored exactly once even if the page dies right after.
+ */
+export async function receive(s: Store, group: unknown, message: unknown, history?: unknown): Promise<GroupReceived> {
   const { identityId, groupId } = groupArg(group);
   const msg = bytes('message', message);
-  return withClient<GroupReceived>(s, identityId, (o) => {
-    const g = meta(o, groupId);
-    const epochBefore = epochNumber((call(() => o.client.info(hexToBytes(groupId)) as ModuleInfo)).epoch);
-    // This member's own pending commit, fanned back by the delivery service: accepted.
-    if (g.pending !== undefined && equalBytes(msg, hexToBytes(g.pending.commit))) {
-      const sender = memberAt(o, groupId, (call(() => o.client.info(hexToBytes(groupId)) as ModuleInfo)).ownIndex);
-      merge(o, groupId);
-      const after = infoOf(o, groupId);
+  const target = historyArg(history);
+  if (target === undefined) return receiveInto(s, identityId, groupId, msg, undefined);
+  return withConversation(s, target.conversation, (prepare) => receiveInto(s, identityId, groupId, msg, { target, prepare }));
+}
+
+async function receiveInto(
+  s: Store, identityId: string, groupId: string, msg: Uint8Array, history: { target: HistoryTarget; prepare: PrepareAppend } | undefined,
+): Promise<GroupReceived> {
+  return withClient<GroupReceived>(s, identityId, async (o) => {
+    const out = receiveIn(o, groupId, msg);
+    if (history === undefined) return out;
+    const v = out.value;
+    const entry = v.kind !== 'application' ? [] : [encodeGroupHistoryMessage({
+      kind: 'received', senderId: hexToBytes(v.sender.identityId), senderIndex: v.sender.index, epoch: v.epoch, time: Date.now(),
+      position: history.target.position, aad: v.aad, bytes: v.bytes,
+    })];
+    const p = await history.prepare(entry, history.target.meta);
+    return { ...out, value: { ...v, history: { first: p.first, next: p.next } }, also: (tx) => p.write(tx) };
+  });
+}
+
+function receiveIn(o: Opened, groupId: string, msg: Uint8Array): Outcome<GroupReceived> {
+  const g = meta(o, groupId);
+  const epochBefore = epochNumber((call(() => o.client.info(hexToBytes(groupId)) as ModuleInfo)).epoch);
+  // This member's own pending commit, fanned back by the delivery service: accepted.
+  if (g.pending !== undefined && equalBytes(msg, hexToBytes(g.pending.commit))) {
+    const sender = memberAt(o, groupId, (call(() => o.client.info(hexToBytes(groupId)) as ModuleInfo)).ownIndex);
+    merge(o, groupId);
+    const after = infoOf(o, groupId);
+    return {
+      value: { kind: 'commit', own: true, sender, epoch: after.epoch, added: [], removed: [], removedSelf: false, discardedOwn: false },
+      write: true,
+    };
+  }
+  const senderBefore = (index: number | null) => memberAt(o, groupId, index);
+  const r = call(() => o.client.receive(hexToBytes(groupId), msg) as ModuleReceived);
+  switch (r.kind) {
+    case 'application': {
+      const m = member({ index: r.sender, identity: r.senderIdentity, signatureKey: new Uint8Array(0) });
+      const known = memberAt(o, groupId, r.sender);
+      return { value: { kind: 'application', sender: known ?? m, bytes: r.bytes, aad: r.aad, epoch: epochBefore }, write: true };
+    }
+    case 'proposal':
+      return { value: { kind: 'proposal', sender: senderBefore(r.sender) }, write: true };
+    case 'commit': {
+      const intent = g.pending?.intent;
+      if (r.discardedOwn) delete g.pending;
+      const added = r.added.map((c) => c.slice(1, 1 + ENC_ID_LENGTH));
+      let reapplied: GroupCommit | undefined;
+      let reapplyFailed: string | undefined;
+      if (r.discardedOwn && intent !== undefined && !r.removedSelf) {
+        try {
+          reapplied = makeCommit(o, groupId, intent);
+        } catch (e) {
+          reapplyFailed = e instanceof VeilError ? e.code : 'INTERNAL';
+        }
+      }
       return {
-        value: { kind: 'commit', own: true, sender, epoch: after.epoch, added: [], removed: [], removedSelf: false, discardedOwn: false },
+        value: {
+          kind: 'commit', own: false, sender: r.sender === null ? null : memberAt(o, groupId, r.sender), epoch: epochNumber(r.epoch), added, removed: r.removed,
+          removedSelf: r.removedSelf, discardedOwn: r.discardedOwn,
+          ...(reapplied ? { reapplied } : {}), ...(reapplyFailed ? { reapplyFailed } : {}),
+        },
         write: true,
       };
     }
-    const senderBefore = (index: number | null) => memberAt(o, groupId, index);
-    const r = call(() => o.client.receive(hexToBytes(groupId), msg) as ModuleReceived);
-    switch (r.kind) {
-      case 'application': {
-        const m = member({ index: r.sender, identity: r.senderIdentity, signatureKey: new Uint8Array(0) });
-        const known = memberAt(o, groupId, r.sender);
-        return { value: { kind: 'application', sender: known ?? m, bytes: r.bytes, aad: r.aad, epoch: epochBefore }, write: true };
-      }
-      case 'proposal':
-        return { value: { kind: 'proposal', sender: senderBefore(r.sender) }, write: true };
-      case 'commit': {
-        const intent = g.pending?.intent;
-        if (r.discardedOwn) delete g.pending;
-        const added = r.added.map((c) => c.slice(1, 1 + ENC_ID_LENGTH));
-        let reapplied: GroupCommit | undefined;
-        let reapplyFailed: string | undefined;
-        if (r.discardedOwn && intent !== undefined && !r.removedSelf) {
-          try {
-            reapplied = makeCommit(o, groupId, intent);
-          } catch (e) {
-            reapplyFailed = e instanceof VeilError ? e.code : 'INTERNAL';
-          }
-        }
-        return {
-          value: {
-            kind: 'commit', own: false, sender: r.sender === null ? null : memberAt(o, groupId, r.sender), epoch: epochNumber(r.epoch), added, removed: r.removed,
-            removedSelf: r.removedSelf, discardedOwn: r.discardedOwn,
-            ...(reapplied ? { reapplied } : {}), ...(reapplyFailed ? { reapplyFailed } : {}),
-          },
-          write: true,
-        };
-      }
-    }
-  });
+  }
 }
 
 export async function info(s: Store, group: unknown): Promise<GroupInfo> {

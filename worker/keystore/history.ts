@@ -315,7 +315,7 @@ function checkConversation(name: unknown): string {
   return n;
 }
 
-function checkData(name: string, value: unknown): Uint8Array {
+export function checkData(name: string, value: unknown): Uint8Array {
   const b = bytes(name, value);
   if (b.length > HISTORY_LIMITS.entry) throw new RangeError(`${name} must be at most ${HISTORY_LIMITS.entry} bytes, got ${b.length}`);
   return b;
@@ -335,17 +335,35 @@ function validConversation(r: unknown, hex: string): ConversationRecord | undefi
 // ---------------------------------------------------------------------------
 // Requests
 
-/** `keystore/history-append`: seals `entries` as the next sequence numbers (and `meta`, if given) and commits them in one transaction. */
-export async function append(s: Store, name: unknown, entries: unknown, meta: unknown): Promise<HistoryAppendResult> {
+/** Sealed entries (and metadata) of one conversation, ready to be written by a transaction over {@link HISTORY_WRITE_STORES}. */
+export interface PreparedAppend {
+  /** The sequence numbers the entries get: `first` … `next − 1`. */
+  readonly first: number;
+  readonly next: number;
+  /**
+   * Inside a readwrite transaction over {@link HISTORY_WRITE_STORES} (and whatever else it writes): checks that the
+   * keys are still current and the conversation unchanged since it was prepared, then adds the records. Only IDB
+   * requests: safe to await inside another request's transaction.
+   */
+  write(tx: IDBTransaction): Promise<void>;
+}
+
+/** The stores a transaction that writes a {@link PreparedAppend} must cover. */
+export const HISTORY_WRITE_STORES = STORES;
+
+/** Seals entries of `name` for one write; under the conversation's lock (given by {@link withConversation}). */
+export type PrepareAppend = (entries: readonly Uint8Array[], meta?: Uint8Array) => Promise<PreparedAppend>;
+
+/**
+ * Runs `fn` under the conversation's lock with a `prepare` that seals entries for a write the caller commits in its
+ * own transaction: a group's `receive` stores the message and advances the group's state in one commit (exactly once).
+ */
+export async function withConversation<T>(s: Store, name: unknown, fn: (prepare: PrepareAppend) => Promise<T>): Promise<T> {
   const conv = checkConversation(name);
-  if (!Array.isArray(entries)) throw new TypeError('entries must be an array of Uint8Array');
-  if (entries.length > HISTORY_LIMITS.append) throw new RangeError(`at most ${HISTORY_LIMITS.append} entries per append, got ${entries.length}`);
-  const data = entries.map((e, i) => checkData(`entries[${i}]`, e));
-  const metaBytes = meta === undefined ? undefined : checkData('meta', meta);
   const keys = await historyKeys(s);
   const tag = await tagOf(keys, conv);
   const hex = bytesToHex(tag);
-  return conversationLock(s, hex, async () => {
+  return conversationLock(s, hex, () => fn(async (data, metaBytes) => {
     const before = await readTx(s, keys, async (tx) => validConversation(await request(tx.objectStore('conversations').get(hex)), hex));
     const salt = before?.salt ?? crypto.getRandomValues(new Uint8Array(32));
     const first = before?.next ?? 1;
@@ -354,20 +372,38 @@ export async function append(s: Store, name: unknown, entries: unknown, meta: un
     for (const [i, d] of data.entries()) records.push({ c: hex, s: first + i, v: await sealEntry(key, tag, HISTORY_KIND.entry, first + i, d) });
     const sealedMeta = metaBytes === undefined ? before?.meta : await sealEntry(key, tag, HISTORY_KIND.meta, 0, metaBytes);
     const next = first + records.length;
-    await writeTx(s, keys, async (tx) => {
-      const now = validConversation(await request(tx.objectStore('conversations').get(hex)), hex);
-      if (now?.next !== before?.next || (now !== undefined && before !== undefined && !sameBytes(now.salt, before.salt))) {
-        throw new VeilError('STORAGE_FAILED', 'the conversation changed during the append; nothing was changed');
-      }
-      const history = tx.objectStore('history');
-      for (const [i, r] of records.entries()) {
-        historyHook?.(tx, i);
-        await request(history.add(r));
-      }
-      const record: ConversationRecord = { c: hex, salt, next, ...(sealedMeta === undefined ? {} : { meta: sealedMeta }) };
-      await request(tx.objectStore('conversations').put(record));
-    });
-    return { first, next };
+    return {
+      first, next,
+      async write(tx: IDBTransaction): Promise<void> {
+        await checkCurrent(s, tx, keys);
+        const now = validConversation(await request(tx.objectStore('conversations').get(hex)), hex);
+        if (now?.next !== before?.next || (now !== undefined && before !== undefined && !sameBytes(now.salt, before.salt))) {
+          throw new VeilError('STORAGE_FAILED', 'the conversation changed during the append; nothing was changed');
+        }
+        const history = tx.objectStore('history');
+        for (const [i, r] of records.entries()) {
+          historyHook?.(tx, i);
+          await request(history.add(r));
+        }
+        const record: ConversationRecord = { c: hex, salt, next, ...(sealedMeta === undefined ? {} : { meta: sealedMeta }) };
+        await request(tx.objectStore('conversations').put(record));
+      },
+    };
+  }));
+}
+
+/** `keystore/history-append`: seals `entries` as the next sequence numbers (and `meta`, if given) and commits them in one transaction. */
+export async function append(s: Store, name: unknown, entries: unknown, meta: unknown): Promise<HistoryAppendResult> {
+  const conv = checkConversation(name);
+  if (!Array.isArray(entries)) throw new TypeError('entries must be an array of Uint8Array');
+  if (entries.length > HISTORY_LIMITS.append) throw new RangeError(`at most ${HISTORY_LIMITS.append} entries per append, got ${entries.length}`);
+  const data = entries.map((e, i) => checkData(`entries[${i}]`, e));
+  const metaBytes = meta === undefined ? undefined : checkData('meta', meta);
+  return withConversation(s, conv, async (prepare) => {
+    const p = await prepare(data, metaBytes);
+    const keys = await historyKeys(s);
+    await writeTx(s, keys, (tx) => p.write(tx));
+    return { first: p.first, next: p.next };
   });
 }
 

@@ -1,0 +1,124 @@
+/**
+ * The browser side of {@link deliveryHandler}'s HTTP routes (docs/GROUPS.md#delivery-service): a
+ * {@link GroupDelivery} for {@link GroupChat}, the key package directory, device mailboxes (welcomes), device
+ * registry records, and server-sent events that say when to read. Every call is one request; a network failure
+ * rejects with the fetch's `TypeError` (GroupChat keeps its outbox and tries again), a refusal with a `VeilError`.
+ */
+import { VeilError, VEIL_ERROR_CODES, type VeilErrorCode } from '../../protocol/errors.js';
+import { base64urlDecode, base64urlEncode } from '../bytes.js';
+import type { GroupDelivery } from './chat.js';
+import type { DeliveryEntry, MailboxEntry } from './delivery.js';
+
+/** A delivery service over HTTP: {@link GroupDelivery} and the rest of the routes. */
+export interface HttpDelivery extends GroupDelivery {
+  readonly url: string;
+  mailbox(device: string, after: number): Promise<MailboxEntry[]>;
+  publishKeyPackages(user: string, device: string, keyPackages: readonly Uint8Array[]): Promise<number>;
+  takeKeyPackages(user: string): Promise<{ device: string; keyPackage: Uint8Array }[]>;
+  putRegistry(user: string, record: Uint8Array): Promise<{ stored: boolean; count: number }>;
+  getRegistry(user: string): Promise<Uint8Array | undefined>;
+  /**
+   * Server-sent events for `groups` (hex ids) and `device`'s mailbox: `onEvent` with what changed, and
+   * `{ kind: 'open' }` on every (re)connection — read everything from the cursors then. Returns the close function.
+   */
+  events(groups: readonly string[], device: string | undefined, onEvent: (e: DeliveryNotice) => void): () => void;
+}
+
+/** A notification of {@link HttpDelivery.events}. */
+export type DeliveryNotice =
+  | { readonly kind: 'open' }
+  | { readonly kind: 'group'; readonly groupId: string; readonly seq: number }
+  | { readonly kind: 'mailbox'; readonly device: string; readonly seq: number };
+
+const CODES: ReadonlySet<string> = new Set(VEIL_ERROR_CODES);
+
+function decode(v: unknown): Uint8Array {
+  const b = typeof v === 'string' ? base64urlDecode(v) : undefined;
+  if (b === undefined) throw new VeilError('MALFORMED_INPUT', 'the delivery service answered bytes that are not base64url');
+  return b;
+}
+
+function seqOf(v: unknown): number {
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 1) throw new VeilError('MALFORMED_INPUT', 'the delivery service answered a bad sequence number');
+  return v;
+}
+
+/** The delivery service at `url` (e.g. `/api/ds`, or an absolute URL). */
+export function httpDelivery(url: string): HttpDelivery {
+  if (typeof url !== 'string' || url.length === 0) throw new TypeError('url must be the delivery service\'s base URL');
+  const base = url.replace(/\/$/, '');
+  const seg = encodeURIComponent;
+  async function call(method: string, path: string, body?: unknown): Promise<{ status: number; value: Record<string, unknown> }> {
+    const res = await fetch(`${base}${path}`, {
+      method, cache: 'no-store', ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
+    });
+    let value: unknown;
+    try {
+      value = await res.json();
+    } catch {
+      throw new VeilError('MALFORMED_INPUT', `the delivery service answered ${res.status} without JSON`);
+    }
+    if (typeof value !== 'object' || value === null) throw new VeilError('MALFORMED_INPUT', 'the delivery service answered JSON that is not an object');
+    const v = value as Record<string, unknown>;
+    if (res.status >= 400 && !(res.status === 409 && v.accepted === false) && !(res.status === 404 && method === 'GET' && path.startsWith('/registry/'))) {
+      const code = typeof v.error === 'string' && CODES.has(v.error) ? v.error as VeilErrorCode : 'MALFORMED_INPUT';
+      throw new VeilError(code, `the delivery service refused ${method} ${path}: ${typeof v.message === 'string' ? v.message.slice(0, 200) : res.status}`);
+    }
+    return { status: res.status, value: v };
+  }
+  return {
+    url: base,
+    async post(groupId, message, welcome) {
+      const { value } = await call('POST', `/groups/${seg(groupId)}/messages`, { message: base64urlEncode(message), ...(welcome ? { welcome: base64urlEncode(welcome) } : {}) });
+      if (value.accepted === true) return { accepted: true, seq: seqOf(value.seq), epoch: Number(value.epoch), duplicate: value.duplicate === true };
+      if (value.accepted === false && value.reason === 'WRONG_EPOCH' && Number.isSafeInteger(value.epoch)) return { accepted: false, reason: 'WRONG_EPOCH', epoch: value.epoch as number };
+      throw new VeilError('MALFORMED_INPUT', 'the delivery service answered a post it did not accept or refuse');
+    },
+    async read(groupId, after, limit = 100) {
+      const { value } = await call('GET', `/groups/${seg(groupId)}/messages?after=${after}&limit=${limit}`);
+      if (!Array.isArray(value.entries)) throw new VeilError('MALFORMED_INPUT', 'the delivery service answered no entries');
+      return value.entries.map((e: Record<string, unknown>): DeliveryEntry => ({
+        seq: seqOf(e.seq), epoch: Number(e.epoch), contentType: e.contentType as DeliveryEntry['contentType'], message: decode(e.message),
+      }));
+    },
+    async mailbox(device, after) {
+      const { value } = await call('GET', `/mailbox/${seg(device)}?after=${after}`);
+      if (!Array.isArray(value.entries)) throw new VeilError('MALFORMED_INPUT', 'the delivery service answered no entries');
+      return value.entries.map((e: Record<string, unknown>): MailboxEntry => ({ seq: seqOf(e.seq), groupId: String(e.groupId), commitSeq: seqOf(e.commitSeq), welcome: decode(e.welcome) }));
+    },
+    async publishKeyPackages(user, device, keyPackages) {
+      const { value } = await call('POST', `/key-packages/${seg(user)}/${seg(device)}`, { keyPackages: keyPackages.map((k) => base64urlEncode(k)) });
+      return Number(value.count);
+    },
+    async takeKeyPackages(user) {
+      const { value } = await call('POST', `/key-packages/${seg(user)}`, {});
+      if (!Array.isArray(value.keyPackages)) throw new VeilError('MALFORMED_INPUT', 'the delivery service answered no key packages');
+      return value.keyPackages.map((k: Record<string, unknown>) => ({ device: String(k.device), keyPackage: decode(k.keyPackage) }));
+    },
+    async putRegistry(user, record) {
+      const { value } = await call('PUT', `/registry/${seg(user)}`, { record: base64urlEncode(record) });
+      return { stored: value.stored === true, count: Number(value.count) };
+    },
+    async getRegistry(user) {
+      const { status, value } = await call('GET', `/registry/${seg(user)}`);
+      return status === 404 ? undefined : decode(value.record);
+    },
+    events(groups, device, onEvent) {
+      const q = new URLSearchParams({ groups: groups.join(','), ...(device === undefined ? {} : { device }) });
+      const source = new EventSource(`${base}/events?${q}`);
+      const parse = (kind: 'group' | 'mailbox') => (ev: MessageEvent<string>) => {
+        try {
+          const d = JSON.parse(ev.data) as Record<string, unknown>;
+          if (kind === 'group') onEvent({ kind, groupId: String(d.groupId), seq: seqOf(d.seq) });
+          else onEvent({ kind, device: String(d.device), seq: seqOf(d.seq) });
+        } catch {
+          // A malformed notice is ignored: the next read from the cursor finds what it announced.
+        }
+      };
+      source.addEventListener('open', () => onEvent({ kind: 'open' }));
+      source.addEventListener('group', parse('group'));
+      source.addEventListener('mailbox', parse('mailbox'));
+      return () => source.close();
+    },
+  };
+}

@@ -1,0 +1,387 @@
+/**
+ * A delivery service for veilkit groups (docs/GROUPS.md#delivery-service), plain TypeScript for a server: no wasm,
+ * no keys. It stores and forwards ciphertext only, with the metadata GROUPS.md lists (group ids, epochs, content
+ * types, key package references, user and device names the app chose):
+ * - one ordered log per group: the first commit of an epoch wins, a later message of an older epoch is refused
+ *   with the group's epoch (the sender catches up and sends again); posting the same message twice is
+ *   idempotent (a sender whose answer was lost posts again and gets the same sequence number);
+ * - a commit's welcome is accepted with it and put in the mailbox of each device whose key package it names;
+ * - a key package directory: each device publishes its packages under its user; `take` hands one per device out
+ *   once (the last one stays: the last-resort package);
+ * - device registry records (docs/DEVICES.md), kept per user, only ever replaced by a longer one;
+ * - `subscribe`: a notification per new log entry or mailbox entry (members read from their cursor).
+ * State lives behind {@link DeliveryStore} (in memory here; a database implements the same methods atomically).
+ * `deliveryHandler` serves it over HTTP (fetch API: a Next route handler, Deno, Bun, Node with a small adapter).
+ */
+import { VeilError } from '../../protocol/errors.js';
+import { base64urlDecode, base64urlEncode, bytesToHex } from '../bytes.js';
+import { inspectGroupMessage } from './wire.js';
+
+/** One message of a group's log. */
+export interface DeliveryEntry {
+  readonly seq: number;
+  readonly epoch: number;
+  readonly contentType: 'application' | 'proposal' | 'commit';
+  readonly message: Uint8Array;
+}
+
+/** One welcome in a device's mailbox. */
+export interface MailboxEntry {
+  readonly seq: number;
+  /** Hex MLS group id of the group it welcomes to. */
+  readonly groupId: string;
+  /** The sequence number of the commit that came with it: the joiner reads the group's log after it. */
+  readonly commitSeq: number;
+  readonly welcome: Uint8Array;
+}
+
+/** What {@link DeliveryService.post} did. */
+export type DeliveryPost =
+  | { readonly accepted: true; readonly seq: number; readonly epoch: number; readonly duplicate: boolean }
+  | { readonly accepted: false; readonly reason: 'WRONG_EPOCH'; readonly epoch: number };
+
+/** A notification of {@link DeliveryService.subscribe}. */
+export type DeliveryEvent =
+  | { readonly kind: 'group'; readonly groupId: string; readonly seq: number }
+  | { readonly kind: 'mailbox'; readonly device: string; readonly seq: number };
+
+/**
+ * Where a delivery service keeps its state. Each method is atomic on its own (a database: one transaction).
+ * Names (`user`, `device`) are the app's, checked by the service ({@link DELIVERY_NAME}).
+ */
+export interface DeliveryStore {
+  /**
+   * Appends to the group's log when the group is at `entry.epoch` (a new group starts at its first message's
+   * epoch); a commit moves the group to the next epoch. A message already in the log (same `hash`) answers its
+   * own entry. Else the group's epoch.
+   */
+  append(groupId: string, entry: Omit<DeliveryEntry, 'seq'>, hash: string): Promise<{ seq: number; duplicate: boolean } | { epoch: number }>;
+  read(groupId: string, after: number, limit: number): Promise<DeliveryEntry[]>;
+  mailboxPut(device: string, groupId: string, commitSeq: number, welcome: Uint8Array): Promise<number>;
+  mailboxRead(device: string, after: number, limit: number): Promise<MailboxEntry[]>;
+  /** Adds key packages of (user, device), each under its reference. */
+  keyPackagesPut(user: string, device: string, packages: readonly { ref: string; keyPackage: Uint8Array }[]): Promise<number>;
+  /** One key package of each of the user's devices (removed, unless it is the device's last one). */
+  keyPackagesTake(user: string): Promise<{ device: string; keyPackage: Uint8Array }[]>;
+  /** The device a key package reference was published by. */
+  keyPackageOwner(ref: string): Promise<string | undefined>;
+  /** Replaces the user's registry record when `count` is larger than the stored one's; else the stored count. */
+  registryPut(user: string, record: Uint8Array, count: number): Promise<{ stored: boolean; count: number }>;
+  registryGet(user: string): Promise<Uint8Array | undefined>;
+}
+
+/** The state of {@link memoryDeliveryStore}, as plain data (what a test reads to check the server holds no plaintext). */
+export interface MemoryDeliveryState {
+  groups: Record<string, { epoch: number; entries: DeliveryEntry[]; hashes: Record<string, number> }>;
+  mailboxes: Record<string, MailboxEntry[]>;
+  keyPackages: Record<string, Record<string, { ref: string; keyPackage: Uint8Array }[]>>;
+  owners: Record<string, string>;
+  registries: Record<string, { record: Uint8Array; count: number }>;
+}
+
+/** A {@link DeliveryStore} in memory (one server process); `state` is its whole content. */
+export function memoryDeliveryStore(state: MemoryDeliveryState = { groups: {}, mailboxes: {}, keyPackages: {}, owners: {}, registries: {} }): DeliveryStore & { readonly state: MemoryDeliveryState } {
+  return {
+    state,
+    async append(groupId, entry, hash) {
+      const g = state.groups[groupId] ??= { epoch: entry.epoch, entries: [], hashes: {} };
+      const seen = g.hashes[hash];
+      if (seen !== undefined) return { seq: seen, duplicate: true };
+      if (entry.epoch !== g.epoch) return { epoch: g.epoch };
+      const seq = g.entries.length + 1;
+      g.entries.push({ ...entry, seq });
+      g.hashes[hash] = seq;
+      if (entry.contentType === 'commit') g.epoch += 1;
+      return { seq, duplicate: false };
+    },
+    async read(groupId, after, limit) {
+      return state.groups[groupId]?.entries.slice(after, after + limit) ?? [];
+    },
+    async mailboxPut(device, groupId, commitSeq, welcome) {
+      const box = state.mailboxes[device] ??= [];
+      box.push({ seq: box.length + 1, groupId, commitSeq, welcome });
+      return box.length;
+    },
+    async mailboxRead(device, after, limit) {
+      return state.mailboxes[device]?.slice(after, after + limit) ?? [];
+    },
+    async keyPackagesPut(user, device, packages) {
+      const devices = state.keyPackages[user] ??= {};
+      const list = devices[device] ??= [];
+      for (const p of packages) {
+        list.push(p);
+        state.owners[p.ref] = device;
+      }
+      return list.length;
+    },
+    async keyPackagesTake(user) {
+      const out: { device: string; keyPackage: Uint8Array }[] = [];
+      for (const [device, list] of Object.entries(state.keyPackages[user] ?? {})) {
+        const p = list.length > 1 ? list.shift() : list[0];
+        if (p !== undefined) out.push({ device, keyPackage: p.keyPackage });
+      }
+      return out;
+    },
+    async keyPackageOwner(ref) {
+      return state.owners[ref];
+    },
+    async registryPut(user, record, count) {
+      const cur = state.registries[user];
+      if (cur !== undefined && cur.count >= count) return { stored: false, count: cur.count };
+      state.registries[user] = { record, count };
+      return { stored: true, count };
+    },
+    async registryGet(user) {
+      return state.registries[user]?.record;
+    },
+  };
+}
+
+/** User and device names a delivery service accepts (safe in URLs and logs): 1–64 of `[A-Za-z0-9_-]`. */
+export const DELIVERY_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+/** Limits of one request. */
+export const DELIVERY_LIMITS: { readonly message: number; readonly keyPackages: number; readonly read: number; readonly registry: number } = Object.freeze({ message: 1 << 20, keyPackages: 100, read: 500, registry: 4 << 20 });
+
+function name(what: string, v: unknown): string {
+  if (typeof v !== 'string' || !DELIVERY_NAME.test(v)) throw new VeilError('INVALID_PARAMETER', `${what} must be 1 to 64 of A-Z a-z 0-9 _ -`);
+  return v;
+}
+
+function groupHex(v: unknown): string {
+  if (typeof v !== 'string' || !/^[0-9a-f]{2,512}$/.test(v) || v.length % 2 !== 0) throw new VeilError('INVALID_PARAMETER', 'groupId must be the lower-case hex MLS group id');
+  return v;
+}
+
+function bounded(what: string, b: unknown, max: number): Uint8Array {
+  if (!(b instanceof Uint8Array) || b.length === 0 || b.length > max) throw new VeilError('INVALID_PARAMETER', `${what} must be 1 to ${max} bytes`);
+  return b;
+}
+
+function cursor(what: string, v: unknown, max = Number.MAX_SAFE_INTEGER): number {
+  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0 || v > max) throw new VeilError('INVALID_PARAMETER', `${what} must be an integer from 0 to ${max}`);
+  return v;
+}
+
+async function digest(b: Uint8Array): Promise<string> {
+  return bytesToHex(new Uint8Array(await crypto.subtle.digest('SHA-256', b.slice())));
+}
+
+/** Counts a device registry record's changes from its header (docs/DEVICES.md §2): members verify it, the server only orders. */
+function registryCount(record: Uint8Array): number {
+  if (record.length < 4 + 1 + 2017 + 2 || record[0] !== 0x56 || record[1] !== 0x4b || record[2] !== 0x44 || record[3] !== 0x52 || record[4] !== 1) {
+    throw new VeilError('MALFORMED_INPUT', 'not a device registry record (VKDR, version 1)');
+  }
+  return new DataView(record.buffer, record.byteOffset, record.byteLength).getUint16(5 + 2017);
+}
+
+/** The delivery service's rules over a {@link DeliveryStore}. */
+export class DeliveryService {
+  readonly store: DeliveryStore;
+  readonly #listeners = new Set<(e: DeliveryEvent) => void>();
+
+  constructor(store: DeliveryStore = memoryDeliveryStore()) {
+    this.store = store;
+  }
+
+  /**
+   * Orders a group message (its header names the group, which must be `groupId`). With a commit, `welcome` goes to
+   * the mailboxes of the devices whose key packages it names, once the commit is accepted.
+   */
+  async post(groupId: string, message: Uint8Array, welcome?: Uint8Array): Promise<DeliveryPost> {
+    const gid = groupHex(groupId);
+    const msg = bounded('message', message, DELIVERY_LIMITS.message);
+    const info = await inspectGroupMessage(msg);
+    if (info.wireFormat !== 'public-message' && info.wireFormat !== 'private-message') throw new VeilError('MALFORMED_INPUT', `a ${info.wireFormat} is not a group message`);
+    if (info.groupId !== gid) throw new VeilError('INVALID_PARAMETER', 'the message is for another group');
+    let recipients: string[] = [];
+    if (welcome !== undefined) {
+      const w = await inspectGroupMessage(bounded('welcome', welcome, DELIVERY_LIMITS.message));
+      if (w.wireFormat !== 'welcome' || info.contentType !== 'commit') throw new VeilError('MALFORMED_INPUT', 'a welcome goes with a commit');
+      const owners = await Promise.all(w.newMembers.map((ref) => this.store.keyPackageOwner(ref)));
+      recipients = [...new Set(owners.filter((o): o is string => o !== undefined))];
+    }
+    const r = await this.store.append(gid, { epoch: info.epoch, contentType: info.contentType, message: msg.slice() }, await digest(msg));
+    if ('epoch' in r) return { accepted: false, reason: 'WRONG_EPOCH', epoch: r.epoch };
+    if (!r.duplicate) {
+      if (welcome !== undefined) {
+        for (const device of recipients) this.#emit({ kind: 'mailbox', device, seq: await this.store.mailboxPut(device, gid, r.seq, welcome.slice()) });
+      }
+      this.#emit({ kind: 'group', groupId: gid, seq: r.seq });
+    }
+    return { accepted: true, seq: r.seq, epoch: info.epoch, duplicate: r.duplicate };
+  }
+
+  /** The group's messages after `after`, at most `limit` (≤ 500), in order. */
+  read(groupId: string, after = 0, limit = DELIVERY_LIMITS.read): Promise<DeliveryEntry[]> {
+    return this.store.read(groupHex(groupId), cursor('after', after), Math.max(1, cursor('limit', limit, DELIVERY_LIMITS.read)));
+  }
+
+  /** The device's welcomes after `after`. */
+  mailbox(device: string, after = 0, limit = DELIVERY_LIMITS.read): Promise<MailboxEntry[]> {
+    return this.store.mailboxRead(name('device', device), cursor('after', after), Math.max(1, cursor('limit', limit, DELIVERY_LIMITS.read)));
+  }
+
+  /** Publishes key packages of a user's device (each must be a key package); how many the device has now. */
+  async publishKeyPackages(user: string, device: string, keyPackages: readonly Uint8Array[]): Promise<number> {
+    name('user', user);
+    name('device', device);
+    if (!Array.isArray(keyPackages) || keyPackages.length === 0 || keyPackages.length > DELIVERY_LIMITS.keyPackages) {
+      throw new VeilError('INVALID_PARAMETER', `keyPackages must be 1 to ${DELIVERY_LIMITS.keyPackages} key packages`);
+    }
+    const packages = [];
+    for (const k of keyPackages as readonly unknown[]) {
+      const kp = bounded('keyPackage', k, DELIVERY_LIMITS.message);
+      const i = await inspectGroupMessage(kp);
+      if (i.wireFormat !== 'key-package' || i.ref === undefined) throw new VeilError('MALFORMED_INPUT', 'not a key package of a SHA-256 suite');
+      packages.push({ ref: i.ref, keyPackage: kp.slice() });
+    }
+    return this.store.keyPackagesPut(user, device, packages);
+  }
+
+  /** One key package of each of the user's devices, to add the user to a group. */
+  takeKeyPackages(user: string): Promise<{ device: string; keyPackage: Uint8Array }[]> {
+    return this.store.keyPackagesTake(name('user', user));
+  }
+
+  /** Stores the user's device registry record if it has more changes than the stored one (members verify it). */
+  async putRegistry(user: string, record: Uint8Array): Promise<{ stored: boolean; count: number }> {
+    const r = bounded('record', record, DELIVERY_LIMITS.registry);
+    return this.store.registryPut(name('user', user), r.slice(), registryCount(r));
+  }
+
+  getRegistry(user: string): Promise<Uint8Array | undefined> {
+    return this.store.registryGet(name('user', user));
+  }
+
+  /** Calls `listener` for each new log or mailbox entry; returns the unsubscribe function. */
+  subscribe(listener: (e: DeliveryEvent) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  #emit(e: DeliveryEvent): void {
+    for (const l of this.#listeners) {
+      try {
+        l(e);
+      } catch {
+        // A listener's failure is its own.
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// HTTP (docs/GROUPS.md#delivery-service-http): JSON bodies, bytes as unpadded base64url.
+
+function b64(v: unknown, what: string): Uint8Array {
+  const b = typeof v === 'string' ? base64urlDecode(v) : undefined;
+  if (b === undefined) throw new VeilError('INVALID_PARAMETER', `${what} must be unpadded base64url`);
+  return b;
+}
+
+function json(status: number, body: unknown): Response {
+  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', 'cache-control': 'no-store' } });
+}
+
+function intParam(u: URL, key: string, fallback: number): number {
+  const v = u.searchParams.get(key);
+  if (v === null) return fallback;
+  if (!/^\d{1,15}$/.test(v)) throw new VeilError('INVALID_PARAMETER', `${key} must be an integer`);
+  return Number(v);
+}
+
+/**
+ * A fetch-API handler for `service` under `prefix` (e.g. `/api/ds`): the routes of docs/GROUPS.md. Errors are JSON
+ * `{ error: code, message }` with 400 (bad request), 404 (no route) or 409 (`WRONG_EPOCH`, with `epoch`).
+ */
+export function deliveryHandler(service: DeliveryService, prefix: string): (request: Request) => Promise<Response> {
+  const base = prefix.replace(/\/$/, '');
+  return async (request) => {
+    const url = new URL(request.url);
+    if (!url.pathname.startsWith(`${base}/`)) return json(404, { error: 'NOT_FOUND', message: 'no such route' });
+    const parts = url.pathname.slice(base.length + 1).split('/').map((p) => decodeURIComponent(p));
+    const [p0, p1 = '', p2 = ''] = parts;
+    const m = request.method;
+    try {
+      const body = async (): Promise<Record<string, unknown>> => {
+        const text = await request.text();
+        if (text.length > 8 * DELIVERY_LIMITS.message) throw new VeilError('INVALID_PARAMETER', 'request too large');
+        const v: unknown = JSON.parse(text);
+        if (typeof v !== 'object' || v === null) throw new VeilError('INVALID_PARAMETER', 'the body must be a JSON object');
+        return v as Record<string, unknown>;
+      };
+      if (p0 === 'groups' && parts.length === 3 && p2 === 'messages') {
+        if (m === 'POST') {
+          const b = await body();
+          const r = await service.post(p1, b64(b.message, 'message'), b.welcome === undefined ? undefined : b64(b.welcome, 'welcome'));
+          return json(r.accepted ? 200 : 409, r);
+        }
+        if (m === 'GET') {
+          const entries = await service.read(p1, intParam(url, 'after', 0), intParam(url, 'limit', DELIVERY_LIMITS.read));
+          return json(200, { entries: entries.map((e) => ({ seq: e.seq, epoch: e.epoch, contentType: e.contentType, message: base64urlEncode(e.message) })) });
+        }
+      }
+      if (p0 === 'mailbox' && parts.length === 2 && m === 'GET') {
+        const entries = await service.mailbox(p1, intParam(url, 'after', 0), intParam(url, 'limit', DELIVERY_LIMITS.read));
+        return json(200, { entries: entries.map((e) => ({ seq: e.seq, groupId: e.groupId, commitSeq: e.commitSeq, welcome: base64urlEncode(e.welcome) })) });
+      }
+      if (p0 === 'key-packages' && parts.length === 3 && m === 'POST') {
+        const b = await body();
+        if (!Array.isArray(b.keyPackages)) throw new VeilError('INVALID_PARAMETER', 'keyPackages must be an array');
+        const count = await service.publishKeyPackages(p1, p2, b.keyPackages.map((k, i) => b64(k, `keyPackages[${i}]`)));
+        return json(200, { count });
+      }
+      if (p0 === 'key-packages' && parts.length === 2 && m === 'POST') {
+        const taken = await service.takeKeyPackages(p1);
+        return json(200, { keyPackages: taken.map((t) => ({ device: t.device, keyPackage: base64urlEncode(t.keyPackage) })) });
+      }
+      if (p0 === 'registry' && parts.length === 2) {
+        if (m === 'PUT') return json(200, await service.putRegistry(p1, b64((await body()).record, 'record')));
+        if (m === 'GET') {
+          const r = await service.getRegistry(p1);
+          return r === undefined ? json(404, { error: 'NOT_FOUND', message: 'no registry for this user' }) : json(200, { record: base64urlEncode(r) });
+        }
+      }
+      if (p0 === 'events' && parts.length === 1 && m === 'GET') return events(service, url);
+      return json(404, { error: 'NOT_FOUND', message: 'no such route' });
+    } catch (e) {
+      if (e instanceof VeilError) return json(400, { error: e.code, message: e.message });
+      if (e instanceof SyntaxError) return json(400, { error: 'INVALID_PARAMETER', message: 'the body is not JSON' });
+      return json(500, { error: 'INTERNAL', message: 'the delivery service failed' });
+    }
+  };
+}
+
+/** Server-sent events: `group` {groupId, seq} for the groups listed in `groups`, `mailbox` {device, seq} for `device`; a comment every 15 s. */
+function events(service: DeliveryService, url: URL): Response {
+  const groups = new Set((url.searchParams.get('groups') ?? '').split(',').filter((g) => g !== '').map(groupHex));
+  const device = url.searchParams.get('device');
+  if (device !== null) name('device', device);
+  const enc = new TextEncoder();
+  let stop = (): void => {};
+  const stream = new ReadableStream<Uint8Array>({
+    start(controller) {
+      const write = (s: string): void => {
+        try {
+          controller.enqueue(enc.encode(s));
+        } catch {
+          stop();
+        }
+      };
+      write(': open\n\n');
+      const off = service.subscribe((e) => {
+        if (e.kind === 'group' && groups.has(e.groupId)) write(`event: group\ndata: ${JSON.stringify({ groupId: e.groupId, seq: e.seq })}\n\n`);
+        if (e.kind === 'mailbox' && e.device === device) write(`event: mailbox\ndata: ${JSON.stringify({ device: e.device, seq: e.seq })}\n\n`);
+      });
+      const timer = setInterval(() => write(': ping\n\n'), 15_000);
+      stop = () => {
+        off();
+        clearInterval(timer);
+      };
+    },
+    cancel() {
+      stop();
+    },
+  });
+  return new Response(stream, { status: 200, headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' } });
+}
