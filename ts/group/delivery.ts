@@ -212,12 +212,12 @@ export class DeliveryService {
   }
 
   /** The group's messages after `after`, at most `limit` (≤ 500), in order. */
-  read(groupId: string, after = 0, limit = DELIVERY_LIMITS.read): Promise<DeliveryEntry[]> {
+  async read(groupId: string, after = 0, limit = DELIVERY_LIMITS.read): Promise<DeliveryEntry[]> {
     return this.store.read(groupHex(groupId), cursor('after', after), Math.max(1, cursor('limit', limit, DELIVERY_LIMITS.read)));
   }
 
   /** The device's welcomes after `after`. */
-  mailbox(device: string, after = 0, limit = DELIVERY_LIMITS.read): Promise<MailboxEntry[]> {
+  async mailbox(device: string, after = 0, limit = DELIVERY_LIMITS.read): Promise<MailboxEntry[]> {
     return this.store.mailboxRead(name('device', device), cursor('after', after), Math.max(1, cursor('limit', limit, DELIVERY_LIMITS.read)));
   }
 
@@ -239,7 +239,7 @@ export class DeliveryService {
   }
 
   /** One key package of each of the user's devices, to add the user to a group. */
-  takeKeyPackages(user: string): Promise<{ device: string; keyPackage: Uint8Array }[]> {
+  async takeKeyPackages(user: string): Promise<{ device: string; keyPackage: Uint8Array }[]> {
     return this.store.keyPackagesTake(name('user', user));
   }
 
@@ -249,7 +249,7 @@ export class DeliveryService {
     return this.store.registryPut(name('user', user), r.slice(), registryCount(r));
   }
 
-  getRegistry(user: string): Promise<Uint8Array | undefined> {
+  async getRegistry(user: string): Promise<Uint8Array | undefined> {
     return this.store.registryGet(name('user', user));
   }
 
