@@ -325,6 +325,8 @@ export function fakeRuntime() {
   const stored = new Map<string, FakeKeystore['identities']>();
   /** Initial messages a keystore already answered (no one-time prekeys: a replay is REPLAY_DETECTED). */
   const answered = new Set<string>();
+  const groups: { id: string; keystore: string; identity: string; info: { kind: string; id: string; identity: string; epoch: number; active: boolean } }[] = [];
+  const groupChats: FakeGroupChat[] = [];
   const fileOp = (args: unknown[], options: { signal?: AbortSignal }) => {
     const op = new FakeOperation<unknown>(args, options.signal, state.ignoreAbort);
     ops.push(op);
@@ -383,8 +385,76 @@ export function fakeRuntime() {
         return true as const;
       }),
       sessionIdentityId: vi.fn(async (encoding: Uint8Array) => sessionIdentityId(encoding)),
+      openGroupChat: vi.fn(async (ks: FakeKeystore, id: string, delivery: unknown, o: { after?: number }) => {
+        const info = groups.find((g) => g.id === id && g.keystore === ks.name);
+        if (info === undefined) throw new FakeError('NOT_A_MEMBER', `no group ${id}`);
+        const c = new FakeGroupChat(id, delivery, o.after);
+        groupChats.push(c);
+        return c;
+      }),
+      listGroups: vi.fn(async (ks: FakeKeystore, identity: FakeIdentity) => groups.filter((g) => g.keystore === ks.name && g.identity === identity.id).map((g) => g.info)),
+      createGroup: vi.fn(async (ks: FakeKeystore, identity: FakeIdentity) => {
+        const id = `${identity.id}/g${++groupCounter}`;
+        const info = { kind: 'group', id, identity: identity.id, epoch: 0, active: true };
+        groups.push({ id, keystore: ks.name, identity: identity.id, info });
+        return info;
+      }),
+      joinGroup: vi.fn(async (ks: FakeKeystore, identity: FakeIdentity, welcome: Uint8Array) => {
+        const gid = dec.decode(welcome);
+        if (groups.some((g) => g.keystore === ks.name && g.id.endsWith(`/${gid}`))) throw new FakeError('REPLAY_DETECTED', 'joined before');
+        const id = `${identity.id}/${gid}`;
+        const info = { kind: 'group', id, identity: identity.id, epoch: 1, active: true };
+        groups.push({ id, keystore: ks.name, identity: identity.id, info });
+        return info;
+      }),
     },
+    groups,
+    groupChats,
   };
+}
+
+let groupCounter = 0;
+
+/** A GroupChat as the group hooks see it: state, subscribe, and the actions as spies (send queues, then `deliver` marks sent). */
+export class FakeGroupChat {
+  readonly id: string;
+  readonly groupId: string;
+  readonly delivery: unknown;
+  readonly after: number | undefined;
+  state: { messages: { id: string; status: string; senderId: string; time: number; bytes: Uint8Array }[]; members: unknown[]; epoch: number; active: boolean; skipped: number; syncing: boolean; error?: Error };
+  readonly listeners = new Set<() => void>();
+  readonly sync = vi.fn(async () => {});
+  readonly add = vi.fn(async (kps: readonly Uint8Array[]) => { void kps; });
+  readonly remove = vi.fn(async () => {});
+  readonly retry = vi.fn(async () => {});
+  readonly discard = vi.fn(async () => true);
+  readonly send = vi.fn(async (m: string | Uint8Array) => {
+    const bytes = typeof m === 'string' ? enc.encode(m) : m;
+    this.set({ messages: [...this.state.messages, { id: `o${this.state.messages.length + 1}`, status: 'pending', senderId: 'me', time: 0, bytes }] });
+  });
+
+  constructor(id: string, delivery: unknown, after: number | undefined) {
+    this.id = id;
+    this.groupId = id.slice(id.indexOf('/') + 1);
+    this.delivery = delivery;
+    this.after = after;
+    this.state = { messages: [], members: [], epoch: 1, active: true, skipped: 0, syncing: false };
+  }
+
+  set(patch: Partial<FakeGroupChat['state']>): void {
+    this.state = { ...this.state, ...patch };
+    for (const l of this.listeners) l();
+  }
+
+  /** The pending messages come back through the log: sent. */
+  deliver(): void {
+    this.set({ messages: this.state.messages.map((m) => (m.status === 'pending' ? { ...m, status: 'sent', id: `h${m.id.slice(1)}` } : m)) });
+  }
+
+  subscribe(l: () => void): () => void {
+    this.listeners.add(l);
+    return () => this.listeners.delete(l);
+  }
 }
 
 export type FakeRuntime = ReturnType<typeof fakeRuntime>;

@@ -10,6 +10,7 @@ import { createVeilStore, type VeilStatus, type VeilStore } from './store.js';
 import { hookError } from './errors.js';
 import { bundleToString } from '../bundle-string.js';
 import type { ChatStorage } from './chat-storage.js';
+import type { VeilDelivery } from './groups.js';
 import { VeilError } from '../../protocol/errors.js';
 import type { Capabilities } from '../webcrypto/routes.js';
 import type { WorkerPool } from '../pool.js';
@@ -66,8 +67,12 @@ export class VeilClient {
   readonly #shareableBundles = new Map<string, string>();
   #offChange: (() => void) | undefined;
 
-  constructor(chatStorage: ChatStorage | undefined) {
+  /** The provider's delivery service for the group hooks. */
+  readonly delivery: VeilDelivery | undefined;
+
+  constructor(chatStorage: ChatStorage | undefined, delivery?: VeilDelivery) {
     this.chatStorage = chatStorage;
+    this.delivery = delivery;
   }
 
   /** Takes the resources of `config` (the provider's effect). */

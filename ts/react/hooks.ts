@@ -16,6 +16,7 @@ import { ChatConversation, CHAT_IDLE, type ChatPeer, type ChatState, type ChatTr
 import { defaultChatStorage, type ChatStorage } from './chat-storage.js';
 import { verificationCodeOf, type ChatVerificationCode } from './verification.js';
 import { runtime } from './runtime.js';
+import type { VeilDelivery } from './groups.js';
 import { hookError } from './errors.js';
 import type { VeilError } from '../../protocol/errors.js';
 import type { InitOptions } from '../init.js';
@@ -39,6 +40,8 @@ export interface VeilProviderProps {
   pool?: VeilPoolOptions;
   /** `init()` options of this page (e.g. `wasm` location); read by the first provider that starts. */
   init?: InitOptions;
+  /** The delivery service of `useGroups` / `useGroupChat` (e.g. `httpDelivery('/api/ds')`); read once, on the first render. */
+  delivery?: VeilDelivery;
   /** Where `useChat` keeps conversations (default: the keystore's encrypted history, `keystoreChatStorage()`, see docs/REACT.md); read once, on the first render. */
   chatStorage?: ChatStorage;
   children?: ReactNode;
@@ -73,7 +76,7 @@ function configOf(props: VeilProviderProps): VeilConfig {
  * the same configuration, disposed (workers terminated) after the last one unmounts.
  */
 export function VeilProvider(props: VeilProviderProps): ReactElement {
-  const [client] = useState(() => new VeilClient(props.chatStorage ?? defaultChatStorage()));
+  const [client] = useState(() => new VeilClient(props.chatStorage ?? defaultChatStorage(), props.delivery));
   const config = configOf(props);
   const key = configKey(config);
   const latest = useRef(config);
@@ -87,7 +90,8 @@ export function VeilProvider(props: VeilProviderProps): ReactElement {
   return createElement(VeilContext.Provider, { value: client }, props.children);
 }
 
-function useClient(hook: string): VeilClient {
+/** @internal The provider's client (a `TypeError` outside `<VeilProvider>`); the group hooks use it too. */
+export function useClient(hook: string): VeilClient {
   const client = useContext(VeilContext);
   if (client === null) throw new TypeError(`${hook}() must be called inside <VeilProvider>`);
   return client;

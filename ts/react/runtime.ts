@@ -8,6 +8,9 @@ import { capabilities, type Capabilities } from '../webcrypto/routes.js';
 import { WorkerPool, type PoolOptions } from '../pool.js';
 import { Keystore, type KeystoreOptions } from '../keystore.js';
 import { Session } from '../session.js';
+import { Group, type GroupInfo } from '../group/group.js';
+import { GroupChat, type GroupChatOptions, type GroupDelivery } from '../group/chat.js';
+import type { IdentityHandle } from '../../protocol/keystore.protocol.js';
 import { encryptFile, decryptFile } from '../files.js';
 import { sessionIdentityId } from '../session/core.js';
 import type { DecryptFileOptions, EncryptFileOptions, FileInput, FileOperation, FileUnlock, SignatureInfo } from '../files.js';
@@ -27,6 +30,11 @@ export const runtime = {
   respond: Session.respond.bind(Session),
   load: Session.load.bind(Session),
   deleteSession: Session.delete.bind(Session),
+  /** The group's chat over `delivery` (Group.load + GroupChat.open). */
+  openGroupChat: async (ks: Keystore, id: string, delivery: GroupDelivery, o: GroupChatOptions): Promise<GroupChat> => GroupChat.open(await Group.load(ks, id), delivery, o),
+  listGroups: (ks: Keystore, identity: IdentityHandle): Promise<GroupInfo[]> => Group.list(ks, identity),
+  createGroup: async (ks: Keystore, identity: IdentityHandle): Promise<GroupInfo> => (await Group.create(ks, identity)).cachedInfo,
+  joinGroup: async (ks: Keystore, identity: IdentityHandle, welcome: Uint8Array): Promise<GroupInfo> => (await Group.join(ks, identity, welcome)).cachedInfo,
   /** Hex of a session identity id: SHA-256("veilkit-session-identity-v1" ‖ `Enc(ID)`) (docs/SESSIONS.md §2.1). */
   async sessionIdentityId(encoding: Uint8Array): Promise<string> {
     await init();
