@@ -424,7 +424,7 @@ export class FakeGroupChat {
   state: { messages: { id: string; status: string; senderId: string; time: number; bytes: Uint8Array }[]; members: unknown[]; epoch: number; active: boolean; skipped: number; syncing: boolean; error?: Error };
   readonly listeners = new Set<() => void>();
   readonly sync = vi.fn(async () => {});
-  readonly add = vi.fn(async (kps: readonly Uint8Array[]) => { void kps; });
+  readonly add = vi.fn(async (kps: readonly Uint8Array[]) => kps.length);
   readonly remove = vi.fn(async () => {});
   readonly retry = vi.fn(async () => {});
   readonly discard = vi.fn(async () => true);
