@@ -4,7 +4,7 @@
 // directory, so that every asset is a literal single-level `new URL('./file', import.meta.url)` from
 // the module that uses it, which Vite, webpack 5 and Turbopack rewrite without configuration:
 //
-//   veilkit.js, primitives.js, hazmat.js, keystore-frame.js, react.js   the entry points (esbuild,
+//   veilkit.js, primitives.js, hazmat.js, keystore-frame.js, server.js, react.js   the entry points (esbuild,
 //        code splitting: the state they share, e.g. init()'s, lives once, in chunk-*.js beside them;
 //        react.js starts with 'use client')
 //   veilkit.worker.js        the worker (pool, keystore, files): ONE self-contained module, no imports
@@ -106,6 +106,7 @@ const entryPoints = {
   primitives: 'ts/primitives.ts',
   hazmat: 'ts/hazmat.ts',
   'keystore-frame': 'ts/keystore-frame.ts',
+  server: 'ts/server.ts',
   react: 'ts/react/index.ts',
 };
 await build({

@@ -125,7 +125,7 @@ test('every relative link of the README and of the shipped docs resolves to a fi
 test('package.json: every entry point is in the package; react an optional peer; sideEffects the worker modules', () => {
   const manifest = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as Manifest;
   assert.equal(manifest.license, 'MIT OR Apache-2.0');
-  assert.deepEqual(Object.keys(manifest.exports).sort(), ['.', './hazmat', './keystore-frame', './package.json', './primitives', './react', './worker']);
+  assert.deepEqual(Object.keys(manifest.exports).sort(), ['.', './hazmat', './keystore-frame', './package.json', './primitives', './react', './server', './worker']);
   const entries = Object.values(manifest.exports).filter((e): e is Entry => typeof e === 'object');
   const entryPoints = [
     manifest.main, manifest.types,
