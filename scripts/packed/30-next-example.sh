@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The Next.js example (examples/next) as users build it: installed from .pack/veilkit.tgz, built once
 # with Turbopack (the default) and once with --webpack (two dist dirs), each served by `next start`
-# (ports 8970, 8971; each mirrors its store to examples/next/store-<build>.json), and the Playwright
-# spec tests/examples/next/chat.spec.ts run against both. Servers are stopped by pid.
+# (ports 8970, 8971; each mirrors its stores to examples/next/store-<build>.json and ds-<build>.json), and the
+# Playwright specs tests/examples/next/*.spec.ts run against both (the rooms story on the Turbopack build). Servers are stopped by pid.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 APP="$ROOT/examples/next"
@@ -38,8 +38,8 @@ trap stop EXIT
 
 mkdir -p "$ROOT/test-results"
 start() { # start BUILD PORT
-  rm -f "store-$1.json"
-  NEXT_DIST_DIR=".next-$1" VEILKIT_NEXT_STORE="$APP/store-$1.json" \
+  rm -f "store-$1.json" "ds-$1.json"
+  NEXT_DIST_DIR=".next-$1" VEILKIT_NEXT_STORE="$APP/store-$1.json" VEILKIT_NEXT_DS_STORE="$APP/ds-$1.json" \
     node node_modules/next/dist/bin/next start -H 127.0.0.1 -p "$2" >"$ROOT/test-results/next-server-$1.log" 2>&1 &
   pids+=($!)
 }

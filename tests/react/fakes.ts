@@ -421,7 +421,7 @@ export class FakeGroupChat {
   readonly groupId: string;
   readonly delivery: unknown;
   readonly after: number | undefined;
-  state: { messages: { id: string; status: string; senderId: string; time: number; bytes: Uint8Array }[]; members: unknown[]; epoch: number; active: boolean; skipped: number; syncing: boolean; error?: Error };
+  state: { messages: { id: string; status: string; senderId: string; time: number; bytes: Uint8Array }[]; members: unknown[]; ownIndex: number; epoch: number; active: boolean; skipped: number; syncing: boolean; error?: Error };
   readonly listeners = new Set<() => void>();
   readonly sync = vi.fn(async () => {});
   readonly add = vi.fn(async (kps: readonly Uint8Array[]) => kps.length);
@@ -438,7 +438,7 @@ export class FakeGroupChat {
     this.groupId = id.slice(id.indexOf('/') + 1);
     this.delivery = delivery;
     this.after = after;
-    this.state = { messages: [], members: [], epoch: 1, active: true, skipped: 0, syncing: false };
+    this.state = { messages: [], members: [], ownIndex: 0, epoch: 1, active: true, skipped: 0, syncing: false };
   }
 
   set(patch: Partial<FakeGroupChat['state']>): void {

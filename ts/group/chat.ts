@@ -48,6 +48,8 @@ export interface GroupChatMessage {
 export interface GroupChatState {
   readonly messages: readonly GroupChatMessage[];
   readonly members: readonly GroupMember[];
+  /** This member's leaf index (its entry in `members`). */
+  readonly ownIndex: number;
   readonly epoch: number;
   /** The last entry of the group's log applied. */
   readonly cursor: number;
@@ -217,7 +219,7 @@ export class GroupChat {
       ...(i.error === undefined ? {} : { error: i.error }),
     }));
     return {
-      messages: [...this.#stored, ...pending], members: info.members, epoch: info.epoch, cursor: this.#meta.cursor, active: info.active && !this.#removed,
+      messages: [...this.#stored, ...pending], members: info.members, ownIndex: info.ownIndex, epoch: info.epoch, cursor: this.#meta.cursor, active: info.active && !this.#removed,
       skipped: this.#meta.skipped, syncing, ...(error === undefined ? {} : { error }),
     };
   }

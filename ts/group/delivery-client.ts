@@ -20,6 +20,7 @@ export interface HttpDelivery extends GroupDelivery {
   /**
    * Server-sent events for `groups` (hex ids) and `device`'s mailbox: `onEvent` with what changed, and
    * `{ kind: 'open' }` on every (re)connection — read everything from the cursors then. Returns the close function.
+   * All subscriptions of one `httpDelivery` share one `EventSource`.
    */
   events(groups: readonly string[], device: string | undefined, onEvent: (e: DeliveryNotice) => void): () => void;
 }
@@ -31,6 +32,22 @@ export type DeliveryNotice =
   | { readonly kind: 'mailbox'; readonly device: string; readonly seq: number };
 
 const CODES: ReadonlySet<string> = new Set(VEIL_ERROR_CODES);
+
+interface Subscription {
+  readonly groups: readonly string[];
+  readonly device: string | undefined;
+  readonly onEvent: (e: DeliveryNotice) => void;
+}
+
+/** A notice's data, or undefined when it is malformed (ignored: the next read from the cursor finds what it announced). */
+function notice(data: string): { groupId?: unknown; device?: unknown; seq: number } | undefined {
+  try {
+    const d = JSON.parse(data) as Record<string, unknown>;
+    return typeof d.seq === 'number' && Number.isSafeInteger(d.seq) && d.seq > 0 ? { groupId: d.groupId, device: d.device, seq: d.seq } : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 function decode(v: unknown): Uint8Array {
   const b = typeof v === 'string' ? base64urlDecode(v) : undefined;
@@ -48,6 +65,56 @@ export function httpDelivery(url: string): HttpDelivery {
   if (typeof url !== 'string' || url.length === 0) throw new TypeError('url must be the delivery service\'s base URL');
   const base = url.replace(/\/$/, '');
   const seg = encodeURIComponent;
+  // Every subscription shares one EventSource (a browser allows six connections per host over HTTP/1.1):
+  // reopened, on the next tick, with the union of what the subscriptions want.
+  const subscriptions = new Set<Subscription>();
+  let source: EventSource | undefined;
+  let scheduled = false;
+  function reconnect(): void {
+    if (scheduled) return;
+    scheduled = true;
+    queueMicrotask(() => {
+      scheduled = false;
+      source?.close();
+      source = undefined;
+      if (subscriptions.size === 0) return;
+      const groups = new Set<string>();
+      const devices = new Set<string>();
+      for (const s of subscriptions) {
+        for (const g of s.groups) groups.add(g);
+        if (s.device !== undefined) devices.add(s.device);
+      }
+      const q = new URLSearchParams({ groups: [...groups].join(','), devices: [...devices].join(',') });
+      const es = new EventSource(`${base}/events?${q}`);
+      source = es;
+      const each = (f: (s: Subscription) => void): void => {
+        for (const s of [...subscriptions]) {
+          try {
+            f(s);
+          } catch {
+            // A subscriber's failure is its own.
+          }
+        }
+      };
+      es.addEventListener('open', () => each((s) => s.onEvent({ kind: 'open' })));
+      es.addEventListener('group', (ev: MessageEvent<string>) => {
+        const d = notice(ev.data);
+        if (d === undefined || typeof d.groupId !== 'string') return;
+        const e: DeliveryNotice = { kind: 'group', groupId: d.groupId, seq: d.seq };
+        each((s) => {
+          if (s.groups.includes(e.groupId)) s.onEvent(e);
+        });
+      });
+      es.addEventListener('mailbox', (ev: MessageEvent<string>) => {
+        const d = notice(ev.data);
+        if (d === undefined || typeof d.device !== 'string') return;
+        const e: DeliveryNotice = { kind: 'mailbox', device: d.device, seq: d.seq };
+        each((s) => {
+          if (s.device === e.device) s.onEvent(e);
+        });
+      });
+    });
+  }
   async function call(method: string, path: string, body?: unknown): Promise<{ status: number; value: Record<string, unknown> }> {
     const res = await fetch(`${base}${path}`, {
       method, cache: 'no-store', ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
@@ -104,21 +171,12 @@ export function httpDelivery(url: string): HttpDelivery {
       return status === 404 ? undefined : decode(value.record);
     },
     events(groups, device, onEvent) {
-      const q = new URLSearchParams({ groups: groups.join(','), ...(device === undefined ? {} : { device }) });
-      const source = new EventSource(`${base}/events?${q}`);
-      const parse = (kind: 'group' | 'mailbox') => (ev: MessageEvent<string>) => {
-        try {
-          const d = JSON.parse(ev.data) as Record<string, unknown>;
-          if (kind === 'group') onEvent({ kind, groupId: String(d.groupId), seq: seqOf(d.seq) });
-          else onEvent({ kind, device: String(d.device), seq: seqOf(d.seq) });
-        } catch {
-          // A malformed notice is ignored: the next read from the cursor finds what it announced.
-        }
+      const sub: Subscription = { groups: [...groups], device, onEvent };
+      subscriptions.add(sub);
+      reconnect();
+      return () => {
+        if (subscriptions.delete(sub)) reconnect();
       };
-      source.addEventListener('open', () => onEvent({ kind: 'open' }));
-      source.addEventListener('group', parse('group'));
-      source.addEventListener('mailbox', parse('mailbox'));
-      return () => source.close();
     },
   };
 }

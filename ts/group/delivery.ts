@@ -342,7 +342,7 @@ export function deliveryHandler(service: DeliveryService, prefix: string): (requ
           return r === undefined ? json(404, { error: 'NOT_FOUND', message: 'no registry for this user' }) : json(200, { record: base64urlEncode(r) });
         }
       }
-      if (p0 === 'events' && parts.length === 1 && m === 'GET') return events(service, url);
+      if (p0 === 'events' && parts.length === 1 && m === 'GET') return events(service, url, request.signal);
       return json(404, { error: 'NOT_FOUND', message: 'no such route' });
     } catch (e) {
       if (e instanceof VeilError) return json(400, { error: e.code, message: e.message });
@@ -352,11 +352,10 @@ export function deliveryHandler(service: DeliveryService, prefix: string): (requ
   };
 }
 
-/** Server-sent events: `group` {groupId, seq} for the groups listed in `groups`, `mailbox` {device, seq} for `device`; a comment every 15 s. */
-function events(service: DeliveryService, url: URL): Response {
+/** Server-sent events: `group` {groupId, seq} for the groups listed in `groups`, `mailbox` {device, seq} for those in `devices` (or `device`); a comment every 15 s. */
+function events(service: DeliveryService, url: URL, signal: AbortSignal): Response {
   const groups = new Set((url.searchParams.get('groups') ?? '').split(',').filter((g) => g !== '').map(groupHex));
-  const device = url.searchParams.get('device');
-  if (device !== null) name('device', device);
+  const devices = new Set([...(url.searchParams.get('devices') ?? '').split(','), url.searchParams.get('device') ?? ''].filter((d) => d !== '').map((d) => name('device', d)));
   const enc = new TextEncoder();
   let stop = (): void => {};
   const stream = new ReadableStream<Uint8Array>({
@@ -368,20 +367,28 @@ function events(service: DeliveryService, url: URL): Response {
           stop();
         }
       };
-      write(': open\n\n');
+      write('retry: 1000\n\n');
       const off = service.subscribe((e) => {
         if (e.kind === 'group' && groups.has(e.groupId)) write(`event: group\ndata: ${JSON.stringify({ groupId: e.groupId, seq: e.seq })}\n\n`);
-        if (e.kind === 'mailbox' && e.device === device) write(`event: mailbox\ndata: ${JSON.stringify({ device: e.device, seq: e.seq })}\n\n`);
+        if (e.kind === 'mailbox' && devices.has(e.device)) write(`event: mailbox\ndata: ${JSON.stringify({ device: e.device, seq: e.seq })}\n\n`);
       });
       const timer = setInterval(() => write(': ping\n\n'), 15_000);
       stop = () => {
         off();
         clearInterval(timer);
       };
+      signal.addEventListener('abort', () => {
+        stop();
+        try {
+          controller.close();
+        } catch {
+          // Closed already.
+        }
+      });
     },
     cancel() {
       stop();
     },
   });
-  return new Response(stream, { status: 200, headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' } });
+  return new Response(stream, { status: 200, headers: { 'content-type': 'text/event-stream', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive' } });
 }

@@ -65,6 +65,8 @@ export interface GroupChatHookState {
   /** The messages (stored ones from the encrypted history, then the outbox as `pending` / `failed`). */
   readonly messages: readonly GroupChatMessage[];
   readonly members: readonly GroupMember[];
+  /** This device's leaf index (its entry in `members`; -1 until open). */
+  readonly ownIndex: number;
   readonly epoch: number;
   /** False once this member was removed from the group. */
   readonly active: boolean;
@@ -92,7 +94,7 @@ export interface UseGroupChatResult extends GroupChatHookState {
 }
 
 const GROUP_CHAT_IDLE: GroupChatHookState = {
-  status: 'idle', error: undefined, messages: [], members: [], epoch: 0, active: true, skipped: 0, syncing: false,
+  status: 'idle', error: undefined, messages: [], members: [], ownIndex: -1, epoch: 0, active: true, skipped: 0, syncing: false,
 };
 
 /**
@@ -118,7 +120,7 @@ export function useGroupChat(groupId: string | undefined, options: { delivery?: 
       const show = (): void => {
         const s = c.state;
         store.set({
-          status: 'success', messages: s.messages, members: s.members, epoch: s.epoch, active: s.active, skipped: s.skipped, syncing: s.syncing,
+          status: 'success', messages: s.messages, members: s.members, ownIndex: s.ownIndex, epoch: s.epoch, active: s.active, skipped: s.skipped, syncing: s.syncing,
           error: s.error === undefined ? undefined : hookError(s.error),
         });
       };

@@ -37,7 +37,7 @@ async function signUp(context: BrowserContext, name: string): Promise<{ page: Pa
   const page = await context.newPage();
   await page.setViewportSize({ width: 1000, height: 720 });
   const problems = watch(page);
-  await page.goto('/');
+  await page.goto('/direct');
   await page.getByLabel('your name').fill(name);
   await page.getByRole('button', { name: 'Create identity' }).click();
   await expect(page.getByTestId('me')).toHaveText(name, { timeout: 60_000 });
@@ -169,7 +169,7 @@ test('two users chat through the Next server, which stores only public bundles a
 test('file drop: encrypt with a password, then decrypt back to the same bytes', async ({ page }, testInfo) => {
   const problems = watch(page);
   await page.setViewportSize({ width: 1000, height: 720 });
-  await page.goto('/');
+  await page.goto('/direct');
   const data = Buffer.alloc(3 * 1024 * 1024);
   for (let i = 0; i < data.length; i += 4) data.writeUInt32LE((i * 2654435761) >>> 0, i);
   await page.getByLabel('choose a file').setInputFiles({ name: 'notes.bin', mimeType: 'application/octet-stream', buffer: data });

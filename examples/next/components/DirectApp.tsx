@@ -5,7 +5,7 @@ import { VeilProvider } from 'veilkit/react';
 import { Chat } from './Chat';
 import { FileDrop } from './FileDrop';
 
-export function App() {
+export function DirectApp() {
   return (
     <VeilProvider keystore="veilkit-next" pool={{ workers: 2 }}>
       <div className="grid">

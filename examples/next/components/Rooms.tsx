@@ -1,0 +1,298 @@
+'use client';
+// Group chat rooms (MLS, X-Wing suite) over the app's delivery service. Sign up makes an identity in this
+// browser's keystore and publishes key packages under "<name>" / "<name>-<device>"; a room is an MLS group;
+// inviting a user adds one key package of each of their devices; the invited devices find the welcome in
+// their mailbox and join. Messages are JSON inside the MLS ciphertext: { kind: 'text' | 'room', from, … }.
+// `from` is what the sender calls itself; who sent it is the MLS sender (its identity id).
+import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { useGroupChat, useGroups, useIdentity, useVeil } from 'veilkit/react';
+import { describe } from './errors';
+
+const USER_NAME = /^[a-z0-9_-]{1,32}$/;
+const KEY_PACKAGES = 10;
+const key = (...parts: string[]): string => `veilkit-next:${parts.join(':')}`;
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+
+type Wire = { kind: 'text'; from: string; text: string } | { kind: 'room'; from: string; name: string };
+
+function parse(bytes: Uint8Array): Wire | undefined {
+  try {
+    const w = JSON.parse(dec.decode(bytes)) as Partial<Wire>;
+    if (w.kind === 'text' && typeof w.text === 'string' && typeof w.from === 'string') return w as Wire;
+    if (w.kind === 'room' && typeof w.name === 'string' && typeof w.from === 'string') return w as Wire;
+  } catch {
+    // Not ours: not shown.
+  }
+  return undefined;
+}
+
+const wire = (w: Wire): Uint8Array => enc.encode(JSON.stringify(w));
+
+export function Rooms() {
+  const veil = useVeil();
+  const id = useIdentity();
+  const [name, setName] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [problem, setProblem] = useState<string | undefined>(undefined);
+  const [device, setDevice] = useState<string | undefined>(undefined);
+  const me = id.identity?.label;
+  const identityId = id.identity?.id;
+
+  // This browser's device name: the user's name and a random suffix, chosen once per identity.
+  useEffect(() => {
+    if (identityId === undefined || me === undefined) return;
+    const k = key('device', identityId);
+    let d = localStorage.getItem(k);
+    if (d === null) {
+      d = `${me}-${Array.from(crypto.getRandomValues(new Uint8Array(4)), (b) => b.toString(16).padStart(2, '0')).join('')}`;
+      localStorage.setItem(k, d);
+    }
+    setDevice(d);
+  }, [identityId, me]);
+
+  async function signUp(event: FormEvent) {
+    event.preventDefault();
+    const user = name.trim().toLowerCase();
+    if (!USER_NAME.test(user)) {
+      setProblem('a name is 1 to 32 of a-z 0-9 _ -');
+      return;
+    }
+    setBusy(true);
+    setProblem(undefined);
+    try {
+      await id.create({ label: user });
+    } catch (e) {
+      setProblem(describe(e));
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <section className="card" aria-label="rooms">
+      {veil.status === 'error' && <p className="error">veilkit failed to start: {describe(veil.error)}</p>}
+      {id.status === 'error' && <p className="error">{describe(id.error)}</p>}
+      {problem !== undefined && <p className="error">{problem}</p>}
+      {me === undefined || device === undefined ? (
+        veil.status === 'success' && id.status !== 'pending' && me === undefined ? (
+          <form className="row" onSubmit={(e) => void signUp(e)}>
+            <input type="text" aria-label="your name" placeholder="your name (a-z 0-9)" value={name} onChange={(e) => setName(e.target.value)} />
+            <button type="submit" disabled={busy}>{busy ? 'Creating keys…' : 'Create identity'}</button>
+          </form>
+        ) : (
+          <p className="muted">Opening the keystore…</p>
+        )
+      ) : (
+        <Lobby me={me} device={device} />
+      )}
+    </section>
+  );
+}
+
+function Lobby({ me, device }: { me: string; device: string }) {
+  const groups = useGroups({ user: me, device });
+  const [published, setPublished] = useState(false);
+  const [problem, setProblem] = useState<string | undefined>(undefined);
+  const [roomName, setRoomName] = useState('');
+  const [current, setCurrent] = useState<string | undefined>(undefined);
+  const [announce, setAnnounce] = useState<{ id: string; name: string } | undefined>(undefined);
+  const { publishKeyPackages } = groups;
+
+  // Key packages once per device (others add this device with them).
+  useEffect(() => {
+    const k = key('key-packages', device);
+    if (localStorage.getItem(k) !== null) {
+      setPublished(true);
+      return;
+    }
+    let live = true;
+    publishKeyPackages(KEY_PACKAGES).then(() => {
+      localStorage.setItem(k, String(Date.now()));
+      if (live) setPublished(true);
+    }, (e: unknown) => {
+      if (live) setProblem(describe(e));
+    });
+    return () => {
+      live = false;
+    };
+  }, [device, publishKeyPackages]);
+
+  useEffect(() => {
+    const saved = localStorage.getItem(key('room', device));
+    if (saved !== null) setCurrent(saved);
+  }, [device]);
+
+  function open(id: string): void {
+    localStorage.setItem(key('room', device), id);
+    setCurrent(id);
+  }
+
+  async function create(event: FormEvent) {
+    event.preventDefault();
+    const name = roomName.trim();
+    if (name === '') return;
+    setProblem(undefined);
+    try {
+      const info = await groups.create();
+      setAnnounce({ id: info.id, name });
+      setRoomName('');
+      open(info.id);
+    } catch (e) {
+      setProblem(describe(e));
+    }
+  }
+
+  return (
+    <>
+      <p className="muted">
+        Signed in as <strong data-testid="me">{me}</strong> on device <span data-testid="device">{device}</span> (keys in this browser only).{' '}
+        <span data-testid="key-packages">{published ? 'Key packages published.' : 'Publishing key packages…'}</span>
+      </p>
+      {problem !== undefined && <p className="error">{problem}</p>}
+      {groups.error !== undefined && <p className="error">{describe(groups.error)}</p>}
+      <div className="rooms-grid">
+        <div>
+          <form className="row" onSubmit={(e) => void create(e)}>
+            <input type="text" aria-label="room name" placeholder="new room" value={roomName} onChange={(e) => setRoomName(e.target.value)} />
+            <button type="submit" className="secondary">Create room</button>
+          </form>
+          <ul className="rooms" data-testid="rooms">
+            {groups.groups.map((g) => (
+              <RoomItem key={g.id} id={g.id} active={g.id === current} onOpen={() => open(g.id)} />
+            ))}
+          </ul>
+        </div>
+        <div>
+          {current !== undefined && <Room key={current} id={current} me={me} announce={announce?.id === current ? announce.name : undefined} />}
+        </div>
+      </div>
+    </>
+  );
+}
+
+function roomNameOf(messages: readonly { bytes: Uint8Array }[], id: string): string {
+  let name = `room ${id.slice(-6)}`;
+  for (const m of messages) {
+    const w = parse(m.bytes);
+    if (w?.kind === 'room') name = w.name;
+  }
+  return name;
+}
+
+function RoomItem({ id, active, onOpen }: { id: string; active: boolean; onOpen: () => void }) {
+  const chat = useGroupChat(id);
+  const name = roomNameOf(chat.messages, id);
+  return (
+    <li>
+      <button type="button" className={active ? undefined : 'secondary'} data-room={name} onClick={onOpen}>
+        {name}{chat.active ? '' : ' (removed)'}
+      </button>
+    </li>
+  );
+}
+
+function Room({ id, me, announce }: { id: string; me: string; announce: string | undefined }) {
+  const chat = useGroupChat(id);
+  const [text, setText] = useState('');
+  const [invitee, setInvitee] = useState('');
+  const [problem, setProblem] = useState<string | undefined>(undefined);
+  const [announced, setAnnounced] = useState(false);
+  const name = roomNameOf(chat.messages, id);
+
+  // A new room's name goes to the room as its first message.
+  const { send, status } = chat;
+  useEffect(() => {
+    if (announce === undefined || announced || status !== 'success') return;
+    setAnnounced(true);
+    send(wire({ kind: 'room', from: me, name: announce })).catch((e: unknown) => setProblem(describe(e)));
+  }, [announce, announced, status, send, me]);
+
+  // Names by identity id, from what each member's messages say (the sender itself is MLS-authenticated).
+  const names = useMemo(() => {
+    const m = new Map<string, string>();
+    for (const x of chat.messages) {
+      const w = parse(x.bytes);
+      if (w !== undefined) m.set(x.senderId, w.from);
+    }
+    return m;
+  }, [chat.messages]);
+
+  async function act(f: () => Promise<unknown>) {
+    setProblem(undefined);
+    try {
+      await f();
+    } catch (e) {
+      setProblem(describe(e));
+    }
+  }
+
+  async function sendText(event: FormEvent) {
+    event.preventDefault();
+    if (text.trim() === '') return;
+    const t = text;
+    setText('');
+    await act(() => chat.send(wire({ kind: 'text', from: me, text: t })));
+  }
+
+  async function invite(event: FormEvent) {
+    event.preventDefault();
+    const user = invitee.trim().toLowerCase();
+    if (!USER_NAME.test(user)) return;
+    setInvitee('');
+    // Members read the room from the commit that added them: the name goes to the room again for them.
+    await act(async () => {
+      await chat.invite(user);
+      await chat.send(wire({ kind: 'room', from: me, name }));
+    });
+  }
+
+  return (
+    <div data-testid="room" data-status={chat.status} data-epoch={chat.epoch}>
+      <h2>Room {name}</h2>
+      {!chat.active && <p className="error" data-testid="removed">You were removed from this room: you read nothing sent after.</p>}
+      {problem !== undefined && <p className="error" data-testid="room-error">{problem}</p>}
+      <details open>
+        <summary className="muted">{chat.members.length} member device(s), epoch {chat.epoch}</summary>
+        <ul data-testid="members">
+          {chat.members.map((m) => {
+            const who = names.get(m.identityId) ?? `device ${m.identityId.slice(0, 8)}`;
+            const isSelf = m.index === chat.ownIndex;
+            return (
+              <li key={m.index} data-member={who}>
+                {who}{isSelf ? ' (this device)' : ''}{' '}
+                {!isSelf && chat.active && (
+                  <button type="button" className="secondary" aria-label={`remove ${who}`} onClick={() => void act(() => chat.remove(m.index))}>Remove</button>
+                )}
+              </li>
+            );
+          })}
+        </ul>
+      </details>
+      {chat.active && (
+        <form className="row" onSubmit={(e) => void invite(e)}>
+          <input type="text" aria-label="invite user" placeholder="invite a user" value={invitee} onChange={(e) => setInvitee(e.target.value)} />
+          <button type="submit" className="secondary">Invite</button>
+        </form>
+      )}
+      <ul className="messages" data-testid="messages">
+        {chat.messages.map((m) => {
+          const w = parse(m.bytes);
+          if (w?.kind !== 'text') return null;
+          return (
+            <li key={m.id} data-from={m.status === 'received' ? 'peer' : 'me'} data-status={m.status}>
+              {m.status === 'received' ? <strong>{w.from}: </strong> : null}{w.text}
+              {m.status === 'pending' ? ' …' : m.status === 'failed' ? ` (not sent: ${m.error ?? 'refused'})` : ''}
+            </li>
+          );
+        })}
+      </ul>
+      {chat.active && (
+        <form className="row" onSubmit={(e) => void sendText(e)}>
+          <input type="text" aria-label="message" placeholder="message" value={text} onChange={(e) => setText(e.target.value)} />
+          <button type="submit">Send</button>
+        </form>
+      )}
+    </div>
+  );
+}
