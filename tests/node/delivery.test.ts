@@ -40,8 +40,20 @@ test('DeliveryService: epoch order, idempotent posts, welcomes by key package, t
     // Directory: bob's phone and laptop, carol's one device.
     assert.equal(await ds.publishKeyPackages('bob', 'bob-phone', [b.createKeyPackage(0x004d, false), b.createKeyPackage(0x004d, false)]), 2);
     assert.equal(await ds.publishKeyPackages('carol', 'carol-1', [c.createKeyPackage(0x004d, false)]), 1);
+    assert.equal(await ds.publishKeyPackages('carol', 'carol-1', [c.createKeyPackage(0x004d, false)]), 2);
     assert.equal(await errorCode(ds.publishKeyPackages('bob', 'bob-phone', [te.encode('not a key package')])), 'MALFORMED_INPUT');
     assert.equal(await errorCode(ds.publishKeyPackages('bob/../x', 'd', [])), 'INVALID_PARAMETER');
+    // Names that would reach Object.prototype in a server's tables are not names.
+    for (const bad of ['__proto__', 'constructor', 'prototype']) {
+      assert.equal(await errorCode(ds.publishKeyPackages(bad, 'd', [c.createKeyPackage(0x004d, false)])), 'INVALID_PARAMETER');
+      assert.equal(await errorCode(ds.mailbox(bad)), 'INVALID_PARAMETER');
+    }
+    assert.equal(({} as Record<string, unknown>).d, undefined);
+    // A key package republished under another device stays its first publisher's (its welcomes go there).
+    const carolsOwn = c.createKeyPackage(0x004d, false);
+    await ds.publishKeyPackages('carol', 'carol-1', [carolsOwn]);
+    assert.equal(await ds.publishKeyPackages('mallory', 'mallory-1', [carolsOwn]), 0);
+    assert.deepEqual(await ds.takeKeyPackages('mallory'), []);
     const forBob = await ds.takeKeyPackages('bob');
     assert.deepEqual(forBob.map((k) => k.device), ['bob-phone']);
     const forCarol = await ds.takeKeyPackages('carol');
@@ -58,8 +70,10 @@ test('DeliveryService: epoch order, idempotent posts, welcomes by key package, t
     assert.equal(await errorCode(ds.post('00'.repeat(16), add.commit)), 'INVALID_PARAMETER');
     const p1 = await ds.post(gid, add.commit, add.welcome);
     assert.deepEqual(p1, { accepted: true, seq: 1, epoch: 0, duplicate: false });
-    // The same post again (an answer lost on the way): the same entry, no second welcome.
+    // The same post again (an answer lost on the way): the same entry, no second welcome (each mailbox
+    // takes a commit's welcome once; the post delivers it again if a failure came between log and mailbox).
     assert.deepEqual(await ds.post(gid, add.commit, add.welcome), { accepted: true, seq: 1, epoch: 0, duplicate: true });
+    assert.equal((await ds.mailbox('bob-phone')).length, 1);
     a.mergePending(id);
     const bobBox = await ds.mailbox('bob-phone');
     assert.deepEqual(bobBox.map((m) => ({ seq: m.seq, groupId: m.groupId, commitSeq: m.commitSeq })), [{ seq: 1, groupId: gid, commitSeq: 1 }]);
@@ -79,7 +93,7 @@ test('DeliveryService: epoch order, idempotent posts, welcomes by key package, t
     assert.deepEqual((await ds.read(gid, 0)).map((e) => [e.seq, e.epoch, e.contentType]), [[1, 0, 'commit'], [2, 1, 'commit']]);
     assert.deepEqual((await ds.read(gid, 1, 1)).map((e) => e.seq), [2]);
     assert.equal(await errorCode(ds.read(gid, -1)), 'INVALID_PARAMETER');
-    assert.deepEqual(events.map((e) => e.kind), ['mailbox', 'mailbox', 'group', 'group']);
+    assert.deepEqual(events.map((e) => e.kind), ['mailbox', 'mailbox', 'group', 'mailbox', 'mailbox', 'group']);
 
     // Registries: only a record with more changes replaces the stored one.
     assert.deepEqual(await ds.putRegistry('bob', registry(2)), { stored: true, count: 2 });
@@ -129,6 +143,8 @@ test('deliveryHandler: the routes over JSON, 409 for a lost epoch, typed 400s, 4
     assert.equal((await call('GET', '/api/ds/groups/xyz/messages')).body.error, 'INVALID_PARAMETER');
     assert.equal((await call('GET', `/api/ds/groups/${gid}/messages?after=-1`)).body.error, 'INVALID_PARAMETER');
     assert.equal((await call('GET', '/api/ds/nothing')).status, 404);
+    assert.deepEqual(await call('GET', '/api/ds/groups/%E0/messages'), { status: 400, body: { error: 'INVALID_PARAMETER', message: 'the path is not valid percent-encoding' } });
+    assert.equal((await call('GET', '/api/ds/mailbox/__proto__')).status, 400);
     assert.equal((await call('GET', '/api/ds/registry/bob')).status, 404);
     assert.equal((await call('DELETE', `/api/ds/groups/${gid}/messages`)).status, 404);
   } finally {

@@ -37,6 +37,7 @@ test('faults: a lost answer is posted again and stored once, doubled reads apply
     aliceTexts: ['the answer to this post is lost', 'second'], aliceStatuses: ['sent', 'sent'],
     crashed: expect.stringMatching(/^(STORAGE_FAILED|AbortError)$/), cursorAfterCrash: 0,
     bobTexts: ['the answer to this post is lost', 'second'], bobStored: ['the answer to this post is lost', 'second'], bobSkipped: 0,
+    twoTabs: ['the answer to this post is lost', 'second', 'third', 'from tab 1', 'from tab 2'], twoTabsSame: true, appLog: 5, aliceAfter: 5,
   });
 });
 

@@ -159,19 +159,26 @@ export class GroupChat {
   #selfId: string;
   #closed = false;
   #removed = false;
+  /** The metadata as last read or written (compared with the stored one before each task). */
+  #raw: Uint8Array | undefined;
+  #load: number;
   #again = false;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #backoff = 0;
 
-  private constructor(group: Group, delivery: GroupDelivery, history: ConversationHistory, meta: Meta, stored: GroupChatMessage[], batch: number) {
+  private constructor(
+    group: Group, delivery: GroupDelivery, history: ConversationHistory, meta: Meta, raw: Uint8Array | undefined, stored: GroupChatMessage[], batch: number, load: number,
+  ) {
     this.group = group;
     this.delivery = delivery;
     this.history = history;
     this.conversation = history.conversation;
     this.groupId = group.id.slice(group.id.indexOf('/') + 1);
     this.#meta = meta;
+    this.#raw = raw;
     this.#stored = stored;
     this.#batch = batch;
+    this.#load = load;
     const info = group.cachedInfo;
     this.#selfId = info.members.find((m) => m.index === info.ownIndex)?.identityId ?? '';
     this.#state = this.#compute(false, undefined);
@@ -190,10 +197,12 @@ export class GroupChat {
     if (raw === undefined && o.after !== undefined) {
       if (!Number.isSafeInteger(o.after) || o.after < 0) throw new RangeError('after must be a sequence number (an integer ≥ 0)');
       meta.cursor = o.after;
+      // Stored at once: a reload before the first message still starts there.
+      await history.append([], { meta: metaBytes(meta) });
     }
     const load = o.load ?? 200;
     const stored = (await history.latest(load)).map((e) => GroupChat.#shown(e.seq, e.data));
-    return new GroupChat(group, delivery, history, meta, stored, o.batch ?? 100);
+    return new GroupChat(group, delivery, history, meta, await history.meta(), stored, o.batch ?? 100, load);
   }
 
   static #shown(seq: number, data: Uint8Array): GroupChatMessage {
@@ -235,20 +244,48 @@ export class GroupChat {
     }
   }
 
+  /**
+   * Runs `fn` after the previous task of this object, under a Web Lock of the conversation (two tabs, or two
+   * GroupChat objects of one conversation, never interleave), with the metadata read again first: another tab's
+   * writes are seen, never overwritten.
+   */
   #serial<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.#queue.then(fn, fn);
+    const task = async (): Promise<T> => {
+      const locks = (globalThis.navigator as Navigator | undefined)?.locks;
+      const body = async (): Promise<T> => {
+        await this.#reload();
+        return fn();
+      };
+      if (locks === undefined) return body();
+      return locks.request(`veilkit-group-chat:${this.group.keystore.name}:${this.conversation}`, { mode: 'exclusive' }, body);
+    };
+    const run = this.#queue.then(task, task);
     this.#queue = run.catch(() => {});
     return run;
   }
 
+  /** The stored metadata again; if another tab changed it, the stored messages too. */
+  async #reload(): Promise<void> {
+    const raw = await this.history.meta();
+    if (raw === undefined && this.#raw === undefined) return;
+    if (raw !== undefined && this.#raw !== undefined && equalBytes(raw, this.#raw)) return;
+    this.#meta = parseMeta(raw);
+    this.#raw = raw;
+    this.#stored = (await this.history.latest(this.#load)).map((e) => GroupChat.#shown(e.seq, e.data));
+    await this.group.info();
+  }
+
   async #save(meta: Meta, entries: Uint8Array[] = []): Promise<number> {
-    const r = await this.history.append(entries, { meta: metaBytes(meta) });
+    const raw = metaBytes(meta);
+    const r = await this.history.append(entries, { meta: raw });
     this.#meta = meta;
+    this.#raw = raw;
     return r.first;
   }
 
   /**
-   * Queues a message: resolves once it is in the outbox (stored, so a reload still sends it) and starts sending it.
+   * Queues a message: resolves once it is in the outbox (stored, so a reload still sends it; usually already
+   * encrypted, in one write with its ciphertext) and starts sending it.
    * `state.messages` shows it `pending` until it comes back through the group's log as `sent`.
    */
   send(message: Uint8Array | string): Promise<void> {
@@ -261,7 +298,20 @@ export class GroupChat {
       if (m.outbox.length >= GROUP_OUTBOX_LIMITS.messages || queued + data.length * 4 / 3 > GROUP_OUTBOX_LIMITS.bytes) {
         throw new VeilError('INVALID_STATE', 'the outbox is full: wait until the delivery service is reachable');
       }
-      await this.#save({ ...m, next: m.next + 1, outbox: [...m.outbox, { id: m.next, time: Date.now(), bytes: b64(data) }] });
+      let item: OutboxItem = { id: m.next, time: Date.now(), bytes: b64(data) };
+      let commits = m.commits;
+      // Encrypted now, stored with its ciphertext in one write, when nothing queued before it waits to be
+      // encrypted (so messages go out in the order they were sent); else encrypted by the flush.
+      if (commits.length === 0 && m.outbox.every((i) => i.ct !== undefined && i.error === undefined)) {
+        try {
+          const out = await this.group.encrypt(data);
+          item = { ...item, ct: b64(out.message) };
+          if (out.commit) commits = [...commits, { commit: b64(out.commit) }];
+        } catch (e) {
+          if (!(e instanceof VeilError && e.code === 'COMMIT_CONFLICT')) throw e;
+        }
+      }
+      await this.#save({ ...m, next: m.next + 1, outbox: [...m.outbox, item], commits });
       this.#changed(true);
     }).then(() => {
       this.sync().catch(() => {});
@@ -297,7 +347,9 @@ export class GroupChat {
   retry(id: string): Promise<void> {
     return this.#serial(async () => {
       const m = this.#meta;
-      await this.#save({ ...m, outbox: m.outbox.map((i) => (`o${i.id}` === id ? { id: i.id, time: i.time, bytes: i.bytes } : i)) });
+      // The same ciphertext is posted again (the delivery service may hold it already: then it is one entry);
+      // it is encrypted again only if the service refuses it for its epoch.
+      await this.#save({ ...m, outbox: m.outbox.map((i) => (`o${i.id}` === id ? { id: i.id, time: i.time, bytes: i.bytes, ...(i.ct === undefined ? {} : { ct: i.ct }) } : i)) });
       this.#changed(true);
     }).then(() => this.sync());
   }
@@ -327,8 +379,10 @@ export class GroupChat {
       this.#again = false;
       this.#changed(true, this.#state.error);
       try {
-        await this.#pull();
+        // Send first (a message waiting is what the user looks at), then read; a post of a past epoch is
+        // refused, and the flush catches up and sends it again.
         await this.#flush();
+        await this.#pull();
         this.#backoff = 0;
         this.#changed(false);
       } catch (e) {
@@ -348,7 +402,7 @@ export class GroupChat {
 
   async #pull(): Promise<void> {
     for (;;) {
-      if (this.#removed) return;
+      if (this.#removed || !this.group.cachedInfo.active) return;
       const entries = await this.delivery.read(this.groupId, this.#meta.cursor, this.#batch);
       for (const e of entries) {
         // Removed: the rest of the log is not for this member.
@@ -377,6 +431,13 @@ export class GroupChat {
       return;
     }
     const next: Meta = { ...m, cursor: e.seq, commits: m.commits.filter((c) => !equalBytes(unb64(c.commit), e.message)) };
+    if (e.contentType === 'proposal') {
+      // veilkit members never send proposals alone; one kept pending would stop this member's messages until
+      // someone commits (OpenMLS sends nothing over pending proposals): skipped, as any entry it cannot use.
+      await this.#save({ ...next, skipped: next.skipped + 1 });
+      this.#changed(true);
+      return;
+    }
     let r: GroupReceived;
     try {
       r = await this.group.receive(e.message, { history: { conversation: this.conversation, position: e.seq, meta: metaBytes(next) } });
@@ -387,6 +448,7 @@ export class GroupChat {
       return;
     }
     this.#meta = next;
+    this.#raw = metaBytes(next);
     if (r.kind === 'application' && r.history !== undefined) {
       const entry = encodeGroupHistoryMessage({
         kind: 'received', senderId: hexToBytes(r.sender.identityId), senderIndex: r.sender.index, epoch: r.epoch, time: Date.now(), position: e.seq, aad: r.aad, bytes: r.bytes,

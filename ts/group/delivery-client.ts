@@ -2,7 +2,8 @@
  * The browser side of {@link deliveryHandler}'s HTTP routes (docs/GROUPS.md#delivery-service): a
  * {@link GroupDelivery} for {@link GroupChat}, the key package directory, device mailboxes (welcomes), device
  * registry records, and server-sent events that say when to read. Every call is one request; a network failure
- * rejects with the fetch's `TypeError` (GroupChat keeps its outbox and tries again), a refusal with a `VeilError`.
+ * rejects with a `TypeError` (the fetch's, or for a 5xx or an answer that is not JSON: GroupChat keeps its outbox
+ * and tries again), a refusal with a `VeilError`.
  */
 import { VeilError, VEIL_ERROR_CODES, type VeilErrorCode } from '../../protocol/errors.js';
 import { base64urlDecode, base64urlEncode } from '../bytes.js';
@@ -70,6 +71,7 @@ export function httpDelivery(url: string): HttpDelivery {
   const subscriptions = new Set<Subscription>();
   let source: EventSource | undefined;
   let scheduled = false;
+  let retryMs = 0;
   function reconnect(): void {
     if (scheduled) return;
     scheduled = true;
@@ -96,7 +98,19 @@ export function httpDelivery(url: string): HttpDelivery {
           }
         }
       };
-      es.addEventListener('open', () => each((s) => s.onEvent({ kind: 'open' })));
+      es.addEventListener('open', () => {
+        retryMs = 0;
+        each((s) => s.onEvent({ kind: 'open' }));
+      });
+      // The browser retries a dropped stream by itself, but gives up for good on an answer that is not a
+      // stream (a 502 during a deploy, a 4xx): open it again, 1 s … 30 s later.
+      es.addEventListener('error', () => {
+        if (es.readyState !== EventSource.CLOSED || source !== es) return;
+        retryMs = Math.min(30_000, Math.max(1000, retryMs * 2));
+        setTimeout(() => {
+          if (source === es) reconnect();
+        }, retryMs);
+      });
       es.addEventListener('group', (ev: MessageEvent<string>) => {
         const d = notice(ev.data);
         if (d === undefined || typeof d.groupId !== 'string') return;
@@ -119,11 +133,13 @@ export function httpDelivery(url: string): HttpDelivery {
     const res = await fetch(`${base}${path}`, {
       method, cache: 'no-store', ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
     });
+    // A server error or an answer that is not the service's (a proxy's 502 page): not a refusal, try again later.
+    if (res.status >= 500) throw new TypeError(`the delivery service is unavailable (${res.status})`);
     let value: unknown;
     try {
       value = await res.json();
     } catch {
-      throw new VeilError('MALFORMED_INPUT', `the delivery service answered ${res.status} without JSON`);
+      throw new TypeError(`the delivery service answered ${res.status} without JSON`);
     }
     if (typeof value !== 'object' || value === null) throw new VeilError('MALFORMED_INPUT', 'the delivery service answered JSON that is not an object');
     const v = value as Record<string, unknown>;

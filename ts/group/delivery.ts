@@ -79,12 +79,19 @@ export interface MemoryDeliveryState {
   registries: Record<string, { record: Uint8Array; count: number }>;
 }
 
-/** A {@link DeliveryStore} in memory (one server process); `state` is its whole content. */
-export function memoryDeliveryStore(state: MemoryDeliveryState = { groups: {}, mailboxes: {}, keyPackages: {}, owners: {}, registries: {} }): DeliveryStore & { readonly state: MemoryDeliveryState } {
+/** A table keyed by names the clients choose: no prototype, so no name reaches `Object.prototype`. */
+function table<T>(): Record<string, T> {
+  return Object.create(null) as Record<string, T>;
+}
+
+/** A {@link DeliveryStore} in memory (one server process); `state` is its whole content (tables without prototypes). */
+export function memoryDeliveryStore(
+  state: MemoryDeliveryState = { groups: table(), mailboxes: table(), keyPackages: table(), owners: table(), registries: table() },
+): DeliveryStore & { readonly state: MemoryDeliveryState } {
   return {
     state,
     async append(groupId, entry, hash) {
-      const g = state.groups[groupId] ??= { epoch: entry.epoch, entries: [], hashes: {} };
+      const g = state.groups[groupId] ??= { epoch: entry.epoch, entries: [], hashes: table() };
       const seen = g.hashes[hash];
       if (seen !== undefined) return { seq: seen, duplicate: true };
       if (entry.epoch !== g.epoch) return { epoch: g.epoch };
@@ -99,6 +106,9 @@ export function memoryDeliveryStore(state: MemoryDeliveryState = { groups: {}, m
     },
     async mailboxPut(device, groupId, commitSeq, welcome) {
       const box = state.mailboxes[device] ??= [];
+      // Delivered again (a post retried after a failure between the log and the mailboxes): once.
+      const known = box.find((m) => m.groupId === groupId && m.commitSeq === commitSeq);
+      if (known !== undefined) return known.seq;
       box.push({ seq: box.length + 1, groupId, commitSeq, welcome });
       return box.length;
     },
@@ -106,10 +116,14 @@ export function memoryDeliveryStore(state: MemoryDeliveryState = { groups: {}, m
       return state.mailboxes[device]?.slice(after, after + limit) ?? [];
     },
     async keyPackagesPut(user, device, packages) {
-      const devices = state.keyPackages[user] ??= {};
+      const devices = state.keyPackages[user] ??= table();
       const list = devices[device] ??= [];
       for (const p of packages) {
-        list.push(p);
+        // A reference belongs to the device that published it first: nobody can republish another
+        // device's key package under their own device to receive its welcomes.
+        const owner = state.owners[p.ref];
+        if (owner !== undefined && owner !== device) continue;
+        if (owner === undefined) list.push(p);
         state.owners[p.ref] = device;
       }
       return list.length;
@@ -137,8 +151,11 @@ export function memoryDeliveryStore(state: MemoryDeliveryState = { groups: {}, m
   };
 }
 
-/** User and device names a delivery service accepts (safe in URLs and logs): 1–64 of `[A-Za-z0-9_-]`. */
-export const DELIVERY_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+/** User and device names a delivery service accepts (safe in URLs and logs): 1–64 of `[A-Za-z0-9_-]`, not `__proto__`, `constructor` or `prototype`. */
+export const DELIVERY_NAME = /^(?!(?:__proto__|constructor|prototype)$)[A-Za-z0-9_-]{1,64}$/;
+/** Most new members of one welcome the service delivers (as `Group.add`'s). */
+const MAX_WELCOME_MEMBERS = 1000;
+
 /** Limits of one request. */
 export const DELIVERY_LIMITS: { readonly message: number; readonly keyPackages: number; readonly read: number; readonly registry: number } = Object.freeze({ message: 1 << 20, keyPackages: 100, read: 500, registry: 4 << 20 });
 
@@ -197,17 +214,19 @@ export class DeliveryService {
     if (welcome !== undefined) {
       const w = await inspectGroupMessage(bounded('welcome', welcome, DELIVERY_LIMITS.message));
       if (w.wireFormat !== 'welcome' || info.contentType !== 'commit') throw new VeilError('MALFORMED_INPUT', 'a welcome goes with a commit');
+      if (w.newMembers.length > MAX_WELCOME_MEMBERS) throw new VeilError('INVALID_PARAMETER', `a welcome adds at most ${MAX_WELCOME_MEMBERS} members here`);
       const owners = await Promise.all(w.newMembers.map((ref) => this.store.keyPackageOwner(ref)));
       recipients = [...new Set(owners.filter((o): o is string => o !== undefined))];
     }
     const r = await this.store.append(gid, { epoch: info.epoch, contentType: info.contentType, message: msg.slice() }, await digest(msg));
     if ('epoch' in r) return { accepted: false, reason: 'WRONG_EPOCH', epoch: r.epoch };
-    if (!r.duplicate) {
-      if (welcome !== undefined) {
-        for (const device of recipients) this.#emit({ kind: 'mailbox', device, seq: await this.store.mailboxPut(device, gid, r.seq, welcome.slice()) });
-      }
-      this.#emit({ kind: 'group', groupId: gid, seq: r.seq });
+    // The welcome goes to the mailboxes also for a post repeated after a failure between the log and them
+    // (each mailbox takes a commit's welcome once); one copy is shared by every mailbox.
+    if (welcome !== undefined) {
+      const copy = welcome.slice();
+      for (const device of recipients) this.#emit({ kind: 'mailbox', device, seq: await this.store.mailboxPut(device, gid, r.seq, copy) });
     }
+    if (!r.duplicate) this.#emit({ kind: 'group', groupId: gid, seq: r.seq });
     return { accepted: true, seq: r.seq, epoch: info.epoch, duplicate: r.duplicate };
   }
 
@@ -299,11 +318,18 @@ export function deliveryHandler(service: DeliveryService, prefix: string): (requ
   return async (request) => {
     const url = new URL(request.url);
     if (!url.pathname.startsWith(`${base}/`)) return json(404, { error: 'NOT_FOUND', message: 'no such route' });
-    const parts = url.pathname.slice(base.length + 1).split('/').map((p) => decodeURIComponent(p));
-    const [p0, p1 = '', p2 = ''] = parts;
     const m = request.method;
     try {
+      let parts: string[];
+      try {
+        parts = url.pathname.slice(base.length + 1).split('/').map((p) => decodeURIComponent(p));
+      } catch {
+        throw new VeilError('INVALID_PARAMETER', 'the path is not valid percent-encoding');
+      }
+      const [p0, p1 = '', p2 = ''] = parts;
       const body = async (): Promise<Record<string, unknown>> => {
+        const declared = Number(request.headers.get('content-length') ?? 'NaN');
+        if (declared > 8 * DELIVERY_LIMITS.message) throw new VeilError('INVALID_PARAMETER', 'request too large');
         const text = await request.text();
         if (text.length > 8 * DELIVERY_LIMITS.message) throw new VeilError('INVALID_PARAMETER', 'request too large');
         const v: unknown = JSON.parse(text);
@@ -377,14 +403,16 @@ function events(service: DeliveryService, url: URL, signal: AbortSignal): Respon
         off();
         clearInterval(timer);
       };
-      signal.addEventListener('abort', () => {
+      const end = (): void => {
         stop();
         try {
           controller.close();
         } catch {
           // Closed already.
         }
-      });
+      };
+      if (signal.aborted) end();
+      else signal.addEventListener('abort', end);
     },
     cancel() {
       stop();

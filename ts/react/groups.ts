@@ -256,8 +256,10 @@ export function useGroups(options: UseGroupsOptions = {}): UseGroupsResult {
           await chatFor(ks, g.id, d, w.commitSeq);
           joined.push(g);
         } catch (e) {
-          // A welcome already used, or not for this identity: passed over (the cursor moves on).
-          if (!(e instanceof VeilError) || !['REPLAY_DETECTED', 'NO_MATCHING_KEY_PACKAGE', 'MALFORMED_INPUT', 'AUTHENTICATION_FAILED', 'INVALID_KEY_PACKAGE', 'WRONG_GROUP'].includes(e.code)) throw e;
+          // A welcome that cannot be joined (used already, not for this identity, forged, another suite) is
+          // passed over: the cursor moves on. Only what may pass (the network, a locked or busy keystore) stops
+          // the check, to be tried again.
+          if (!(e instanceof VeilError) || ['KEYSTORE_LOCKED', 'STORAGE_FAILED', 'WORKER_START_FAILED', 'ABORTED'].includes(e.code)) throw e;
         }
         await history.append([], { meta: new TextEncoder().encode(String(w.seq)) });
       }

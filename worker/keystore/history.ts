@@ -364,6 +364,10 @@ export async function withConversation<T>(s: Store, name: unknown, fn: (prepare:
   const tag = await tagOf(keys, conv);
   const hex = bytesToHex(tag);
   return conversationLock(s, hex, () => fn(async (data, metaBytes) => {
+    for (const d of data) {
+      if (d.length > HISTORY_LIMITS.entry) throw new VeilError('MALFORMED_INPUT', `a history entry is at most ${HISTORY_LIMITS.entry} bytes, got ${d.length}`);
+    }
+    if (metaBytes !== undefined && metaBytes.length > HISTORY_LIMITS.entry) throw new RangeError(`meta must be at most ${HISTORY_LIMITS.entry} bytes`);
     const before = await readTx(s, keys, async (tx) => validConversation(await request(tx.objectStore('conversations').get(hex)), hex));
     const salt = before?.salt ?? crypto.getRandomValues(new Uint8Array(32));
     const first = before?.next ?? 1;

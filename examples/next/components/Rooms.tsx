@@ -208,12 +208,17 @@ function Room({ id, me, announce }: { id: string; me: string; announce: string |
     send(wire({ kind: 'room', from: me, name: announce })).catch((e: unknown) => setProblem(describe(e)));
   }, [announce, announced, status, send, me]);
 
-  // Names by identity id, from what each member's messages say (the sender itself is MLS-authenticated).
+  // A name per device (MLS-authenticated sender id): the first name its messages give, and a name is one
+  // device's only. Later messages cannot rename a device or take another's name. (A real app binds names
+  // with the users' device registries, docs/DEVICES.md.)
   const names = useMemo(() => {
     const m = new Map<string, string>();
+    const taken = new Set<string>();
     for (const x of chat.messages) {
       const w = parse(x.bytes);
-      if (w !== undefined) m.set(x.senderId, w.from);
+      if (w === undefined || m.has(x.senderId) || taken.has(w.from)) continue;
+      m.set(x.senderId, w.from);
+      taken.add(w.from);
     }
     return m;
   }, [chat.messages]);
@@ -281,7 +286,7 @@ function Room({ id, me, announce }: { id: string; me: string; announce: string |
           if (w?.kind !== 'text') return null;
           return (
             <li key={m.id} data-from={m.status === 'received' ? 'peer' : 'me'} data-status={m.status}>
-              {m.status === 'received' ? <strong>{w.from}: </strong> : null}{w.text}
+              {m.status === 'received' ? <strong>{names.get(m.senderId) ?? `device ${m.senderId.slice(0, 8)}`}: </strong> : null}{w.text}
               {m.status === 'pending' ? ' …' : m.status === 'failed' ? ` (not sent: ${m.error ?? 'refused'})` : ''}
             </li>
           );

@@ -69,7 +69,7 @@ test('rooms: create, invite two by name, 20 messages from each, a reload mid-con
   const room = `plans ${tag}`;
   const contexts = await Promise.all([browser.newContext(), browser.newContext(), browser.newContext()]);
   try {
-    const [a, b, c] = await Promise.all([signUp(contexts[0]!, alice), signUp(contexts[1]!, bob), signUp(contexts[2]!, carol)]);
+    const [a, b, c] = await Promise.all([signUp(contexts[0], alice), signUp(contexts[1], bob), signUp(contexts[2], carol)]);
     const pages = [a.page, b.page, c.page];
 
     await a.page.getByLabel('room name').fill(room);
