@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Group chat through the Next example's server (issue 30 figures), Chromium: four devices (four browser
+// Group chat through the Next example's server (issue 30 figures), Chromium: four devices (`--devices`; four browser
 // contexts, each its own keystore) in one room of the rooms app (examples/next, `/`). One device sends
 // `--messages` (default 200) messages of `--size` bytes (default 1,024), one at a time, each after the
 // previous one is shown on the other three; for each, the time from the click on "Send" to the message
@@ -24,7 +24,8 @@ const { CHROMIUM } = await import('../dist/tests/shared/chromium.js');
 
 const browser = await chromium.launch({ ...CHROMIUM.launchOptions, headless: true });
 const tag = Math.random().toString(36).slice(2, 7);
-const users = ['a', 'b', 'c', 'd'].map((x) => `${x}${tag}`);
+const devices = Number(arg('devices', '4'));
+const users = 'abcdefgh'.slice(0, devices).split('').map((x) => `${x}${tag}`);
 const room = `bench ${tag}`;
 
 async function signUp(name) {
@@ -98,7 +99,7 @@ try {
   }
   delays.sort((x, y) => x - y);
   const q = (f) => delays[Math.min(delays.length - 1, Math.floor(f * delays.length))];
-  console.log(`next-rooms: ${count} messages of ${size} B from one device to three others through ${url} (Chromium, one browser, four contexts)`);
+  console.log(`next-rooms: ${count} messages of ${size} B from one device to ${devices - 1} others through ${url} (Chromium, one browser, ${devices} contexts)`);
   console.log(`send → shown on another device: median ${q(0.5)} ms, p95 ${q(0.95)} ms, max ${delays.at(-1)} ms (${delays.length} deliveries)`);
   if (before && after) {
     const per = (after.messages - before.messages) / count;

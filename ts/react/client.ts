@@ -50,8 +50,8 @@ export interface IdentityState {
 const VEIL_IDLE: VeilState = { status: 'idle', capabilities: undefined, error: undefined, keystore: undefined, pool: undefined };
 const IDENTITY_IDLE: IdentityState = { status: 'idle', error: undefined, identity: undefined, bundle: undefined, locked: false, identities: [], shareableBundle: undefined };
 
-/** Changes that concern sessions only: no identity refresh. */
-const SESSION_CHANGES = new Set(['prekeys-changed', 'session-created', 'session-updated', 'session-deleted']);
+/** Changes that concern sessions or groups only: no identity refresh (a group message would re-render every identity reader). */
+const SESSION_CHANGES = new Set(['prekeys-changed', 'session-created', 'session-updated', 'session-deleted', 'group-client-updated']);
 
 export class VeilClient {
   readonly veil: VeilStore<VeilState> = createVeilStore(VEIL_IDLE);

@@ -4,7 +4,7 @@
  * {@link GroupChat} (docs/GROUPS.md#group-chat, docs/REACT.md#group-chat). One `GroupChat` per keystore and group,
  * shared by every hook that shows it; nothing is opened during render or on the server.
  */
-import { useCallback, useEffect, useMemo, useState, useSyncExternalStore } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
 import { createVeilStore, type VeilStatus, type VeilStore } from './store.js';
 import { hookError } from './errors.js';
 import { runtime } from './runtime.js';
@@ -225,7 +225,12 @@ export function useGroups(options: UseGroupsOptions = {}): UseGroupsResult {
   const client = useClient('useGroups');
   const delivery = deliveryOf(client, options.delivery, 'useGroups');
   const { keystore } = useStore(client.veil);
-  const { identity } = useStore(client.identity);
+  const identityState = useStore(client.identity);
+  // The identity by id: a refreshed identity object (same id) must not re-run the effects (re-subscribe, re-read).
+  const identityId = identityState.identity?.id;
+  const identityRef = useRef(identityState.identity);
+  if (identityRef.current?.id !== identityId) identityRef.current = identityState.identity;
+  const identity = identityRef.current;
   const { user, device } = options;
   const [store] = useState(() => createVeilStore<GroupsState>(GROUPS_IDLE));
   const refresh = useCallback(async (): Promise<void> => {

@@ -16,7 +16,19 @@ const dec = new TextDecoder();
 
 type Wire = { kind: 'text'; from: string; text: string } | { kind: 'room'; from: string; name: string };
 
+// Parsed once per message (a stored message keeps its bytes object from render to render).
+const parsed = new WeakMap<Uint8Array, Wire | null>();
+
 function parse(bytes: Uint8Array): Wire | undefined {
+  let w = parsed.get(bytes);
+  if (w === undefined) {
+    w = parseWire(bytes) ?? null;
+    parsed.set(bytes, w);
+  }
+  return w ?? undefined;
+}
+
+function parseWire(bytes: Uint8Array): Wire | undefined {
   try {
     const w = JSON.parse(dec.decode(bytes)) as Partial<Wire>;
     if (w.kind === 'text' && typeof w.text === 'string' && typeof w.from === 'string') return w as Wire;
