@@ -38,8 +38,8 @@ trap stop EXIT
 
 mkdir -p "$ROOT/test-results"
 start() { # start BUILD PORT
-  rm -f "store-$1.json" "ds-$1.json"
-  NEXT_DIST_DIR=".next-$1" VEILKIT_NEXT_STORE="$APP/store-$1.json" VEILKIT_NEXT_DS_STORE="$APP/ds-$1.json" \
+  rm -rf "store-$1.json" "ds-$1.json" "files-$1"
+  NEXT_DIST_DIR=".next-$1" VEILKIT_NEXT_STORE="$APP/store-$1.json" VEILKIT_NEXT_DS_STORE="$APP/ds-$1.json" VEILKIT_NEXT_FILES="$APP/files-$1" \
     node node_modules/next/dist/bin/next start -H 127.0.0.1 -p "$2" >"$ROOT/test-results/next-server-$1.log" 2>&1 &
   pids+=($!)
 }

@@ -5,7 +5,8 @@
 // their mailbox and join. Messages are JSON inside the MLS ciphertext: { kind: 'text' | 'room', from, … }.
 // `from` is what the sender calls itself; who sent it is the MLS sender (its identity id).
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
-import { useGroupChat, useGroups, useIdentity, useVeil } from 'veilkit/react';
+import { useDecryptFile, useEncryptFile, useGroupChat, useGroups, useIdentity, useVeil } from 'veilkit/react';
+import { fromBase64, toBase64 } from '../lib/base64';
 import { describe } from './errors';
 
 const USER_NAME = /^[a-z0-9_-]{1,32}$/;
@@ -14,7 +15,9 @@ const key = (...parts: string[]): string => `veilkit-next:${parts.join(':')}`;
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 
-type Wire = { kind: 'text'; from: string; text: string } | { kind: 'room'; from: string; name: string };
+/** An attachment: the file container's server id, and its group wrap's key and id (the key only ever in MLS messages). */
+type FileWire = { kind: 'file'; from: string; name: string; size: number; ref: string; key: string; gid: string };
+type Wire = { kind: 'text'; from: string; text: string } | { kind: 'room'; from: string; name: string } | FileWire;
 
 // Parsed once per message (a stored message keeps its bytes object from render to render).
 const parsed = new WeakMap<Uint8Array, Wire | null>();
@@ -33,6 +36,8 @@ function parseWire(bytes: Uint8Array): Wire | undefined {
     const w = JSON.parse(dec.decode(bytes)) as Partial<Wire>;
     if (w.kind === 'text' && typeof w.text === 'string' && typeof w.from === 'string') return w as Wire;
     if (w.kind === 'room' && typeof w.name === 'string' && typeof w.from === 'string') return w as Wire;
+    if (w.kind === 'file' && typeof w.name === 'string' && typeof w.from === 'string' && typeof w.ref === 'string' && /^[0-9a-f]{32}$/.test(w.ref)
+      && typeof w.key === 'string' && typeof w.gid === 'string' && typeof w.size === 'number') return w as Wire;
   } catch {
     // Not ours: not shown.
   }
@@ -295,15 +300,17 @@ function Room({ id, me, announce }: { id: string; me: string; announce: string |
       <ul className="messages" data-testid="messages">
         {chat.messages.map((m) => {
           const w = parse(m.bytes);
-          if (w?.kind !== 'text') return null;
+          if (w?.kind !== 'text' && w?.kind !== 'file') return null;
           return (
-            <li key={m.id} data-from={m.status === 'received' ? 'peer' : 'me'} data-status={m.status}>
-              {m.status === 'received' ? <strong>{names.get(m.senderId) ?? `device ${m.senderId.slice(0, 8)}`}: </strong> : null}{w.text}
+            <li key={m.id} data-from={m.status === 'received' ? 'peer' : 'me'} data-status={m.status} data-kind={w.kind}>
+              {m.status === 'received' ? <strong>{names.get(m.senderId) ?? `device ${m.senderId.slice(0, 8)}`}: </strong> : null}
+              {w.kind === 'text' ? w.text : <Attachment file={w} />}
               {m.status === 'pending' ? ' …' : m.status === 'failed' ? ` (not sent: ${m.error ?? 'refused'})` : ''}
             </li>
           );
         })}
       </ul>
+      {chat.active && <Attach me={me} send={(w) => chat.send(wire(w))} />}
       {chat.active && (
         <form className="row" onSubmit={(e) => void sendText(e)}>
           <input type="text" aria-label="message" placeholder="message" value={text} onChange={(e) => setText(e.target.value)} />
@@ -311,5 +318,77 @@ function Room({ id, me, announce }: { id: string; me: string; announce: string |
         </form>
       )}
     </div>
+  );
+}
+
+/** Encrypts a file into a container (group wrap under a fresh key) in the worker pool, uploads the ciphertext, and sends its reference and key in the room. */
+function Attach({ me, send }: { me: string; send: (w: FileWire) => Promise<void> }) {
+  const encrypt = useEncryptFile();
+  const [note, setNote] = useState<string | undefined>(undefined);
+
+  async function attach(file: File | undefined) {
+    if (file === undefined) return;
+    setNote(`encrypting ${file.name}…`);
+    const key = crypto.getRandomValues(new Uint8Array(32));
+    const gid = crypto.getRandomValues(new Uint8Array(16));
+    const sealed = await encrypt.run(file, { group: { id: gid, keyVersion: 0, key } });
+    if (sealed === undefined) {
+      setNote(`not encrypted: ${describe(encrypt.error)}`);
+      return;
+    }
+    setNote(`uploading ${file.name}…`);
+    try {
+      const response = await fetch('/api/files', { method: 'POST', body: sealed, headers: { 'Content-Type': 'application/octet-stream' } });
+      if (!response.ok) throw new Error(`the server refused the upload: ${response.status}`);
+      const { id } = (await response.json()) as { id: string };
+      await send({ kind: 'file', from: me, name: file.name, size: file.size, ref: id, key: toBase64(key), gid: toBase64(gid) });
+      setNote(`sent ${file.name}`);
+    } catch (e) {
+      setNote(describe(e));
+    } finally {
+      key.fill(0);
+    }
+  }
+
+  return (
+    <div className="row">
+      <input type="file" aria-label="attach a file" onChange={(e) => { void attach(e.target.files?.[0]); e.target.value = ''; }} />
+      {note !== undefined && <span className="muted" data-testid="attach-status">{note}</span>}
+    </div>
+  );
+}
+
+/** A received or sent attachment: downloads the ciphertext, decrypts it in the worker pool (verified), saves it. */
+function Attachment({ file }: { file: FileWire }) {
+  const decrypt = useDecryptFile();
+  const [note, setNote] = useState<string | undefined>(undefined);
+
+  async function open() {
+    setNote('downloading…');
+    try {
+      const response = await fetch(`/api/files/${file.ref}`, { cache: 'no-store' });
+      if (!response.ok) throw new Error(`no such file on the server: ${response.status}`);
+      const sealed = await response.blob();
+      setNote('decrypting…');
+      const plain = await decrypt.run(sealed, { group: { id: fromBase64(file.gid), keyVersion: 0, key: fromBase64(file.key) } });
+      if (plain === undefined) throw decrypt.error ?? new Error('not decrypted');
+      const url = URL.createObjectURL(plain);
+      const a = document.createElement('a');
+      a.href = url;
+      a.download = file.name;
+      a.click();
+      setTimeout(() => URL.revokeObjectURL(url), 60_000);
+      setNote(undefined);
+    } catch (e) {
+      setNote(describe(e));
+    }
+  }
+
+  return (
+    <span>
+      📎 {file.name} ({file.size.toLocaleString('en')} bytes){' '}
+      <button type="button" className="secondary" aria-label={`download ${file.name}`} onClick={() => void open()}>Download</button>
+      {note !== undefined && <span className="muted"> {note}</span>}
+    </span>
   );
 }

@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { expect, test, type BrowserContext, type Page, type TestInfo } from '@playwright/test';
 import { mkdirSync, copyFileSync } from 'node:fs';
@@ -6,11 +7,14 @@ import { mkdirSync, copyFileSync } from 'node:fs';
 // The rooms app (examples/next, `/`): three users in three browser contexts through the app's delivery
 // service (app/api/ds, veilkit/server): a room is created, two users are invited by name and join from
 // their mailboxes, everyone sends 20 messages, a device reloads mid-conversation, a member is removed and
-// reads nothing after; every page shows the same messages in the same order; the server's whole store
-// (mirrored to a file) holds no plaintext.
+// reads nothing after; every page shows the same messages in the same order; an attachment goes through the
+// server as a file container and opens to the same bytes; the server's whole store (mirrored to a file)
+// holds no plaintext.
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 const dsFile = (project: string): string => join(ROOT, 'examples/next', `ds-${project}.json`);
+/** Where each server streams attachments (VEILKIT_NEXT_FILES, set by scripts/packed/30-next-example.sh). */
+const filesDir = (project: string): string => join(ROOT, 'examples/next', `files-${project}`);
 
 function watch(page: Page): string[] {
   const problems: string[] = [];
@@ -61,7 +65,7 @@ async function shown(page: Page): Promise<string[]> {
   return (await messages(page).allInnerTexts()).map((t) => t.replace(/^[a-z0-9_-]+: /, '').replace(/ …$/, ''));
 }
 
-test('rooms: create, invite two by name, 20 messages from each, a reload mid-conversation, a removed member reads nothing after, the server holds no plaintext', async ({ browser }, testInfo) => {
+test('rooms: create, invite two by name, 20 messages from each, a reload mid-conversation, an attachment, a removed member reads nothing after, the server holds no plaintext', async ({ browser }, testInfo) => {
   test.skip(testInfo.project.name === 'webpack', 'the rooms story runs once, on the Turbopack build: the webpack build serves the same client code, which chat.spec.ts and /smoke check in both builds');
   test.setTimeout(420_000);
   const tag = Math.random().toString(36).slice(2, 7);
@@ -108,6 +112,23 @@ test('rooms: create, invite two by name, 20 messages from each, a reload mid-con
     expect(await shown(b.page)).toEqual(order);
     expect(await shown(c.page)).toEqual(order);
     await shot(a.page, testInfo, 'rooms');
+
+    // An attachment: encrypted in Alice's browser into a file container, uploaded (ciphertext only), its
+    // reference and key sent in the room; Bob downloads and decrypts it to the same bytes.
+    const data = randomBytes(300_000);
+    await a.page.getByLabel('attach a file').setInputFiles({ name: `notes-${tag}.bin`, mimeType: 'application/octet-stream', buffer: data });
+    await expect(a.page.getByTestId('attach-status')).toHaveText(`sent notes-${tag}.bin`, { timeout: 60_000 });
+    const item = b.page.getByTestId('messages').locator('li[data-kind=file]', { hasText: `notes-${tag}.bin` });
+    await expect(item).toBeVisible({ timeout: 60_000 });
+    const [download] = await Promise.all([b.page.waitForEvent('download'), item.getByRole('button', { name: `download notes-${tag}.bin` }).click()]);
+    expect(download.suggestedFilename()).toBe(`notes-${tag}.bin`);
+    expect(readFileSync(await download.path()).equals(data)).toBe(true);
+    // The server's copy is a veilkit container, not the file.
+    const dir = filesDir(testInfo.project.name);
+    const stored = readdirSync(dir).map((f) => readFileSync(join(dir, f)));
+    const sealed = stored.filter((f) => f.length > data.length);
+    expect(sealed.length).toBeGreaterThan(0);
+    for (const f of stored) expect(f.includes(data.subarray(1000, 1064))).toBe(false);
 
     // Alice removes Carol: Carol's device learns it from the log and reads nothing sent after.
     await a.page.getByRole('button', { name: `remove ${carol}` }).click();
