@@ -12,7 +12,7 @@ import { VeilError } from '../../protocol/errors.js';
 import { useClient } from './hooks.js';
 import type { VeilClient } from './client.js';
 import type { Keystore, IdentityHandle } from '../keystore.js';
-import type { GroupChat, GroupChatMessage, GroupDelivery } from '../group/chat.js';
+import type { GroupChat, GroupChatState, GroupDelivery } from '../group/chat.js';
 import type { GroupInfo, GroupMember } from '../group/group.js';
 import type { HttpDelivery } from '../group/delivery-client.js';
 
@@ -58,21 +58,11 @@ function need<T>(v: T | undefined, what: string): T {
 // ---------------------------------------------------------------------------
 // useGroupChat
 
-/** `useGroupChat`'s state: the conversation ({@link GroupChat}'s state) and how opening it went. */
-export interface GroupChatHookState {
+/** `useGroupChat`'s state: the conversation ({@link GroupChatState}: messages, members, ownIndex, epoch, active, skipped, syncing) and how opening it went. */
+export interface GroupChatHookState extends Omit<GroupChatState, 'error' | 'cursor'> {
   readonly status: VeilStatus;
+  /** Opening failed, or the last sync's failure (a network failure: the chat tries again). */
   readonly error: VeilError | undefined;
-  /** The messages (stored ones from the encrypted history, then the outbox as `pending` / `failed`). */
-  readonly messages: readonly GroupChatMessage[];
-  readonly members: readonly GroupMember[];
-  /** This device's leaf index (its entry in `members`; -1 until open). */
-  readonly ownIndex: number;
-  readonly epoch: number;
-  /** False once this member was removed from the group. */
-  readonly active: boolean;
-  /** Log entries refused and skipped (forged, replayed, of an epoch gone). */
-  readonly skipped: number;
-  readonly syncing: boolean;
 }
 
 /** What `useGroupChat` returns. */

@@ -7,8 +7,8 @@ import { useChat, useIdentity, useVeil } from 'veilkit/react';
 import { fromBase64, toBase64 } from '../lib/base64';
 import { sseTransport } from '../lib/transport';
 import { describe } from './errors';
+import { SignUp, USER_NAME } from './SignUp';
 
-const USER_NAME = /^[a-z0-9_-]{1,32}$/;
 const ONE_TIME_BUNDLES = 10;
 const key = (...parts: string[]): string => `veilkit-next:${parts.join(':')}`;
 
@@ -24,8 +24,6 @@ async function publishPrekeys(user: string, bundles: { bundle: Uint8Array; oneTi
 export function Chat() {
   const veil = useVeil();
   const id = useIdentity();
-  const [name, setName] = useState('');
-  const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<string | undefined>(undefined);
   const [published, setPublished] = useState(false);
   const me = id.identity?.label;
@@ -53,24 +51,6 @@ export function Chat() {
     };
   }, [identity, createPrekeyBundle]);
 
-  async function signUp(event: FormEvent) {
-    event.preventDefault();
-    const user = name.trim().toLowerCase();
-    if (!USER_NAME.test(user)) {
-      setProblem('a name is 1 to 32 of a-z 0-9 _ -');
-      return;
-    }
-    setBusy(true);
-    setProblem(undefined);
-    try {
-      await id.create({ label: user });
-    } catch (e) {
-      setProblem(describe(e));
-    } finally {
-      setBusy(false);
-    }
-  }
-
   return (
     <section className="card" aria-label="chat">
       <h2>Encrypted chat</h2>
@@ -79,11 +59,7 @@ export function Chat() {
       {problem !== undefined && <p className="error">{problem}</p>}
       {me === undefined ? (
         veil.status === 'success' && id.status !== 'pending' ? (
-          <form className="row" onSubmit={(e) => void signUp(e)}>
-            <input type="text" aria-label="your name" placeholder="your name (a-z 0-9)" value={name}
-              onChange={(e) => setName(e.target.value)} />
-            <button type="submit" disabled={busy}>{busy ? 'Creating keys…' : 'Create identity'}</button>
-          </form>
+          <SignUp />
         ) : (
           <p className="muted">Opening the keystore…</p>
         )

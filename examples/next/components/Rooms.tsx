@@ -8,8 +8,8 @@ import { useEffect, useMemo, useState, type FormEvent } from 'react';
 import { useDecryptFile, useEncryptFile, useGroupChat, useGroups, useIdentity, useVeil } from 'veilkit/react';
 import { fromBase64, toBase64 } from '../lib/base64';
 import { describe } from './errors';
+import { SignUp, USER_NAME } from './SignUp';
 
-const USER_NAME = /^[a-z0-9_-]{1,32}$/;
 const KEY_PACKAGES = 10;
 const key = (...parts: string[]): string => `veilkit-next:${parts.join(':')}`;
 const enc = new TextEncoder();
@@ -49,9 +49,6 @@ const wire = (w: Wire): Uint8Array => enc.encode(JSON.stringify(w));
 export function Rooms() {
   const veil = useVeil();
   const id = useIdentity();
-  const [name, setName] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [problem, setProblem] = useState<string | undefined>(undefined);
   const [device, setDevice] = useState<string | undefined>(undefined);
   const me = id.identity?.label;
   const identityId = id.identity?.id;
@@ -68,35 +65,13 @@ export function Rooms() {
     setDevice(d);
   }, [identityId, me]);
 
-  async function signUp(event: FormEvent) {
-    event.preventDefault();
-    const user = name.trim().toLowerCase();
-    if (!USER_NAME.test(user)) {
-      setProblem('a name is 1 to 32 of a-z 0-9 _ -');
-      return;
-    }
-    setBusy(true);
-    setProblem(undefined);
-    try {
-      await id.create({ label: user });
-    } catch (e) {
-      setProblem(describe(e));
-    } finally {
-      setBusy(false);
-    }
-  }
-
   return (
     <section className="card" aria-label="rooms">
       {veil.status === 'error' && <p className="error">veilkit failed to start: {describe(veil.error)}</p>}
       {id.status === 'error' && <p className="error">{describe(id.error)}</p>}
-      {problem !== undefined && <p className="error">{problem}</p>}
       {me === undefined || device === undefined ? (
         veil.status === 'success' && id.status !== 'pending' && me === undefined ? (
-          <form className="row" onSubmit={(e) => void signUp(e)}>
-            <input type="text" aria-label="your name" placeholder="your name (a-z 0-9)" value={name} onChange={(e) => setName(e.target.value)} />
-            <button type="submit" disabled={busy}>{busy ? 'Creating keys…' : 'Create identity'}</button>
-          </form>
+          <SignUp />
         ) : (
           <p className="muted">Opening the keystore…</p>
         )

@@ -1,6 +1,7 @@
-import { readFileSync, mkdirSync, copyFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { expect, test, type BrowserContext, type Page, type TestInfo } from '@playwright/test';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, test, type BrowserContext, type Page } from '@playwright/test';
+import { ROOT, shot, signUpAt, watch } from './helpers.js';
 
 // The Next.js example through `next start` (one project per build: Turbopack, webpack): two users
 // in two browser contexts chat through the app's route handlers (prekey directory, SSE relay), a
@@ -8,41 +9,11 @@ import { expect, test, type BrowserContext, type Page, type TestInfo } from '@pl
 // server's store holds nothing but public prekey bundles and ciphertext frames. Plus the file drop
 // and the bundler-matrix smoke page.
 
-const ROOT = resolve(import.meta.dirname, '../../..');
 /** The store file each server mirrors its state to (VEILKIT_NEXT_STORE, set by scripts/packed/30-next-example.sh). */
 const storeFile = (project: string): string => join(ROOT, 'examples/next', `store-${project}.json`);
 
-/** Every console error and warning of a page, and uncaught errors: hydration mismatches land here. */
-function watch(page: Page): string[] {
-  const problems: string[] = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error' || m.type() === 'warning') problems.push(`${m.type()}: ${m.text()}`);
-  });
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  return problems;
-}
-
-async function shot(page: Page, testInfo: TestInfo, name: string): Promise<void> {
-  const path = testInfo.outputPath(`next-${name}.png`);
-  await page.screenshot({ path });
-  await testInfo.attach(name, { path, contentType: 'image/png' });
-  // The README's images (docs/images/next-*.png): refreshed on request, from the Turbopack build.
-  if (process.env.VEILKIT_UPDATE_SCREENSHOTS === '1' && testInfo.project.name === 'turbopack') {
-    mkdirSync(join(ROOT, 'docs/images'), { recursive: true });
-    copyFileSync(path, join(ROOT, 'docs/images', `next-${name}.png`));
-  }
-}
-
-async function signUp(context: BrowserContext, name: string): Promise<{ page: Page; problems: string[] }> {
-  const page = await context.newPage();
-  await page.setViewportSize({ width: 1000, height: 720 });
-  const problems = watch(page);
-  await page.goto('/direct');
-  await page.getByLabel('your name').fill(name);
-  await page.getByRole('button', { name: 'Create identity' }).click();
-  await expect(page.getByTestId('me')).toHaveText(name, { timeout: 60_000 });
-  await expect(page.getByTestId('prekeys')).toHaveText('Prekeys published.', { timeout: 60_000 });
-  return { page, problems };
+function signUp(context: BrowserContext, name: string): Promise<{ page: Page; problems: string[] }> {
+  return signUpAt(context, '/direct', name, { testId: 'prekeys', text: 'Prekeys published.' }, 720);
 }
 
 async function openChat(page: Page, peer: string): Promise<void> {

@@ -1,8 +1,8 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
-import { join, resolve } from 'node:path';
-import { expect, test, type BrowserContext, type Page, type TestInfo } from '@playwright/test';
-import { mkdirSync, copyFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect, test, type BrowserContext, type Page } from '@playwright/test';
+import { ROOT, shot, signUpAt } from './helpers.js';
 
 // The rooms app (examples/next, `/`): three users in three browser contexts through the app's delivery
 // service (app/api/ds, veilkit/server): a room is created, two users are invited by name and join from
@@ -11,40 +11,12 @@ import { mkdirSync, copyFileSync } from 'node:fs';
 // server as a file container and opens to the same bytes; the server's whole store (mirrored to a file)
 // holds no plaintext.
 
-const ROOT = resolve(import.meta.dirname, '../../..');
 const dsFile = (project: string): string => join(ROOT, 'examples/next', `ds-${project}.json`);
 /** Where each server streams attachments (VEILKIT_NEXT_FILES, set by scripts/packed/30-next-example.sh). */
 const filesDir = (project: string): string => join(ROOT, 'examples/next', `files-${project}`);
 
-function watch(page: Page): string[] {
-  const problems: string[] = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error' || m.type() === 'warning') problems.push(`${m.type()}: ${m.text()}`);
-  });
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
-  return problems;
-}
-
-async function shot(page: Page, testInfo: TestInfo, name: string): Promise<void> {
-  const path = testInfo.outputPath(`next-${name}.png`);
-  await page.screenshot({ path });
-  await testInfo.attach(name, { path, contentType: 'image/png' });
-  if (process.env.VEILKIT_UPDATE_SCREENSHOTS === '1' && testInfo.project.name === 'turbopack') {
-    mkdirSync(join(ROOT, 'docs/images'), { recursive: true });
-    copyFileSync(path, join(ROOT, 'docs/images', `next-${name}.png`));
-  }
-}
-
-async function signUp(context: BrowserContext, name: string): Promise<{ page: Page; problems: string[] }> {
-  const page = await context.newPage();
-  await page.setViewportSize({ width: 1000, height: 760 });
-  const problems = watch(page);
-  await page.goto('/');
-  await page.getByLabel('your name').fill(name);
-  await page.getByRole('button', { name: 'Create identity' }).click();
-  await expect(page.getByTestId('me')).toHaveText(name, { timeout: 60_000 });
-  await expect(page.getByTestId('key-packages')).toHaveText('Key packages published.', { timeout: 60_000 });
-  return { page, problems };
+function signUp(context: BrowserContext, name: string): Promise<{ page: Page; problems: string[] }> {
+  return signUpAt(context, '/', name, { testId: 'key-packages', text: 'Key packages published.' }, 760);
 }
 
 const messages = (page: Page) => page.getByTestId('messages').locator('li');
