@@ -234,6 +234,65 @@ export async function finishLink(ks: Keystore, link: LinkStarted | string, welco
   return { ...r, view: await verifyDeviceRegistry(r.registry, { user: r.user }) };
 }
 
+/** Where the four messages of a link travel (the delivery service's link channels: `httpDelivery`). */
+export interface LinkRelay {
+  linkPost(channel: string, message: Uint8Array): Promise<number>;
+  linkRead(channel: string, after: number): Promise<{ seq: number; message: Uint8Array }[]>;
+}
+
+/** Options of {@link linkNewDevice} and {@link linkExistingDevice}. */
+export interface LinkOverRelayOptions {
+  /** Stops waiting (the link's keys expire in the worker by themselves). */
+  signal?: AbortSignal;
+  /** How often the channel is read (default 500 ms). */
+  pollMs?: number;
+}
+
+/** Message number `n` (1 offer, 2 accept, 3 hello, 4 welcome) of the channel, once it is there. */
+async function relayed(relay: LinkRelay, channel: string, n: number, o: LinkOverRelayOptions): Promise<Uint8Array> {
+  const until = Date.now() + DEVICE_LINK.lifetimeMs;
+  for (;;) {
+    if (o.signal?.aborted) throw new VeilError('ABORTED', 'the link was cancelled');
+    const got = (await relay.linkRead(channel, n - 1)).find((e) => e.seq === n);
+    if (got !== undefined) return got.message;
+    if (Date.now() > until) throw new VeilError('INVALID_STATE', 'the link expired before the other device answered');
+    await new Promise((r) => setTimeout(r, o.pollMs ?? 500));
+  }
+}
+
+/**
+ * The new device's side of a link over a relay: starts the link for `device` (its own identity, `mlDsa: true`),
+ * posts the offer, calls `onCode(code)` (show it), answers the accept, and finishes with the welcome. Resolves with
+ * the user's `Enc(ID)` (pin it) and the verified registry listing this device.
+ */
+export async function linkNewDevice(
+  ks: Keystore, device: IdentityHandle | string, relay: LinkRelay, options: LinkOverRelayOptions & { name?: string; onCode: (code: string) => void },
+): Promise<LinkFinished & { view: DeviceRegistryView }> {
+  const link = await startLink(ks, device, options.name === undefined ? {} : { name: options.name });
+  await relay.linkPost(link.channel, link.offer);
+  options.onCode(link.code);
+  const hello = await answerLink(ks, link, await relayed(relay, link.channel, 2, options));
+  await relay.linkPost(link.channel, hello);
+  return finishLink(ks, link, await relayed(relay, link.channel, 4, options));
+}
+
+/**
+ * The side of the device holding the user identity: `code` is what the user typed; reads the offer, accepts,
+ * confirms the hello (adding the device to `options.registry`, the user's current registry) and posts the welcome.
+ * Resolves with the new registry (publish it) and the device added.
+ */
+export async function linkExistingDevice(
+  ks: Keystore, user: IdentityHandle | string, code: string, relay: LinkRelay, options: LinkOverRelayOptions & { registry?: Uint8Array } = {},
+): Promise<LinkConfirmed> {
+  const channel = await linkChannelOf(code);
+  const accepted = await acceptLink(ks, user, code, await relayed(relay, channel, 1, options));
+  await relay.linkPost(channel, accepted.accept);
+  const hello = await relayed(relay, channel, 3, options);
+  const confirmed = await confirmLink(ks, accepted, hello, options.registry === undefined ? {} : { registry: options.registry });
+  await relay.linkPost(channel, confirmed.welcome);
+  return confirmed;
+}
+
 /** The relay channel of a code (what {@link acceptLink}'s device listens on to find the offer). */
 export async function linkChannelOf(code: string): Promise<string> {
   const s = decodeLinkCode(code);

@@ -28,7 +28,7 @@ export {
 export { GroupChat, GROUP_OUTBOX_LIMITS, type GroupDelivery, type GroupChatMessage, type GroupChatState, type GroupChatOptions } from './group/chat.js';
 export { encodeGroupHistoryMessage, decodeGroupHistoryMessage, GROUP_HISTORY_VERSION, type GroupHistoryMessage } from './group/history-entry.js';
 export {
-  DeliveryService, memoryDeliveryStore, deliveryHandler, DELIVERY_NAME, DELIVERY_LIMITS,
+  DeliveryService, memoryDeliveryStore, deliveryHandler, DELIVERY_NAME, DELIVERY_LIMITS, LINK_LIMITS,
   type DeliveryStore, type DeliveryEntry, type DeliveryPost, type DeliveryEvent, type MailboxEntry, type MemoryDeliveryState,
 } from './group/delivery.js';
 export { httpDelivery, type HttpDelivery, type DeliveryNotice } from './group/delivery-client.js';
@@ -38,7 +38,7 @@ export {
   addDevice, revokeDevice, lastSignedRegistry, verifyDeviceRegistry, deviceIdentity, deviceConsent, findDevice, DEVICE_REGISTRY, type AddDeviceOptions, type RemoteDevice, type VerifyDeviceRegistryOptions,
   type DeviceRegistryView, type DeviceRegistryHead, type RegisteredDevice, type DeviceRegistryFailure,
   groupRoster, deviceChanges, type GroupRoster, type GroupUser,
-  startLink, acceptLink, answerLink, confirmLink, finishLink, linkChannelOf, DEVICE_LINK, type LinkStarted, type LinkAccepted, type LinkConfirmed, type LinkFinished,
+  startLink, acceptLink, answerLink, confirmLink, finishLink, linkChannelOf, DEVICE_LINK, linkNewDevice, linkExistingDevice, type LinkRelay, type LinkOverRelayOptions, type LinkStarted, type LinkAccepted, type LinkConfirmed, type LinkFinished,
 } from './devices.js';
 export { capabilities, type Capabilities, type Routes, type Route, type RoutePreference, type WasmBuild } from './webcrypto/routes.js';
 export type { WebCryptoSupport, AlgorithmSupport } from './webcrypto/probe.js';

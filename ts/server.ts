@@ -4,7 +4,7 @@
  * Next.js route handler, Node, Deno or Bun (WebCrypto's SHA-256 is all it needs).
  */
 export {
-  DeliveryService, memoryDeliveryStore, deliveryHandler, DELIVERY_NAME, DELIVERY_LIMITS,
+  DeliveryService, memoryDeliveryStore, deliveryHandler, DELIVERY_NAME, DELIVERY_LIMITS, LINK_LIMITS,
   type DeliveryStore, type DeliveryEntry, type DeliveryPost, type DeliveryEvent, type MailboxEntry, type MemoryDeliveryState,
 } from './group/delivery.js';
 export { GroupLog, type GroupLogEntry, type GroupLogPost } from './group/log.js';

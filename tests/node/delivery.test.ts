@@ -103,6 +103,16 @@ test('DeliveryService: epoch order, idempotent posts, welcomes by key package, t
     assert.equal(await errorCode(ds.putRegistry('bob', te.encode('VKDX'))), 'MALFORMED_INPUT');
     assert.equal((await ds.getRegistry('bob'))?.length, registry(3).length);
     assert.equal(await ds.getRegistry('carol'), undefined);
+
+    // Link channels: 32 hex digits, at most 8 messages of 64 KiB, read from a cursor, gone after ten minutes.
+    const channel = 'ab'.repeat(16);
+    assert.equal(await errorCode(ds.linkPost('AB'.repeat(16), te.encode('x'))), 'INVALID_PARAMETER');
+    assert.equal(await errorCode(ds.linkPost(channel, new Uint8Array(64 * 1024 + 1))), 'INVALID_PARAMETER');
+    for (let i = 1; i <= 8; i++) assert.equal(await ds.linkPost(channel, te.encode(`m${i}`)), i);
+    assert.equal(await errorCode(ds.linkPost(channel, te.encode('m9'))), 'INVALID_PARAMETER');
+    assert.deepEqual((await ds.linkRead(channel, 6)).map((e) => [e.seq, new TextDecoder().decode(e.message)]), [[7, 'm7'], [8, 'm8']]);
+    store.state.links[channel]!.created -= 10 * 60_000 + 1;
+    assert.deepEqual(await ds.linkRead(channel, 0), []);
   } finally {
     off();
     for (const x of [a, b, c]) x.free();

@@ -49,3 +49,28 @@ test('a removed member learns it from the log and reads nothing sent after; send
     carolActive: false, carolTexts: ['before'], bobTexts: ['before', 'after'], members: 2, carolSkipped: 0, sendAfterRemoval: 'NOT_A_MEMBER',
   });
 });
+
+test('a device links over the delivery service\'s link channel: the registry lists it, the service keeps the longer registry, the code is used up', async ({ page, context }) => {
+  test.setTimeout(120_000);
+  await load(page);
+  // Two devices: two browser contexts in Chromium and Firefox; WebKit's WebDriver adapter has one context,
+  // so there the new device is a second page with its own keystore (as devices.spec.ts).
+  const browser = test.info().project.name === 'webkit' ? null : context.browser();
+  const other = browser === null ? undefined : await browser.newContext({ baseURL: new URL(page.url()).origin });
+  const n = other === undefined ? await context.newPage() : await other.newPage();
+  try {
+    await load(n);
+    const tag = `${Date.now().toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+    const code = await n.evaluate((name) => window.groupChatTests.linkStartNew(name), `link-new-${tag}`);
+    expect(code).toMatch(/^[A-Z2-7]{26}$/);
+    const existing = await page.evaluate(([name, user, c]) => window.groupChatTests.linkExisting(name!, user!, c!), [`link-old-${tag}`, `user-${tag}`, code]);
+    const finished = await n.evaluate(() => window.groupChatTests.linkFinishNew());
+    expect(existing).toEqual({
+      added: 'phone', published: { stored: true, count: 2 }, devices: ['laptop:active', 'phone:active'], user: finished.user,
+      again: 'AUTHENTICATION_FAILED', stale: { stored: false, count: 2 },
+    });
+    expect(finished.devices).toEqual(['laptop:active', 'phone:active']);
+  } finally {
+    await (other ?? n).close();
+  }
+});

@@ -18,6 +18,9 @@ export interface HttpDelivery extends GroupDelivery {
   takeKeyPackages(user: string): Promise<{ device: string; keyPackage: Uint8Array }[]>;
   putRegistry(user: string, record: Uint8Array): Promise<{ stored: boolean; count: number }>;
   getRegistry(user: string): Promise<Uint8Array | undefined>;
+  /** Relays a device-link message on `channel` (a {@link LinkRelay} for `linkNewDevice` / `linkExistingDevice`). */
+  linkPost(channel: string, message: Uint8Array): Promise<number>;
+  linkRead(channel: string, after: number): Promise<{ seq: number; message: Uint8Array }[]>;
   /**
    * Server-sent events for `groups` (hex ids) and `device`'s mailbox: `onEvent` with what changed, and
    * `{ kind: 'open' }` on every (re)connection — read everything from the cursors then. Returns the close function.
@@ -181,6 +184,15 @@ export function httpDelivery(url: string): HttpDelivery {
     async putRegistry(user, record) {
       const { value } = await call('PUT', `/registry/${seg(user)}`, { record: base64urlEncode(record) });
       return { stored: value.stored === true, count: Number(value.count) };
+    },
+    async linkPost(channel, message) {
+      const { value } = await call('POST', `/links/${seg(channel)}`, { message: base64urlEncode(message) });
+      return seqOf(value.seq);
+    },
+    async linkRead(channel, after) {
+      const { value } = await call('GET', `/links/${seg(channel)}?after=${after}`);
+      if (!Array.isArray(value.entries)) throw new VeilError('MALFORMED_INPUT', 'the delivery service answered no entries');
+      return value.entries.map((e: Record<string, unknown>) => ({ seq: seqOf(e.seq), message: decode(e.message) }));
     },
     async getRegistry(user) {
       const { status, value } = await call('GET', `/registry/${seg(user)}`);

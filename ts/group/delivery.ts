@@ -9,6 +9,7 @@
  * - a key package directory: each device publishes its packages under its user; `take` hands one per device out
  *   once (the last one stays: the last-resort package);
  * - device registry records (docs/DEVICES.md), kept per user, only ever replaced by a longer one;
+ * - device-link channels: the sealed messages of linking a device by code (docs/DEVICES.md §6), ten minutes each;
  * - `subscribe`: a notification per new log entry or mailbox entry (members read from their cursor).
  * State lives behind {@link DeliveryStore} (in memory here; a database implements the same methods atomically).
  * `deliveryHandler` serves it over HTTP (fetch API: a Next route handler, Deno, Bun, Node with a small adapter).
@@ -68,6 +69,13 @@ export interface DeliveryStore {
   /** Replaces the user's registry record when `count` is larger than the stored one's; else the stored count. */
   registryPut(user: string, record: Uint8Array, count: number): Promise<{ stored: boolean; count: number }>;
   registryGet(user: string): Promise<Uint8Array | undefined>;
+  /**
+   * Appends to a device-link channel (docs/DEVICES.md §6) unless it holds {@link LINK_LIMITS}.messages already
+   * or is older than {@link LINK_LIMITS}.ttlMs at `now` (then: undefined); the message's number.
+   */
+  linkPut(channel: string, message: Uint8Array, now: number): Promise<number | undefined>;
+  /** The channel's messages after `after` (none once it expired at `now`). */
+  linkRead(channel: string, after: number, now: number): Promise<{ seq: number; message: Uint8Array }[]>;
 }
 
 /** The state of {@link memoryDeliveryStore}, as plain data (what a test reads to check the server holds no plaintext). */
@@ -77,6 +85,8 @@ export interface MemoryDeliveryState {
   keyPackages: Record<string, Record<string, { ref: string; keyPackage: Uint8Array }[]>>;
   owners: Record<string, string>;
   registries: Record<string, { record: Uint8Array; count: number }>;
+  /** Device-link channels: sealed link messages, relayed for ten minutes. */
+  links: Record<string, { created: number; messages: Uint8Array[] }>;
 }
 
 /** A table keyed by names the clients choose: no prototype, so no name reaches `Object.prototype`. */
@@ -86,7 +96,7 @@ function table<T>(): Record<string, T> {
 
 /** A {@link DeliveryStore} in memory (one server process); `state` is its whole content (tables without prototypes). */
 export function memoryDeliveryStore(
-  state: MemoryDeliveryState = { groups: table(), mailboxes: table(), keyPackages: table(), owners: table(), registries: table() },
+  state: MemoryDeliveryState = { groups: table(), mailboxes: table(), keyPackages: table(), owners: table(), registries: table(), links: table() },
 ): DeliveryStore & { readonly state: MemoryDeliveryState } {
   return {
     state,
@@ -148,11 +158,26 @@ export function memoryDeliveryStore(
     async registryGet(user) {
       return state.registries[user]?.record;
     },
+    async linkPut(channel, message, now) {
+      for (const [c, l] of Object.entries(state.links)) if (now - l.created > LINK_LIMITS.ttlMs) Reflect.deleteProperty(state.links, c);
+      const l = state.links[channel] ??= { created: now, messages: [] };
+      if (l.messages.length >= LINK_LIMITS.messages) return undefined;
+      l.messages.push(message);
+      return l.messages.length;
+    },
+    async linkRead(channel, after, now) {
+      const l = state.links[channel];
+      if (l === undefined || now - l.created > LINK_LIMITS.ttlMs) return [];
+      return l.messages.slice(after).map((message, i) => ({ seq: after + i + 1, message }));
+    },
   };
 }
 
 /** User and device names a delivery service accepts (safe in URLs and logs): 1–64 of `[A-Za-z0-9_-]`, not `__proto__`, `constructor` or `prototype`. */
 export const DELIVERY_NAME = /^(?!(?:__proto__|constructor|prototype)$)[A-Za-z0-9_-]{1,64}$/;
+/** A device-link channel (docs/DEVICES.md §6): at most 8 messages of at most 64 KiB, relayed for ten minutes. */
+export const LINK_LIMITS: { readonly messages: number; readonly message: number; readonly ttlMs: number } = Object.freeze({ messages: 8, message: 64 * 1024, ttlMs: 10 * 60_000 });
+
 /** Most new members of one welcome the service delivers (as `Group.add`'s). */
 const MAX_WELCOME_MEMBERS = 1000;
 
@@ -172,6 +197,11 @@ function groupHex(v: unknown): string {
 function bounded(what: string, b: unknown, max: number): Uint8Array {
   if (!(b instanceof Uint8Array) || b.length === 0 || b.length > max) throw new VeilError('INVALID_PARAMETER', `${what} must be 1 to ${max} bytes`);
   return b;
+}
+
+function linkChannel(v: unknown): string {
+  if (typeof v !== 'string' || !/^[0-9a-f]{32}$/.test(v)) throw new VeilError('INVALID_PARAMETER', 'a link channel is 32 lower-case hex digits');
+  return v;
 }
 
 function cursor(what: string, v: unknown, max = Number.MAX_SAFE_INTEGER): number {
@@ -272,6 +302,22 @@ export class DeliveryService {
     return this.store.registryGet(name('user', user));
   }
 
+  /**
+   * Relays a device-link message (sealed by the two keystores; the service cannot read it) on `channel`, the
+   * 32-hex-digit channel of the link's code (`linkChannelOf`). `INVALID_PARAMETER` when the channel is full
+   * (8 messages) or expired (10 minutes).
+   */
+  async linkPost(channel: string, message: Uint8Array): Promise<number> {
+    const seq = await this.store.linkPut(linkChannel(channel), bounded('message', message, LINK_LIMITS.message).slice(), Date.now());
+    if (seq === undefined) throw new VeilError('INVALID_PARAMETER', 'this link channel is full or expired');
+    return seq;
+  }
+
+  /** The link channel's messages after `after`. */
+  async linkRead(channel: string, after = 0): Promise<{ seq: number; message: Uint8Array }[]> {
+    return this.store.linkRead(linkChannel(channel), cursor('after', after, LINK_LIMITS.messages), Date.now());
+  }
+
   /** Calls `listener` for each new log or mailbox entry; returns the unsubscribe function. */
   subscribe(listener: (e: DeliveryEvent) => void): () => void {
     this.#listeners.add(listener);
@@ -366,6 +412,13 @@ export function deliveryHandler(service: DeliveryService, prefix: string): (requ
         if (m === 'GET') {
           const r = await service.getRegistry(p1);
           return r === undefined ? json(404, { error: 'NOT_FOUND', message: 'no registry for this user' }) : json(200, { record: base64urlEncode(r) });
+        }
+      }
+      if (p0 === 'links' && parts.length === 2) {
+        if (m === 'POST') return json(200, { seq: await service.linkPost(p1, b64((await body()).message, 'message')) });
+        if (m === 'GET') {
+          const entries = await service.linkRead(p1, intParam(url, 'after', 0));
+          return json(200, { entries: entries.map((e) => ({ seq: e.seq, message: base64urlEncode(e.message) })) });
         }
       }
       if (p0 === 'events' && parts.length === 1 && m === 'GET') return events(service, url, request.signal);
