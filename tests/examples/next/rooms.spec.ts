@@ -118,7 +118,7 @@ test('rooms: create, invite two by name, 20 messages from each, a reload mid-con
     // The server's whole store: ciphertext and public metadata; none of the texts, as text or hex.
     const raw = readFileSync(dsFile(testInfo.project.name), 'utf8');
     const state = JSON.parse(raw) as { groups: Record<string, { entries: unknown[] }>; mailboxes: Record<string, unknown[]> };
-    expect(Object.keys(state).sort()).toEqual(['groups', 'keyPackages', 'mailboxes', 'owners', 'registries']);
+    expect(Object.keys(state).sort()).toEqual(['groups', 'keyPackages', 'links', 'mailboxes', 'owners', 'registries']);
     for (const t of [...sent, after, room]) {
       expect(raw.includes(t)).toBe(false);
       expect(raw.includes(Buffer.from(t).toString('hex'))).toBe(false);
