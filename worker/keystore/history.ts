@@ -283,6 +283,14 @@ async function readTx<T>(s: Store, keys: HistoryKeys, fn: (tx: IDBTransaction) =
 }
 
 async function writeTx<T>(s: Store, keys: HistoryKeys, fn: (tx: IDBTransaction) => Promise<T>): Promise<T> {
+  return commitTx(s, async (tx) => {
+    await checkCurrent(s, tx, keys);
+    return fn(tx);
+  });
+}
+
+/** A strict readwrite transaction over the history's stores; `fn` checks what it relies on (a {@link PreparedAppend} does). */
+async function commitTx<T>(s: Store, fn: (tx: IDBTransaction) => Promise<T>): Promise<T> {
   let tx: IDBTransaction;
   try {
     tx = s.db.transaction([...STORES], 'readwrite', { durability: 'strict' });
@@ -292,7 +300,6 @@ async function writeTx<T>(s: Store, keys: HistoryKeys, fn: (tx: IDBTransaction) 
   const finished = done(tx);
   finished.catch(() => {});
   try {
-    await checkCurrent(s, tx, keys);
     const out = await fn(tx);
     await finished;
     return out;
@@ -405,8 +412,8 @@ export async function append(s: Store, name: unknown, entries: unknown, meta: un
   const metaBytes = meta === undefined ? undefined : checkData('meta', meta);
   return withConversation(s, conv, async (prepare) => {
     const p = await prepare(data, metaBytes);
-    const keys = await historyKeys(s);
-    await writeTx(s, keys, (tx) => p.write(tx));
+    // `write` checks the keys and the conversation in the transaction itself.
+    await commitTx(s, (tx) => p.write(tx));
     return { first: p.first, next: p.next };
   });
 }
