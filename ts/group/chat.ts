@@ -138,6 +138,11 @@ function parseMeta(raw: Uint8Array | undefined): Meta {
   return o as Meta;
 }
 
+/** A commit (and its welcome) as kept in the metadata until it comes back through the log. */
+function pendingCommit(c: { commit: Uint8Array; welcome?: Uint8Array }): PendingCommit {
+  return { commit: b64(c.commit), ...(c.welcome ? { welcome: b64(c.welcome) } : {}) };
+}
+
 function metaBytes(m: Meta): Uint8Array {
   return enc.encode(JSON.stringify(m));
 }
@@ -192,17 +197,22 @@ export class GroupChat {
     const conversation = o.conversation ?? `group:${group.id}`;
     const history = group.keystore.history(conversation);
     await group.info();
-    const raw = await history.meta();
+    let raw = await history.meta();
     const meta = parseMeta(raw);
     if (raw === undefined && o.after !== undefined) {
       if (!Number.isSafeInteger(o.after) || o.after < 0) throw new RangeError('after must be a sequence number (an integer ≥ 0)');
       meta.cursor = o.after;
       // Stored at once: a reload before the first message still starts there.
-      await history.append([], { meta: metaBytes(meta) });
+      raw = metaBytes(meta);
+      await history.append([], { meta: raw });
     }
     const load = o.load ?? 200;
-    const stored = (await history.latest(load)).map((e) => GroupChat.#shown(e.seq, e.data));
-    return new GroupChat(group, delivery, history, meta, await history.meta(), stored, o.batch ?? 100, load);
+    return new GroupChat(group, delivery, history, meta, raw, await GroupChat.#latest(history, load), o.batch ?? 100, load);
+  }
+
+  /** The last `n` stored messages, as shown. */
+  static async #latest(history: ConversationHistory, n: number): Promise<GroupChatMessage[]> {
+    return (await history.latest(n)).map((e) => GroupChat.#shown(e.seq, e.data));
   }
 
   static #shown(seq: number, data: Uint8Array): GroupChatMessage {
@@ -271,7 +281,7 @@ export class GroupChat {
     if (raw !== undefined && this.#raw !== undefined && equalBytes(raw, this.#raw)) return;
     this.#meta = parseMeta(raw);
     this.#raw = raw;
-    this.#stored = (await this.history.latest(this.#load)).map((e) => GroupChat.#shown(e.seq, e.data));
+    this.#stored = await GroupChat.#latest(this.history, this.#load);
     await this.group.info();
   }
 
@@ -337,7 +347,7 @@ export class GroupChat {
     await this.#serial(async () => {
       await this.#pull();
       const c = await make();
-      await this.#save({ ...this.#meta, commits: [...this.#meta.commits, { commit: b64(c.commit), ...(c.welcome ? { welcome: b64(c.welcome) } : {}) }] });
+      await this.#save({ ...this.#meta, commits: [...this.#meta.commits, pendingCommit(c)] });
       await this.#flush();
       if (this.#meta.commits.length > 0) throw this.#state.error ?? new VeilError('COMMIT_CONFLICT', 'the commit is not in the group\'s log yet: it is sent again on the next sync');
     });
@@ -438,9 +448,10 @@ export class GroupChat {
       this.#changed(true);
       return;
     }
+    const nextRaw = metaBytes(next);
     let r: GroupReceived;
     try {
-      r = await this.group.receive(e.message, { history: { conversation: this.conversation, position: e.seq, meta: metaBytes(next) } });
+      r = await this.group.receive(e.message, { history: { conversation: this.conversation, position: e.seq, meta: nextRaw } });
     } catch (err) {
       if (!(err instanceof VeilError) || !SKIP.has(err.code)) throw err;
       await this.#save({ ...next, skipped: next.skipped + 1 });
@@ -448,18 +459,15 @@ export class GroupChat {
       return;
     }
     this.#meta = next;
-    this.#raw = metaBytes(next);
+    this.#raw = nextRaw;
     if (r.kind === 'application' && r.history !== undefined) {
-      const entry = encodeGroupHistoryMessage({
-        kind: 'received', senderId: hexToBytes(r.sender.identityId), senderIndex: r.sender.index, epoch: r.epoch, time: Date.now(), position: e.seq, aad: r.aad, bytes: r.bytes,
-      });
-      // The stored entry has the worker's clock; the page shows what it was given (same bytes, same sender).
-      this.#stored.push(GroupChat.#shown(r.history.first, entry));
+      // As stored (the entry's time is the worker's clock; shown here with the page's).
+      this.#stored.push({ id: `h${r.history.first}`, status: 'received', senderId: r.sender.identityId, position: e.seq, time: Date.now(), bytes: r.bytes });
     }
     if (r.kind === 'commit') {
       if (r.discardedOwn) {
         const rest = this.#meta.commits.slice(1);
-        await this.#save({ ...this.#meta, commits: r.reapplied ? [{ commit: b64(r.reapplied.commit), ...(r.reapplied.welcome ? { welcome: b64(r.reapplied.welcome) } : {}) }, ...rest] : rest });
+        await this.#save({ ...this.#meta, commits: r.reapplied ? [pendingCommit(r.reapplied), ...rest] : rest });
       }
       if (r.removedSelf) this.#removed = true;
       else await this.group.info();
