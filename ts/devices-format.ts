@@ -19,22 +19,11 @@ import { sha256 } from './hash.js';
 import { sessionIdentityId, sessionIdentityIdBytes } from './session/core.js';
 import { verifySignature } from './ed25519.js';
 import { mlDsaVerify } from './mldsa.js';
+import { DEVICE_REGISTRY, REGISTRY_HEADER_LENGTH } from './devices-header.js';
+
+export { DEVICE_REGISTRY } from './devices-header.js';
 
 const enc = new TextEncoder();
-
-/** Constants of the device registry (docs/DEVICES.md). */
-export const DEVICE_REGISTRY = Object.freeze({
-  /** Domain-separation label: hash and signature prefix, and the ML-DSA-65 context (ASCII, 26 bytes). */
-  label: 'veilkit-device-registry-v1',
-  magic: 'VKDR',
-  format: 1,
-  /** Most changes a registry holds (every add and every revoke is one). */
-  maxChanges: 512,
-  /** Longest device name, in UTF-8 bytes. */
-  maxNameLength: 64,
-  /** `Enc(ID)` of a user or device: flags 0x01 (with ML-DSA-65) ‖ Ed25519 ‖ ML-DSA-65 ‖ X25519. */
-  identityLength: 2017,
-});
 
 /** `action` byte of a change. */
 export const REGISTRY_ACTIONS = Object.freeze({ add: 1, revoke: 2 });
@@ -114,7 +103,7 @@ const LABEL = enc.encode(DEVICE_REGISTRY.label);
 const MAGIC = enc.encode(DEVICE_REGISTRY.magic);
 const ED25519_SIG = 64;
 const MLDSA_SIG = 3309;
-const HEADER = MAGIC.length + 1 + DEVICE_REGISTRY.identityLength + 2;
+const HEADER = REGISTRY_HEADER_LENGTH;
 const BODY_FIXED = 1 + 4 + 8 + 32 + 32;
 const SIGS = ED25519_SIG + MLDSA_SIG;
 /** A device's consent: its Ed25519 and ML-DSA-65 signatures over {@link consentBytes}. */

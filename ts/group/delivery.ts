@@ -17,6 +17,7 @@
 import { VeilError } from '../../protocol/errors.js';
 import { base64urlDecode, base64urlEncode, bytesToHex } from '../bytes.js';
 import { inspectGroupMessage } from './wire.js';
+import { registryChangeCount } from '../devices-header.js';
 
 /** One message of a group's log. */
 export interface DeliveryEntry {
@@ -213,14 +214,6 @@ async function digest(b: Uint8Array): Promise<string> {
   return bytesToHex(new Uint8Array(await crypto.subtle.digest('SHA-256', b.slice())));
 }
 
-/** Counts a device registry record's changes from its header (docs/DEVICES.md §2): members verify it, the server only orders. */
-function registryCount(record: Uint8Array): number {
-  if (record.length < 4 + 1 + 2017 + 2 || record[0] !== 0x56 || record[1] !== 0x4b || record[2] !== 0x44 || record[3] !== 0x52 || record[4] !== 1) {
-    throw new VeilError('MALFORMED_INPUT', 'not a device registry record (VKDR, version 1)');
-  }
-  return new DataView(record.buffer, record.byteOffset, record.byteLength).getUint16(5 + 2017);
-}
-
 /** The delivery service's rules over a {@link DeliveryStore}. */
 export class DeliveryService {
   readonly store: DeliveryStore;
@@ -295,7 +288,7 @@ export class DeliveryService {
   /** Stores the user's device registry record if it has more changes than the stored one (members verify it). */
   async putRegistry(user: string, record: Uint8Array): Promise<{ stored: boolean; count: number }> {
     const r = bounded('record', record, DELIVERY_LIMITS.registry);
-    return this.store.registryPut(name('user', user), r.slice(), registryCount(r));
+    return this.store.registryPut(name('user', user), r.slice(), registryChangeCount(r));
   }
 
   async getRegistry(user: string): Promise<Uint8Array | undefined> {
