@@ -54,8 +54,13 @@ test('DeliveryService: epoch order, idempotent posts, welcomes by key package, t
     await ds.publishKeyPackages('carol', 'carol-1', [carolsOwn]);
     assert.equal(await ds.publishKeyPackages('mallory', 'mallory-1', [carolsOwn]), 0);
     assert.deepEqual(await ds.takeKeyPackages('mallory'), []);
+    // A device of bob's named alone (a newly linked device, added to bob's groups by another of his devices).
+    assert.equal(await ds.publishKeyPackages('bob', 'bob-laptop', [b.createKeyPackage(0x004d, false), b.createKeyPackage(0x004d, false)]), 2);
+    assert.deepEqual((await ds.takeKeyPackages('bob', ['bob-laptop'])).map((k) => k.device), ['bob-laptop']);
+    assert.deepEqual(await ds.takeKeyPackages('bob', ['bob-tablet']), []);
+    assert.equal(await errorCode(ds.takeKeyPackages('bob', ['../x'])), 'INVALID_PARAMETER');
     const forBob = await ds.takeKeyPackages('bob');
-    assert.deepEqual(forBob.map((k) => k.device), ['bob-phone']);
+    assert.deepEqual(forBob.map((k) => k.device).sort(), ['bob-laptop', 'bob-phone']);
     const forCarol = await ds.takeKeyPackages('carol');
     // Carol's last package stays (last resort): handed out again.
     assert.equal((await ds.takeKeyPackages('carol')).length, 1);
@@ -129,7 +134,9 @@ test('deliveryHandler: the routes over JSON, 409 for a lost epoch, typed 400s, 4
   try {
     const kp = b.createKeyPackage(0x004d, false);
     assert.deepEqual(await call('POST', '/api/ds/key-packages/bob/bob-1', { keyPackages: [base64urlEncode(kp)] }), { status: 200, body: { count: 1 } });
-    const taken = await call('POST', '/api/ds/key-packages/bob', {});
+    assert.deepEqual(await call('POST', '/api/ds/key-packages/bob', { devices: ['bob-2'] }), { status: 200, body: { keyPackages: [] } });
+    assert.equal((await call('POST', '/api/ds/key-packages/bob', { devices: 'bob-1' })).status, 400);
+    const taken = await call('POST', '/api/ds/key-packages/bob', { devices: ['bob-1'] });
     const packages = taken.body.keyPackages as { device: string; keyPackage: string }[];
     assert.equal(packages[0]?.device, 'bob-1');
     const id = a.createGroup(0x004d);

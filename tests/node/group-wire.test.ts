@@ -34,6 +34,31 @@ for (const suite of [0x004d, 0x0001]) {
       assert.equal(infoB.cipherSuite, suite);
       assert.match(infoB.ref ?? '', /^[0-9a-f]{64}$/);
       assert.notEqual(infoB.ref, infoC.ref);
+      // A credential not of veilkit's certified form claims no identity id.
+      assert.equal(infoB.identityId, undefined);
+      // One of that form (0x01 ‖ Enc(ID) ‖ certificate): the id of its Enc(ID), SHA-256("veilkit-session-identity-v1" ‖ Enc(ID)),
+      // read, not verified (Group.add verifies the certificate).
+      const encId = new Uint8Array(2017).fill(7);
+      encId[0] = 0x01;
+      const credential = new Uint8Array([0x01, ...encId, ...new Uint8Array(64).fill(9)]);
+      const d = new glue.MlsClient(credential);
+      try {
+        const infoD = await inspectGroupMessage(d.createKeyPackage(suite, false));
+        const expected = hex(new Uint8Array(await crypto.subtle.digest('SHA-256', new Uint8Array([...te.encode('veilkit-session-identity-v1'), ...encId]))));
+        assert.ok(infoD.wireFormat === 'key-package');
+        assert.equal(infoD.identityId, expected);
+        // One byte short of the form: no claim.
+        const e = new glue.MlsClient(credential.subarray(0, credential.length - 1));
+        try {
+          const infoE = await inspectGroupMessage(e.createKeyPackage(suite, false));
+          assert.ok(infoE.wireFormat === 'key-package');
+          assert.equal(infoE.identityId, undefined);
+        } finally {
+          e.free();
+        }
+      } finally {
+        d.free();
+      }
 
       const id = a.createGroup(suite);
       const add = a.add(id, [kpB, kpC]);

@@ -15,7 +15,8 @@ export interface HttpDelivery extends GroupDelivery {
   readonly url: string;
   mailbox(device: string, after: number): Promise<MailboxEntry[]>;
   publishKeyPackages(user: string, device: string, keyPackages: readonly Uint8Array[]): Promise<number>;
-  takeKeyPackages(user: string): Promise<{ device: string; keyPackage: Uint8Array }[]>;
+  /** One key package of each of the user's devices (or of the devices named). */
+  takeKeyPackages(user: string, devices?: readonly string[]): Promise<{ device: string; keyPackage: Uint8Array }[]>;
   putRegistry(user: string, record: Uint8Array): Promise<{ stored: boolean; count: number }>;
   getRegistry(user: string): Promise<Uint8Array | undefined>;
   /** Relays a device-link message on `channel` (a {@link LinkRelay} for `linkNewDevice` / `linkExistingDevice`). */
@@ -176,8 +177,8 @@ export function httpDelivery(url: string): HttpDelivery {
       const { value } = await call('POST', `/key-packages/${seg(user)}/${seg(device)}`, { keyPackages: keyPackages.map((k) => base64urlEncode(k)) });
       return Number(value.count);
     },
-    async takeKeyPackages(user) {
-      const { value } = await call('POST', `/key-packages/${seg(user)}`, {});
+    async takeKeyPackages(user, devices) {
+      const { value } = await call('POST', `/key-packages/${seg(user)}`, devices === undefined ? {} : { devices });
       if (!Array.isArray(value.keyPackages)) throw new VeilError('MALFORMED_INPUT', 'the delivery service answered no key packages');
       return value.keyPackages.map((k: Record<string, unknown>) => ({ device: String(k.device), keyPackage: decode(k.keyPackage) }));
     },

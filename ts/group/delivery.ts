@@ -63,8 +63,8 @@ export interface DeliveryStore {
   mailboxRead(device: string, after: number, limit: number): Promise<MailboxEntry[]>;
   /** Adds key packages of (user, device), each under its reference. */
   keyPackagesPut(user: string, device: string, packages: readonly { ref: string; keyPackage: Uint8Array }[]): Promise<number>;
-  /** One key package of each of the user's devices (removed, unless it is the device's last one). */
-  keyPackagesTake(user: string): Promise<{ device: string; keyPackage: Uint8Array }[]>;
+  /** One key package of each of the user's devices, or of those named in `devices` (removed, unless it is the device's last one). */
+  keyPackagesTake(user: string, devices?: readonly string[]): Promise<{ device: string; keyPackage: Uint8Array }[]>;
   /** The device a key package reference was published by. */
   keyPackageOwner(ref: string): Promise<string | undefined>;
   /** Replaces the user's registry record when `count` is larger than the stored one's; else the stored count. */
@@ -139,9 +139,10 @@ export function memoryDeliveryStore(
       }
       return list.length;
     },
-    async keyPackagesTake(user) {
+    async keyPackagesTake(user, devices) {
       const out: { device: string; keyPackage: Uint8Array }[] = [];
       for (const [device, list] of Object.entries(state.keyPackages[user] ?? {})) {
+        if (devices !== undefined && !devices.includes(device)) continue;
         const p = list.length > 1 ? list.shift() : list[0];
         if (p !== undefined) out.push({ device, keyPackage: p.keyPackage });
       }
@@ -280,9 +281,15 @@ export class DeliveryService {
     return this.store.keyPackagesPut(user, device, packages);
   }
 
-  /** One key package of each of the user's devices, to add the user to a group. */
-  async takeKeyPackages(user: string): Promise<{ device: string; keyPackage: Uint8Array }[]> {
-    return this.store.keyPackagesTake(name('user', user));
+  /**
+   * One key package of each of the user's devices, to add the user to a group; with `devices`, of those
+   * devices only (at most 100 names): a device of the user adds a newly linked device to the user's groups.
+   */
+  async takeKeyPackages(user: string, devices?: readonly string[]): Promise<{ device: string; keyPackage: Uint8Array }[]> {
+    if (devices !== undefined && (!Array.isArray(devices) || devices.length > DELIVERY_LIMITS.keyPackages)) {
+      throw new VeilError('INVALID_PARAMETER', `devices must be an array of at most ${DELIVERY_LIMITS.keyPackages} device names`);
+    }
+    return this.store.keyPackagesTake(name('user', user), devices?.map((d: unknown) => name('device', d)));
   }
 
   /** Stores the user's device registry record if it has more changes than the stored one (members verify it). */
@@ -397,7 +404,8 @@ export function deliveryHandler(service: DeliveryService, prefix: string): (requ
         return json(200, { count });
       }
       if (p0 === 'key-packages' && parts.length === 2 && m === 'POST') {
-        const taken = await service.takeKeyPackages(p1);
+        const b = await body();
+        const taken = await service.takeKeyPackages(p1, b.devices === undefined ? undefined : (b.devices as string[]));
         return json(200, { keyPackages: taken.map((t) => ({ device: t.device, keyPackage: base64urlEncode(t.keyPackage) })) });
       }
       if (p0 === 'registry' && parts.length === 2) {

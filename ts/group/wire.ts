@@ -30,6 +30,13 @@ export type GroupWireInfo =
     readonly cipherSuite: number;
     /** Hex of its `KeyPackageRef` (RFC 9420 §5.2), what a welcome names it by; for the SHA-256 suites (0x0001-0x0003, 0x004D). */
     readonly ref?: string;
+    /**
+     * The identity id (hex, docs/SESSIONS.md §2.1) its credential *claims*, when the credential has veilkit's
+     * certified form (`0x01 ‖ Enc(ID) ‖ certificate`, docs/GROUPS.md): to pick a user's registered devices
+     * before adding (docs/DEVICES.md §7). Not verified here: `Group.add` verifies the certificate and refuses
+     * a key package whose credential its identity did not certify.
+     */
+    readonly identityId?: string;
   }
   | { readonly wireFormat: 'group-info'; readonly cipherSuite: number };
 
@@ -125,6 +132,19 @@ function vec(v: Uint8Array): Uint8Array {
 }
 
 /** `KeyPackageRef = RefHash("MLS 1.0 KeyPackage Reference", KeyPackage)` (RFC 9420 §5.2) with SHA-256. */
+/** `Enc(ID)` (docs/SESSIONS.md §2.1) and veilkit's certified basic credential: 0x01 ‖ `Enc(ID)` ‖ Ed25519 certificate (docs/GROUPS.md). */
+const IDENTITY_ENCODING = 2017;
+const CERTIFIED_CREDENTIAL = 1 + IDENTITY_ENCODING + 64;
+
+/** SHA-256("veilkit-session-identity-v1" ‖ Enc(ID)), hex. */
+async function identityIdOf(encoding: Uint8Array): Promise<string> {
+  const label = new TextEncoder().encode('veilkit-session-identity-v1');
+  const input = new Uint8Array(label.length + encoding.length);
+  input.set(label);
+  input.set(encoding, label.length);
+  return bytesToHex(await sha256(input));
+}
+
 async function keyPackageRef(keyPackage: Uint8Array): Promise<string> {
   const label = vec(new TextEncoder().encode('MLS 1.0 KeyPackage Reference'));
   const value = vec(keyPackage);
@@ -199,7 +219,8 @@ export async function inspectGroupMessage(message: Uint8Array): Promise<GroupWir
       r.opaque('the encryption key');
       r.opaque('the signature key');
       const credentialType = r.u16('the credential type');
-      if (credentialType === 1) r.opaque('the basic credential');
+      let credential: Uint8Array | undefined;
+      if (credentialType === 1) credential = r.opaque('the basic credential');
       else if (credentialType === 2) r.opaque('the certificate chain');
       else throw r.fail(`credential type ${credentialType} is not basic (1) or x509 (2)`);
       for (const what of ['versions', 'cipher suites', 'extensions', 'proposals', 'credentials']) r.opaque(`the capabilities' ${what}`);
@@ -213,7 +234,10 @@ export async function inspectGroupMessage(message: Uint8Array): Promise<GroupWir
       r.opaque('the key package signature');
       if (r.at !== message.length) throw r.fail(`${message.length - r.at} bytes after the key package`);
       const kp = message.subarray(start);
-      return { wireFormat, cipherSuite, ...(SHA256_SUITES.has(cipherSuite) ? { ref: await keyPackageRef(kp) } : {}) };
+      const claimed = credential?.length === CERTIFIED_CREDENTIAL && credential[0] === 0x01 ? await identityIdOf(credential.subarray(1, 1 + IDENTITY_ENCODING)) : undefined;
+      return {
+        wireFormat, cipherSuite, ...(SHA256_SUITES.has(cipherSuite) ? { ref: await keyPackageRef(kp) } : {}), ...(claimed === undefined ? {} : { identityId: claimed }),
+      };
     }
   }
 }
