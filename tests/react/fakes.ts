@@ -399,6 +399,7 @@ export function fakeRuntime() {
         groups.push({ id, keystore: ks.name, identity: identity.id, info });
         return info;
       }),
+      devices: fakeDevices(),
       joinGroup: vi.fn(async (ks: FakeKeystore, identity: FakeIdentity, welcome: Uint8Array) => {
         const gid = dec.decode(welcome);
         if (groups.some((g) => g.keystore === ks.name && g.id.endsWith(`/${gid}`))) throw new FakeError('REPLAY_DETECTED', 'joined before');
@@ -414,6 +415,77 @@ export function fakeRuntime() {
 }
 
 let groupCounter = 0;
+
+/** A device of a fake registry: a device's identity id is its fake identity's id. */
+interface FakeRegistered {
+  identityId: string;
+  name: string;
+}
+
+/** A fake device registry's bytes: JSON of the user's "Enc(ID)" (`enc:<user identity id>`), its devices and its change count. */
+export interface FakeRegistry {
+  user: string;
+  count: number;
+  devices: FakeRegistered[];
+  revoked: FakeRegistered[];
+}
+
+export const fakeRegistry = (r: FakeRegistry): Uint8Array => enc.encode(JSON.stringify(r));
+const readRegistry = (b: Uint8Array): FakeRegistry => JSON.parse(dec.decode(b)) as FakeRegistry;
+const head = (count: number) => ({ count, hash: count.toString(16).padStart(64, '0') });
+
+/**
+ * `runtime.devices` faked (ts/devices.ts): registries as {@link FakeRegistry}, verified by comparing the user
+ * "Enc(ID)" and refusing a count below the pin (`REGISTRY_INVALID`, `STATE_ROLLBACK` as the real verifier);
+ * a key package `kp-<identity id>` claims that identity; `linkExistingDevice` adds `link.device` (set by the test).
+ */
+function fakeDevices() {
+  const signed = new Map<string, Uint8Array>();
+  const link = { device: { identityId: 'phone-id', name: 'alice-phone' } };
+  const sign = (user: string, r: FakeRegistry): Uint8Array => {
+    const b = fakeRegistry(r);
+    signed.set(user, b);
+    return b;
+  };
+  return {
+    link,
+    signed,
+    deviceIdentity: vi.fn(async (_ks: FakeKeystore, identity: FakeIdentity | string) => enc.encode(`enc:${identityIdOf(identity)}`)),
+    addDevice: vi.fn(async (_ks: FakeKeystore, user: FakeIdentity | string, device: FakeIdentity | string, o: { name?: string; registry?: Uint8Array } = {}) => {
+      const u = identityIdOf(user);
+      const r = o.registry === undefined ? { user: `enc:${u}`, count: 0, devices: [], revoked: [] } : readRegistry(o.registry);
+      return sign(u, { ...r, count: r.count + 1, devices: [...r.devices, { identityId: identityIdOf(device), name: o.name ?? '' }] });
+    }),
+    revokeDevice: vi.fn(async (_ks: FakeKeystore, user: string, registry: Uint8Array, device: string) => {
+      const r = readRegistry(registry);
+      const d = r.devices.find((x) => x.identityId === device);
+      if (d === undefined) throw new FakeError('KEY_NOT_FOUND', `no active device ${device}`);
+      return sign(user, { ...r, count: r.count + 1, devices: r.devices.filter((x) => x !== d), revoked: [...r.revoked, d] });
+    }),
+    lastSignedRegistry: vi.fn(async (_ks: FakeKeystore, user: string) => signed.get(user) ?? null),
+    verifyDeviceRegistry: vi.fn(async (registry: Uint8Array, o: { user: Uint8Array; pinned?: { count: number } }) => {
+      const r = readRegistry(registry);
+      if (r.user !== dec.decode(o.user)) throw new FakeError('REGISTRY_INVALID', 'another user identity');
+      if (o.pinned !== undefined && r.count < o.pinned.count) throw new FakeError('STATE_ROLLBACK', 'older than the pin');
+      const view = (d: FakeRegistered) => ({ identityId: d.identityId, identity: enc.encode(`enc:${d.identityId}`), name: d.name, addedAt: 0 });
+      return { user: { identity: o.user, identityId: r.user }, head: head(r.count), devices: r.devices.map(view), revoked: r.revoked.map(view), updatedAt: 0 };
+    }),
+    registryUser: (registry: Uint8Array) => enc.encode(readRegistry(registry).user),
+    linkNewDevice: vi.fn(async () => {
+      throw new FakeError('INVALID_STATE', 'not faked');
+    }),
+    linkExistingDevice: vi.fn(async (_ks: FakeKeystore, user: string, _code: string, _relay: unknown, o: { registry: Uint8Array }) => {
+      const r = readRegistry(o.registry);
+      const registry = sign(user, { ...r, count: r.count + 1, devices: [...r.devices, link.device] });
+      return { registry, device: { ...link.device, identity: enc.encode(`enc:${link.device.identityId}`) }, welcome: enc.encode('welcome') };
+    }),
+    deviceChanges: (info: { members: readonly { identityId: string }[] }, view: { devices: readonly { identityId: string }[]; revoked: readonly { identityId: string }[] }) => ({
+      add: view.devices.filter((d) => !info.members.some((m) => m.identityId === d.identityId)),
+      remove: info.members.filter((m) => view.revoked.some((d) => d.identityId === m.identityId)),
+    }),
+    inspect: vi.fn(async (kp: Uint8Array) => ({ wireFormat: 'key-package' as const, cipherSuite: 0x4d, identityId: dec.decode(kp).replace(/^kp-/, '') })),
+  };
+}
 
 /** A GroupChat as the group hooks see it: state, subscribe, and the actions as spies (send queues, then `deliver` marks sent). */
 export class FakeGroupChat {

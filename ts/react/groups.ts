@@ -15,14 +15,17 @@ import type { Keystore, IdentityHandle } from '../keystore.js';
 import type { GroupChat, GroupChatState, GroupDelivery } from '../group/chat.js';
 import type { GroupInfo, GroupMember } from '../group/group.js';
 import type { HttpDelivery } from '../group/delivery-client.js';
+import { serialize, userKeyPackages } from './registries.js';
 
 /** A delivery service for the group hooks: {@link GroupDelivery}, and what `useGroups` uses when it has it (mailboxes, the key package directory, events). */
-export type VeilDelivery = GroupDelivery & Partial<Pick<HttpDelivery, 'mailbox' | 'events' | 'takeKeyPackages' | 'publishKeyPackages'>>;
+export type VeilDelivery = GroupDelivery & Partial<Pick<
+  HttpDelivery, 'mailbox' | 'events' | 'takeKeyPackages' | 'publishKeyPackages' | 'putRegistry' | 'getRegistry' | 'linkPost' | 'linkRead'
+>>;
 
 const chats = new WeakMap<Keystore, Map<string, Promise<GroupChat>>>();
 
 /** The keystore's one GroupChat of `groupId` (opened on first use; `after`: where a new conversation starts). */
-function chatFor(ks: Keystore, groupId: string, delivery: GroupDelivery, after?: number): Promise<GroupChat> {
+export function chatFor(ks: Keystore, groupId: string, delivery: GroupDelivery, after?: number): Promise<GroupChat> {
   let m = chats.get(ks);
   if (m === undefined) {
     m = new Map();
@@ -42,7 +45,7 @@ function useStore<T extends object>(store: VeilStore<T>): Readonly<T> {
   return useSyncExternalStore(store.subscribe, store.getSnapshot, store.getServerSnapshot);
 }
 
-function deliveryOf(client: VeilClient, given: VeilDelivery | undefined, hook: string): VeilDelivery | undefined {
+export function deliveryOf(client: VeilClient, given: VeilDelivery | undefined, hook: string): VeilDelivery | undefined {
   const d = given ?? client.delivery;
   if (d !== undefined && (typeof d !== 'object' || d === null || typeof d.post !== 'function' || typeof d.read !== 'function')) {
     throw new TypeError(`${hook}: delivery must have post(groupId, message, welcome?) and read(groupId, after, limit?)`);
@@ -69,7 +72,11 @@ export interface GroupChatHookState extends Omit<GroupChatState, 'error' | 'curs
 export interface UseGroupChatResult extends GroupChatHookState {
   /** Queues a message (stored before it resolves: a reload still sends it), then sends it. */
   send(message: string | Uint8Array): Promise<void>;
-  /** Adds every device of `user` (one key package each from the delivery service's directory). */
+  /**
+   * Adds every device of `user`: one key package of each from the delivery service's directory, only of the
+   * devices its device registry lists when the service has one (verified against the user's pin, made on first
+   * use; docs/DEVICES.md §7).
+   */
   invite(user: string): Promise<void>;
   /** Adds members from key packages. */
   add(keyPackages: readonly Uint8Array[]): Promise<void>;
@@ -96,6 +103,10 @@ export function useGroupChat(groupId: string | undefined, options: { delivery?: 
   const client = useClient('useGroupChat');
   const delivery = deliveryOf(client, options.delivery, 'useGroupChat');
   const { keystore } = useStore(client.veil);
+  const { identity } = useStore(client.identity);
+  // Read by invite (whose registry pins are this identity's); not a reason to open the chat again.
+  const identityRef = useRef(identity);
+  identityRef.current = identity;
   const [store] = useState(() => createVeilStore<GroupChatHookState>(GROUP_CHAT_IDLE));
   const [chat, setChat] = useState<GroupChat | undefined>(undefined);
   useEffect(() => {
@@ -140,17 +151,16 @@ export function useGroupChat(groupId: string | undefined, options: { delivery?: 
       send: on((c, m: string | Uint8Array) => c.send(m)),
       add: on((c, kps: readonly Uint8Array[]) => c.add(kps)),
       invite: on(async (c, user: string) => {
-        if (typeof delivery?.takeKeyPackages !== 'function') throw new TypeError('invite needs a delivery with takeKeyPackages (httpDelivery)');
-        const kps = await delivery.takeKeyPackages(user);
-        if (kps.length === 0) throw new VeilError('NO_MATCHING_KEY_PACKAGE', `no key package of ${user} in the directory`);
-        await c.add(kps.map((k) => k.keyPackage));
+        if (delivery === undefined || typeof delivery.takeKeyPackages !== 'function') throw new TypeError('invite needs a delivery with takeKeyPackages (httpDelivery)');
+        const ks = need(keystore, 'the keystore');
+        await c.add(await userKeyPackages(ks, need(identityRef.current, 'the identity'), delivery, user, { members: c.state.members.map((m) => m.identityId) }));
       }),
       remove: on((c, ...m: (number | GroupMember)[]) => c.remove(...m)),
       retry: on((c, id: string) => c.retry(id)),
       discard: on((c, id: string) => c.discard(id)),
       sync: on((c) => c.sync()),
     };
-  }, [chat, delivery]);
+  }, [chat, delivery, keystore]);
   return useMemo(() => ({ ...state, ...actions }), [state, actions]);
 }
 
@@ -187,20 +197,6 @@ export interface UseGroupsOptions {
 }
 
 const GROUPS_IDLE: GroupsState = { status: 'idle', error: undefined, groups: [] };
-
-const queues = new Map<string, Promise<unknown>>();
-
-/** Runs `fn` after the previous call with the same key (two mailbox checks never join one welcome twice). */
-function serialize<T>(key: string, fn: () => Promise<T>): Promise<T> {
-  const prev = queues.get(key) ?? Promise.resolve();
-  const run = prev.then(fn, fn);
-  const tail = run.catch(() => {});
-  queues.set(key, tail);
-  void tail.then(() => {
-    if (queues.get(key) === tail) queues.delete(key);
-  });
-  return run;
-}
 
 /** Where a device's mailbox cursor is kept: the metadata of this keystore history conversation. */
 function mailboxConversation(identity: IdentityHandle, device: string): string {

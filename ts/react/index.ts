@@ -1,7 +1,7 @@
 'use client';
 /**
  * `veilkit/react`: React (≥ 18) hooks over veilkit — `<VeilProvider>`, `useVeil`, `useIdentity`,
- * `useEncryptFile`, `useDecryptFile`, `useSession`, `useChat`, `useGroups`, `useGroupChat` — on one framework-free store
+ * `useEncryptFile`, `useDecryptFile`, `useSession`, `useChat`, `useGroups`, `useGroupChat`, `useDevices`, `useUserDevices` — on one framework-free store
  * (`createVeilStore`). Reference: docs/REACT.md. Importing this module touches no `window`,
  * `Worker`, `indexedDB` or wasm; the provider creates its pool and keystore in an effect.
  */
@@ -13,6 +13,9 @@ export {
 export {
   useGroups, useGroupChat, type UseGroupsResult, type UseGroupsOptions, type GroupsState, type UseGroupChatResult, type GroupChatHookState, type VeilDelivery,
 } from './groups.js';
+export {
+  useDevices, useUserDevices, type UseDevicesResult, type UseDevicesOptions, type DevicesState, type UseUserDevicesResult,
+} from './devices.js';
 export { createVeilStore, type VeilStore, type VeilStatus } from './store.js';
 export type { VeilState, IdentityState } from './client.js';
 export type { FileTaskState, FileTaskProgress } from './file-task.js';

@@ -12,6 +12,11 @@ import { Group, type GroupInfo } from '../group/group.js';
 import { GroupChat, type GroupChatOptions, type GroupDelivery } from '../group/chat.js';
 import type { IdentityHandle } from '../../protocol/keystore.protocol.js';
 import { encryptFile, decryptFile } from '../files.js';
+import {
+  addDevice, deviceChanges, deviceIdentity, lastSignedRegistry, linkExistingDevice, linkNewDevice, revokeDevice, verifyDeviceRegistry,
+} from '../devices.js';
+import { parseRegistry } from '../devices-format.js';
+import { inspectGroupMessage } from '../group/wire.js';
 import { sessionIdentityId } from '../session/core.js';
 import type { DecryptFileOptions, EncryptFileOptions, FileInput, FileOperation, FileUnlock, SignatureInfo } from '../files.js';
 
@@ -35,6 +40,13 @@ export const runtime = {
   listGroups: (ks: Keystore, identity: IdentityHandle): Promise<GroupInfo[]> => Group.list(ks, identity),
   createGroup: async (ks: Keystore, identity: IdentityHandle): Promise<GroupInfo> => (await Group.create(ks, identity)).cachedInfo,
   joinGroup: async (ks: Keystore, identity: IdentityHandle, welcome: Uint8Array): Promise<GroupInfo> => (await Group.join(ks, identity, welcome)).cachedInfo,
+  /** Users and devices (docs/DEVICES.md), for useDevices. */
+  devices: {
+    addDevice, revokeDevice, lastSignedRegistry, verifyDeviceRegistry, linkNewDevice, linkExistingDevice, deviceIdentity, deviceChanges,
+    /** The user `Enc(ID)` a registry names (not verified: what a first-use pin starts from). */
+    registryUser: (registry: Uint8Array): Uint8Array => parseRegistry(registry).user,
+    inspect: inspectGroupMessage,
+  },
   /** Hex of a session identity id: SHA-256("veilkit-session-identity-v1" ‖ `Enc(ID)`) (docs/SESSIONS.md §2.1). */
   async sessionIdentityId(encoding: Uint8Array): Promise<string> {
     await init();

@@ -1,0 +1,327 @@
+/**
+ * `useDevices()` and `useUserDevices(users)`: the provider's identity as one device of a user (docs/DEVICES.md,
+ * docs/REACT.md#devices). A user's devices are listed in a registry signed by the user identity, which stays in
+ * the keystore of the device that set the user up (the *primary* device: it links and revokes); a linked device
+ * holds only its own identity and the user's pinned `Enc(ID)`. Registries travel through the provider's delivery
+ * service (`putRegistry` / `getRegistry`), links through its link channels; after a link or a revoke the
+ * primary device brings each of its groups in line with the registry (`deviceChanges`: adds the new device
+ * with one of its key packages, removes the revoked one in the next commit).
+ *
+ * Conventions: a device's registry name is its delivery-service device name (its mailbox and key package
+ * directory entry), so `takeKeyPackages(user, [name])` finds its key packages. What this device knows of users
+ * (its own user, the pins of other users' registries) is kept in the keystore's encrypted history, in the
+ * metadata of the conversation `veilkit-devices:<identity id>`.
+ */
+import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
+import { createVeilStore, type VeilStatus, type VeilStore } from './store.js';
+import { hookError } from './errors.js';
+import { runtime } from './runtime.js';
+import { VeilError } from '../../protocol/errors.js';
+import { base64urlEncode } from '../bytes.js';
+import { useClient } from './hooks.js';
+import { chatFor, deliveryOf, type VeilDelivery } from './groups.js';
+import { needDelivery, peerView, readRecord, updateRecord, userKeyPackages, verifyPinned, type DevicesRecord } from './registries.js';
+import type { Keystore, IdentityHandle } from '../keystore.js';
+import type { DeviceRegistryView, RegisteredDevice } from '../devices-format.js';
+import type { GroupChat } from '../group/chat.js';
+
+// ---------------------------------------------------------------------------
+// useDevices
+
+/** `useDevices`'s state. */
+export interface DevicesState {
+  readonly status: VeilStatus;
+  readonly error: VeilError | undefined;
+  /**
+   * `'primary'`: this keystore holds the user identity (it links and revokes devices); `'linked'`: a device
+   * linked from the primary one; `'none'`: not set up (`setUp()` or `startLink()`).
+   */
+  readonly role: 'none' | 'primary' | 'linked';
+  /** The app name of this device's user. */
+  readonly user: string | undefined;
+  /** The user's active devices (verified registry), in the order they were added. */
+  readonly devices: readonly RegisteredDevice[];
+  /** The user's revoked devices. */
+  readonly revoked: readonly RegisteredDevice[];
+  /** This device's identity id (a group member's `identityId`). */
+  readonly thisDevice: string | undefined;
+  /** True once the user's registry lists this device as revoked: it reads nothing sent after its removal. */
+  readonly revokedHere: boolean;
+  /** The code to show while this device waits to be linked (`startLink`). */
+  readonly linkCode: string | undefined;
+}
+
+/** What `useDevices` returns. */
+export interface UseDevicesResult extends DevicesState {
+  /** On the user's first device: makes the user identity (kept in this keystore) and the registry listing this device, and publishes it. */
+  setUp(): Promise<void>;
+  /**
+   * On a new device: starts linking it to the user (`options.user`); `linkCode` shows the code to type on the
+   * primary device. Resolves once linked.
+   */
+  startLink(options?: { signal?: AbortSignal }): Promise<void>;
+  /** On the primary device: links the device showing `code`, publishes the new registry and adds the device to the user's groups. */
+  link(code: string): Promise<RegisteredDevice>;
+  /** On the primary device: revokes a device (for good), publishes the registry and removes it from the user's groups in their next commit. */
+  revoke(device: string | RegisteredDevice): Promise<void>;
+  /** Brings each group of this device in line with the user's registry (adds missing devices, removes revoked ones): run by link and revoke. */
+  syncGroups(): Promise<void>;
+  /** Reads the registry again. */
+  refresh(): Promise<void>;
+}
+
+/** Options of {@link useDevices}. */
+export interface UseDevicesOptions {
+  delivery?: VeilDelivery;
+  /** The app's name of this user (where its registry and key packages are filed). */
+  user?: string;
+  /** The app's name of this device (its registry name, mailbox and key package entry). */
+  device?: string;
+}
+
+const DEVICES_IDLE: DevicesState = {
+  status: 'idle', error: undefined, role: 'none', user: undefined, devices: [], revoked: [], thisDevice: undefined, revokedHere: false, linkCode: undefined,
+};
+
+function useStore<T extends object>(store: VeilStore<T>): Readonly<T> {
+  return useSyncExternalStore(store.subscribe, store.getSnapshot, store.getServerSnapshot);
+}
+
+function need<T>(v: T | undefined, what: string): T {
+  if (v === undefined) throw new VeilError('INVALID_STATE', `${what} is not ready yet`);
+  return v;
+}
+
+function useIdentityOnce(client: ReturnType<typeof useClient>): IdentityHandle | undefined {
+  const s = useStore(client.identity);
+  const ref = useRef(s.identity);
+  if (ref.current?.id !== s.identity?.id) ref.current = s.identity;
+  return ref.current;
+}
+
+/**
+ * This device's user and the user's devices: set up, link, revoke (docs/REACT.md#devices). The registry is
+ * read from the delivery service (verified against the pinned user; the primary device also keeps the last one
+ * it signed) on mount, on each delivery-service event, and after each action.
+ */
+export function useDevices(options: UseDevicesOptions = {}): UseDevicesResult {
+  const client = useClient('useDevices');
+  const delivery = deliveryOf(client, options.delivery, 'useDevices');
+  const { keystore } = useStore(client.veil);
+  const identity = useIdentityOnce(client);
+  const { user, device } = options;
+  const [store] = useState(() => createVeilStore<DevicesState>(DEVICES_IDLE));
+
+  const show = useCallback((view: DeviceRegistryView | undefined, record: DevicesRecord, me: IdentityHandle): void => {
+    const own = record.own;
+    store.set({
+      status: 'success', error: undefined,
+      role: own === undefined ? 'none' : own.userIdentity !== undefined ? 'primary' : 'linked',
+      user: own?.user, devices: Object.freeze([...(view?.devices ?? [])]), revoked: Object.freeze([...(view?.revoked ?? [])]), thisDevice: me.id,
+      revokedHere: view?.revoked.some((d) => d.identityId === me.id) ?? false,
+    });
+  }, [store]);
+
+  /** The user's newest registry: the delivery service's if it verifies and is not older, else (primary) the last one signed here. */
+  const ownView = useCallback(async (ks: Keystore, me: IdentityHandle): Promise<{ view: DeviceRegistryView | undefined; registry: Uint8Array | undefined; record: DevicesRecord }> => {
+    return updateRecord(ks, me, async (r) => {
+      const own = r.own;
+      if (own === undefined) return { view: undefined, registry: undefined, record: r };
+      const signed = own.userIdentity === undefined ? null : await runtime.devices.lastSignedRegistry(ks, own.userIdentity);
+      let best: { view: DeviceRegistryView; registry: Uint8Array } | undefined;
+      if (signed !== null) best = { view: (await verifyPinned(own.pin, signed)).view, registry: signed };
+      const published = typeof delivery?.getRegistry === 'function' ? await delivery.getRegistry(own.user).catch(() => undefined) : undefined;
+      if (published !== undefined) {
+        try {
+          const v = await verifyPinned(best === undefined ? own.pin : { enc: own.pin.enc, head: best.view.head }, published);
+          best = { view: v.view, registry: published };
+        } catch (e) {
+          // An older or forged registry from the service is not shown; the one verified before stays.
+          if (!(e instanceof VeilError) || !['STATE_ROLLBACK', 'REGISTRY_INVALID'].includes(e.code)) throw e;
+        }
+      }
+      if (best !== undefined) own.pin = { enc: own.pin.enc, head: best.view.head };
+      return { view: best?.view, registry: best?.registry, record: r };
+    });
+  }, [delivery]);
+
+  const refresh = useCallback(async (): Promise<void> => {
+    if (keystore === undefined || identity === undefined) return;
+    try {
+      const { view, record } = await ownView(keystore, identity);
+      show(view, record, identity);
+    } catch (e) {
+      store.set({ status: 'error', error: hookError(e) });
+    }
+  }, [keystore, identity, ownView, show, store]);
+
+  useEffect(() => {
+    store.reset();
+    if (keystore === undefined || identity === undefined) return;
+    store.set({ status: 'pending' });
+    void refresh();
+    if (delivery === undefined || typeof delivery.events !== 'function') return;
+    return delivery.events([], device, (e) => {
+      if (e.kind === 'open' || e.kind === 'mailbox') void refresh();
+    });
+  }, [keystore, identity, delivery, device, store, refresh]);
+
+  const act = useCallback(async <T>(f: (ks: Keystore, me: IdentityHandle) => Promise<T>): Promise<T> => {
+    try {
+      const r = await f(need(keystore, 'the keystore'), need(identity, 'the identity'));
+      await refresh();
+      return r;
+    } catch (e) {
+      store.set({ error: hookError(e) });
+      throw e;
+    }
+  }, [keystore, identity, refresh, store]);
+
+  const names = useCallback((): { user: string; device: string } => {
+    if (user === undefined || device === undefined) throw new TypeError('useDevices({ user, device }) names this user and device');
+    return { user, device };
+  }, [user, device]);
+
+  const syncWith = useCallback(async (ks: Keystore, me: IdentityHandle, view: DeviceRegistryView): Promise<void> => {
+    const d = needDelivery(delivery, 'takeKeyPackages');
+    const groups = await runtime.listGroups(ks, me);
+    const failures: unknown[] = [];
+    for (const g of groups) {
+      try {
+        const chat: GroupChat = await chatFor(ks, g.id, d);
+        await chat.sync();
+        if (!chat.state.active) continue;
+        const { add, remove } = runtime.devices.deviceChanges({ members: chat.state.members }, view);
+        if (remove.length > 0) await chat.remove(...remove);
+        if (add.length > 0) {
+          const kps = await userKeyPackages(ks, me, d, names().user, { only: add }).catch((e: unknown) => {
+            if (e instanceof VeilError && e.code === 'NO_MATCHING_KEY_PACKAGE') return [];
+            throw e;
+          });
+          if (kps.length > 0) await chat.add(kps);
+        }
+      } catch (e) {
+        failures.push(e);
+      }
+    }
+    if (failures.length > 0) throw failures[0];
+  }, [delivery, names]);
+
+  const syncGroups = useCallback((): Promise<void> => act(async (ks, me) => {
+    const { view } = await ownView(ks, me);
+    if (view !== undefined) await syncWith(ks, me, view);
+  }), [act, ownView, syncWith]);
+
+  const setUp = useCallback((): Promise<void> => act(async (ks, me) => {
+    const { user: name, device: deviceName } = names();
+    const d = needDelivery(delivery, 'putRegistry');
+    await updateRecord(ks, me, async (r) => {
+      if (r.own !== undefined) throw new VeilError('INVALID_STATE', `this device is a device of ${r.own.user} already`);
+      const u = await ks.createIdentity({ label: `user:${name}`, mlDsa: true });
+      const registry = await runtime.devices.addDevice(ks, u, me, { name: deviceName });
+      const userEnc = await runtime.devices.deviceIdentity(ks, u);
+      const view = await runtime.devices.verifyDeviceRegistry(registry, { user: userEnc });
+      r.own = { user: name, pin: { enc: base64urlEncode(userEnc), head: view.head }, userIdentity: u.id };
+      await d.putRegistry(name, registry);
+    });
+  }), [act, names, delivery]);
+
+  const startLink = useCallback((o: { signal?: AbortSignal } = {}): Promise<void> => act(async (ks, me) => {
+    const { user: name, device: deviceName } = names();
+    const d = needDelivery(delivery, 'linkPost', 'linkRead');
+    const existing = await readRecord(ks, me);
+    if (existing.own !== undefined) throw new VeilError('INVALID_STATE', `this device is a device of ${existing.own.user} already`);
+    try {
+      const done = await runtime.devices.linkNewDevice(ks, me, d, {
+        name: deviceName, onCode: (code: string) => store.set({ linkCode: code }), ...(o.signal === undefined ? {} : { signal: o.signal }),
+      });
+      await updateRecord(ks, me, async (r) => {
+        r.own = { user: name, pin: { enc: base64urlEncode(done.user), head: done.view.head } };
+      });
+    } finally {
+      store.set({ linkCode: undefined });
+    }
+  }), [act, names, delivery, store]);
+
+  const primary = useCallback(async (ks: Keystore, me: IdentityHandle): Promise<{ userIdentity: string; user: string; registry: Uint8Array }> => {
+    const { registry, record } = await ownView(ks, me);
+    const id = record.own?.userIdentity;
+    if (record.own === undefined || id === undefined || registry === undefined) {
+      throw new VeilError('INVALID_STATE', 'only the device holding the user identity (the one that set the user up) links and revokes devices');
+    }
+    return { userIdentity: id, user: record.own.user, registry };
+  }, [ownView]);
+
+  const link = useCallback((code: string): Promise<RegisteredDevice> => act(async (ks, me) => {
+    if (typeof code !== 'string') throw new TypeError('code must be the code the new device shows');
+    const d = needDelivery(delivery, 'linkPost', 'linkRead', 'putRegistry');
+    const p = await primary(ks, me);
+    const confirmed = await runtime.devices.linkExistingDevice(ks, p.userIdentity, code.trim(), d, { registry: p.registry });
+    await d.putRegistry(p.user, confirmed.registry);
+    const { view } = await ownView(ks, me);
+    const added = view?.devices.find((x) => x.identityId === confirmed.device.identityId);
+    if (view === undefined || added === undefined) throw new VeilError('INVALID_STATE', 'the linked device is not in the registry');
+    await syncWith(ks, me, view);
+    return added;
+  }), [act, delivery, primary, ownView, syncWith]);
+
+  const revoke = useCallback((target: string | RegisteredDevice): Promise<void> => act(async (ks, me) => {
+    const d = needDelivery(delivery, 'putRegistry');
+    const p = await primary(ks, me);
+    const id = typeof target === 'object' && target !== null ? target.identityId : target;
+    if (id === me.id) throw new VeilError('INVALID_STATE', 'the device holding the user identity does not revoke itself');
+    const registry = await runtime.devices.revokeDevice(ks, p.userIdentity, p.registry, id);
+    await d.putRegistry(p.user, registry);
+    const { view } = await ownView(ks, me);
+    if (view !== undefined) await syncWith(ks, me, view);
+  }), [act, delivery, primary, ownView, syncWith]);
+
+  const state = useStore(store);
+  return useMemo(() => ({ ...state, setUp, startLink, link, revoke, syncGroups, refresh }), [state, setUp, startLink, link, revoke, syncGroups, refresh]);
+}
+
+// ---------------------------------------------------------------------------
+// useUserDevices
+
+/** What `useUserDevices` returns: each named user's verified registry (absent: none, or not verified). */
+export interface UseUserDevicesResult {
+  readonly views: ReadonlyMap<string, DeviceRegistryView>;
+  /** The user whose verified registry lists `identityId` (a group member's) as an active device, if any of the users given. */
+  userOf(identityId: string): string | undefined;
+}
+
+/**
+ * The verified device registries of the app users `users` (pinned on first use, like `invite`): to show a group
+ * member as its user only when that user's registry lists it. Read on mount and whenever `users` or
+ * `options.revision` (say, the group's epoch: a device was added or removed) changes.
+ */
+export function useUserDevices(users: readonly string[], options: { delivery?: VeilDelivery; revision?: string | number } = {}): UseUserDevicesResult {
+  const client = useClient('useUserDevices');
+  const delivery = deliveryOf(client, options.delivery, 'useUserDevices');
+  const { keystore } = useStore(client.veil);
+  const identity = useIdentityOnce(client);
+  const key = [...new Set(users)].sort().join('\n');
+  const [views, setViews] = useState<ReadonlyMap<string, DeviceRegistryView>>(() => new Map());
+  useEffect(() => {
+    if (keystore === undefined || identity === undefined || delivery === undefined || typeof delivery.getRegistry !== 'function' || key === '') return;
+    let live = true;
+    void (async () => {
+      const m = new Map<string, DeviceRegistryView>();
+      for (const u of key.split('\n')) {
+        const v = await peerView(keystore, identity, delivery, u).catch(() => undefined);
+        if (v !== undefined) m.set(u, v);
+      }
+      if (live) setViews(m);
+    })();
+    return () => {
+      live = false;
+    };
+  }, [keystore, identity, delivery, key, options.revision]);
+  return useMemo(() => ({
+    views,
+    userOf: (identityId: string) => {
+      for (const [u, v] of views) if (v.devices.some((d) => d.identityId === identityId)) return u;
+      return undefined;
+    },
+  }), [views]);
+}
