@@ -8,7 +8,7 @@
 import { describe, expect, test, vi } from 'vitest';
 import { createElement, type ReactNode } from 'react';
 import { act, renderHook, waitFor } from '@testing-library/react';
-import { fakeRegistry, installFakeRuntime, type FakeRegistry, type FakeRuntime } from './fakes.js';
+import { fakeRegistry, installFakeRuntime, sessionIdentityId, type FakeRegistry, type FakeRuntime } from './fakes.js';
 import { VeilProvider, useDevices, useGroupChat, useGroups, useIdentity, type VeilDelivery } from '../../ts/react/index.js';
 
 vi.mock('../../ts/react/runtime.js', async () => (await import('./fakes.js')).fakeRuntimeModule);
@@ -72,7 +72,9 @@ describe('useDevices', () => {
       await h.result.current.id.create({ label: 'alice' });
     });
     await waitFor(() => expect(h.result.current.devices.status).toBe('success'));
-    const laptop = h.result.current.id.identity!.id;
+    const handle = h.result.current.id.identity!.id;
+    // Registries and groups show a device by the id of its Enc(ID), not by its keystore handle's id.
+    const laptop = sessionIdentityId(enc.encode(`enc:${handle}`));
     expect(h.result.current.devices.role).toBe('none');
     await expect(h.result.current.devices.link('CODE')).rejects.toMatchObject({ code: 'INVALID_STATE' });
 
@@ -83,7 +85,8 @@ describe('useDevices', () => {
     const ks = f.keystores[0]!;
     expect(ks.identities.map((i) => i.label)).toEqual(['alice', 'user:alice']);
     const user = ks.identities[1]!.id;
-    await waitFor(() => expect(h.result.current.id.identity?.id).toBe(laptop));
+    await waitFor(() => expect(h.result.current.id.identity?.id).toBe(handle));
+    expect(h.result.current.devices.thisDevice).toBe(laptop);
     expect(h.result.current.devices.role).toBe('primary');
     expect(h.result.current.devices.user).toBe('alice');
     expect(h.result.current.devices.devices.map((d) => [d.identityId, d.name])).toEqual([[laptop, 'alice-laptop']]);

@@ -454,7 +454,9 @@ function fakeDevices() {
     addDevice: vi.fn(async (_ks: FakeKeystore, user: FakeIdentity | string, device: FakeIdentity | string, o: { name?: string; registry?: Uint8Array } = {}) => {
       const u = identityIdOf(user);
       const r = o.registry === undefined ? { user: `enc:${u}`, count: 0, devices: [], revoked: [] } : readRegistry(o.registry);
-      return sign(u, { ...r, count: r.count + 1, devices: [...r.devices, { identityId: identityIdOf(device), name: o.name ?? '' }] });
+      // Listed, like the real registry, by the session identity id of its Enc(ID), not by its keystore handle id.
+      const identityId = sessionIdentityId(enc.encode(`enc:${identityIdOf(device)}`));
+      return sign(u, { ...r, count: r.count + 1, devices: [...r.devices, { identityId, name: o.name ?? '' }] });
     }),
     revokeDevice: vi.fn(async (_ks: FakeKeystore, user: string, registry: Uint8Array, device: string) => {
       const r = readRegistry(registry);

@@ -43,7 +43,7 @@ export interface DevicesState {
   readonly devices: readonly RegisteredDevice[];
   /** The user's revoked devices. */
   readonly revoked: readonly RegisteredDevice[];
-  /** This device's identity id (a group member's `identityId`). */
+  /** This device's identity id as registries and groups show it (a group member's `identityId`, of its `Enc(ID)`). */
   readonly thisDevice: string | undefined;
   /** True once the user's registry lists this device as revoked: it reads nothing sent after its removal. */
   readonly revokedHere: boolean;
@@ -92,6 +92,22 @@ function need<T>(v: T | undefined, what: string): T {
   return v;
 }
 
+const deviceIds = new WeakMap<Keystore, Map<string, Promise<string>>>();
+
+/** The identity id a registry and a group show for the keystore identity `me` (of its `Enc(ID)`; not the handle's id). */
+function deviceId(ks: Keystore, me: IdentityHandle): Promise<string> {
+  let m = deviceIds.get(ks);
+  if (m === undefined) deviceIds.set(ks, (m = new Map()));
+  let p = m.get(me.id);
+  if (p === undefined) {
+    p = runtime.devices.deviceIdentity(ks, me).then((e) => runtime.sessionIdentityId(e));
+    const map = m;
+    p.catch(() => map.delete(me.id));
+    m.set(me.id, p);
+  }
+  return p;
+}
+
 function useIdentityOnce(client: ReturnType<typeof useClient>): IdentityHandle | undefined {
   const s = useStore(client.identity);
   const ref = useRef(s.identity);
@@ -112,13 +128,13 @@ export function useDevices(options: UseDevicesOptions = {}): UseDevicesResult {
   const { user, device } = options;
   const [store] = useState(() => createVeilStore<DevicesState>(DEVICES_IDLE));
 
-  const show = useCallback((view: DeviceRegistryView | undefined, record: DevicesRecord, me: IdentityHandle): void => {
+  const show = useCallback((view: DeviceRegistryView | undefined, record: DevicesRecord, self: string): void => {
     const own = record.own;
     store.set({
       status: 'success', error: undefined,
       role: own === undefined ? 'none' : own.userIdentity !== undefined ? 'primary' : 'linked',
-      user: own?.user, devices: Object.freeze([...(view?.devices ?? [])]), revoked: Object.freeze([...(view?.revoked ?? [])]), thisDevice: me.id,
-      revokedHere: view?.revoked.some((d) => d.identityId === me.id) ?? false,
+      user: own?.user, devices: Object.freeze([...(view?.devices ?? [])]), revoked: Object.freeze([...(view?.revoked ?? [])]), thisDevice: self,
+      revokedHere: view?.revoked.some((d) => d.identityId === self) ?? false,
     });
   }, [store]);
 
@@ -149,7 +165,7 @@ export function useDevices(options: UseDevicesOptions = {}): UseDevicesResult {
     if (keystore === undefined || identity === undefined) return;
     try {
       const { view, record } = await ownView(keystore, identity);
-      show(view, record, identity);
+      show(view, record, await deviceId(keystore, identity));
     } catch (e) {
       store.set({ status: 'error', error: hookError(e) });
     }
@@ -269,7 +285,7 @@ export function useDevices(options: UseDevicesOptions = {}): UseDevicesResult {
     const d = needDelivery(delivery, 'putRegistry');
     const p = await primary(ks, me);
     const id = typeof target === 'object' && target !== null ? target.identityId : target;
-    if (id === me.id) throw new VeilError('INVALID_STATE', 'the device holding the user identity does not revoke itself');
+    if (id === await deviceId(ks, me)) throw new VeilError('INVALID_STATE', 'the device holding the user identity does not revoke itself');
     const registry = await runtime.devices.revokeDevice(ks, p.userIdentity, p.registry, id);
     await d.putRegistry(p.user, registry);
     const { view } = await ownView(ks, me);
@@ -288,6 +304,8 @@ export interface UseUserDevicesResult {
   readonly views: ReadonlyMap<string, DeviceRegistryView>;
   /** The user whose verified registry lists `identityId` (a group member's) as an active device, if any of the users given. */
   userOf(identityId: string): string | undefined;
+  /** That active device (its registry name). */
+  deviceOf(identityId: string): RegisteredDevice | undefined;
 }
 
 /**
@@ -321,6 +339,13 @@ export function useUserDevices(users: readonly string[], options: { delivery?: V
     views,
     userOf: (identityId: string) => {
       for (const [u, v] of views) if (v.devices.some((d) => d.identityId === identityId)) return u;
+      return undefined;
+    },
+    deviceOf: (identityId: string) => {
+      for (const v of views.values()) {
+        const d = v.devices.find((x) => x.identityId === identityId);
+        if (d !== undefined) return d;
+      }
       return undefined;
     },
   }), [views]);

@@ -1,11 +1,16 @@
 'use client';
-// Group chat rooms (MLS, X-Wing suite) over the app's delivery service. Sign up makes an identity in this
-// browser's keystore and publishes key packages under "<name>" / "<name>-<device>"; a room is an MLS group;
-// inviting a user adds one key package of each of their devices; the invited devices find the welcome in
-// their mailbox and join. Messages are JSON inside the MLS ciphertext: { kind: 'text' | 'room', from, … }.
-// `from` is what the sender calls itself; who sent it is the MLS sender (its identity id).
+// Group chat rooms (MLS, X-Wing suite) over the app's delivery service. Sign up makes this browser's device
+// identity in its keystore and publishes key packages under "<name>" / "<name>-<device>"; the first device of a
+// user also makes the user identity and the user's device registry (useDevices); another browser links to the
+// user with a code typed on the first device, which then adds it to the user's rooms (and revoking removes it).
+// A room is an MLS group; inviting a user adds one key package of each device the user's registry lists; the
+// invited devices find the welcome in their mailbox and join. Messages are JSON inside the MLS ciphertext:
+// { kind: 'text' | 'room' | 'file', from, … }. `from` is what the sender calls itself; who sent it is the MLS
+// sender (its identity id), shown as a user only when that user's verified registry lists it.
 import { useEffect, useMemo, useState, type FormEvent } from 'react';
-import { useDecryptFile, useEncryptFile, useGroupChat, useGroups, useIdentity, useVeil } from 'veilkit/react';
+import {
+  useDecryptFile, useDevices, useEncryptFile, useGroupChat, useGroups, useIdentity, useUserDevices, useVeil, type UseDevicesResult,
+} from 'veilkit/react';
 import { fromBase64, toBase64 } from '../lib/base64';
 import { describe } from './errors';
 import { SignUp, USER_NAME } from './SignUp';
@@ -71,7 +76,7 @@ export function Rooms() {
       {id.status === 'error' && <p className="error">{describe(id.error)}</p>}
       {me === undefined || device === undefined ? (
         veil.status === 'success' && id.status !== 'pending' && me === undefined ? (
-          <SignUp />
+          <SignUp onLink={(name) => localStorage.setItem(key('link', name), '1')} />
         ) : (
           <p className="muted">Opening the keystore…</p>
         )
@@ -84,11 +89,14 @@ export function Rooms() {
 
 function Lobby({ me, device }: { me: string; device: string }) {
   const groups = useGroups({ user: me, device });
+  const devices = useDevices({ user: me, device });
   const [published, setPublished] = useState(false);
   const [problem, setProblem] = useState<string | undefined>(undefined);
   const [roomName, setRoomName] = useState('');
   const [current, setCurrent] = useState<string | undefined>(undefined);
   const [announce, setAnnounce] = useState<{ id: string; name: string } | undefined>(undefined);
+  // Bumped after a device is linked: each room sends its name again, for the new device that joins from here on.
+  const [renamed, setRenamed] = useState(0);
   const { publishKeyPackages } = groups;
 
   // Key packages once per device (others add this device with them).
@@ -135,31 +143,122 @@ function Lobby({ me, device }: { me: string; device: string }) {
     }
   }
 
+  const linking = devices.status === 'success' && devices.role === 'none' && localStorage.getItem(key('link', me)) !== null;
+
   return (
     <>
       <p className="muted">
         Signed in as <strong data-testid="me">{me}</strong> on device <span data-testid="device">{device}</span> (keys in this browser only).{' '}
-        <span data-testid="key-packages">{published ? 'Key packages published.' : 'Publishing key packages…'}</span>
+        <span data-testid="key-packages">{published ? 'Key packages published.' : 'Publishing key packages…'}</span>{' '}
+        <span data-testid="device-role" data-role={devices.role}>
+          {devices.role === 'primary' ? 'This device holds your user identity.' : devices.role === 'linked' ? 'A linked device.' : ''}
+        </span>
       </p>
       {problem !== undefined && <p className="error">{problem}</p>}
       {groups.error !== undefined && <p className="error">{describe(groups.error)}</p>}
-      <div className="rooms-grid">
-        <div>
-          <form className="row" onSubmit={(e) => void create(e)}>
-            <input type="text" aria-label="room name" placeholder="new room" value={roomName} onChange={(e) => setRoomName(e.target.value)} />
-            <button type="submit" className="secondary">Create room</button>
-          </form>
-          <ul className="rooms" data-testid="rooms">
-            {groups.groups.map((g) => (
-              <RoomItem key={g.id} id={g.id} active={g.id === current} onOpen={() => open(g.id)} />
-            ))}
-          </ul>
+      <Devices me={me} devices={devices} published={published} linking={linking} onLinked={() => setRenamed((n) => n + 1)} />
+      {!linking && (
+        <div className="rooms-grid">
+          <div>
+            <form className="row" onSubmit={(e) => void create(e)}>
+              <input type="text" aria-label="room name" placeholder="new room" value={roomName} onChange={(e) => setRoomName(e.target.value)} />
+              <button type="submit" className="secondary">Create room</button>
+            </form>
+            <ul className="rooms" data-testid="rooms">
+              {groups.groups.map((g) => (
+                <RoomItem key={g.id} id={g.id} me={me} renamed={renamed} active={g.id === current} onOpen={() => open(g.id)} />
+              ))}
+            </ul>
+          </div>
+          <div>
+            {current !== undefined && <Room key={current} id={current} me={me} announce={announce?.id === current ? announce.name : undefined} />}
+          </div>
         </div>
-        <div>
-          {current !== undefined && <Room key={current} id={current} me={me} announce={announce?.id === current ? announce.name : undefined} />}
-        </div>
-      </div>
+      )}
     </>
+  );
+}
+
+/**
+ * This user's devices. The first device sets the user up by itself (user identity and registry); a browser that
+ * chose "Link to my account" shows a code until the first device links it. The first device links (type the code)
+ * and revokes; both changes reach every room of the user in the next commit.
+ */
+function Devices({ me, devices, published, linking, onLinked }: { me: string; devices: UseDevicesResult; published: boolean; linking: boolean; onLinked: () => void }) {
+  const [code, setCode] = useState('');
+  const [problem, setProblem] = useState<string | undefined>(undefined);
+  const [note, setNote] = useState<string | undefined>(undefined);
+  const { status, role, setUp, startLink } = devices;
+
+  // A new user's first device: the user identity and the registry, once. A linking device: start the link once
+  // its key packages are out (the first device adds it to the rooms with one of them).
+  useEffect(() => {
+    if (status !== 'success' || role !== 'none' || !published) return;
+    const run = linking ? startLink() : setUp();
+    run.then(() => localStorage.removeItem(key('link', me)), (e: unknown) => setProblem(describe(e)));
+  }, [status, role, published, linking, setUp, startLink, me]);
+
+  async function act(f: () => Promise<string | undefined>) {
+    setProblem(undefined);
+    setNote(undefined);
+    try {
+      setNote(await f());
+    } catch (e) {
+      setProblem(describe(e));
+    }
+  }
+
+  async function link(event: FormEvent) {
+    event.preventDefault();
+    const c = code.trim();
+    if (c === '') return;
+    setCode('');
+    await act(async () => {
+      const d = await devices.link(c);
+      onLinked();
+      return `linked ${d.name}`;
+    });
+  }
+
+  return (
+    <details className="devices" open={linking || role === 'primary'} data-testid="devices">
+      <summary className="muted">
+        {role === 'none' ? 'Devices: setting up…' : `Devices of ${me}: ${devices.devices.length} active${devices.revoked.length > 0 ? `, ${devices.revoked.length} revoked` : ''}`}
+      </summary>
+      {problem !== undefined && <p className="error" data-testid="devices-error">{problem}</p>}
+      {devices.error !== undefined && problem === undefined && <p className="error">{describe(devices.error)}</p>}
+      {devices.revokedHere && <p className="error" data-testid="revoked">This device was revoked: it is no longer one of {me}&apos;s devices.</p>}
+      {linking && (
+        <p>
+          Type this code on {me}&apos;s first device (Devices → Link a device):{' '}
+          <span className="code" data-testid="link-code">{devices.linkCode ?? '…'}</span>
+        </p>
+      )}
+      {role !== 'none' && (
+        <ul data-testid="device-list">
+          {devices.devices.map((d) => (
+            <li key={d.identityId} data-device={d.name}>
+              {d.name}{d.identityId === devices.thisDevice ? ' (this device)' : ''}{' '}
+              {role === 'primary' && d.identityId !== devices.thisDevice && (
+                <button type="button" className="secondary" aria-label={`revoke ${d.name}`} onClick={() => void act(async () => {
+                  await devices.revoke(d);
+                  return `revoked ${d.name}`;
+                })}>Revoke</button>
+              )}
+            </li>
+          ))}
+          {devices.revoked.map((d) => <li key={d.identityId} className="muted" data-revoked={d.name}>{d.name} (revoked)</li>)}
+        </ul>
+      )}
+      {role === 'primary' && (
+        <form className="row" onSubmit={(e) => void link(e)}>
+          <input type="text" aria-label="link code" placeholder="code shown on the new device" value={code} onChange={(e) => setCode(e.target.value)} />
+          <button type="submit" className="secondary">Link device</button>
+        </form>
+      )}
+      {role === 'linked' && <p className="muted">Linked to {me}&apos;s account: {me}&apos;s first device links and revokes devices.</p>}
+      {note !== undefined && <p className="muted" data-testid="devices-note">{note}</p>}
+    </details>
   );
 }
 
@@ -172,9 +271,17 @@ function roomNameOf(messages: readonly { bytes: Uint8Array }[], id: string): str
   return name;
 }
 
-function RoomItem({ id, active, onOpen }: { id: string; active: boolean; onOpen: () => void }) {
+function RoomItem({ id, me, renamed, active, onOpen }: { id: string; me: string; renamed: number; active: boolean; onOpen: () => void }) {
   const chat = useGroupChat(id);
   const name = roomNameOf(chat.messages, id);
+  // After this device linked another: the room's name again, the first message the new device reads.
+  const { send, status } = chat;
+  const [sentFor, setSentFor] = useState(0);
+  useEffect(() => {
+    if (renamed === sentFor || status !== 'success' || !chat.active) return;
+    setSentFor(renamed);
+    send(wire({ kind: 'room', from: me, name })).catch(() => {});
+  }, [renamed, sentFor, status, chat.active, send, me, name]);
   return (
     <li>
       <button type="button" className={active ? undefined : 'secondary'} data-room={name} onClick={onOpen}>
@@ -200,20 +307,34 @@ function Room({ id, me, announce }: { id: string; me: string; announce: string |
     send(wire({ kind: 'room', from: me, name: announce })).catch((e: unknown) => setProblem(describe(e)));
   }, [announce, announced, status, send, me]);
 
-  // A name per device (MLS-authenticated sender id): the first name its messages give, and a name is one
-  // device's only. Later messages cannot rename a device or take another's name. (A real app binds names
-  // with the users' device registries, docs/DEVICES.md.)
+  // Who a device is. A member is shown as user U when U's device registry (verified, pinned on first use,
+  // read again when the epoch changes) lists it: every device of a user carries its name. A device no registry
+  // claims gets the first name its messages give, if no other device has it and no registry owns it; later
+  // messages cannot rename a device or take another's name.
+  const claimed = useMemo(() => [...new Set(chat.messages.map((x) => parse(x.bytes)?.from).filter((f): f is string => f !== undefined))], [chat.messages]);
+  const registries = useUserDevices(claimed, { revision: chat.epoch });
   const names = useMemo(() => {
     const m = new Map<string, string>();
-    const taken = new Set<string>();
+    const taken = new Set<string>(registries.views.keys());
+    for (const [u, v] of registries.views) for (const d of v.revoked) m.set(d.identityId, `${u} (revoked device)`);
+    for (const x of chat.members) {
+      const u = registries.userOf(x.identityId);
+      if (u !== undefined) m.set(x.identityId, u);
+    }
     for (const x of chat.messages) {
       const w = parse(x.bytes);
-      if (w === undefined || m.has(x.senderId) || taken.has(w.from)) continue;
+      if (w === undefined || m.has(x.senderId)) continue;
+      const u = registries.userOf(x.senderId);
+      if (u !== undefined) {
+        m.set(x.senderId, u);
+        continue;
+      }
+      if (taken.has(w.from)) continue;
       m.set(x.senderId, w.from);
       taken.add(w.from);
     }
     return m;
-  }, [chat.messages]);
+  }, [chat.messages, chat.members, registries]);
 
   async function act(f: () => Promise<unknown>) {
     setProblem(undefined);
@@ -255,9 +376,10 @@ function Room({ id, me, announce }: { id: string; me: string; announce: string |
           {chat.members.map((m) => {
             const who = names.get(m.identityId) ?? `device ${m.identityId.slice(0, 8)}`;
             const isSelf = m.index === chat.ownIndex;
+            const deviceName = registries.deviceOf(m.identityId)?.name;
             return (
               <li key={m.index} data-member={who}>
-                {who}{isSelf ? ' (this device)' : ''}{' '}
+                {who}{deviceName === undefined ? '' : <span className="muted"> on {deviceName}</span>}{isSelf ? ' (this device)' : ''}{' '}
                 {!isSelf && chat.active && (
                   <button type="button" className="secondary" aria-label={`remove ${who}`} onClick={() => void act(() => chat.remove(m.index))}>Remove</button>
                 )}

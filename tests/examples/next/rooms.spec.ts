@@ -1,22 +1,46 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { expect, test, type BrowserContext, type Page } from '@playwright/test';
-import { ROOT, shot, signUpAt } from './helpers.js';
+import { expect, test, type BrowserContext, type Page, type TestInfo } from '@playwright/test';
+import { ROOT, shot, signUpAt, watch } from './helpers.js';
 
-// The rooms app (examples/next, `/`): three users in three browser contexts through the app's delivery
-// service (app/api/ds, veilkit/server): a room is created, two users are invited by name and join from
-// their mailboxes, everyone sends 20 messages, a device reloads mid-conversation, a member is removed and
-// reads nothing after; every page shows the same messages in the same order; an attachment goes through the
-// server as a file container and opens to the same bytes; the server's whole store (mirrored to a file)
+// The rooms app (examples/next, `/`): three users, one of them on two devices, in four browser contexts
+// through the app's delivery service (app/api/ds, veilkit/server). A room is created, two users are invited by
+// name and join from their mailboxes; everyone sends 20 messages from each device; a device reloads
+// mid-conversation; Alice links her phone mid-conversation (a code typed on her laptop), the laptop adds it to
+// the room, and it reads from its join on; an attachment goes through the server as a file container and opens
+// to the same bytes; Alice revokes the phone and it reads nothing after; a member is removed and reads nothing
+// after. Every page shows the same messages in the same order; the server's whole store (mirrored to a file)
 // holds no plaintext.
 
 const dsFile = (project: string): string => join(ROOT, 'examples/next', `ds-${project}.json`);
 /** Where each server streams attachments (VEILKIT_NEXT_FILES, set by scripts/packed/30-next-example.sh). */
 const filesDir = (project: string): string => join(ROOT, 'examples/next', `files-${project}`);
 
-function signUp(context: BrowserContext, name: string): Promise<{ page: Page; problems: string[] }> {
-  return signUpAt(context, '/', name, { testId: 'key-packages', text: 'Key packages published.' }, 760);
+async function signUp(context: BrowserContext, name: string): Promise<{ page: Page; problems: string[] }> {
+  const r = await signUpAt(context, '/', name, { testId: 'key-packages', text: 'Key packages published.' }, 900);
+  // The first device of a new user: the user identity and the device registry, published.
+  await expect(r.page.getByTestId('device-role')).toHaveAttribute('data-role', 'primary', { timeout: 60_000 });
+  return r;
+}
+
+/** A second device of `name`: "Link to my account" shows a code; typed on `primary`, the link runs over the service's link channel. */
+async function linkDevice(context: BrowserContext, name: string, primary: Page, testInfo: TestInfo): Promise<{ page: Page; problems: string[]; device: string }> {
+  const page = await context.newPage();
+  await page.setViewportSize({ width: 1000, height: 900 });
+  const problems = watch(page);
+  await page.goto('/');
+  await page.getByLabel('your name').fill(name);
+  await page.getByRole('button', { name: 'Link to my account' }).click();
+  const device = (await page.getByTestId('device').textContent({ timeout: 60_000 })) ?? '';
+  const code = page.getByTestId('link-code');
+  await expect(code).toHaveText(/^[A-Z2-7]{26}$/, { timeout: 60_000 });
+  await shot(page, testInfo, 'link');
+  await primary.getByLabel('link code').fill((await code.textContent()) ?? '');
+  await primary.getByRole('button', { name: 'Link device' }).click();
+  await expect(primary.getByTestId('devices-note')).toHaveText(`linked ${device}`, { timeout: 60_000 });
+  await expect(page.getByTestId('device-role')).toHaveAttribute('data-role', 'linked', { timeout: 60_000 });
+  return { page, problems, device };
 }
 
 const messages = (page: Page) => page.getByTestId('messages').locator('li');
@@ -32,21 +56,20 @@ async function openRoom(page: Page, room: string): Promise<void> {
   await expect(page.getByRole('heading', { name: `Room ${room}` })).toBeVisible({ timeout: 60_000 });
 }
 
-/** The texts shown, in order (a received message starts with "<name>: "). */
+/** The texts shown, in order (a received message starts with "<name>: " or "<name> (revoked device): "). */
 async function shown(page: Page): Promise<string[]> {
-  return (await messages(page).allInnerTexts()).map((t) => t.replace(/^[a-z0-9_-]+: /, '').replace(/ …$/, ''));
+  return (await messages(page).allInnerTexts()).map((t) => t.replace(/^[^:]+: /, '').replace(/ …$/, ''));
 }
 
-test('rooms: create, invite two by name, 20 messages from each, a reload mid-conversation, an attachment, a removed member reads nothing after, the server holds no plaintext', async ({ browser }, testInfo) => {
+test('rooms: three users, one on two devices: create, invite two, 20 messages from each device, a reload and a link mid-conversation, an attachment, a revoked device and a removed member read nothing after, the server holds no plaintext', async ({ browser }, testInfo) => {
   test.skip(testInfo.project.name === 'webpack', 'the rooms story runs once, on the Turbopack build: the webpack build serves the same client code, which chat.spec.ts and /smoke check in both builds');
-  test.setTimeout(420_000);
+  test.setTimeout(600_000);
   const tag = Math.random().toString(36).slice(2, 7);
   const [alice, bob, carol] = [`alice-${tag}`, `bob-${tag}`, `carol-${tag}`];
   const room = `plans ${tag}`;
-  const contexts = await Promise.all([browser.newContext(), browser.newContext(), browser.newContext()]);
+  const contexts = await Promise.all([browser.newContext(), browser.newContext(), browser.newContext(), browser.newContext()]);
   try {
     const [a, b, c] = await Promise.all([signUp(contexts[0], alice), signUp(contexts[1], bob), signUp(contexts[2], carol)]);
-    const pages = [a.page, b.page, c.page];
 
     await a.page.getByLabel('room name').fill(room);
     await a.page.getByRole('button', { name: 'Create room' }).click();
@@ -60,29 +83,49 @@ test('rooms: create, invite two by name, 20 messages from each, a reload mid-con
     await openRoom(b.page, room);
     await openRoom(c.page, room);
 
+    // 20 messages from each of the four devices; the phone is linked in round 5 and sends from then on.
     const sent: string[] = [];
-    for (let i = 0; i < 20; i++) {
-      for (const [p, who] of [[a.page, alice], [b.page, bob], [c.page, carol]] as const) {
-        const text = `${who.split('-')[0]} says ${i} (${tag})`;
+    const count = new Map<Page, number>();
+    let phone: { page: Page; problems: string[]; device: string } | undefined;
+    let beforeLink = 0;
+    for (let i = 0; sent.length < 80; i++) {
+      if (i === 5) {
+        beforeLink = sent.length;
+        // Alice links her phone: it shows a code, her laptop types it; the laptop adds the phone to the room.
+        phone = await linkDevice(contexts[3], alice, a.page, testInfo);
+        await expect(a.page.getByTestId('members').locator('li')).toHaveCount(4, { timeout: 60_000 });
+        await openRoom(phone.page, room);
+        // Bob sees Alice with two devices: the registry he pinned for her lists both.
+        await expect(b.page.getByTestId('members').locator(`li[data-member="${alice}"]`)).toHaveCount(2, { timeout: 60_000 });
+      }
+      const devices: [Page, string][] = [[a.page, alice], [b.page, bob], [c.page, carol], ...(phone === undefined ? [] : [[phone.page, `${alice}-phone`] as [Page, string]])];
+      for (const [p, who] of devices) {
+        const n = count.get(p) ?? 0;
+        if (n === 20) continue;
+        count.set(p, n + 1);
+        const text = `${who.replace(/-[a-z0-9]+(-phone)?$/, '$1')} says ${n} (${tag})`;
         sent.push(text);
         await say(p, text);
       }
-      if (i === 9) {
+      if (i === 10) {
         // Bob reloads mid-conversation: the room, its history and its cursor come back from the keystore.
         await b.page.reload();
         await expect(b.page.getByRole('heading', { name: `Room ${room}` })).toBeVisible({ timeout: 60_000 });
         await expect(messages(b.page)).toHaveCount(sent.length, { timeout: 60_000 });
       }
     }
-    for (const p of pages) {
-      await expect(messages(p)).toHaveCount(60, { timeout: 120_000 });
-      await expect(p.getByTestId('messages').locator('li[data-status=pending]')).toHaveCount(0, { timeout: 60_000 });
-    }
-    // One order for everyone: the delivery service's log.
+    if (phone === undefined) throw new Error('the phone was not linked');
+    const all = [a.page, b.page, c.page];
+    for (const p of all) await expect(messages(p)).toHaveCount(80, { timeout: 120_000 });
+    await expect(messages(phone.page)).toHaveCount(80 - beforeLink, { timeout: 120_000 });
+    for (const p of [...all, phone.page]) await expect(p.getByTestId('messages').locator('li[data-status=pending]')).toHaveCount(0, { timeout: 60_000 });
+    // One order for everyone: the delivery service's log. The phone reads from its join on: the messages
+    // sent before the link are not on it, and every one after is, in the same order.
     const order = await shown(a.page);
     expect(new Set(order)).toEqual(new Set(sent));
     expect(await shown(b.page)).toEqual(order);
     expect(await shown(c.page)).toEqual(order);
+    expect(await shown(phone.page)).toEqual(order.slice(beforeLink));
     await shot(a.page, testInfo, 'rooms');
 
     // An attachment: encrypted in Alice's browser into a file container, uploaded (ciphertext only), its
@@ -102,6 +145,29 @@ test('rooms: create, invite two by name, 20 messages from each, a reload mid-con
     expect(sealed.length).toBeGreaterThan(0);
     for (const f of stored) expect(f.includes(data.subarray(1000, 1064))).toBe(false);
 
+    // Alice revokes the phone on her laptop: the registry marks it revoked for good and the laptop's next
+    // commit removes it from the room. The phone learns it from the log and reads nothing sent after.
+    // The laptop's own entry has no Revoke button: the device holding the user identity is not revoked.
+    await expect(a.page.getByTestId('device-list').getByRole('button', { name: /^revoke / })).toHaveCount(1);
+    await a.page.getByRole('button', { name: `revoke ${phone.device}` }).click();
+    await expect(a.page.getByTestId('devices-note')).toHaveText(`revoked ${phone.device}`, { timeout: 60_000 });
+    await expect(a.page.getByTestId('device-list').locator(`li[data-revoked="${phone.device}"]`)).toHaveCount(1);
+    await expect(a.page.getByTestId('members').locator('li')).toHaveCount(3, { timeout: 60_000 });
+    await expect(phone.page.getByTestId('removed')).toBeVisible({ timeout: 60_000 });
+    const afterRevoke = `after the phone was revoked (${tag})`;
+    await say(b.page, afterRevoke);
+    await expect(a.page.getByTestId('messages').locator('li', { hasText: afterRevoke })).toBeVisible({ timeout: 60_000 });
+    await expect(c.page.getByTestId('messages').locator('li', { hasText: afterRevoke })).toBeVisible({ timeout: 60_000 });
+    await phone.page.waitForTimeout(1000);
+    await expect(phone.page.getByTestId('messages').locator('li', { hasText: afterRevoke })).toHaveCount(0);
+    await expect(phone.page.getByRole('button', { name: 'Send' })).toHaveCount(0);
+    // Inviting Alice again adds no device of hers that her registry does not list: the phone's key packages
+    // are still in the directory, and are passed over.
+    await b.page.getByLabel('invite user').fill(alice);
+    await b.page.getByRole('button', { name: 'Invite' }).click();
+    await expect(b.page.getByTestId('room-error')).toContainText('NO_MATCHING_KEY_PACKAGE', { timeout: 60_000 });
+    await expect(b.page.getByTestId('members').locator('li')).toHaveCount(3);
+
     // Alice removes Carol: Carol's device learns it from the log and reads nothing sent after.
     await a.page.getByRole('button', { name: `remove ${carol}` }).click();
     await expect(a.page.getByTestId('members').locator('li')).toHaveCount(2, { timeout: 60_000 });
@@ -113,17 +179,17 @@ test('rooms: create, invite two by name, 20 messages from each, a reload mid-con
     await expect(c.page.getByTestId('messages').locator('li', { hasText: after })).toHaveCount(0);
     await expect(c.page.getByRole('button', { name: 'Send' })).toHaveCount(0);
 
-    for (const x of [a, b, c]) expect(x.problems).toEqual([]);
+    for (const x of [a, b, c, phone]) expect(x.problems).toEqual([]);
 
     // The server's whole store: ciphertext and public metadata; none of the texts, as text or hex.
     const raw = readFileSync(dsFile(testInfo.project.name), 'utf8');
     const state = JSON.parse(raw) as { groups: Record<string, { entries: unknown[] }>; mailboxes: Record<string, unknown[]> };
     expect(Object.keys(state).sort()).toEqual(['groups', 'keyPackages', 'links', 'mailboxes', 'owners', 'registries']);
-    for (const t of [...sent, after, room]) {
+    for (const t of [...sent, afterRevoke, after, room]) {
       expect(raw.includes(t)).toBe(false);
       expect(raw.includes(Buffer.from(t).toString('hex'))).toBe(false);
     }
-    expect(Object.values(state.groups).some((g) => g.entries.length >= 62)).toBe(true);
+    expect(Object.values(state.groups).some((g) => g.entries.length >= 84)).toBe(true);
   } finally {
     for (const x of contexts) await x.close();
   }
