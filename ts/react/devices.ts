@@ -97,7 +97,7 @@ const deviceIds = new WeakMap<Keystore, Map<string, Promise<string>>>();
 /** The identity id a registry and a group show for the keystore identity `me` (of its `Enc(ID)`; not the handle's id). */
 function deviceId(ks: Keystore, me: IdentityHandle): Promise<string> {
   let m = deviceIds.get(ks);
-  if (m === undefined) deviceIds.set(ks, (m = new Map()));
+  if (m === undefined) deviceIds.set(ks, (m = new Map<string, Promise<string>>()));
   let p = m.get(me.id);
   if (p === undefined) {
     p = runtime.devices.deviceIdentity(ks, me).then((e) => runtime.sessionIdentityId(e));
