@@ -4,7 +4,10 @@
 // `--messages` (default 200) messages of `--size` bytes (default 1,024), one at a time, each after the
 // previous one is shown on the other three; for each, the time from the click on "Send" to the message
 // shown (in the DOM) on each of the other three (the pages' clocks are the machine's). Also the delivery
-// service's stored bytes per message (its store file, VEILKIT_NEXT_DS_STORE, before and after).
+// service's stored bytes per message (its store file, VEILKIT_NEXT_DS_STORE, before and after). Then the sender's
+// user links one more device (a fifth context) and the time of linking is measured: from "Link to my account" on
+// the new browser (device identity, key packages, the link) and from "Link device" on the first one (the link
+// itself, the registry published, the room's commit adding the device) to the new device linked and in the room.
 //
 // Needs the example built and served with its store mirrored, e.g. (from examples/next):
 //   NEXT_DIST_DIR=.next-turbopack VEILKIT_NEXT_DS_STORE=$PWD/ds-bench.json node node_modules/next/dist/bin/next start -p 8970
@@ -35,6 +38,7 @@ async function signUp(name) {
   await page.getByLabel('your name').fill(name);
   await page.getByRole('button', { name: 'Create identity' }).click();
   await page.getByText('Key packages published.').waitFor({ timeout: 60_000 });
+  await page.locator('[data-testid=device-role][data-role=primary]').waitFor({ timeout: 60_000 });
   return page;
 }
 
@@ -97,6 +101,23 @@ try {
     const seen = await p.evaluate(() => Object.fromEntries(window.benchSeen));
     for (let i = 0; i < count; i++) delays.push(seen[String(i)] - sentAt[i]);
   }
+  // Link a new device of the sender's user, mid-conversation.
+  const phone = await (await browser.newContext()).newPage();
+  await phone.goto(url);
+  await phone.getByLabel('your name').fill(users[0]);
+  const linkStart = Date.now();
+  await phone.getByRole('button', { name: 'Link to my account' }).click();
+  const codeEl = phone.getByTestId('link-code');
+  await phone.waitForFunction(() => /^[A-Z2-7]{26}$/.test(document.querySelector('[data-testid=link-code]')?.textContent ?? ''), null, { timeout: 60_000 });
+  const codeShown = Date.now();
+  await sender.getByLabel('link code').fill((await codeEl.textContent()) ?? '');
+  const typed = Date.now();
+  await sender.getByRole('button', { name: 'Link device' }).click();
+  await phone.locator('[data-testid=device-role][data-role=linked]').waitFor({ timeout: 60_000 });
+  const linked = Date.now();
+  await phone.locator(`button[data-room="${room}"]`).waitFor({ timeout: 60_000 });
+  const inRoom = Date.now();
+
   delays.sort((x, y) => x - y);
   const q = (f) => delays[Math.min(delays.length - 1, Math.floor(f * delays.length))];
   console.log(`next-rooms: ${count} messages of ${size} B from one device to ${devices - 1} others through ${url} (Chromium, one browser, ${devices} contexts)`);
@@ -105,6 +126,8 @@ try {
     const per = (after.messages - before.messages) / count;
     console.log(`delivery service: ${per.toFixed(0)} stored message bytes per ${size}-byte message (${(per / size).toFixed(2)}×; the store's JSON file grew ${((after.file - before.file) / count).toFixed(0)} B per message, bytes as hex)`);
   }
+  console.log(`link a device (the app, Chromium): code shown ${codeShown - linkStart} ms after "Link to my account" (device identity, 10 key packages, the link started); `
+    + `from "Link device" on the first device: linked ${linked - typed} ms, in the room ${inRoom - typed} ms (its commit, the welcome, the join, the room's name)`);
 } finally {
   await browser.close();
 }

@@ -114,6 +114,7 @@ describe('useDevices', () => {
     const linkCall = f.runtime.devices.linkExistingDevice.mock.calls[0];
     expect(linkCall?.slice(0, 4)).toEqual([ks, user, 'CODE', ds.d]);
     expect(linkCall?.[4].registry).toBeInstanceOf(Uint8Array);
+    expect(linkCall?.[4].pollMs).toBe(150);
     expect(ds.registries.get('alice')).toEqual(f.runtime.devices.signed.get(user));
     expect(h.result.current.devices.devices.map((d) => d.name)).toEqual(['alice-laptop', 'alice-phone']);
     // Added to the group with the key package that claims it, found by its registry name; the stranger's is passed over.

@@ -92,6 +92,9 @@ function need<T>(v: T | undefined, what: string): T {
   return v;
 }
 
+/** How often each side reads the link channel while a link runs (ten minutes at most): the link's four messages arrive within a few reads. */
+const LINK_POLL_MS = 150;
+
 const deviceIds = new WeakMap<Keystore, Map<string, Promise<string>>>();
 
 /** The identity id a registry and a group show for the keystore identity `me` (of its `Enc(ID)`; not the handle's id). */
@@ -249,7 +252,7 @@ export function useDevices(options: UseDevicesOptions = {}): UseDevicesResult {
     if (existing.own !== undefined) throw new VeilError('INVALID_STATE', `this device is a device of ${existing.own.user} already`);
     try {
       const done = await runtime.devices.linkNewDevice(ks, me, d, {
-        name: deviceName, onCode: (code: string) => store.set({ linkCode: code }), ...(o.signal === undefined ? {} : { signal: o.signal }),
+        name: deviceName, onCode: (code: string) => store.set({ linkCode: code }), pollMs: LINK_POLL_MS, ...(o.signal === undefined ? {} : { signal: o.signal }),
       });
       await updateRecord(ks, me, async (r) => {
         r.own = { user: name, pin: { enc: base64urlEncode(done.user), head: done.view.head } };
@@ -272,7 +275,7 @@ export function useDevices(options: UseDevicesOptions = {}): UseDevicesResult {
     if (typeof code !== 'string') throw new TypeError('code must be the code the new device shows');
     const d = needDelivery(delivery, 'linkPost', 'linkRead', 'putRegistry');
     const p = await primary(ks, me);
-    const confirmed = await runtime.devices.linkExistingDevice(ks, p.userIdentity, code.trim(), d, { registry: p.registry });
+    const confirmed = await runtime.devices.linkExistingDevice(ks, p.userIdentity, code.trim(), d, { registry: p.registry, pollMs: LINK_POLL_MS });
     await d.putRegistry(p.user, confirmed.registry);
     const { view } = await ownView(ks, me);
     const added = view?.devices.find((x) => x.identityId === confirmed.device.identityId);
