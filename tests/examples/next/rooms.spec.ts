@@ -11,7 +11,7 @@ import { ROOT, shot, signUpAt, watch } from './helpers.js';
 // the room, and it reads from its join on; an attachment goes through the server as a file container and opens
 // to the same bytes; Alice revokes the phone and it reads nothing after; a member is removed and reads nothing
 // after. Every page shows the same messages in the same order; the server's whole store (mirrored to a file)
-// holds no plaintext.
+// and its files hold no plaintext and not the attachment's key.
 
 const dsFile = (project: string): string => join(ROOT, 'examples/next', `ds-${project}.json`);
 /** Where each server streams attachments (VEILKIT_NEXT_FILES, set by scripts/packed/30-next-example.sh). */
@@ -61,7 +61,7 @@ async function shown(page: Page): Promise<string[]> {
   return (await messages(page).allInnerTexts()).map((t) => t.replace(/^[^:]+: /, '').replace(/ …$/, ''));
 }
 
-test('rooms: three users, one on two devices: create, invite two, 20 messages from each device, a reload and a link mid-conversation, an attachment, a revoked device and a removed member read nothing after, the server holds no plaintext', async ({ browser }, testInfo) => {
+test('rooms: three users, one on two devices: create, invite two, 20 messages from each device, a reload and a link mid-conversation, an attachment, a revoked device and a removed member read nothing after, the server holds no plaintext and no key', async ({ browser }, testInfo) => {
   test.skip(testInfo.project.name === 'webpack', 'the rooms story runs once, on the Turbopack build: the webpack build serves the same client code, which chat.spec.ts and /smoke check in both builds');
   test.setTimeout(600_000);
   const tag = Math.random().toString(36).slice(2, 7);
@@ -131,6 +131,17 @@ test('rooms: three users, one on two devices: create, invite two, 20 messages fr
     // An attachment: encrypted in Alice's browser into a file container, uploaded (ciphertext only), its
     // reference and key sent in the room; Bob downloads and decrypts it to the same bytes.
     const data = randomBytes(300_000);
+    // Every 32-byte random value Alice's page draws from now on: the attachment's key is one of them.
+    await a.page.evaluate(() => {
+      const draw = crypto.getRandomValues.bind(crypto);
+      const drawn: number[][] = [];
+      (window as unknown as { drawn: number[][] }).drawn = drawn;
+      crypto.getRandomValues = <T extends ArrayBufferView | null>(array: T): T => {
+        const r = draw(array);
+        if (array instanceof Uint8Array && array.length === 32) drawn.push(Array.from(array));
+        return r;
+      };
+    });
     await a.page.getByLabel('attach a file').setInputFiles({ name: `notes-${tag}.bin`, mimeType: 'application/octet-stream', buffer: data });
     await expect(a.page.getByTestId('attach-status')).toHaveText(`sent notes-${tag}.bin`, { timeout: 60_000 });
     const item = b.page.getByTestId('messages').locator('li[data-kind=file]', { hasText: `notes-${tag}.bin` });
@@ -144,6 +155,9 @@ test('rooms: three users, one on two devices: create, invite two, 20 messages fr
     const sealed = stored.filter((f) => f.length > data.length);
     expect(sealed.length).toBeGreaterThan(0);
     for (const f of stored) expect(f.includes(data.subarray(1000, 1064))).toBe(false);
+    const keys = (await a.page.evaluate(() => (window as unknown as { drawn: number[][] }).drawn)).map((k) => Buffer.from(k));
+    expect(keys.length).toBeGreaterThan(0);
+    for (const f of stored) for (const k of keys) expect(f.includes(k)).toBe(false);
 
     // Alice revokes the phone on her laptop: the registry marks it revoked for good and the laptop's next
     // commit removes it from the room. The phone learns it from the log and reads nothing sent after.
@@ -189,6 +203,8 @@ test('rooms: three users, one on two devices: create, invite two, 20 messages fr
       expect(raw.includes(t)).toBe(false);
       expect(raw.includes(Buffer.from(t).toString('hex'))).toBe(false);
     }
+    // Nor the attachment's key (sent only inside an MLS message), in any encoding.
+    for (const k of keys) for (const form of [k.toString('hex'), k.toString('base64'), k.toString('base64url')]) expect(raw.includes(form)).toBe(false);
     expect(Object.values(state.groups).some((g) => g.entries.length >= 84)).toBe(true);
   } finally {
     for (const x of contexts) await x.close();
