@@ -63,6 +63,19 @@ function render(keystore: string, delivery: VeilDelivery) {
   }), { wrapper, initialProps: { gid: undefined as string | undefined } });
 }
 
+/** A new group of the hook's identity, shown by its useGroupChat: its fake GroupChat. */
+async function openRoom(h: ReturnType<typeof render>) {
+  let gid = '';
+  await act(async () => {
+    gid = (await h.result.current.groups.create()).id;
+  });
+  h.rerender({ gid });
+  await waitFor(() => expect(h.result.current.chat.status).toBe('success'));
+  const chat = f.groupChats.find((c) => c.id === gid);
+  if (chat === undefined) throw new Error('no chat opened');
+  return chat;
+}
+
 describe('useDevices', () => {
   test('set up, link a device into the groups, revoke it out of them', async () => {
     const ds = fakeDelivery();
@@ -95,13 +108,7 @@ describe('useDevices', () => {
     await expect(h.result.current.devices.setUp()).rejects.toMatchObject({ code: 'INVALID_STATE' });
 
     // A room of this device.
-    let gid = '';
-    await act(async () => {
-      gid = (await h.result.current.groups.create()).id;
-    });
-    h.rerender({ gid });
-    await waitFor(() => expect(h.result.current.chat.status).toBe('success'));
-    const chat = f.groupChats.find((c) => c.id === gid)!;
+    const chat = await openRoom(h);
     chat.set({ members: [{ index: 0, identityId: laptop }] });
 
     // The phone published under its registry name, and so did a stranger under the same name.
@@ -156,13 +163,7 @@ describe('useDevices', () => {
     await act(async () => {
       await h.result.current.id.create({ label: 'carol' });
     });
-    let gid = '';
-    await act(async () => {
-      gid = (await h.result.current.groups.create()).id;
-    });
-    h.rerender({ gid });
-    await waitFor(() => expect(h.result.current.chat.status).toBe('success'));
-    const chat = f.groupChats.find((c) => c.id === gid)!;
+    const chat = await openRoom(h);
     await act(async () => {
       await h.result.current.chat.invite('bob');
     });
