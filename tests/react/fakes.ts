@@ -476,7 +476,7 @@ function fakeDevices() {
     linkNewDevice: vi.fn(async () => {
       throw new FakeError('INVALID_STATE', 'not faked');
     }),
-    linkExistingDevice: vi.fn(async (_ks: FakeKeystore, user: string, _code: string, _relay: unknown, o: { registry: Uint8Array }) => {
+    linkExistingDevice: vi.fn(async (_ks: FakeKeystore, user: string, _code: string, _relay: unknown, o: { registry: Uint8Array; pollMs?: number }) => {
       const r = readRegistry(o.registry);
       const registry = sign(user, { ...r, count: r.count + 1, devices: [...r.devices, link.device] });
       return { registry, device: { ...link.device, identity: enc.encode(`enc:${link.device.identityId}`) }, welcome: enc.encode('welcome') };
