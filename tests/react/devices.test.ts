@@ -148,6 +148,15 @@ describe('useDevices', () => {
       await h.result.current.devices.refresh();
     });
     expect(h.result.current.devices.revoked.map((d) => d.name)).toEqual(['alice-phone']);
+    expect(h.result.current.devices.error).toBeUndefined();
+    // ...and the first device publishes the registry it signed again.
+    expect(ds.registries.get('alice')).toEqual(f.runtime.devices.signed.get(user));
+    // A service that lost it gets it back too; a linked device's view is kept while nothing verifies.
+    ds.registries.delete('alice');
+    await act(async () => {
+      await h.result.current.devices.refresh();
+    });
+    expect(ds.registries.get('alice')).toEqual(f.runtime.devices.signed.get(user));
     h.unmount();
   });
 

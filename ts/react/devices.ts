@@ -133,11 +133,17 @@ export function useDevices(options: UseDevicesOptions = {}): UseDevicesResult {
 
   const show = useCallback((view: DeviceRegistryView | undefined, record: DevicesRecord, self: string): void => {
     const own = record.own;
+    // No registry verified this time (the service unreachable, or serving an older or forged one): what was shown stays.
+    const shown = store.getSnapshot();
+    const keep = view === undefined && own !== undefined && shown.user === own.user;
     store.set({
       status: 'success', error: undefined,
       role: own === undefined ? 'none' : own.userIdentity !== undefined ? 'primary' : 'linked',
-      user: own?.user, devices: Object.freeze([...(view?.devices ?? [])]), revoked: Object.freeze([...(view?.revoked ?? [])]), thisDevice: self,
-      revokedHere: view?.revoked.some((d) => d.identityId === self) ?? false,
+      user: own?.user, thisDevice: self,
+      ...(keep ? {} : {
+        devices: Object.freeze([...(view?.devices ?? [])]), revoked: Object.freeze([...(view?.revoked ?? [])]),
+        revokedHere: view?.revoked.some((d) => d.identityId === self) ?? false,
+      }),
     });
   }, [store]);
 
@@ -150,16 +156,24 @@ export function useDevices(options: UseDevicesOptions = {}): UseDevicesResult {
       let best: { view: DeviceRegistryView; registry: Uint8Array } | undefined;
       if (signed !== null) best = { view: (await verifyPinned(own.pin, signed)).view, registry: signed };
       const published = typeof delivery?.getRegistry === 'function' ? await delivery.getRegistry(own.user).catch(() => undefined) : undefined;
+      let current = false;
       if (published !== undefined) {
         try {
           const v = await verifyPinned(best === undefined ? own.pin : { enc: own.pin.enc, head: best.view.head }, published);
           best = { view: v.view, registry: published };
+          current = true;
         } catch (e) {
           // An older or forged registry from the service is not shown; the one verified before stays.
-          if (!(e instanceof VeilError) || !['STATE_ROLLBACK', 'REGISTRY_INVALID'].includes(e.code)) throw e;
+          const code = typeof e === 'object' && e !== null ? (e as { code?: unknown }).code : undefined;
+          if (code !== 'STATE_ROLLBACK' && code !== 'REGISTRY_INVALID') throw e;
         }
       }
       if (best !== undefined) own.pin = { enc: own.pin.enc, head: best.view.head };
+      // The first device signed a registry the service does not have (a publish that failed, a service that lost
+      // it): published again, or peers would not see the newest devices and revocations.
+      if (signed !== null && !current && typeof delivery?.putRegistry === 'function') {
+        await delivery.putRegistry(own.user, signed).catch(() => {});
+      }
       return { view: best?.view, registry: best?.registry, record: r };
     });
   }, [delivery]);

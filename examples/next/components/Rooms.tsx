@@ -7,7 +7,7 @@
 // invited devices find the welcome in their mailbox and join. Messages are JSON inside the MLS ciphertext:
 // { kind: 'text' | 'room' | 'file', from, … }. `from` is what the sender calls itself; who sent it is the MLS
 // sender (its identity id), shown as a user only when that user's verified registry lists it.
-import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import {
   useDecryptFile, useDevices, useEncryptFile, useGroupChat, useGroups, useIdentity, useUserDevices, useVeil, type UseDevicesResult,
 } from 'veilkit/react';
@@ -189,14 +189,21 @@ function Devices({ me, devices, published, linking, onLinked }: { me: string; de
   const [problem, setProblem] = useState<string | undefined>(undefined);
   const [note, setNote] = useState<string | undefined>(undefined);
   const { status, role, setUp, startLink } = devices;
+  // Started once per page (StrictMode runs effects twice in development: a second set-up or link must not start).
+  const started = useRef(false);
 
   // A new user's first device: the user identity and the registry, once. A linking device: start the link once
   // its key packages are out (the first device adds it to the rooms with one of them).
+  const [attempt, setAttempt] = useState(0);
   useEffect(() => {
-    if (status !== 'success' || role !== 'none' || !published) return;
+    if (status !== 'success' || role !== 'none' || !published || started.current) return;
+    started.current = true;
     const run = linking ? startLink() : setUp();
-    run.then(() => localStorage.removeItem(key('link', me)), (e: unknown) => setProblem(describe(e)));
-  }, [status, role, published, linking, setUp, startLink, me]);
+    run.then(() => localStorage.removeItem(key('link', me)), (e: unknown) => {
+      started.current = false;
+      setProblem(describe(e));
+    });
+  }, [status, role, published, linking, setUp, startLink, me, attempt]);
 
   async function act(f: () => Promise<string | undefined>) {
     setProblem(undefined);
@@ -225,7 +232,12 @@ function Devices({ me, devices, published, linking, onLinked }: { me: string; de
       <summary className="muted">
         {role === 'none' ? 'Devices: setting up…' : `Devices of ${me}: ${devices.devices.length} active${devices.revoked.length > 0 ? `, ${devices.revoked.length} revoked` : ''}`}
       </summary>
-      {problem !== undefined && <p className="error" data-testid="devices-error">{problem}</p>}
+      {problem !== undefined && (
+        <p className="error" data-testid="devices-error">
+          {problem}{' '}
+          {role === 'none' && <button type="button" className="secondary" onClick={() => { setProblem(undefined); setAttempt((n) => n + 1); }}>Try again</button>}
+        </p>
+      )}
       {devices.error !== undefined && problem === undefined && <p className="error">{describe(devices.error)}</p>}
       {devices.revokedHere && <p className="error" data-testid="revoked">This device was revoked: it is no longer one of {me}&apos;s devices.</p>}
       {linking && (
