@@ -160,6 +160,22 @@ describe('useDevices', () => {
     h.unmount();
   });
 
+  test('a name that has a registry already is not set up again: no second user identity', async () => {
+    const ds = fakeDelivery();
+    ds.registries.set('alice', fakeRegistry({ user: 'enc:someone', count: 1, devices: [{ identityId: 'x', name: 'alice-old' }], revoked: [] }));
+    const h = render('alice-taken', ds.d);
+    await waitFor(() => expect(h.result.current.id.status).toBe('success'));
+    await act(async () => {
+      await h.result.current.id.create({ label: 'alice' });
+    });
+    await waitFor(() => expect(h.result.current.devices.status).toBe('success'));
+    await expect(h.result.current.devices.setUp()).rejects.toMatchObject({ code: 'KEY_EXISTS' });
+    expect(f.keystores[0]?.identities.map((i) => i.label)).toEqual(['alice']);
+    expect(ds.d.putRegistry).not.toHaveBeenCalled();
+    expect(h.result.current.devices.role).toBe('none');
+    h.unmount();
+  });
+
   test('invite adds only the devices of the pinned registry; another user identity or an older registry is refused', async () => {
     const ds = fakeDelivery();
     const bob = { user: 'enc:bob-user', count: 2, devices: [{ identityId: 'bob-phone-id', name: 'bob-phone' }], revoked: [{ identityId: 'bob-old-id', name: 'bob-old' }] };

@@ -197,7 +197,7 @@ export function httpDelivery(url: string): HttpDelivery {
     },
     async getRegistry(user) {
       const { status, value } = await call('GET', `/registry/${seg(user)}`);
-      return status === 404 ? undefined : decode(value.record);
+      return status === 404 || value.record === null ? undefined : decode(value.record);
     },
     events(groups, device, onEvent) {
       const sub: Subscription = { groups: [...groups], device, onEvent };

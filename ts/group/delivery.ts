@@ -412,7 +412,8 @@ export function deliveryHandler(service: DeliveryService, prefix: string): (requ
         if (m === 'PUT') return json(200, await service.putRegistry(p1, b64((await body()).record, 'record')));
         if (m === 'GET') {
           const r = await service.getRegistry(p1);
-          return r === undefined ? json(404, { error: 'NOT_FOUND', message: 'no registry for this user' }) : json(200, { record: base64urlEncode(r) });
+          // No registry yet is an answer, not an error (a browser logs every 404 as a console error).
+          return json(200, { record: r === undefined ? null : base64urlEncode(r) });
         }
       }
       if (p0 === 'links' && parts.length === 2) {

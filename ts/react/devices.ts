@@ -20,7 +20,7 @@ import { VeilError } from '../../protocol/errors.js';
 import { base64urlEncode } from '../bytes.js';
 import { useClient } from './hooks.js';
 import { chatFor, deliveryOf, type VeilDelivery } from './groups.js';
-import { needDelivery, peerView, readRecord, updateRecord, userKeyPackages, verifyPinned, type DevicesRecord } from './registries.js';
+import { needDelivery, peerView, readRecord, serialize, updateRecord, userKeyPackages, verifyPinned, type DevicesRecord } from './registries.js';
 import type { Keystore, IdentityHandle } from '../keystore.js';
 import type { DeviceRegistryView, RegisteredDevice } from '../devices-format.js';
 import type { GroupChat } from '../group/chat.js';
@@ -121,7 +121,7 @@ function useIdentityOnce(client: ReturnType<typeof useClient>): IdentityHandle |
 /**
  * This device's user and the user's devices: set up, link, revoke (docs/REACT.md#devices). The registry is
  * read from the delivery service (verified against the pinned user; the primary device also keeps the last one
- * it signed) on mount, on each delivery-service event, and after each action.
+ * it signed) on mount, on the delivery service's open and mailbox events, and after each action.
  */
 export function useDevices(options: UseDevicesOptions = {}): UseDevicesResult {
   const client = useClient('useDevices');
@@ -215,8 +215,12 @@ export function useDevices(options: UseDevicesOptions = {}): UseDevicesResult {
     return { user, device };
   }, [user, device]);
 
-  const syncWith = useCallback(async (ks: Keystore, me: IdentityHandle, view: DeviceRegistryView): Promise<void> => {
+  // One at a time per keystore and identity in this page: two syncs deciding on the same members would add a device twice.
+  const syncWith = useCallback((ks: Keystore, me: IdentityHandle, user: string, view: DeviceRegistryView): Promise<void> => serialize(`devices-sync:${ks.name}:${me.id}`, async () => {
     const d = needDelivery(delivery, 'takeKeyPackages');
+    const self = await deviceId(ks, me);
+    // A revoked device changes no group: the user's other devices remove it.
+    if (view.revoked.some((x) => x.identityId === self)) return;
     const groups = await runtime.listGroups(ks, me);
     const failures: unknown[] = [];
     for (const g of groups) {
@@ -225,9 +229,10 @@ export function useDevices(options: UseDevicesOptions = {}): UseDevicesResult {
         await chat.sync();
         if (!chat.state.active) continue;
         const { add, remove } = runtime.devices.deviceChanges({ members: chat.state.members }, view);
-        if (remove.length > 0) await chat.remove(...remove);
+        const others = remove.filter((m) => m.index !== chat.state.ownIndex);
+        if (others.length > 0) await chat.remove(...others);
         if (add.length > 0) {
-          const kps = await userKeyPackages(ks, me, d, names().user, { only: add }).catch((e: unknown) => {
+          const kps = await userKeyPackages(ks, me, d, user, { only: add }).catch((e: unknown) => {
             if (e instanceof VeilError && e.code === 'NO_MATCHING_KEY_PACKAGE') return [];
             throw e;
           });
@@ -238,25 +243,32 @@ export function useDevices(options: UseDevicesOptions = {}): UseDevicesResult {
       }
     }
     if (failures.length > 0) throw failures[0];
-  }, [delivery, names]);
+  }), [delivery]);
 
   const syncGroups = useCallback((): Promise<void> => act(async (ks, me) => {
-    const { view } = await ownView(ks, me);
-    if (view !== undefined) await syncWith(ks, me, view);
+    const { view, record } = await ownView(ks, me);
+    if (view !== undefined && record.own !== undefined) await syncWith(ks, me, record.own.user, view);
   }), [act, ownView, syncWith]);
 
   const setUp = useCallback((): Promise<void> => act(async (ks, me) => {
     const { user: name, device: deviceName } = names();
-    const d = needDelivery(delivery, 'putRegistry');
-    await updateRecord(ks, me, async (r) => {
+    const d = needDelivery(delivery, 'putRegistry', 'getRegistry');
+    const registry = await updateRecord(ks, me, async (r) => {
       if (r.own !== undefined) throw new VeilError('INVALID_STATE', `this device is a device of ${r.own.user} already`);
+      // A name with a registry is someone's already (or this user's, from another browser: link this one instead).
+      if (await d.getRegistry(name) !== undefined) {
+        throw new VeilError('KEY_EXISTS', `the delivery service has a device registry for ${name} already: link this device to that user, or choose another name`);
+      }
       const u = await ks.createIdentity({ label: `user:${name}`, mlDsa: true });
-      const registry = await runtime.devices.addDevice(ks, u, me, { name: deviceName });
+      const signed = await runtime.devices.addDevice(ks, u, me, { name: deviceName });
       const userEnc = await runtime.devices.deviceIdentity(ks, u);
-      const view = await runtime.devices.verifyDeviceRegistry(registry, { user: userEnc });
+      const view = await runtime.devices.verifyDeviceRegistry(signed, { user: userEnc });
+      // Kept before it is published: a publish that fails is made again by the next refresh.
       r.own = { user: name, pin: { enc: base64urlEncode(userEnc), head: view.head }, userIdentity: u.id };
-      await d.putRegistry(name, registry);
+      return signed;
     });
+    const put = await d.putRegistry(name, registry);
+    if (!put.stored) throw new VeilError('KEY_EXISTS', `the delivery service kept another registry for ${name}: someone set that name up at the same time`);
   }), [act, names, delivery]);
 
   const startLink = useCallback((o: { signal?: AbortSignal } = {}): Promise<void> => act(async (ks, me) => {
@@ -267,6 +279,13 @@ export function useDevices(options: UseDevicesOptions = {}): UseDevicesResult {
     try {
       const done = await runtime.devices.linkNewDevice(ks, me, d, {
         name: deviceName, onCode: (code: string) => store.set({ linkCode: code }), pollMs: LINK_POLL_MS, ...(o.signal === undefined ? {} : { signal: o.signal }),
+      });
+      // The code proves who linked this device, not that it was the user named `name`: whoever typed the code first
+      // did. The service's registry for `name` must be of the same user identity.
+      const published = typeof d.getRegistry === 'function' ? await d.getRegistry(name) : undefined;
+      if (published === undefined) throw new VeilError('REGISTRY_INVALID', `no device registry of ${name} on the delivery service to check the link against`, { details: { reason: 'USER_MISMATCH', index: 0 } });
+      await runtime.devices.verifyDeviceRegistry(published, { user: done.user }).catch((e: unknown) => {
+        throw new VeilError('REGISTRY_INVALID', `this device was linked by a user identity that is not ${name}'s: ${e instanceof Error ? e.message : String(e)}`, { details: { reason: 'USER_MISMATCH', index: 0 } });
       });
       await updateRecord(ks, me, async (r) => {
         r.own = { user: name, pin: { enc: base64urlEncode(done.user), head: done.view.head } };
@@ -290,11 +309,12 @@ export function useDevices(options: UseDevicesOptions = {}): UseDevicesResult {
     const d = needDelivery(delivery, 'linkPost', 'linkRead', 'putRegistry');
     const p = await primary(ks, me);
     const confirmed = await runtime.devices.linkExistingDevice(ks, p.userIdentity, code.trim(), d, { registry: p.registry, pollMs: LINK_POLL_MS });
-    await d.putRegistry(p.user, confirmed.registry);
+    // A publish that fails is made again by ownView (this keystore signed it): the device joins the groups anyway.
+    await d.putRegistry(p.user, confirmed.registry).catch(() => {});
     const { view } = await ownView(ks, me);
     const added = view?.devices.find((x) => x.identityId === confirmed.device.identityId);
     if (view === undefined || added === undefined) throw new VeilError('INVALID_STATE', 'the linked device is not in the registry');
-    await syncWith(ks, me, view);
+    await syncWith(ks, me, p.user, view);
     return added;
   }), [act, delivery, primary, ownView, syncWith]);
 
@@ -304,9 +324,9 @@ export function useDevices(options: UseDevicesOptions = {}): UseDevicesResult {
     const id = typeof target === 'object' && target !== null ? target.identityId : target;
     if (id === await deviceId(ks, me)) throw new VeilError('INVALID_STATE', 'the device holding the user identity does not revoke itself');
     const registry = await runtime.devices.revokeDevice(ks, p.userIdentity, p.registry, id);
-    await d.putRegistry(p.user, registry);
+    await d.putRegistry(p.user, registry).catch(() => {});
     const { view } = await ownView(ks, me);
-    if (view !== undefined) await syncWith(ks, me, view);
+    if (view !== undefined) await syncWith(ks, me, p.user, view);
   }), [act, delivery, primary, ownView, syncWith]);
 
   const state = useStore(store);

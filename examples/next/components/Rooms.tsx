@@ -145,6 +145,15 @@ function Lobby({ me, device }: { me: string; device: string }) {
 
   const linking = devices.status === 'success' && devices.role === 'none' && localStorage.getItem(key('link', me)) !== null;
 
+  // Each room of this device holds every device of the user: after a room is created or joined, the user's
+  // devices missing from it are added (and revoked ones removed) by whichever of the user's devices is in it.
+  const { role, syncGroups } = devices;
+  const roomCount = groups.groups.length;
+  useEffect(() => {
+    if (role === 'none' || roomCount === 0) return;
+    syncGroups().catch(() => {});
+  }, [role, roomCount, syncGroups]);
+
   return (
     <>
       <p className="muted">
@@ -288,7 +297,8 @@ function RoomItem({ id, me, renamed, active, onOpen }: { id: string; me: string;
   const name = roomNameOf(chat.messages, id);
   // After this device linked another: the room's name again, the first message the new device reads.
   const { send, status } = chat;
-  const [sentFor, setSentFor] = useState(0);
+  // A room that appears later (joined, created) does not resend for a link made before it.
+  const [sentFor, setSentFor] = useState(renamed);
   useEffect(() => {
     if (renamed === sentFor || status !== 'success' || !chat.active) return;
     setSentFor(renamed);

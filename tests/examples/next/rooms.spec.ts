@@ -37,7 +37,7 @@ async function linkDevice(context: BrowserContext, name: string, primary: Page, 
   await expect(code).toHaveText(/^[A-Z2-7]{26}$/, { timeout: 60_000 });
   await shot(page, testInfo, 'link');
   await primary.getByLabel('link code').fill((await code.textContent()) ?? '');
-  await primary.getByRole('button', { name: 'Link device' }).click();
+  await primary.getByLabel('link code').press('Enter');
   await expect(primary.getByTestId('devices-note')).toHaveText(`linked ${device}`, { timeout: 60_000 });
   await expect(page.getByTestId('device-role')).toHaveAttribute('data-role', 'linked', { timeout: 60_000 });
   return { page, problems, device };
@@ -47,7 +47,8 @@ const messages = (page: Page) => page.getByTestId('messages').locator('li');
 
 async function say(page: Page, text: string): Promise<void> {
   await page.getByLabel('message').fill(text);
-  await page.getByRole('button', { name: 'Send' }).click();
+  // Enter submits the form: a click could land elsewhere when an arriving message moves the button meanwhile.
+  await page.getByLabel('message').press('Enter');
   await expect(page.getByTestId('messages').locator('li[data-from=me]', { hasText: text })).toBeVisible({ timeout: 60_000 });
 }
 
@@ -76,7 +77,7 @@ test('rooms: three users, one on two devices: create, invite two, 20 messages fr
     await expect(a.page.getByRole('heading', { name: `Room ${room}` })).toBeVisible({ timeout: 60_000 });
     for (const user of [bob, carol]) {
       await a.page.getByLabel('invite user').fill(user);
-      await a.page.getByRole('button', { name: 'Invite' }).click();
+      await a.page.getByLabel('invite user').press('Enter');
       await expect(a.page.getByTestId('members').locator('li')).toHaveCount(user === bob ? 2 : 3, { timeout: 60_000 });
     }
     // The invited devices find their welcome in their mailbox (a server-sent event) and join.
@@ -181,7 +182,7 @@ test('rooms: three users, one on two devices: create, invite two, 20 messages fr
     // Inviting Alice again adds no device of hers that her registry does not list: the phone's key packages
     // are still in the directory, and are passed over.
     await b.page.getByLabel('invite user').fill(alice);
-    await b.page.getByRole('button', { name: 'Invite' }).click();
+    await b.page.getByLabel('invite user').press('Enter');
     await expect(b.page.getByTestId('room-error')).toContainText('NO_MATCHING_KEY_PACKAGE', { timeout: 60_000 });
     await expect(b.page.getByTestId('members').locator('li')).toHaveCount(3);
 
