@@ -7,7 +7,7 @@
  * everything else is the members' to check. Any input it cannot read is `MALFORMED_INPUT`.
  */
 import { VeilError } from '../../protocol/errors.js';
-import { bytesToHex } from '../bytes.js';
+import { bytesToHex, concatBytes } from '../bytes.js';
 
 /** What {@link inspectGroupMessage} read. */
 export type GroupWireInfo =
@@ -131,20 +131,19 @@ function vec(v: Uint8Array): Uint8Array {
   return out;
 }
 
-/** `KeyPackageRef = RefHash("MLS 1.0 KeyPackage Reference", KeyPackage)` (RFC 9420 §5.2) with SHA-256. */
 /** `Enc(ID)` (docs/SESSIONS.md §2.1) and veilkit's certified basic credential: 0x01 ‖ `Enc(ID)` ‖ Ed25519 certificate (docs/GROUPS.md). */
 const IDENTITY_ENCODING = 2017;
 const CERTIFIED_CREDENTIAL = 1 + IDENTITY_ENCODING + 64;
 
-/** SHA-256("veilkit-session-identity-v1" ‖ Enc(ID)), hex. */
+/**
+ * SHA-256("veilkit-session-identity-v1" ‖ Enc(ID)), hex: `sessionIdentityId` of ts/session/core.ts, here on
+ * WebCrypto's SHA-256 because this module runs in servers without the wasm core.
+ */
 async function identityIdOf(encoding: Uint8Array): Promise<string> {
-  const label = new TextEncoder().encode('veilkit-session-identity-v1');
-  const input = new Uint8Array(label.length + encoding.length);
-  input.set(label);
-  input.set(encoding, label.length);
-  return bytesToHex(await sha256(input));
+  return bytesToHex(await sha256(concatBytes([new TextEncoder().encode('veilkit-session-identity-v1'), encoding])));
 }
 
+/** `KeyPackageRef = RefHash("MLS 1.0 KeyPackage Reference", KeyPackage)` (RFC 9420 §5.2) with SHA-256. */
 async function keyPackageRef(keyPackage: Uint8Array): Promise<string> {
   const label = vec(new TextEncoder().encode('MLS 1.0 KeyPackage Reference'));
   const value = vec(keyPackage);

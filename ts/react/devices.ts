@@ -12,14 +12,14 @@
  * (its own user, the pins of other users' registries) is kept in the keystore's encrypted history, in the
  * metadata of the conversation `veilkit-devices:<identity id>`.
  */
-import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
-import { createVeilStore, type VeilStatus, type VeilStore } from './store.js';
+import { useCallback, useEffect, useMemo, useState } from 'react';
+import { createVeilStore, type VeilStatus } from './store.js';
 import { hookError } from './errors.js';
 import { runtime } from './runtime.js';
 import { VeilError } from '../../protocol/errors.js';
 import { base64urlEncode } from '../bytes.js';
 import { useClient } from './hooks.js';
-import { chatFor, deliveryOf, type VeilDelivery } from './groups.js';
+import { chatFor, deliveryOf, need, useIdentityOnce, useStore, type VeilDelivery } from './groups.js';
 import { needDelivery, peerView, readRecord, serialize, updateRecord, userKeyPackages, verifyPinned, type DevicesRecord } from './registries.js';
 import type { Keystore, IdentityHandle } from '../keystore.js';
 import type { DeviceRegistryView, RegisteredDevice } from '../devices-format.js';
@@ -83,15 +83,6 @@ const DEVICES_IDLE: DevicesState = {
   status: 'idle', error: undefined, role: 'none', user: undefined, devices: [], revoked: [], thisDevice: undefined, revokedHere: false, linkCode: undefined,
 };
 
-function useStore<T extends object>(store: VeilStore<T>): Readonly<T> {
-  return useSyncExternalStore(store.subscribe, store.getSnapshot, store.getServerSnapshot);
-}
-
-function need<T>(v: T | undefined, what: string): T {
-  if (v === undefined) throw new VeilError('INVALID_STATE', `${what} is not ready yet`);
-  return v;
-}
-
 /** How often each side reads the link channel while a link runs (ten minutes at most): the link's four messages arrive within a few reads. */
 const LINK_POLL_MS = 150;
 
@@ -109,13 +100,6 @@ function deviceId(ks: Keystore, me: IdentityHandle): Promise<string> {
     m.set(me.id, p);
   }
   return p;
-}
-
-function useIdentityOnce(client: ReturnType<typeof useClient>): IdentityHandle | undefined {
-  const s = useStore(client.identity);
-  const ref = useRef(s.identity);
-  if (ref.current?.id !== s.identity?.id) ref.current = s.identity;
-  return ref.current;
 }
 
 /**

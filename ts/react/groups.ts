@@ -41,8 +41,19 @@ export function chatFor(ks: Keystore, groupId: string, delivery: GroupDelivery, 
   return c;
 }
 
-function useStore<T extends object>(store: VeilStore<T>): Readonly<T> {
+export function useStore<T extends object>(store: VeilStore<T>): Readonly<T> {
   return useSyncExternalStore(store.subscribe, store.getSnapshot, store.getServerSnapshot);
+}
+
+/**
+ * The provider's current identity, the same object while its id stays: a refreshed identity object (same id) must
+ * not re-run a hook's effects (re-subscribe, re-read).
+ */
+export function useIdentityOnce(client: VeilClient): IdentityHandle | undefined {
+  const s = useStore(client.identity);
+  const ref = useRef(s.identity);
+  if (ref.current?.id !== s.identity?.id) ref.current = s.identity;
+  return ref.current;
 }
 
 export function deliveryOf(client: VeilClient, given: VeilDelivery | undefined, hook: string): VeilDelivery | undefined {
@@ -53,7 +64,7 @@ export function deliveryOf(client: VeilClient, given: VeilDelivery | undefined, 
   return d;
 }
 
-function need<T>(v: T | undefined, what: string): T {
+export function need<T>(v: T | undefined, what: string): T {
   if (v === undefined) throw new VeilError('INVALID_STATE', `${what} is not ready yet`);
   return v;
 }
@@ -211,12 +222,7 @@ export function useGroups(options: UseGroupsOptions = {}): UseGroupsResult {
   const client = useClient('useGroups');
   const delivery = deliveryOf(client, options.delivery, 'useGroups');
   const { keystore } = useStore(client.veil);
-  const identityState = useStore(client.identity);
-  // The identity by id: a refreshed identity object (same id) must not re-run the effects (re-subscribe, re-read).
-  const identityId = identityState.identity?.id;
-  const identityRef = useRef(identityState.identity);
-  if (identityRef.current?.id !== identityId) identityRef.current = identityState.identity;
-  const identity = identityRef.current;
+  const identity = useIdentityOnce(client);
   const { user, device } = options;
   const [store] = useState(() => createVeilStore<GroupsState>(GROUPS_IDLE));
   const refresh = useCallback(async (): Promise<void> => {
