@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { VeilError } from '../../protocol/errors.js';
-import { JobState, batchProgress, observe, progress } from '../../ts/files/job.js';
+import { JobState, batchProgress, observe, pipeline, progress, type FileJob } from '../../ts/files/job.js';
 import type { FileJobSnapshot } from '../../ts/files.js';
 
 function deferred<T>(): { promise: Promise<T>; resolve: (v: T) => void; reject: (e: unknown) => void } {
@@ -113,4 +113,63 @@ test('batchProgress: worker steps as they come, the rest at the end, never past 
   assert.deepEqual(steps, [
     [1 << 20, 1, 'chunks'], [2 << 20, 2, 'chunks'], [3 << 20, 3, 'chunks'], [5 << 20, 5, 'chunks'],
   ]);
+});
+
+/** The part of a FileJob that `pipeline` uses: its window, abort signal, fail and error. */
+function fakeJob(limit: number): FileJob {
+  const controller = new AbortController();
+  const job = {
+    limit,
+    signal: controller.signal,
+    fail: (e: unknown) => {
+      if (!controller.signal.aborted) controller.abort(e);
+    },
+    error: (e: unknown) => (controller.signal.aborted ? controller.signal.reason : e),
+  };
+  return job as unknown as FileJob;
+}
+
+test('pipeline: a later task that fails first still lets every earlier result through, in order, then reports its error', async () => {
+  const tasks = [deferred<string>(), deferred<string>(), deferred<string>(), deferred<string>()];
+  const started: number[] = [];
+  const consumed: string[] = [];
+  const run = pipeline(fakeJob(3), tasks.length, (i) => {
+    started.push(i);
+    return tasks[i]?.promise ?? Promise.reject(new Error('no task'));
+  }, (_i, v) => {
+    consumed.push(v);
+  });
+  assert.deepEqual(started, [0, 1, 2], 'the window holds three');
+  const bad = new VeilError('AUTHENTICATION_FAILED', 'chunk 2');
+  tasks[2]?.reject(bad); // the third batch fails while the first two still run (the workers race)
+  await new Promise((r) => setTimeout(r, 0));
+  let settled = false;
+  void run.then(() => (settled = true), () => (settled = true));
+  await new Promise((r) => setTimeout(r, 0));
+  assert.equal(settled, false, 'not reported while earlier batches are pending');
+  tasks[1]?.resolve('b');
+  tasks[0]?.resolve('a');
+  await assert.rejects(run, (e) => e === bad);
+  assert.deepEqual(consumed, ['a', 'b'], 'both earlier batches are released, in order');
+  assert.deepEqual(started, [0, 1, 2], 'nothing starts after the failed task');
+});
+
+test('pipeline: an earlier failure wins over a later one; an abort stops it at once', async () => {
+  const tasks = [deferred<string>(), deferred<string>()];
+  const consumed: string[] = [];
+  const first = new Error('first');
+  const run = pipeline(fakeJob(2), 2, (i) => tasks[i]?.promise ?? Promise.reject(new Error('no task')), (_i, v) => {
+    consumed.push(v);
+  });
+  tasks[1]?.reject(new Error('second'));
+  tasks[0]?.reject(first);
+  await assert.rejects(run, (e) => e === first);
+  assert.deepEqual(consumed, []);
+
+  const job = fakeJob(2);
+  const pending = deferred<string>();
+  const stopped = pipeline(job, 2, () => pending.promise, () => {});
+  const reason = new Error('stop');
+  job.fail(reason);
+  await assert.rejects(stopped, (e) => e === reason);
 });

@@ -196,11 +196,16 @@ export class FileJob {
 
 /**
  * Runs `count` tasks with at most `limit` started but not yet consumed, and
- * hands their results to `consume` in index order. The first failure stops it.
+ * hands their results to `consume` in index order. A task's failure stops it
+ * once every earlier task is consumed (so a stream releases each verified
+ * batch before the failing one, however the workers race); no task starts
+ * after a failed one. An abort or a failing `consume` stops it at once.
  */
 export function pipeline<T>(job: FileJob, count: number, start: (i: number) => Promise<T>, consume: (i: number, v: T) => Promise<void> | void): Promise<void> {
   return new Promise<void>((resolve, reject) => {
     const results = new Map<number, T>();
+    const errors = new Map<number, unknown>();
+    let stopAt = count; // the first task known to have failed
     let next = 0;
     let consumed = 0;
     let failed = false;
@@ -218,7 +223,7 @@ export function pipeline<T>(job: FileJob, count: number, start: (i: number) => P
       resolve();
     };
     const pump = () => {
-      while (!failed && next < count && next - consumed < job.limit) {
+      while (!failed && next < stopAt && next - consumed < job.limit) {
         const i = next++;
         let p: Promise<T>;
         try {
@@ -230,7 +235,11 @@ export function pipeline<T>(job: FileJob, count: number, start: (i: number) => P
         p.then((v) => {
           results.set(i, v);
           void drain();
-        }, fail);
+        }, (e: unknown) => {
+          errors.set(i, e);
+          stopAt = Math.min(stopAt, i);
+          void drain();
+        });
       }
       if (!failed && consumed === count) done();
     };
@@ -238,7 +247,12 @@ export function pipeline<T>(job: FileJob, count: number, start: (i: number) => P
       if (draining || failed) return;
       draining = true;
       try {
-        while (!failed && results.has(consumed)) {
+        while (!failed) {
+          if (errors.has(consumed)) {
+            fail(errors.get(consumed));
+            return;
+          }
+          if (!results.has(consumed)) break;
           const v = results.get(consumed) as T;
           results.delete(consumed);
           await consume(consumed, v);

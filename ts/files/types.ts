@@ -207,6 +207,7 @@ export interface DecryptFileOptions extends FileJobOptions, SignaturePolicyOptio
    * first and then releases each chunk as soon as its recomputed leaf matches
    * its table entry and its tag verifies; the stream ends normally only when
    * every chunk arrived (else it errors: treat the output as incomplete until then).
+   * A reader gets every chunk before a failing one, then the error.
    */
   readonly releaseMode?: 'verified' | 'streaming';
   /** MIME type of the resulting `Blob` (verified mode). */
