@@ -124,7 +124,7 @@ function fakeJob(limit: number): FileJob {
     fail: (e: unknown) => {
       if (!controller.signal.aborted) controller.abort(e);
     },
-    error: (e: unknown) => (controller.signal.aborted ? controller.signal.reason : e),
+    error: (e: unknown): unknown => (controller.signal.aborted ? (controller.signal.reason as unknown) : e),
   };
   return job as unknown as FileJob;
 }
