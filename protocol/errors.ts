@@ -62,7 +62,8 @@ export const VEIL_ERROR_CODES = [
   'SAS_NONCE_REUSED',
   'SAS_ATTEMPTS_EXHAUSTED',
   // From the file container (ContainerError::code, crate/src/container/error.rs; AUTHENTICATION_FAILED,
-  // INVALID_SIGNATURE and KDF_BUDGET_EXCEEDED above) and the file layer (ts/files/encrypt.ts: SIZE_MISMATCH).
+  // INVALID_SIGNATURE and KDF_BUDGET_EXCEEDED above) and the file layer (ts/files/encrypt.ts: SIZE_MISMATCH;
+  // READ_FAILED: the browser could not read a Blob, ts/bytes.ts readBlob).
   'TRUNCATED',
   'TRAILING_BYTES',
   'BAD_MAGIC',
@@ -91,6 +92,7 @@ export const VEIL_ERROR_CODES = [
   'FOUNDER_MISMATCH',
   'MANIFEST_REQUIRED',
   'SIZE_MISMATCH',
+  'READ_FAILED',
   // From the session handshake (SessionError::code, crate/src/session/error.rs; MALFORMED_INPUT,
   // AUTHENTICATION_FAILED and REPLAY_DETECTED above).
   'PQ_IDENTITY_REQUIRED',
@@ -129,7 +131,10 @@ const CODE_SET: ReadonlySet<string> = new Set(VEIL_ERROR_CODES);
  * and `REGISTRY_INVALID`; `index` is `null` when no entry is to blame), `jump` / `limit` (message
  * keys, for `TOO_FAR_AHEAD`), `counter` / `highestSeen` (state counters, for `STATE_ROLLBACK`),
  * `url` / `reason` / `step` (the worker script, why it did not start and the last start step it
- * reported, for `WORKER_START_FAILED`), `retryAfterMs` (when the next call can pass, for `RATE_LIMITED`).
+ * reported, for `WORKER_START_FAILED`), `retryAfterMs` (when the next call can pass, for `RATE_LIMITED`),
+ * `reason` (the browser's error name, for `READ_FAILED`), `reason` / `step` (the name of the error
+ * nothing else maps, or `'invariant'` for a check of veilkit's own, and the worker request it came from,
+ * for `INTERNAL`: an `INTERNAL` always has a `reason`).
  * Empty otherwise.
  */
 export interface VeilErrorDetails {
@@ -174,7 +179,9 @@ export class VeilError extends Error {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'VeilError';
     this.code = code;
-    this.details = Object.freeze(detailsOf(options?.details));
+    const details = detailsOf(options?.details);
+    // An INTERNAL always says something: a check of veilkit's own that failed is an 'invariant'.
+    this.details = Object.freeze(code === 'INTERNAL' && details.reason === undefined ? { ...details, reason: 'invariant' } : details);
   }
 }
 
@@ -209,7 +216,7 @@ export function toVeilError(e: unknown): VeilError {
     const code: unknown = (e as Error & { code?: unknown }).code;
     // The core puts details on the thrown object as properties (`index`, `reason`, `needed`, `got`, `jump`, `limit`, `counter`, `highestSeen`).
     if (isVeilErrorCode(code)) return new VeilError(code, e.message, { details: detailsOf(e) });
-    return new VeilError('INTERNAL', e.message, { cause: e });
+    return new VeilError('INTERNAL', e.message, { cause: e, details: { reason: e.name || 'Error' } });
   }
-  return new VeilError('INTERNAL', String(e));
+  return new VeilError('INTERNAL', String(e), { details: { reason: typeof e } });
 }

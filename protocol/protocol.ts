@@ -148,8 +148,12 @@ export function serializeError(e: unknown): SerializedError {
     return { name: 'VeilError', message: e.message, code: e.code, ...(Object.keys(e.details).length ? { details: { ...e.details } } : {}) };
   }
   if (e instanceof TypeError || e instanceof RangeError) return { name: e.name, message: e.message };
-  if (e instanceof Error) return { name: 'Error', message: e.message };
-  return { name: 'Error', message: String(e) };
+  // Any other error keeps its name (a DOMException's `NotReadableError`, `DataCloneError`, …): the
+  // page turns it into `VeilError('INTERNAL')` with that name as `details.reason` (ts/pool.ts deserializeError).
+  if (e instanceof Error || (typeof DOMException === 'function' && e instanceof DOMException)) {
+    return { name: typeof e.name === 'string' && e.name !== '' ? e.name.slice(0, 64) : 'Error', message: e.message };
+  }
+  return { name: typeof e, message: String(e) };
 }
 
 export type Reply =

@@ -4,6 +4,7 @@
  * views WebCrypto's `BufferSource` parameters want. Argument checks live in
  * ts/validate.ts.
  */
+import { VeilError } from '../protocol/errors.js';
 
 /** The parts one after the other, in a fresh buffer. */
 export function concatBytes(parts: readonly Uint8Array[]): Uint8Array<ArrayBuffer> {
@@ -94,4 +95,20 @@ export function copyBytes(b: Uint8Array): Uint8Array<ArrayBuffer> {
 /** `b` itself when it is backed by an `ArrayBuffer`, else (a view of shared memory) a copy. */
 export function bufferSource(b: Uint8Array): Uint8Array<ArrayBuffer> {
   return b.buffer instanceof ArrayBuffer ? (b as Uint8Array<ArrayBuffer>) : copyBytes(b);
+}
+
+/**
+ * A `Blob`'s bytes. A read the browser refuses is `VeilError('READ_FAILED')` with the browser's
+ * error name as `details.reason`: a picked file that changed or vanished since
+ * (`NotReadableError`, `NotFoundError`), or — Chromium — blob storage that is full because
+ * large `Blob`s the page dropped are not yet garbage-collected (`NotReadableError` as well).
+ */
+export async function readBlob(blob: Blob): Promise<Uint8Array<ArrayBuffer>> {
+  try {
+    return new Uint8Array(await blob.arrayBuffer());
+  } catch (e) {
+    const reason = e instanceof Error || (typeof DOMException === 'function' && e instanceof DOMException) ? e.name : typeof e;
+    const why = e instanceof Error || (typeof DOMException === 'function' && e instanceof DOMException) ? e.message : String(e);
+    throw new VeilError('READ_FAILED', `the browser could not read a Blob (${reason}: ${why}); a picked file may have changed since, or the browser's blob storage is full`, { cause: e, details: { reason } });
+  }
 }

@@ -105,15 +105,25 @@ function defaultSize(): number {
   return typeof n === 'number' && n > 0 ? n : 2;
 }
 
-/** Rebuilds a thrown error from its serialized form (anything that is not one: `VeilError('INTERNAL')`). */
-export function deserializeError(e: SerializedError): Error {
+/**
+ * Rebuilds a thrown error from its serialized form. Anything else becomes `VeilError('INTERNAL')`
+ * whose `details.reason` is the error's name in the worker (`'Error'`, `'DataCloneError'`, …, or
+ * `'malformed'`) and whose `details.step` is `step`, the request it answers, when given.
+ */
+export function deserializeError(e: SerializedError, step?: string): Error {
   const se: unknown = e;
-  if (typeof se !== 'object' || se === null) return new VeilError('INTERNAL', `a malformed error crossed the worker boundary (${se === null ? 'null' : typeof se})`);
+  const where = typeof step === 'string' ? { step } : {};
+  if (typeof se !== 'object' || se === null) {
+    return new VeilError('INTERNAL', `a malformed error crossed the worker boundary (${se === null ? 'null' : typeof se})`, { details: { reason: 'malformed', ...where } });
+  }
   const message = typeof e.message === 'string' ? e.message : 'no message';
-  if (e.name === 'VeilError' && isVeilErrorCode(e.code)) return new VeilError(e.code, message, { details: detailsOf(e.details) });
+  if (e.name === 'VeilError' && isVeilErrorCode(e.code)) {
+    const details = detailsOf(e.details);
+    return new VeilError(e.code, message, { details: e.code === 'INTERNAL' ? { ...where, ...details } : details });
+  }
   if (e.name === 'TypeError') return new TypeError(message);
   if (e.name === 'RangeError') return new RangeError(message);
-  return new VeilError('INTERNAL', message);
+  return new VeilError('INTERNAL', message, { details: { reason: typeof e.name === 'string' && e.name !== '' ? e.name : 'Error', ...where } });
 }
 
 function abortError(signal: AbortSignal): unknown {
@@ -302,7 +312,7 @@ export class WorkerPool {
         if (msg.ok) resolve();
         // The worker ran and its init() failed: that error (e.g. UNSUPPORTED_PLATFORM when the wasm
         // could not be fetched or compiled) is the more precise one.
-        else reject(msg.error ? deserializeError(msg.error) : startFailed(url, 'its init() failed without an error'));
+        else reject(msg.error ? deserializeError(msg.error, 'veilkit/ready') : startFailed(url, 'its init() failed without an error'));
       };
       const onError = (e: Event) => {
         e.preventDefault();
@@ -394,7 +404,7 @@ export class WorkerPool {
       return;
     }
     if (msg.ok) this.settle(job, msg.value, true);
-    else this.settle(job, deserializeError(msg.error));
+    else this.settle(job, deserializeError(msg.error, job.body.type));
   }
 
   private onProgress(slot: Slot, msg: ProgressMessage): void {

@@ -32,7 +32,7 @@ import { VeilError } from '../protocol/errors.js';
 import {
   CONTAINER, HEADER_SIGNATURE_LABEL, KEY_COMMITMENT_LABEL, chunkAad, chunkIvInfo, chunkKeyInfo, chunkLength, envelopeOffset, hybridKekInfo, leafPreimage,
 } from '../ts/files-format.js';
-import { bs, equalBytes } from '../ts/bytes.js';
+import { bs, equalBytes, readBlob } from '../ts/bytes.js';
 import type { ChunkContext, ChunkKeys, ChunksOut, EncryptBegun, EncryptFinished, FilesReplies, FilesRequest, HeaderNeedsMore, HeaderRead } from '../protocol/files.protocol.js';
 import type { HandlerTable, ProgressMessage } from '../protocol/protocol.js';
 
@@ -118,7 +118,7 @@ function keyIv(ck: ChunkKeys, k: number): [CryptoKey, Uint8Array<ArrayBuffer>] {
 
 /** Bytes `[a, b)` of a request's source: a `Blob` slice read now, or a view of transferred bytes. */
 function sourceReader(source: Blob | Uint8Array): { size: number; read: (a: number, b: number) => Promise<Uint8Array<ArrayBuffer>> } {
-  if (source instanceof Blob) return { size: source.size, read: async (a, b) => new Uint8Array(await source.slice(a, b).arrayBuffer()) };
+  if (source instanceof Blob) return { size: source.size, read: (a, b) => readBlob(source.slice(a, b)) };
   const bytes = bs(source);
   return { size: bytes.length, read: async (a, b) => bytes.subarray(a, b) };
 }

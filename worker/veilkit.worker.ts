@@ -74,7 +74,8 @@ function post(reply: Reply): void {
     scope.postMessage(reply, reply.ok ? transferables(reply.value) : []);
   } catch (err) {
     const why = err instanceof Error ? err.message : String(err);
-    scope.postMessage({ id: reply.id, ok: false, error: serializeError(new VeilError('INTERNAL', `the reply could not be sent: ${why}`)) } satisfies Reply);
+    const reason = err instanceof Error && err.name !== '' ? err.name : 'Error'; // DataCloneError, usually
+    scope.postMessage({ id: reply.id, ok: false, error: serializeError(new VeilError('INTERNAL', `the reply could not be sent: ${why}`, { details: { reason } })) } satisfies Reply);
   }
 }
 

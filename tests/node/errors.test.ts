@@ -47,3 +47,39 @@ test('detailsOf keeps the known fields of the right type and drops everything el
   assert.ok(e instanceof VeilError);
   assert.deepEqual(e.details, { index: 3, reason: 'AFTER_REVOKE' });
 });
+
+/** The error as a VeilError (asserted). */
+function veil(e: Error): VeilError {
+  assert.ok(e instanceof VeilError, `a VeilError, not ${e.name}`);
+  return e;
+}
+
+test('an error nothing maps crosses the worker boundary as INTERNAL naming what it was and which request it answers', () => {
+  // A DOMException as a worker's Blob read or postMessage throws it (Node has DOMException too).
+  const dom = new DOMException('The requested file could not be read', 'NotReadableError');
+  assert.deepEqual(serializeError(dom), { name: 'NotReadableError', message: 'The requested file could not be read' });
+  const back = deserializeError(serializeError(dom), 'files/encrypt-chunks');
+  assert.ok(back instanceof VeilError);
+  assert.equal(back.code, 'INTERNAL');
+  assert.deepEqual(back.details, { reason: 'NotReadableError', step: 'files/encrypt-chunks' });
+  // A plain Error and a thrown non-error: still a reason.
+  assert.deepEqual(veil(deserializeError(serializeError(new Error('boom')))).details, { reason: 'Error' });
+  assert.deepEqual(veil(deserializeError(serializeError('a string'), 'x/y')).details, { reason: 'string', step: 'x/y' });
+  // A worker's own INTERNAL keeps its reason and gains the step; a malformed error object is named so.
+  const own = veil(deserializeError(serializeError(new VeilError('INTERNAL', 'the header changed length')), 'files/encrypt-finish'));
+  assert.deepEqual(own.details, { reason: 'invariant', step: 'files/encrypt-finish' });
+  const malformed = veil(deserializeError(null as never, 'files/open'));
+  assert.deepEqual(malformed.details, { reason: 'malformed', step: 'files/open' });
+  // TypeError / RangeError stay themselves; other codes keep exactly their details.
+  assert.ok(deserializeError(serializeError(new TypeError('t')), 'x') instanceof TypeError);
+  assert.deepEqual(veil(deserializeError(serializeError(new VeilError('TRUNCATED', 't', { details: { needed: 9, got: 3 } })), 'x')).details, { needed: 9, got: 3 });
+});
+
+test('readBlob: a Blob the browser cannot read is READ_FAILED with the browser\'s error name', async () => {
+  const { readBlob } = await import('../../ts/bytes.js');
+  assert.deepEqual(await readBlob(new Blob([new Uint8Array([1, 2, 3])])), new Uint8Array([1, 2, 3]));
+  // A Blob whose read fails as a picked file changed on disk makes it fail.
+  const unreadable = new Blob([]);
+  Object.defineProperty(unreadable, 'arrayBuffer', { value: () => Promise.reject(new DOMException('could not be read', 'NotReadableError')) });
+  await assert.rejects(readBlob(unreadable), (e) => e instanceof VeilError && e.code === 'READ_FAILED' && e.details.reason === 'NotReadableError');
+});

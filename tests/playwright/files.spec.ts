@@ -195,6 +195,22 @@ test('encryptFileTo writes a container through a FileSystemWritableFileStream; a
   expect(r).toEqual({ ok: true, headerOk: true, abortError: 'AbortError', sizeAfterAbort: 0, shares: 2 });
 });
 
+test('a picked file that changes on disk before it is read fails with READ_FAILED naming the browser\'s error, never INTERNAL; the pool then works', async ({ page }) => {
+  const opfs = await page.evaluate(() => typeof (navigator.storage as StorageManager | undefined)?.getDirectory === 'function' && typeof FileSystemFileHandle.prototype.createWritable === 'function');
+  skipIf(!opfs, 'no OPFS FileSystemWritableFileStream in this page: no file to change under a picked File');
+  const r = await page.evaluate(() => window.filesTests.changedFile());
+  expect(r.retry).toBe('resolved');
+  if (r.outcome === 'resolved') {
+    // A File that follows the file on disk encrypts the bytes the file holds now, and they decrypt back.
+    expect(r.decryptsToNow).toBe(true);
+  } else {
+    // Chromium refuses to read a File whose file changed (NotReadableError), Firefox too when the
+    // page reads it (AbortError): READ_FAILED with the browser's name, not INTERNAL.
+    expect(r).toEqual({ outcome: 'READ_FAILED', reason: expect.stringMatching(/^(NotReadable|NotFound|Abort)Error$/), step: undefined, decryptsToNow: undefined, retry: 'resolved' });
+  }
+  if (engine === 'chromium') expect(r.reason).toBe('NotReadableError');
+});
+
 test('no DEK, password or derived bytes reach the page, and no key that derives them: only one-usage non-extractable AES-GCM chunk keys', async ({ page }) => {
   const r = await page.evaluate(() => window.filesTests.noSecretsOnPage());
   expect(r.leaks).toEqual([]);

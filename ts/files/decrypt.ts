@@ -1,5 +1,6 @@
 /** Decryption: {@link decryptFile}, verified (a `Blob`) or streaming (a `ReadableStream`). */
 import { VeilError } from '../../protocol/errors.js';
+import { readBlob } from '../bytes.js';
 import { CONTAINER, chunkLength, envelopeOffset } from '../files-format.js';
 import { resolveKdfBudget } from '../keystore-format.js';
 import type { SignaturePolicy } from '../../protocol/files.protocol.js';
@@ -120,7 +121,7 @@ function decryptStreaming(input: FileInput, unlock: FileUnlock, options: Decrypt
           signed(Object.freeze(signatureInfo(opened)));
           await decryptBody(j, s, opened, 'bytes', options.onProgress, async (data) => {
             j.throwIfStopped();
-            if (data instanceof Blob) controller.enqueue(new Uint8Array(await data.arrayBuffer()));
+            if (data instanceof Blob) controller.enqueue(await readBlob(data));
             else for (const piece of data) controller.enqueue(piece);
             // Backpressure: hold the pipeline while the consumer is not reading.
             while ((controller.desiredSize ?? 1) <= 0 && !j.signal.aborted) {

@@ -1,6 +1,6 @@
 /** Opening a container for reading: header and policy, the leaf table against the root, then unlocking the DEK. */
 import { VeilError } from '../../protocol/errors.js';
-import { equalBytes } from '../bytes.js';
+import { equalBytes, readBlob } from '../bytes.js';
 import { resolveKdfBudget } from '../keystore-format.js';
 import type { KdfBudget } from '../../protocol/keystore.protocol.js';
 import type { ChunkContext, ChunkKeys, HeaderInfo, HeaderWrapInfo, SignaturePolicy, UnlockSpec } from '../../protocol/files.protocol.js';
@@ -88,7 +88,7 @@ export async function openCore(job: FileJob, source: ContainerSource, unlock: Fi
   // The leaf table before any key work: it must match the (signed) root.
   const at = raw.headerLength;
   const got = await source.body(at, raw.leafTableLength);
-  const table = got instanceof Blob ? new Uint8Array(await got.arrayBuffer()) : got;
+  const table = got instanceof Blob ? await readBlob(got) : got;
   if (table.length < raw.leafTableLength) throw truncated(at + raw.leafTableLength, at + table.length);
   await job.run({ type: 'files/leaf-table', session: job.session, table }, { session: true });
   if (route.kind === 'worker' && route.spec.kind === 'password') job.kdfStarted(raw.plaintextSize, raw.chunkCount);

@@ -1,6 +1,6 @@
 /** Reading inputs: byte streams, container sources (Blob or stream) and the container header. */
 import { VeilError } from '../../protocol/errors.js';
-import { concatBytes } from '../bytes.js';
+import { concatBytes, readBlob } from '../bytes.js';
 import type { ChunkContext, HeaderInfo, HeaderRead, SignaturePolicy } from '../../protocol/files.protocol.js';
 import type { FileJob } from './job.js';
 import type { ContainerHeader, FileInput, WrapInfo } from './types.js';
@@ -74,7 +74,7 @@ export function containerSource(input: FileInput): ContainerSource {
   if (input instanceof Blob) {
     return {
       size: input.size,
-      prefix: async (n) => new Uint8Array(await input.slice(0, n).arrayBuffer()),
+      prefix: (n) => readBlob(input.slice(0, n)),
       body: async (offset, length) => input.slice(offset, offset + length),
       trailing: async () => false,
       cancel: () => {},
