@@ -167,6 +167,12 @@ const CASES: Record<string, () => Promise<Prepared>> = {
     const [, ek] = vk.mlKemKeygen();
     return { async: true, op: () => n.nativeCall('mlKemEncapsulate', [ek]), note: 'ts/webcrypto/ops.ts: ek import cached' };
   },
+  'mlkem-encaps/veilkit-handle': async () => {
+    const vk = await veilkit({ route: 'auto' });
+    const [, ek] = vk.mlKemKeygen();
+    const key = await vk.importMlKemEncapsulationKey(ek);
+    return { async: true, op: () => key.encapsulate(), note: `importMlKemEncapsulationKey once, route ${key.route}` };
+  },
   'mlkem-encaps/webcrypto': async () => {
     const kp = (await subtle().generateKey(KEM, false, KEM_USAGES)) as CryptoKeyPair;
     return { async: true, op: () => subtle().encapsulateBits(KEM, kp.publicKey) };
@@ -287,6 +293,12 @@ const CASES: Record<string, () => Promise<Prepared>> = {
     const [, b] = vk.generateX25519Keypair();
     return { async: true, op: () => n.nativeCall('ecdhSharedSecret', [a, b]), note: 'secret imported per call' };
   },
+  'x25519-dh/veilkit-handle': async () => {
+    const vk = await veilkit({ route: 'auto' });
+    const a = await vk.generateX25519Key();
+    const [, b] = vk.generateX25519Keypair();
+    return { async: true, op: () => a.sharedSecret(b), note: `generateX25519Key, route ${a.route}` };
+  },
   'x25519-dh/webcrypto': async () => {
     const a = await subtle().generateKey({ name: 'X25519' }, false, ['deriveBits']);
     const b = await subtle().generateKey({ name: 'X25519' }, false, ['deriveBits']);
@@ -315,6 +327,16 @@ const CASES: Record<string, () => Promise<Prepared>> = {
     const vk = (await import(/* @vite-ignore */ VEILKIT)) as Veilkit;
     const [sk] = vk.generateEd25519Keypair();
     return { async: true, op: () => n.nativeCall('signMessage', [sk, MSG]), note: 'secret imported per call' };
+  },
+  'ed25519-sign/veilkit-handle': async () => {
+    const vk = await veilkit({ route: 'auto' });
+    const key = await vk.generateEd25519SigningKey();
+    return { async: true, op: () => key.sign(MSG), note: `generateEd25519SigningKey, route ${key.route}` };
+  },
+  'ed25519-sign/veilkit-handle-wasm': async () => {
+    const vk = await veilkit();
+    const key = await vk.generateEd25519SigningKey({ route: 'wasm' });
+    return { async: true, op: () => key.sign(MSG), note: 'generateEd25519SigningKey, route wasm' };
   },
   'ed25519-sign/webcrypto': async () => {
     const kp = await subtle().generateKey({ name: 'Ed25519' }, false, ['sign', 'verify']);

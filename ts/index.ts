@@ -45,6 +45,10 @@ export type { WebCryptoSupport, AlgorithmSupport } from './webcrypto/probe.js';
 export { KDF_BOUNDS, type KdfBounds, type CostBounds, type Argon2CostBounds } from './kdf-bounds.js';
 export { MlKemDecapsulationKey, generateMlKemKey, importMlKemSeed, type MlKemKeyOptions } from './mlkem-key.js';
 export {
+  Ed25519SigningKey, generateEd25519SigningKey, importEd25519Seed, X25519Key, generateX25519Key, importX25519Secret,
+  MlKemEncapsulationKey, importMlKemEncapsulationKey, type KeyHandleOptions,
+} from './keys.js';
+export {
   encryptFile, encryptFileTo, decryptFile, openContainer, inspectContainer, saveFile, CONTAINER,
   type FileInput, type FileProgress, type RecipientPublicKey, type PasswordKdf, type GroupKey, type ThresholdOptions,
   type IdentitySigner, type SigningSeeds, type FileJobOptions, type EncryptFileOptions, type FileUnlock, type SignaturePolicyOptions,

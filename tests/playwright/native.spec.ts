@@ -87,6 +87,7 @@ for (const route of ['wasm', 'native', 'auto'] as const) {
     expect(caps.routes).toEqual({
       ecdhSharedSecret: want, signMessage: sign, verifySignature: ed, mlKemEncapsulate: kem, derivePbkdf2: want,
       mlKemDecapsulate: 'wasm', mlKemKeygen: 'wasm', mlKemDecapsulationKey: kem,
+      ed25519SigningKey: ed, x25519Key: want, mlKemEncapsulationKey: kem,
     });
   });
 }
@@ -215,4 +216,32 @@ test('ML-KEM key handles: both routes pass the Wycheproof decapsulation vectors 
   expect(r.nativeKey).toEqual({ type: 'private', extractable: false, algorithm: 'ML-KEM-768', usages: ['decapsulateBits', 'decapsulateKey'] });
   // A short ciphertext is the sender's bytes: INVALID_LENGTH (issue 34 item 4); the seed is the caller's argument.
   expect(r.misuse).toEqual(['RangeError', 'VeilError[INVALID_LENGTH]', 'TypeError']);
+});
+
+test('key handles (X25519, Ed25519 signing, ML-KEM-768 encapsulation keys): both routes pass the vectors with identical results; native keys are non-extractable', async ({ page }) => {
+  test.setTimeout(5 * 60_000);
+  const r = await page.evaluate(() => window.nativeTests.keyHandles());
+  expect(r.failures).toEqual([]);
+  // x25519_test.json: 518 cases; 64 generated Ed25519 seeds; mlkem_768_encaps_test.json: 265 keys; 25 keygen vectors.
+  for (const route of ['wasm', 'native']) {
+    expect({ route, x: r.checked[`${route} x25519`], sign: r.checked[`${route} ed25519 sign`], ek: r.checked[`${route} ml-kem encapsulation keys`], encaps: r.checked[`${route} ml-kem encapsulate`] })
+      .toEqual({ route, x: 518, sign: 64, ek: 265, encaps: 25 });
+  }
+  const diffs = r.transcripts.wasm.map((line, i) => (line === r.transcripts.native[i] ? undefined : `${line} ≠ ${r.transcripts.native[i]}`)).filter(Boolean);
+  expect(r.transcripts.native.length).toBe(r.transcripts.wasm.length);
+  expect(diffs).toEqual([]);
+  expect(r.transcripts.wasm).toContain('sign after dispose VeilError[INVALID_STATE]');
+  expect(r.transcripts.wasm).toContain('x25519 disposed VeilError[INVALID_STATE]');
+  // [X25519, Ed25519, ML-KEM encapsulation key]: 'native' is native where WebCrypto passed the self-test.
+  expect(r.routes.wasm).toEqual(['wasm', 'wasm', 'wasm']);
+  const ed = ed25519SelfTest === true ? 'native' : 'wasm';
+  const kem = nativeMlKem() ? 'native' : 'wasm';
+  expect(r.routes.native).toEqual(['native', ed, kem]);
+  expect(r.defaults).toEqual({ ed25519SigningKey: ed, x25519Key: 'native', mlKemEncapsulationKey: kem });
+  expect(r.nativeKeys).toEqual([
+    ...(ed === 'native' ? [{ type: 'private', extractable: false, algorithm: 'Ed25519', usages: ['sign'] }] : []),
+    { type: 'private', extractable: false, algorithm: 'X25519', usages: ['deriveBits'] },
+  ]);
+  expect(r.crossRoute).toEqual([true, true, true]);
+  expect(r.misuse).toEqual(['RangeError', 'TypeError', 'VeilError[INVALID_LENGTH]', 'VeilError[INVALID_LENGTH]', 'TypeError']);
 });

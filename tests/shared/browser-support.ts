@@ -41,6 +41,10 @@ export function expectedRoutes(p: ContextProbe): {
       mlKemDecapsulate: 'wasm',
       mlKemKeygen: 'wasm',
       mlKemDecapsulationKey: r(w.mlKem768 && w.mlKem768SeedImport),
+      // Key handles (ts/keys.ts): native wherever the self-test passed, under 'auto' too.
+      ed25519SigningKey: r(w.ed25519 && w.ed25519CoreRules),
+      x25519Key: r(w.x25519),
+      mlKemEncapsulationKey: r(w.mlKem768),
     },
     keystore: {
       'ed25519': r(w.ed25519),

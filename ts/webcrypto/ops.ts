@@ -64,6 +64,61 @@ export async function pbkdf2Native(s: Subtle, password: Uint8Array, salt: Uint8A
   return new Uint8Array(await s.deriveBits({ name: 'PBKDF2', hash: 'SHA-256', salt: copyBytes(salt), iterations }, key, len * 8));
 }
 
+/** p = 2^255 − 19, little-endian. */
+const FIELD_P = hexToBytes('edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f');
+
+/**
+ * The canonical encoding of an X25519 u-coordinate (RFC 7748 §5: bit 255 masked, then reduced mod p,
+ * which only changes u in [p, 2^255)). A copy.
+ */
+export function canonicalX25519(pub: Uint8Array): Uint8Array<ArrayBuffer> {
+  const u = copyBytes(pub);
+  const last = u[31];
+  if (last !== undefined) u[31] = last & 0x7f;
+  for (let i = 31; i >= 0; i--) {
+    const a = u[i] ?? 0;
+    const p = FIELD_P[i] ?? 0;
+    if (a < p) return u; // u < p: canonical
+    if (a > p) break;
+  }
+  // p ≤ u < 2^255: u − p = u + 19 − 2^255 (little-endian add of 19, the carry out of bit 255 dropped).
+  let carry = 19;
+  for (let i = 0; i < 32; i++) {
+    const v = (u[i] ?? 0) + carry;
+    u[i] = v & 0xff;
+    carry = v >> 8;
+  }
+  const top = u[31];
+  if (top !== undefined) u[31] = top & 0x7f;
+  return u;
+}
+
+/**
+ * X25519 with a private key that is a non-extractable WebCrypto key (ts/keys.ts `X25519Key`): the
+ * public key canonicalized first (an engine may refuse a non-canonical one at import, which the
+ * core accepts), and a public key the engine still refuses is a small-order one, whose shared
+ * secret is all zero: `WEAK_KEY`, as the core says.
+ */
+export async function x25519DeriveNative(s: Subtle, priv: CryptoKey, pub: Uint8Array): Promise<Uint8Array> {
+  let pk: CryptoKey;
+  try {
+    pk = await importPublic(s, 'X25519', 'raw', canonicalX25519(pub), []);
+  } catch (e) {
+    if (e instanceof DOMException && e.name === 'DataError') throw weakX25519();
+    throw e;
+  }
+  try {
+    return new Uint8Array(await s.deriveBits({ name: 'X25519', public: pk }, priv, 256));
+  } catch (e) {
+    if (e instanceof DOMException && e.name === 'OperationError') throw weakX25519();
+    throw e;
+  }
+}
+
+function weakX25519(): VeilError {
+  return new VeilError('WEAK_KEY', 'X25519: the shared secret is all zero (small-order public key)');
+}
+
 /** X25519 shared secret of a 32-byte secret and a 32-byte public key. */
 export async function x25519Native(s: Subtle, secret: Uint8Array, pub: Uint8Array): Promise<Uint8Array> {
   const priv = await importSeedKey(s, 'x25519', secret);
@@ -164,15 +219,23 @@ export async function ed25519VerifyNative(s: Subtle, pub: Uint8Array, msg: Uint8
 
 /** ML-KEM-768 encapsulation to a 1184-byte encapsulation key. */
 export async function mlKemEncapsulateNative(s: Subtle, ek: Uint8Array): Promise<{ ciphertext: Uint8Array; sharedSecret: Uint8Array }> {
-  let key: CryptoKey;
+  return mlKemEncapsulateWith(s, await importMlKemPublic(s, ek));
+}
+
+/** A 1184-byte ML-KEM-768 encapsulation key as a WebCrypto public key (`INVALID_KEY`: the modulus check failed). */
+export async function importMlKemPublic(s: Subtle, ek: Uint8Array): Promise<CryptoKey> {
   try {
-    key = await importPublic(s, 'ML-KEM-768', 'raw-public', ek, ['encapsulateBits']);
+    return await importPublic(s, 'ML-KEM-768', 'raw-public', ek, ['encapsulateBits']);
   } catch (e) {
     if (e instanceof DOMException && e.name === 'DataError') {
       throw new VeilError('INVALID_KEY', 'ML-KEM-768 encapsulation key fails the modulus check');
     }
     throw e;
   }
+}
+
+/** ML-KEM-768 encapsulation to an imported public key. */
+export async function mlKemEncapsulateWith(s: Subtle, key: CryptoKey): Promise<{ ciphertext: Uint8Array; sharedSecret: Uint8Array }> {
   const out = await s.encapsulateBits({ name: 'ML-KEM-768' }, key);
   return { ciphertext: new Uint8Array(out.ciphertext), sharedSecret: new Uint8Array(out.sharedKey) };
 }

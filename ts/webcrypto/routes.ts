@@ -32,7 +32,10 @@
  * can be produced natively. The key handles of ts/mlkem-key.ts
  * (`generateMlKemKey`, `importMlKemSeed`) take that route instead: a
  * non-extractable WebCrypto key, decapsulated natively
- * (`routes.mlKemDecapsulationKey`).
+ * (`routes.mlKemDecapsulationKey`). The handles of ts/keys.ts do the same for
+ * Ed25519 signing, X25519 and ML-KEM-768 encapsulation keys
+ * (`routes.ed25519SigningKey`, `x25519Key`, `mlKemEncapsulationKey`,
+ * {@link handleRoute}): native under `'auto'` too, since the key is imported once.
  */
 import { VeilError } from '../../protocol/errors.js';
 import { bytes, exact, integer, oneOf, stringOrBytes, wipe } from '../validate.js';
@@ -62,6 +65,12 @@ export interface Routes {
   readonly mlKemKeygen: Route;
   /** ML-KEM-768 key handles (`generateMlKemKey`, `importMlKemSeed`, ts/mlkem-key.ts). */
   readonly mlKemDecapsulationKey: Route;
+  /** Ed25519 signing-key handles (`generateEd25519SigningKey`, `importEd25519Seed`, ts/keys.ts). */
+  readonly ed25519SigningKey: Route;
+  /** X25519 key handles (`generateX25519Key`, `importX25519Secret`, ts/keys.ts). */
+  readonly x25519Key: Route;
+  /** ML-KEM-768 encapsulation-key handles (`importMlKemEncapsulationKey`, ts/keys.ts). */
+  readonly mlKemEncapsulationKey: Route;
 }
 
 /** The capability report of this thread's veilkit instance (`capabilities()`). */
@@ -78,7 +87,7 @@ export interface Capabilities {
   readonly webCrypto: WebCryptoSupport;
 }
 
-export type RoutedPrimitive = Exclude<keyof Routes, 'mlKemDecapsulate' | 'mlKemKeygen' | 'mlKemDecapsulationKey'>;
+export type RoutedPrimitive = Exclude<keyof Routes, 'mlKemDecapsulate' | 'mlKemKeygen' | 'mlKemDecapsulationKey' | 'ed25519SigningKey' | 'x25519Key' | 'mlKemEncapsulationKey'>;
 
 // ---------------------------------------------------------------------------
 // Choosing
@@ -116,7 +125,20 @@ export function chooseRoutes(pref: RoutePreference, wc: WebCryptoSupport): Route
     mlKemDecapsulate: 'wasm',
     mlKemKeygen: 'wasm',
     mlKemDecapsulationKey: mlKemKeyRoute(pref, wc),
+    ed25519SigningKey: handleRoute(pref, wc.ed25519, true),
+    x25519Key: handleRoute(pref, wc.x25519, true),
+    mlKemEncapsulationKey: handleRoute(pref, wc.mlKem768, false),
   };
+}
+
+/**
+ * The route of a key handle (ts/keys.ts): native where WebCrypto has the algorithm and passed the
+ * self-test (and, for a private key, keeps it non-extractable), under `'auto'` as under
+ * `'native'`: a key imported once and used many times is where WebCrypto wins (no import per call).
+ */
+export function handleRoute(pref: RoutePreference, a: AlgorithmSupport, secret: boolean): Route {
+  if (pref === 'wasm' || !a.supported || !a.selfTest) return 'wasm';
+  return !secret || a.nonExtractable ? 'native' : 'wasm';
 }
 
 /**

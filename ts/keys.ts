@@ -1,0 +1,263 @@
+/**
+ * Key handles for the asymmetric keys of the byte API: Ed25519 signing keys,
+ * X25519 keys and ML-KEM-768 encapsulation (public) keys, next to the
+ * ML-KEM-768 decapsulation keys of ts/mlkem-key.ts.
+ *
+ * A handle is made once (generated, or imported from its seed / secret /
+ * public bytes) and used many times. On the native route the key is a
+ * WebCrypto `CryptoKey` — private keys **non-extractable**, with only the usage
+ * the handle needs — imported once, so each use is one WebCrypto call: the
+ * byte API's routed calls import the secret on every call (routes.ts), which is
+ * why signing stays on wasm there. On the wasm route the bytes stay in the
+ * handle's private field (JS memory, wiped by `dispose()`).
+ *
+ * Both routes give the same bytes and the same errors as the byte API
+ * (`signMessage`, `ecdhSharedSecret`, `mlKemEncapsulate`); the same vectors
+ * check them (tests/playwright/native.spec.ts). Import checks happen once:
+ * an Ed25519 seed's public key is derived by the core at import, an ML-KEM
+ * encapsulation key is modulus-checked at import (`INVALID_KEY`).
+ *
+ * Route: `capabilities().routes.ed25519SigningKey` / `x25519Key` /
+ * `mlKemEncapsulationKey`, or `options.route` per handle.
+ */
+import { VeilError } from '../protocol/errors.js';
+import { disposeSymbol, disposedError } from './dispose.js';
+import { ED25519_PUBLIC_KEY_LENGTH, ED25519_SEED_LENGTH, ed25519KeypairFromSeed, signMessage } from './ed25519.js';
+import { X25519_KEY_LENGTH, ecdhSharedSecret, generateX25519Keypair, x25519PublicKey } from './x25519.js';
+import { ML_KEM_768, mlKemEncapsulate } from './mlkem.js';
+import type { EncapsulationResult } from './split.js';
+import { capabilities, handleRoute, type Route, type RoutePreference } from './webcrypto/routes.js';
+import { importMlKemPublic, mlKemEncapsulateWith, x25519DeriveNative } from './webcrypto/ops.js';
+import { importSeedKey, subtle } from './webcrypto/subtle.js';
+import { bytes, exact, untrustedExact, wipe } from './validate.js';
+import { bufferSource, copyBytes } from './bytes.js';
+
+/** Options of the key-handle constructors: which route holds the key (`native` WebCrypto or `wasm`). */
+export interface KeyHandleOptions {
+  /** Overrides the route `init()` chose for this thread (`'native'` falls back to wasm where WebCrypto cannot). */
+  route?: RoutePreference;
+}
+
+type HandleKind = 'ed25519SigningKey' | 'x25519Key' | 'mlKemEncapsulationKey';
+
+/** The route a new handle of `kind` gets (routes.ts `handleRoute`, for this thread's WebCrypto). */
+function routeFor(kind: HandleKind, options: KeyHandleOptions | undefined): Route {
+  if (options !== undefined && (typeof options !== 'object' || options === null)) throw new TypeError('options must be an object');
+  const caps = capabilities();
+  const pref = options?.route ?? caps.routePreference;
+  if (pref !== 'auto' && pref !== 'wasm' && pref !== 'native') throw new TypeError(`route must be 'auto', 'wasm' or 'native'`);
+  const wc = caps.webCrypto;
+  if (kind === 'ed25519SigningKey') return handleRoute(pref, wc.ed25519, true);
+  if (kind === 'x25519Key') return handleRoute(pref, wc.x25519, true);
+  return handleRoute(pref, wc.mlKem768, false);
+}
+
+// ---------------------------------------------------------------------------
+// Ed25519
+
+/** An Ed25519 signing key held as a handle (never as bytes on the native route). */
+export class Ed25519SigningKey {
+  /** Where this key lives and signs. */
+  readonly route: Route;
+  readonly #publicKey: Uint8Array;
+  /** Exactly one of the two until `dispose()`, neither after. The seed (32 bytes) on wasm. */
+  #webCryptoKey: CryptoKey | undefined;
+  #seed: Uint8Array | undefined;
+
+  /** @internal Use `generateEd25519SigningKey` or `importEd25519Seed`. */
+  constructor(route: Route, publicKey: Uint8Array, key: CryptoKey | Uint8Array) {
+    this.route = route;
+    this.#publicKey = publicKey;
+    if (key instanceof Uint8Array) this.#seed = key;
+    else this.#webCryptoKey = key;
+  }
+
+  /** The 32-byte public key (a copy). */
+  get publicKey(): Uint8Array {
+    return this.#publicKey.slice();
+  }
+
+  /** The non-extractable WebCrypto key (usage `sign`) on the native route; `undefined` on wasm and once disposed. */
+  get webCryptoKey(): CryptoKey | undefined {
+    return this.#webCryptoKey;
+  }
+
+  /** The 64-byte RFC 8032 signature of `message`: the same bytes as `signMessage` with this key's seed. */
+  async sign(message: Uint8Array): Promise<Uint8Array> {
+    const m = bytes('message', message);
+    if (this.#webCryptoKey) return new Uint8Array(await subtle().sign({ name: 'Ed25519' }, this.#webCryptoKey, bufferSource(m)));
+    if (this.#seed) return signMessage(this.#seed, m);
+    throw disposedError('this Ed25519 key');
+  }
+
+  /** Forgets the key (wipes the wasm route's seed, drops the WebCrypto key). Idempotent; `sign` then rejects with `INVALID_STATE`. */
+  dispose(): void {
+    if (this.#seed) wipe(this.#seed);
+    this.#seed = undefined;
+    this.#webCryptoKey = undefined;
+  }
+
+  /** Same as {@link Ed25519SigningKey.dispose} (`using key = await generateEd25519SigningKey()`). */
+  [disposeSymbol](): void {
+    this.dispose();
+  }
+}
+
+/** A fresh Ed25519 signing key. On the native route WebCrypto generates it and the private key never exists as bytes. */
+export async function generateEd25519SigningKey(options?: KeyHandleOptions): Promise<Ed25519SigningKey> {
+  const route = routeFor('ed25519SigningKey', options);
+  if (route === 'wasm') {
+    const seed = crypto.getRandomValues(new Uint8Array(ED25519_SEED_LENGTH));
+    try {
+      return await importEd25519Seed(seed, { route: 'wasm' });
+    } finally {
+      wipe(seed);
+    }
+  }
+  const s = subtle();
+  const pair = (await s.generateKey({ name: 'Ed25519' }, false, ['sign', 'verify'])) as CryptoKeyPair;
+  const pk = new Uint8Array(await s.exportKey('raw', pair.publicKey));
+  if (pk.length !== ED25519_PUBLIC_KEY_LENGTH) throw new VeilError('INTERNAL', 'WebCrypto exported an Ed25519 public key of another length', { details: { reason: 'invariant' } });
+  return new Ed25519SigningKey('native', pk, pair.privateKey);
+}
+
+/**
+ * The Ed25519 signing key of a 32-byte seed (the RFC 8032 private key), as a handle. The public key
+ * is derived by the core once, here. The caller's seed is not modified (wipe it yourself when done).
+ */
+export async function importEd25519Seed(seed: Uint8Array, options?: KeyHandleOptions): Promise<Ed25519SigningKey> {
+  const s32 = exact('seed', seed, ED25519_SEED_LENGTH);
+  const route = routeFor('ed25519SigningKey', options);
+  const [secretKey, publicKey] = ed25519KeypairFromSeed(s32);
+  wipe(secretKey);
+  if (route === 'wasm') return new Ed25519SigningKey('wasm', publicKey, copyBytes(s32));
+  return new Ed25519SigningKey('native', publicKey, await importSeedKey(subtle(), 'ed25519', s32));
+}
+
+// ---------------------------------------------------------------------------
+// X25519
+
+/** An X25519 key held as a handle (never as bytes on the native route). */
+export class X25519Key {
+  /** Where this key lives and agrees. */
+  readonly route: Route;
+  readonly #publicKey: Uint8Array;
+  #webCryptoKey: CryptoKey | undefined;
+  #secret: Uint8Array | undefined;
+
+  /** @internal Use `generateX25519Key` or `importX25519Secret`. */
+  constructor(route: Route, publicKey: Uint8Array, key: CryptoKey | Uint8Array) {
+    this.route = route;
+    this.#publicKey = publicKey;
+    if (key instanceof Uint8Array) this.#secret = key;
+    else this.#webCryptoKey = key;
+  }
+
+  /** The 32-byte public key (a copy). */
+  get publicKey(): Uint8Array {
+    return this.#publicKey.slice();
+  }
+
+  /** The non-extractable WebCrypto key (usage `deriveBits`) on the native route; `undefined` on wasm and once disposed. */
+  get webCryptoKey(): CryptoKey | undefined {
+    return this.#webCryptoKey;
+  }
+
+  /**
+   * The 32-byte X25519 shared secret with `theirPublic`: the same bytes as `ecdhSharedSecret`; a
+   * small-order public key (an all-zero secret) is `VeilError('WEAK_KEY')`, one that is not 32
+   * bytes `VeilError('INVALID_LENGTH')` (it is the peer's).
+   */
+  async sharedSecret(theirPublic: Uint8Array): Promise<Uint8Array> {
+    const pub = untrustedExact('theirPublic', theirPublic, X25519_KEY_LENGTH, 'INVALID_LENGTH');
+    if (this.#webCryptoKey) return x25519DeriveNative(subtle(), this.#webCryptoKey, pub);
+    if (this.#secret) return ecdhSharedSecret(this.#secret, pub);
+    throw disposedError('this X25519 key');
+  }
+
+  /** Forgets the key (wipes the wasm route's secret, drops the WebCrypto key). Idempotent; `sharedSecret` then rejects with `INVALID_STATE`. */
+  dispose(): void {
+    if (this.#secret) wipe(this.#secret);
+    this.#secret = undefined;
+    this.#webCryptoKey = undefined;
+  }
+
+  /** Same as {@link X25519Key.dispose}. */
+  [disposeSymbol](): void {
+    this.dispose();
+  }
+}
+
+/** A fresh X25519 key. On the native route WebCrypto generates it and the private key never exists as bytes. */
+export async function generateX25519Key(options?: KeyHandleOptions): Promise<X25519Key> {
+  const route = routeFor('x25519Key', options);
+  if (route === 'wasm') {
+    const [secret, publicKey] = generateX25519Keypair();
+    return new X25519Key('wasm', publicKey, secret);
+  }
+  const s = subtle();
+  const pair = (await s.generateKey({ name: 'X25519' }, false, ['deriveBits'])) as CryptoKeyPair;
+  const pk = new Uint8Array(await s.exportKey('raw', pair.publicKey));
+  if (pk.length !== X25519_KEY_LENGTH) throw new VeilError('INTERNAL', 'WebCrypto exported an X25519 public key of another length', { details: { reason: 'invariant' } });
+  return new X25519Key('native', pk, pair.privateKey);
+}
+
+/** The X25519 key of a 32-byte secret, as a handle. The caller's secret is not modified. */
+export async function importX25519Secret(secret: Uint8Array, options?: KeyHandleOptions): Promise<X25519Key> {
+  const s32 = exact('secret', secret, X25519_KEY_LENGTH);
+  const route = routeFor('x25519Key', options);
+  const publicKey = x25519PublicKey(s32);
+  if (route === 'wasm') return new X25519Key('wasm', publicKey, copyBytes(s32));
+  return new X25519Key('native', publicKey, await importSeedKey(subtle(), 'x25519', s32));
+}
+
+// ---------------------------------------------------------------------------
+// ML-KEM-768 encapsulation keys
+
+/** An ML-KEM-768 encapsulation (public) key, checked and imported once. */
+export class MlKemEncapsulationKey {
+  /** Where encapsulation runs. */
+  readonly route: Route;
+  readonly #bytes: Uint8Array;
+  readonly #webCryptoKey: CryptoKey | undefined;
+
+  /** @internal Use `importMlKemEncapsulationKey`. */
+  constructor(route: Route, ek: Uint8Array, key: CryptoKey | undefined) {
+    this.route = route;
+    this.#bytes = ek;
+    this.#webCryptoKey = key;
+  }
+
+  /** The 1184 bytes (a copy). */
+  get bytes(): Uint8Array {
+    return this.#bytes.slice();
+  }
+
+  /** The WebCrypto public key (usage `encapsulateBits`) on the native route. */
+  get webCryptoKey(): CryptoKey | undefined {
+    return this.#webCryptoKey;
+  }
+
+  /** A fresh `{ ciphertext (1088 bytes), sharedSecret (32 bytes) }` to this key, as `mlKemEncapsulate` makes it. */
+  async encapsulate(): Promise<EncapsulationResult> {
+    if (this.#webCryptoKey) return mlKemEncapsulateWith(subtle(), this.#webCryptoKey);
+    return mlKemEncapsulate(this.#bytes);
+  }
+}
+
+/**
+ * An ML-KEM-768 encapsulation key of 1184 bytes (someone else's: a wrong length is
+ * `VeilError('INVALID_LENGTH')`, a key that fails the FIPS 203 modulus check `VeilError('INVALID_KEY')`,
+ * both here, once). The caller's bytes are copied.
+ */
+export async function importMlKemEncapsulationKey(encapsulationKey: Uint8Array, options?: KeyHandleOptions): Promise<MlKemEncapsulationKey> {
+  const ek = copyBytes(untrustedExact('encapsulationKey', encapsulationKey, ML_KEM_768.encapsulationKeyLength, 'INVALID_LENGTH'));
+  const route = routeFor('mlKemEncapsulationKey', options);
+  if (route === 'wasm') {
+    // The modulus check now, not at the first encapsulation: one throwaway encapsulation.
+    const probe = mlKemEncapsulate(ek);
+    wipe(probe.sharedSecret);
+    return new MlKemEncapsulationKey('wasm', ek, undefined);
+  }
+  return new MlKemEncapsulationKey('native', ek, await importMlKemPublic(subtle(), ek));
+}
