@@ -8,8 +8,10 @@
  * WebCrypto `CryptoKey` — private keys **non-extractable**, with only the usage
  * the handle needs — imported once, so each use is one WebCrypto call: the
  * byte API's routed calls import the secret on every call (routes.ts), which is
- * why signing stays on wasm there. On the wasm route the bytes stay in the
- * handle's private field (JS memory, wiped by `dispose()`).
+ * why signing stays on wasm there. On the wasm route an Ed25519 key is the
+ * core's signer in wasm memory (its public key derived once, so a signature
+ * costs what libsodium's does; freed and wiped by `dispose()`), an X25519 secret
+ * stays in the handle's private field (JS memory, wiped by `dispose()`).
  *
  * Both routes give the same bytes and the same errors as the byte API
  * (`signMessage`, `ecdhSharedSecret`, `mlKemEncapsulate`); the same vectors
@@ -20,9 +22,11 @@
  * Route: `capabilities().routes.ed25519SigningKey` / `x25519Key` /
  * `mlKemEncapsulationKey`, or `options.route` per handle.
  */
+import * as wasm from './wasm/veilkit.js';
 import { VeilError } from '../protocol/errors.js';
+import { call } from './init.js';
 import { disposeSymbol, disposedError } from './dispose.js';
-import { ED25519_PUBLIC_KEY_LENGTH, ED25519_SEED_LENGTH, ed25519KeypairFromSeed, signMessage } from './ed25519.js';
+import { ED25519_PUBLIC_KEY_LENGTH, ED25519_SEED_LENGTH } from './ed25519.js';
 import { X25519_KEY_LENGTH, ecdhSharedSecret, generateX25519Keypair, x25519PublicKey } from './x25519.js';
 import { ML_KEM_768, mlKemEncapsulate } from './mlkem.js';
 import type { EncapsulationResult } from './split.js';
@@ -60,15 +64,18 @@ export class Ed25519SigningKey {
   /** Where this key lives and signs. */
   readonly route: Route;
   readonly #publicKey: Uint8Array;
-  /** Exactly one of the two until `dispose()`, neither after. The seed (32 bytes) on wasm. */
+  /**
+   * Exactly one of the two until `dispose()`, neither after. On wasm, the core's signer in wasm
+   * memory (its public key derived once: a signature is one fixed-base multiplication).
+   */
   #webCryptoKey: CryptoKey | undefined;
-  #seed: Uint8Array | undefined;
+  #signer: wasm.Ed25519SignerHandle | undefined;
 
   /** @internal Use `generateEd25519SigningKey` or `importEd25519Seed`. */
-  constructor(route: Route, publicKey: Uint8Array, key: CryptoKey | Uint8Array) {
+  constructor(route: Route, publicKey: Uint8Array, key: CryptoKey | wasm.Ed25519SignerHandle) {
     this.route = route;
     this.#publicKey = publicKey;
-    if (key instanceof Uint8Array) this.#seed = key;
+    if (key instanceof wasm.Ed25519SignerHandle) this.#signer = key;
     else this.#webCryptoKey = key;
   }
 
@@ -86,14 +93,15 @@ export class Ed25519SigningKey {
   async sign(message: Uint8Array): Promise<Uint8Array> {
     const m = bytes('message', message);
     if (this.#webCryptoKey) return new Uint8Array(await subtle().sign({ name: 'Ed25519' }, this.#webCryptoKey, bufferSource(m)));
-    if (this.#seed) return signMessage(this.#seed, m);
+    const signer = this.#signer;
+    if (signer) return call(() => signer.sign(m));
     throw disposedError('this Ed25519 key');
   }
 
-  /** Forgets the key (wipes the wasm route's seed, drops the WebCrypto key). Idempotent; `sign` then rejects with `INVALID_STATE`. */
+  /** Forgets the key (frees the wasm route's signer, which wipes it; drops the WebCrypto key). Idempotent; `sign` then rejects with `INVALID_STATE`. */
   dispose(): void {
-    if (this.#seed) wipe(this.#seed);
-    this.#seed = undefined;
+    this.#signer?.free();
+    this.#signer = undefined;
     this.#webCryptoKey = undefined;
   }
 
@@ -128,9 +136,11 @@ export async function generateEd25519SigningKey(options?: KeyHandleOptions): Pro
 export async function importEd25519Seed(seed: Uint8Array, options?: KeyHandleOptions): Promise<Ed25519SigningKey> {
   const s32 = exact('seed', seed, ED25519_SEED_LENGTH);
   const route = routeFor('ed25519SigningKey', options);
-  const [secretKey, publicKey] = ed25519KeypairFromSeed(s32);
-  wipe(secretKey);
-  if (route === 'wasm') return new Ed25519SigningKey('wasm', publicKey, copyBytes(s32));
+  // The core derives the public key, once, on both routes (wasm copies the seed into its memory).
+  const signer = call(() => new wasm.Ed25519SignerHandle(s32));
+  const publicKey = signer.publicKey();
+  if (route === 'wasm') return new Ed25519SigningKey('wasm', publicKey, signer);
+  signer.free();
   return new Ed25519SigningKey('native', publicKey, await importSeedKey(subtle(), 'ed25519', s32));
 }
 

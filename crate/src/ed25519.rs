@@ -75,6 +75,41 @@ pub fn ed25519_from_seed(seed: &[u8]) -> Result<Ed25519Keypair> {
     Ok(Ed25519Keypair { secret, public })
 }
 
+/// A signing key kept for many signatures: the public key is derived once, when it is made, so
+/// each [`Ed25519Signer::sign`] costs one fixed-base multiplication and three SHA-512s (as
+/// libsodium's `crypto_sign_detached`), where [`ed25519_sign`] also derives (a seed) or derives and
+/// checks (`seed ‖ public`) the public key on every call. The secret is wiped on drop; no `Debug`.
+pub struct Ed25519Signer(SigningKey);
+
+impl Ed25519Signer {
+    /// The signer of a 32-byte seed (RFC 8032 private key).
+    ///
+    /// # Errors
+    /// [`CryptoError::InvalidLength`] (`seed`) unless `seed` is 32 bytes.
+    pub fn from_seed(seed: &[u8]) -> Result<Self> {
+        let seed = exact::<SEED_LEN>("seed", "32 bytes", seed)?;
+        Ok(Self(SigningKey::from_bytes(seed)))
+    }
+
+    /// The 32-byte public key.
+    #[must_use]
+    pub fn public(&self) -> [u8; PUBLIC_LEN] {
+        self.0.verifying_key().to_bytes()
+    }
+
+    /// Signs `msg` (RFC 8032 §5.1.6): the same bytes as [`ed25519_sign`] with this seed.
+    ///
+    /// # Errors
+    /// [`CryptoError::InvalidKey`] if the signer fails (not reachable with a key made here).
+    pub fn sign(&self, msg: &[u8]) -> Result<[u8; SIGNATURE_LEN]> {
+        let signature = self
+            .0
+            .try_sign(msg)
+            .map_err(|_| CryptoError::InvalidKey("Ed25519 signing failed"))?;
+        Ok(signature.to_bytes())
+    }
+}
+
 /// Signs `msg` (RFC 8032 §5.1.6, deterministic).
 ///
 /// `secret` is the 32-byte seed or the 64-byte `seed ‖ public` form; in the
@@ -315,6 +350,25 @@ fn canonical_point_encoding(b: &[u8; PUBLIC_LEN]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A kept signer signs exactly as the one-shot function, with the public key it derived once.
+    #[test]
+    fn signer_matches_one_shot_signing() -> Result<()> {
+        for i in 0u8..16 {
+            let seed = [i.wrapping_mul(37) ^ 0xa5; 32];
+            let msg: Vec<u8> = (0..usize::from(i) * 11).map(|j| (j as u8) ^ i).collect();
+            let signer = Ed25519Signer::from_seed(&seed)?;
+            let pair = ed25519_from_seed(&seed)?;
+            assert_eq!(signer.public(), pair.public);
+            assert_eq!(signer.sign(&msg)?, ed25519_sign(&seed, &msg)?);
+            ed25519_verify(&signer.public(), &msg, &signer.sign(&msg)?)?;
+        }
+        assert!(matches!(
+            Ed25519Signer::from_seed(&[0; 31]),
+            Err(CryptoError::InvalidLength { .. })
+        ));
+        Ok(())
+    }
 
     /// The byte check agrees with decode-then-recompress on every edge encoding around p and ±1.
     #[test]
