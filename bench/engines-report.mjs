@@ -28,7 +28,7 @@ const CASES = [
 ];
 const PEERS = ['webcrypto', 'libsodium', 'noble', 'hash-wasm'];
 const PEER_NAME = { webcrypto: 'WebCrypto', libsodium: 'libsodium', noble: 'noble', 'hash-wasm': 'hash-wasm' };
-const VEILKIT = { 'veilkit-wasm': 'wasm', 'veilkit-threads': 'wasm, threads build', 'veilkit-native': 'native' };
+const VEILKIT = { 'veilkit-wasm': 'wasm', 'veilkit-threads': 'wasm, threads build', 'veilkit-native': 'native', 'veilkit-handle': 'key handle', 'veilkit-handle-wasm': 'key handle, wasm' };
 
 const readJson = (f) => (existsSync(f) ? JSON.parse(readFileSync(f, 'utf8')) : undefined);
 const runs = Object.fromEntries(ENGINES.map((e) => [e, {

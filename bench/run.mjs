@@ -236,7 +236,7 @@ const GROUPS = [
   ['session-encrypt', 'Session encrypt (1 KiB, padded AES-GCM)'], ['session-decrypt', 'Session decrypt (1 KiB)'],
 ];
 const PEERS = ['webcrypto', 'libsodium', 'noble', 'hash-wasm'];
-const VEILKIT = ['veilkit-wasm', 'veilkit-native', 'veilkit-threads'];
+const VEILKIT = ['veilkit-wasm', 'veilkit-native', 'veilkit-threads', 'veilkit-handle', 'veilkit-handle-wasm'];
 const native = withNative || existsSync(resolve(ROOT, 'target/criterion')) ? criterionEstimates() : {};
 
 const rows = [];
@@ -285,6 +285,9 @@ target('argon2id p=4: threads time / own single-threaded time', div(secs('argon2
 target('hkdf: veilkit best / WebCrypto', div(speed(`hkdf/${row('hkdf')?.veilkitBest}`), speed('hkdf/webcrypto')), 0.9);
 target('pbkdf2 600k: veilkit best / WebCrypto', div(speed(`pbkdf2/${row('pbkdf2')?.veilkitBest}`), speed('pbkdf2/webcrypto')), 0.9);
 target('pool: 2 workers / 1 worker (independent KEM ops)', div(pool2, pool1), 1.7);
+// Issue 31: key handles (ts/keys.ts) against the browser's own keys, and the wasm signer against libsodium.
+for (const g of ['x25519-dh', 'ed25519-sign', 'mlkem-encaps']) target(`${g}: key handle / WebCrypto (issue 31)`, div(speed(`${g}/veilkit-handle`), speed(`${g}/webcrypto`)), 0.9);
+target('ed25519-sign: wasm key handle / libsodium-sumo (issue 31)', div(speed('ed25519-sign/veilkit-handle-wasm'), speed('ed25519-sign/libsodium')), 1.0);
 const readSize = (f) => {
   const b = readFileSync(resolve(ROOT, f));
   return { raw: b.length, gzip: gzipSync(b, { level: 9 }).length };
@@ -315,12 +318,13 @@ const md = [];
 md.push(`# veilkit benchmark (${report.date.slice(0, 10)})`, '');
 md.push(`${engineName(engine, browserMeta.userAgent)} headless, ${browserMeta.cores} cores, crossOriginIsolated=${browserMeta.crossOriginIsolated}. ${report.method}`, '');
 md.push('Ratios are speed ratios (higher is better for veilkit): "vs fastest" compares veilkit\'s best route with the fastest of native WebCrypto and every peer.', '');
-md.push('| case | veilkit wasm | veilkit native route | WebCrypto | libsodium-sumo | noble | hash-wasm | veilkit best vs fastest | wasm vs libsodium | wasm vs noble | wasm / native Rust |');
-md.push('|---|---|---|---|---|---|---|---|---|---|---|');
+md.push('| case | veilkit wasm | veilkit native route | veilkit key handle | WebCrypto | libsodium-sumo | noble | hash-wasm | veilkit best vs fastest | wasm vs libsodium | wasm vs noble | wasm / native Rust |');
+md.push('|---|---|---|---|---|---|---|---|---|---|---|---|');
 for (const r of rows) {
   const v = (i) => fmt(r.values[i], r.unit);
   const wasmCol = r.values['veilkit-threads'] !== undefined ? `${v('veilkit-wasm')} (threads: ${v('veilkit-threads')})` : v('veilkit-wasm');
-  md.push(`| ${r.title} | ${wasmCol} | ${v('veilkit-native')} | ${v('webcrypto')} | ${v('libsodium')} | ${v('noble')} | ${v('hash-wasm')} | ${x(r.veilkitVsFastest)} (vs ${r.fastestAvailable ?? '—'}) | ${x(r.wasmVsPeer.libsodium)} | ${x(r.wasmVsPeer.noble)} | ${r.wasmOverNativeRust ? `${r.wasmOverNativeRust.toFixed(2)}× slower` : '—'} |`);
+  const handleCol = r.values['veilkit-handle-wasm'] !== undefined ? `${v('veilkit-handle')} (wasm route: ${v('veilkit-handle-wasm')})` : v('veilkit-handle');
+  md.push(`| ${r.title} | ${wasmCol} | ${v('veilkit-native')} | ${handleCol} | ${v('webcrypto')} | ${v('libsodium')} | ${v('noble')} | ${v('hash-wasm')} | ${x(r.veilkitVsFastest)} (vs ${r.fastestAvailable ?? '—'}) | ${x(r.wasmVsPeer.libsodium)} | ${x(r.wasmVsPeer.noble)} | ${r.wasmOverNativeRust ? `${r.wasmOverNativeRust.toFixed(2)}× slower` : '—'} |`);
 }
 md.push('');
 md.push('| target (issue 7) | measured | wanted | met |', '|---|---|---|---|');
