@@ -174,7 +174,7 @@ if (results.some((r) => r.id.startsWith('sess-'))) {
 }
 if (results.some((r) => r.id.startsWith('hpke-'))) {
   const by = Object.fromEntries(results.filter((r) => r.ok && r.id.startsWith('hpke-')).map((r) => [r.id, r.value]));
-  const cases = [['hpke-seal-256', 'seal 256 B'], ['hpke-open-256', 'open 256 B'], ['hpke-seal-64k', 'seal 64 KiB'], ['hpke-open-64k', 'open 64 KiB']];
+  const cases = [['hpke-seal-256', 'seal 256 B'], ['hpke-open-256', 'open 256 B'], ['hpke-seal-64k', 'seal 64 KiB'], ['hpke-open-64k', 'open 64 KiB'], ['hpke-seal-1024k', 'seal 1 MiB'], ['hpke-open-1024k', 'open 1 MiB']];
   const us = (ops) => (ops === undefined ? '—' : `${(1e6 / ops).toFixed(1)} µs`);
   const ratio = (a, b) => (a !== undefined && b !== undefined ? a / b : undefined);
   const rowsH = cases.map(([id, title]) => {
@@ -189,7 +189,7 @@ if (results.some((r) => r.id.startsWith('hpke-'))) {
   const md = [
     `# Sealed box benchmark (${json.date.slice(0, 10)})`, '',
     `${engineName(engine, browserMeta.userAgent)} headless, ${browserMeta.cores} cores. ${method}`, '',
-    'veilkit `seal` / `open` (HPKE base mode, X-Wing, HKDF-SHA256, AES-256-GCM; wasm SIMD build) beside `@hpke/core` 1.9.0 +',
+    'veilkit `seal` / `open` (HPKE base mode, X-Wing, HKDF-SHA256, AES-256-GCM; the KEM and key schedule in the wasm SIMD build, the AEAD in WebCrypto from 4 KiB on) beside `@hpke/core` 1.9.0 +',
     '`@hpke/hybridkem-x-wing` 0.7.0 (same suite, pure JS KEM + WebCrypto AES-GCM) and libsodium-wrappers-sumo `crypto_box_seal`',
     '(X25519 + XSalsa20-Poly1305: classical, no post-quantum part). Time per operation; ratios are speeds (> 1: veilkit faster).', '',
     '| case | veilkit | @hpke/core + X-Wing | libsodium crypto_box_seal | veilkit vs @hpke | veilkit vs libsodium |',

@@ -418,6 +418,7 @@ const CASES: Record<string, () => Promise<Prepared>> = {
   // ------------------------------------------------------------ sealed box (HPKE X-Wing / HKDF-SHA256 / AES-256-GCM), 256 B and 64 KiB
   ...hpkeCases(256),
   ...hpkeCases(65536),
+  ...hpkeCases(1 << 20),
   // ------------------------------------------------------------ Argon2id m = 64 MiB, t = 3
   'argon2id-p1/veilkit-wasm': async () => {
     const vk = await veilkit();

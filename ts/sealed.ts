@@ -13,6 +13,7 @@ import * as wasm from './wasm/veilkit.js';
 import { call } from './init.js';
 import { atMost, exact, integer, untrusted, untrustedExact } from './validate.js';
 import type { Keystore } from './keystore.js';
+import { nativeAead, openNative, sealNative } from './sealed-native.js';
 import type { IdentityHandle } from '../protocol/keystore.protocol.js';
 
 /** Suite identifiers and size limits of the sealed box (docs/SEALED.md). */
@@ -129,6 +130,8 @@ export async function seal(recipient: SealRecipient, plaintext: Uint8Array, opti
   const o = optionsOf(options, false);
   const info = limited('info', o.info);
   const aad = limited('aad', o.aad);
+  const subtle = nativeAead(pt.length);
+  if (subtle) return sealNative(subtle, pk, info, aad, pt);
   return call(() => wasm.hpkeSeal(pk, info, aad, pt));
 }
 
@@ -145,6 +148,8 @@ export async function open(sealed: Uint8Array, key: OpenKey, options?: SealOptio
   const aad = limited('aad', o.aad);
   if (k.keystore) return k.keystore.openSealed(k.identity as IdentityHandle | string, box, { info, aad });
   const sk = k.secretKey as Uint8Array;
+  const subtle = nativeAead(box.length - SEALED_BOX.overhead);
+  if (subtle) return openNative(subtle, sk, box, info, aad);
   return openWithSecretKey(sk, box, info, aad);
 }
 

@@ -59,3 +59,30 @@ test('sender authentication composition (docs/SEALED.md §7): seal, then a hybri
   bad[2000 % bad.length]! ^= 1;
   assert.equal(verifies(signedMessage(bob, info, aad, bad)), false);
 });
+
+test('the sealed box\'s WebCrypto AEAD path and the wasm core open each other\'s boxes byte for byte, at and around the switch', async () => {
+  await api.init();
+  const { sealNative, openNative, NATIVE_AEAD_MIN } = await import('../../ts/sealed-native.js');
+  const { openWithSecretKey } = await import('../../ts/sealed.js');
+  const wasm = await import('../../ts/wasm/veilkit.js');
+  const subtle = globalThis.crypto.subtle;
+  const [sk, pk] = api.xWingKeygen();
+  for (const n of [0, 1, NATIVE_AEAD_MIN - 1, NATIVE_AEAD_MIN, 70_000]) {
+    const pt = crypto.getRandomValues(new Uint8Array(Math.min(n, 65536)));
+    const info = new Uint8Array(n % 7).fill(3);
+    const aad = new Uint8Array(n % 5).fill(4);
+    const native = await sealNative(subtle, pk, info, aad, pt);
+    assert.equal(native.length, pt.length + api.SEALED_BOX.overhead);
+    assert.deepEqual(openWithSecretKey(sk, native, info, aad), pt, `wasm opens the native box (${n})`);
+    const core = wasm.hpkeSeal(pk, info, aad, pt);
+    assert.deepEqual(await openNative(subtle, sk, core, info, aad), pt, `the native path opens the core's box (${n})`);
+    // Tampering anywhere (enc, body, tag), a wrong info or aad: the one opaque failure, on the native path too.
+    for (const at of [0, 1119, 1120, native.length - 1]) {
+      const bad = native.slice();
+      bad[at] = (bad[at] ?? 0) ^ 1;
+      await assert.rejects(openNative(subtle, sk, bad, info, aad), (e) => e instanceof api.VeilError && e.code === 'AUTHENTICATION_FAILED');
+    }
+    await assert.rejects(openNative(subtle, sk, native, new Uint8Array([9]), aad), (e) => e instanceof api.VeilError && e.code === 'AUTHENTICATION_FAILED');
+    await assert.rejects(openNative(subtle, sk, native, info, new Uint8Array([9])), (e) => e instanceof api.VeilError && e.code === 'AUTHENTICATION_FAILED');
+  }
+});

@@ -63,7 +63,8 @@ async function code(p: Promise<unknown>): Promise<string> {
 
 /** Sizes: the edges and random ones up to 64 KiB. */
 function sizesOf(rand: (n: number) => number, rounds: number): number[] {
-  const fixed = [0, 1, 15, 16, 17, 255, 256, 1024, 65536];
+  // 4095 | 4096: the sealed box's switch from the wasm AEAD to WebCrypto's (ts/sealed-native.ts NATIVE_AEAD_MIN).
+  const fixed = [0, 1, 15, 16, 17, 255, 256, 1024, 4095, 4096, 65536, 300_001];
   const random = Array.from({ length: Math.max(0, rounds - fixed.length) }, () => rand(4) === 0 ? rand(65537) : rand(2049));
   return [...fixed, ...random];
 }
