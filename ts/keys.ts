@@ -91,6 +91,7 @@ export class Ed25519SigningKey {
 
   /** The 64-byte RFC 8032 signature of `message`: the same bytes as `signMessage` with this key's seed. */
   async sign(message: Uint8Array): Promise<Uint8Array> {
+    if (!this.#webCryptoKey && !this.#signer) throw disposedError('this Ed25519 key');
     const m = bytes('message', message);
     if (this.#webCryptoKey) return new Uint8Array(await subtle().sign({ name: 'Ed25519' }, this.#webCryptoKey, bufferSource(m)));
     const signer = this.#signer;
@@ -179,6 +180,7 @@ export class X25519Key {
    * bytes `VeilError('INVALID_LENGTH')` (it is the peer's).
    */
   async sharedSecret(theirPublic: Uint8Array): Promise<Uint8Array> {
+    if (!this.#webCryptoKey && !this.#secret) throw disposedError('this X25519 key');
     const pub = untrustedExact('theirPublic', theirPublic, X25519_KEY_LENGTH, 'INVALID_LENGTH');
     if (this.#webCryptoKey) return x25519DeriveNative(subtle(), this.#webCryptoKey, pub);
     if (this.#secret) return ecdhSharedSecret(this.#secret, pub);

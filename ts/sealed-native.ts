@@ -14,7 +14,8 @@ import { VeilError } from '../protocol/errors.js';
 import { hmacSha256 } from './hash.js';
 import { xWingDecapsulate, xWingEncapsulate } from './xwing.js';
 import { findSubtle } from './webcrypto/subtle.js';
-import { bufferSource, concatBytes } from './bytes.js';
+import { capabilities } from './webcrypto/routes.js';
+import { bufferSource, concatBytes, copyBytes } from './bytes.js';
 import { wipe } from './validate.js';
 
 /** Plaintexts from this length on use WebCrypto's AES-GCM (bench: the crossover is near 2–4 KiB). */
@@ -55,6 +56,15 @@ function keySchedule(sharedSecret: Uint8Array, info: Uint8Array): { key: Uint8Ar
   }
 }
 
+/** {@link keySchedule} of a shared secret this module got from the core, wiped after. */
+function keyScheduleOnce(sharedSecret: Uint8Array, info: Uint8Array): { key: Uint8Array; nonce: Uint8Array } {
+  try {
+    return keySchedule(sharedSecret, info);
+  } finally {
+    wipe(sharedSecret);
+  }
+}
+
 async function aesKey(subtle: SubtleCrypto, key: Uint8Array, usage: 'encrypt' | 'decrypt'): Promise<CryptoKey> {
   try {
     return await subtle.importKey('raw', bufferSource(key), 'AES-GCM', false, [usage]);
@@ -63,22 +73,27 @@ async function aesKey(subtle: SubtleCrypto, key: Uint8Array, usage: 'encrypt' | 
   }
 }
 
-/** Whether `seal` / `open` of `length` plaintext bytes go through WebCrypto here. */
+/** Whether `seal` / `open` of `length` plaintext bytes go through WebCrypto here (never under `init({ route: 'wasm' })`). */
 export function nativeAead(length: number): SubtleCrypto | undefined {
-  return length >= NATIVE_AEAD_MIN ? findSubtle() : undefined;
+  if (length < NATIVE_AEAD_MIN || capabilities().routePreference === 'wasm') return undefined;
+  return findSubtle();
 }
 
 /** `hpkeSeal` with WebCrypto's AES-GCM. Arguments already checked. */
 export async function sealNative(subtle: SubtleCrypto, pk: Uint8Array, info: Uint8Array, aad: Uint8Array, pt: Uint8Array): Promise<Uint8Array> {
+  // Copies now: the caller may change or transfer its buffers once this returns a promise, and
+  // the wasm path (smaller boxes) reads them before that.
+  const data = copyBytes(pt);
+  const ad = copyBytes(aad);
   const { ciphertext: enc, sharedSecret } = xWingEncapsulate(pk);
-  let schedule: { key: Uint8Array; nonce: Uint8Array };
-  try {
-    schedule = keySchedule(sharedSecret, info);
-  } finally {
-    wipe(sharedSecret);
-  }
+  const schedule = keyScheduleOnce(sharedSecret, info);
   const key = await aesKey(subtle, schedule.key, 'encrypt');
-  const ct = new Uint8Array(await subtle.encrypt({ name: 'AES-GCM', iv: bufferSource(schedule.nonce), additionalData: bufferSource(aad) }, key, bufferSource(pt)));
+  let ct: Uint8Array;
+  try {
+    ct = new Uint8Array(await subtle.encrypt({ name: 'AES-GCM', iv: bufferSource(schedule.nonce), additionalData: ad }, key, data));
+  } finally {
+    wipe(data);
+  }
   const out = new Uint8Array(ENC_LENGTH + ct.length);
   out.set(enc);
   out.set(ct, ENC_LENGTH);
@@ -87,16 +102,12 @@ export async function sealNative(subtle: SubtleCrypto, pk: Uint8Array, info: Uin
 
 /** `hpkeOpen` with WebCrypto's AES-GCM. Arguments already checked; any failure of the AEAD is `AUTHENTICATION_FAILED`. */
 export async function openNative(subtle: SubtleCrypto, sk: Uint8Array, sealed: Uint8Array, info: Uint8Array, aad: Uint8Array): Promise<Uint8Array> {
-  const sharedSecret = xWingDecapsulate(sk, sealed.subarray(0, ENC_LENGTH));
-  let schedule: { key: Uint8Array; nonce: Uint8Array };
-  try {
-    schedule = keySchedule(sharedSecret, info);
-  } finally {
-    wipe(sharedSecret);
-  }
+  const body = copyBytes(sealed.subarray(ENC_LENGTH)); // read now (see sealNative)
+  const ad = copyBytes(aad);
+  const schedule = keyScheduleOnce(xWingDecapsulate(sk, sealed.subarray(0, ENC_LENGTH)), info);
   const key = await aesKey(subtle, schedule.key, 'decrypt');
   try {
-    return new Uint8Array(await subtle.decrypt({ name: 'AES-GCM', iv: bufferSource(schedule.nonce), additionalData: bufferSource(aad), tagLength: TAG_LENGTH * 8 }, key, bufferSource(sealed.subarray(ENC_LENGTH))));
+    return new Uint8Array(await subtle.decrypt({ name: 'AES-GCM', iv: bufferSource(schedule.nonce), additionalData: ad, tagLength: TAG_LENGTH * 8 }, key, body));
   } catch (e) {
     if (typeof DOMException === 'function' && e instanceof DOMException && e.name === 'OperationError') throw new VeilError('AUTHENTICATION_FAILED', 'authentication failed');
     throw e;

@@ -74,6 +74,10 @@ const TS_ONLY: &[(&str, &str)] = &[
         "SIZE_MISMATCH",
         "ts/files/encrypt.ts: a stream shorter or longer than its declared size",
     ),
+    (
+        "READ_FAILED",
+        "ts/bytes.ts readBlob: the browser refused to read a Blob",
+    ),
 ];
 
 fn repo_file(path: &str) -> String {

@@ -86,3 +86,22 @@ test('the sealed box\'s WebCrypto AEAD path and the wasm core open each other\'s
     await assert.rejects(openNative(subtle, sk, native, info, new Uint8Array([9])), (e) => e instanceof api.VeilError && e.code === 'AUTHENTICATION_FAILED');
   }
 });
+
+test('seal / open read the caller\'s buffers when called: changing them before the promise settles changes nothing (both paths)', async () => {
+  await api.init();
+  const [sk, pk] = api.xWingKeygen();
+  for (const n of [100, 65536]) {
+    const pt = crypto.getRandomValues(new Uint8Array(n));
+    const want = pt.slice();
+    const aad = new Uint8Array([1, 2, 3]);
+    const sealing = api.seal(pk, pt, { aad });
+    pt.fill(0);
+    aad.fill(9);
+    const box = await sealing;
+    const keep = box.slice();
+    const opening = api.open(box, { xWingSecretKey: sk }, { aad: new Uint8Array([1, 2, 3]) });
+    box.fill(0);
+    assert.deepEqual(await opening, want, `size ${n}`);
+    assert.deepEqual(await api.open(keep, { xWingSecretKey: sk }, { aad: new Uint8Array([1, 2, 3]) }), want);
+  }
+});

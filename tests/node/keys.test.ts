@@ -71,3 +71,15 @@ for (const route of ['wasm', 'native'] as const) {
     await assert.rejects(api.importMlKemEncapsulationKey(bad, { route }), (e) => e instanceof api.VeilError && e.code === 'INVALID_KEY');
   });
 }
+
+test('a disposed handle is INVALID_STATE whatever it is given', async () => {
+  await api.init();
+  for (const route of ['wasm', 'native'] as const) {
+    const s = await api.generateEd25519SigningKey({ route });
+    s.dispose();
+    await assert.rejects(s.sign('not bytes' as unknown as Uint8Array), (e) => e instanceof api.VeilError && e.code === 'INVALID_STATE');
+    const x = await api.generateX25519Key({ route });
+    x.dispose();
+    await assert.rejects(x.sharedSecret(new Uint8Array(3)), (e) => e instanceof api.VeilError && e.code === 'INVALID_STATE');
+  }
+});

@@ -11,13 +11,14 @@ pub fn sha256(data: &[u8]) -> Vec<u8> {
     hash::sha256(data).to_vec()
 }
 
-/// HMAC-SHA256.
+/// HMAC-SHA256. The tag is copied out from the (wiped) stack, never left in the wasm heap: it is
+/// often a key (ts/sealed-native.ts runs the HPKE key schedule through it).
 #[wasm_bindgen(js_name = "hmacSha256")]
 #[must_use]
-pub fn hmac_sha256(key: Vec<u8>, data: &[u8]) -> Vec<u8> {
+pub fn hmac_sha256(key: Vec<u8>, data: &[u8]) -> Uint8Array {
     scrubbed(StackUse::Small, || {
         let key = secret_in(key);
-        hash::hmac_sha256(&key, data).to_vec()
+        secret_out(&hash::hmac_sha256(&key, data))
     })
 }
 
