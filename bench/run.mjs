@@ -286,7 +286,7 @@ target('hkdf: veilkit best / WebCrypto', div(speed(`hkdf/${row('hkdf')?.veilkitB
 target('pbkdf2 600k: veilkit best / WebCrypto', div(speed(`pbkdf2/${row('pbkdf2')?.veilkitBest}`), speed('pbkdf2/webcrypto')), 0.9);
 target('pool: 2 workers / 1 worker (independent KEM ops)', div(pool2, pool1), 1.7);
 // Issue 31: key handles (ts/keys.ts) against the browser's own keys, and the wasm signer against libsodium.
-for (const g of ['x25519-dh', 'ed25519-sign', 'mlkem-encaps']) target(`${g}: key handle / WebCrypto (issue 31)`, div(speed(`${g}/veilkit-handle`), speed(`${g}/webcrypto`)), 0.9);
+for (const g of ['x25519-dh', 'ed25519-sign', 'mlkem-encaps', 'mldsa-sign', 'mldsa-verify']) target(`${g}: key handle / WebCrypto (issue 31)`, div(speed(`${g}/veilkit-handle`), speed(`${g}/webcrypto`)), 0.9);
 target('ed25519-sign: wasm key handle / libsodium-sumo (issue 31)', div(speed('ed25519-sign/veilkit-handle-wasm'), speed('ed25519-sign/libsodium')), 1.0);
 const readSize = (f) => {
   const b = readFileSync(resolve(ROOT, f));

@@ -267,11 +267,32 @@ const CASES: Record<string, () => Promise<Prepared>> = {
     const { secretKey } = ml_dsa65.keygen();
     return { op: () => ml_dsa65.sign(MSG, secretKey) };
   },
+  'mldsa-sign/veilkit-handle': async () => {
+    const vk = await veilkit({ route: 'auto' });
+    const key = await vk.generateMlDsaSigningKey();
+    return { async: true, op: () => key.sign(MSG), note: `generateMlDsaSigningKey, route ${key.route}` };
+  },
+  'mldsa-sign/webcrypto': async () => {
+    const kp = (await subtle().generateKey({ name: 'ML-DSA-65' }, false, ['sign', 'verify'])) as CryptoKeyPair;
+    return { async: true, op: () => subtle().sign({ name: 'ML-DSA-65' }, kp.privateKey, MSG), note: 'key generated once' };
+  },
   'mldsa-verify/veilkit-wasm': async () => {
     const vk = await veilkit();
     const [sk, pk] = vk.mlDsaKeygen();
     const sig = vk.mlDsaSign(sk, MSG);
     return { op: () => vk.mlDsaVerify(pk, MSG, sig) };
+  },
+  'mldsa-verify/veilkit-handle': async () => {
+    const vk = await veilkit({ route: 'auto' });
+    const [sk, pk] = vk.mlDsaKeygen();
+    const sig = vk.mlDsaSign(sk, MSG);
+    const key = await vk.importMlDsaPublicKey(pk);
+    return { async: true, op: () => key.verify(MSG, sig), note: `importMlDsaPublicKey, route ${key.route}` };
+  },
+  'mldsa-verify/webcrypto': async () => {
+    const kp = (await subtle().generateKey({ name: 'ML-DSA-65' }, false, ['sign', 'verify'])) as CryptoKeyPair;
+    const sig = await subtle().sign({ name: 'ML-DSA-65' }, kp.privateKey, MSG);
+    return { async: true, op: () => subtle().verify({ name: 'ML-DSA-65' }, kp.publicKey, sig, MSG), note: 'key imported once' };
   },
   'mldsa-verify/noble': async () => {
     const { ml_dsa65 } = await import('@noble/post-quantum/ml-dsa.js');

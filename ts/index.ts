@@ -46,7 +46,8 @@ export { KDF_BOUNDS, type KdfBounds, type CostBounds, type Argon2CostBounds } fr
 export { MlKemDecapsulationKey, generateMlKemKey, importMlKemSeed, type MlKemKeyOptions } from './mlkem-key.js';
 export {
   Ed25519SigningKey, generateEd25519SigningKey, importEd25519Seed, X25519Key, generateX25519Key, importX25519Secret,
-  MlKemEncapsulationKey, importMlKemEncapsulationKey, type KeyHandleOptions,
+  MlKemEncapsulationKey, importMlKemEncapsulationKey, MlDsaSigningKey, generateMlDsaSigningKey, importMlDsaSeed,
+  MlDsaPublicKey, importMlDsaPublicKey, type MlDsaContextOptions, type KeyHandleOptions,
 } from './keys.js';
 export {
   encryptFile, encryptFileTo, decryptFile, openContainer, inspectContainer, saveFile, CONTAINER,

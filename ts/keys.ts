@@ -1,7 +1,7 @@
 /**
  * Key handles for the asymmetric keys of the byte API: Ed25519 signing keys,
- * X25519 keys and ML-KEM-768 encapsulation (public) keys, next to the
- * ML-KEM-768 decapsulation keys of ts/mlkem-key.ts.
+ * X25519 keys, ML-KEM-768 encapsulation (public) keys and ML-DSA-65 signing
+ * and public keys, next to the ML-KEM-768 decapsulation keys of ts/mlkem-key.ts.
  *
  * A handle is made once (generated, or imported from its seed / secret /
  * public bytes) and used many times. On the native route the key is a
@@ -11,7 +11,8 @@
  * why signing stays on wasm there. On the wasm route an Ed25519 key is the
  * core's signer in wasm memory (its public key derived once, so a signature
  * costs what libsodium's does; freed and wiped by `dispose()`), an X25519 secret
- * stays in the handle's private field (JS memory, wiped by `dispose()`).
+ * stays in the handle's private field (JS memory, wiped by `dispose()`), as
+ * does an ML-DSA-65 seed.
  *
  * Both routes give the same bytes and the same errors as the byte API
  * (`signMessage`, `ecdhSharedSecret`, `mlKemEncapsulate`); the same vectors
@@ -19,8 +20,15 @@
  * an Ed25519 seed's public key is derived by the core at import, an ML-KEM
  * encapsulation key is modulus-checked at import (`INVALID_KEY`).
  *
+ * ML-DSA-65 signatures are hedged (FIPS 204's default) on both routes — WebCrypto
+ * signs only hedged — so they differ from call to call; both routes' signatures
+ * verify on both routes, and verification gives the byte API's verdicts
+ * (Wycheproof's vectors, tests/playwright/native.spec.ts). Deterministic
+ * signatures stay in the byte API (`mlDsaSign(seed, m, { deterministic: true })`).
+ *
  * Route: `capabilities().routes.ed25519SigningKey` / `x25519Key` /
- * `mlKemEncapsulationKey`, or `options.route` per handle.
+ * `mlKemEncapsulationKey` / `mlDsaSigningKey` / `mlDsaPublicKey`, or
+ * `options.route` per handle.
  */
 import * as wasm from './wasm/veilkit.js';
 import { VeilError } from '../protocol/errors.js';
@@ -29,6 +37,7 @@ import { disposeSymbol, disposedError } from './dispose.js';
 import { ED25519_PUBLIC_KEY_LENGTH, ED25519_SEED_LENGTH } from './ed25519.js';
 import { X25519_KEY_LENGTH, ecdhSharedSecret, generateX25519Keypair, x25519PublicKey } from './x25519.js';
 import { ML_KEM_768, mlKemEncapsulate } from './mlkem.js';
+import { ML_DSA_65, mlDsaContext, mlDsaKeygen, mlDsaSign, mlDsaVerify } from './mldsa.js';
 import type { EncapsulationResult } from './split.js';
 import { capabilities, handleRoute, type Route, type RoutePreference } from './webcrypto/routes.js';
 import { importMlKemPublic, mlKemEncapsulateWith, x25519DeriveNative } from './webcrypto/ops.js';
@@ -42,7 +51,7 @@ export interface KeyHandleOptions {
   route?: RoutePreference;
 }
 
-type HandleKind = 'ed25519SigningKey' | 'x25519Key' | 'mlKemEncapsulationKey';
+type HandleKind = 'ed25519SigningKey' | 'x25519Key' | 'mlKemEncapsulationKey' | 'mlDsaSigningKey' | 'mlDsaPublicKey';
 
 /** The route a new handle of `kind` gets (routes.ts `handleRoute`, for this thread's WebCrypto). */
 function routeFor(kind: HandleKind, options: KeyHandleOptions | undefined): Route {
@@ -53,6 +62,8 @@ function routeFor(kind: HandleKind, options: KeyHandleOptions | undefined): Rout
   const wc = caps.webCrypto;
   if (kind === 'ed25519SigningKey') return handleRoute(pref, wc.ed25519, true);
   if (kind === 'x25519Key') return handleRoute(pref, wc.x25519, true);
+  if (kind === 'mlDsaSigningKey') return wc.mlDsa65.seedImport ? handleRoute(pref, wc.mlDsa65, true) : 'wasm';
+  if (kind === 'mlDsaPublicKey') return handleRoute(pref, wc.mlDsa65, false);
   return handleRoute(pref, wc.mlKem768, false);
 }
 
@@ -272,4 +283,151 @@ export async function importMlKemEncapsulationKey(encapsulationKey: Uint8Array, 
     return new MlKemEncapsulationKey('wasm', ek, undefined);
   }
   return new MlKemEncapsulationKey('native', ek, await importMlKemPublic(subtle(), ek));
+}
+
+// ---------------------------------------------------------------------------
+// ML-DSA-65
+
+/** Options of `MlDsaSigningKey.sign` and `MlDsaPublicKey.verify`: the FIPS 204 context string (≤ 255 bytes, default empty). */
+export interface MlDsaContextOptions {
+  context?: Uint8Array | undefined;
+}
+
+function contextOf(options: MlDsaContextOptions | undefined): Uint8Array<ArrayBuffer> {
+  if (options !== undefined && (typeof options !== 'object' || options === null)) throw new TypeError('options must be an object');
+  return copyBytes(mlDsaContext(options?.context));
+}
+
+/** The WebCrypto algorithm parameters of an ML-DSA-65 signature with `context` (none when empty). */
+function mlDsaParams(context: Uint8Array<ArrayBuffer>): { name: string; context?: Uint8Array<ArrayBuffer> } {
+  return context.length === 0 ? { name: 'ML-DSA-65' } : { name: 'ML-DSA-65', context };
+}
+
+/** An ML-DSA-65 signing key held as a handle (never as bytes on the native route). */
+export class MlDsaSigningKey {
+  /** Where this key lives and signs. */
+  readonly route: Route;
+  readonly #publicKey: Uint8Array;
+  /** Exactly one of the two until `dispose()`, neither after. On wasm, a copy of the 32-byte seed ξ. */
+  #webCryptoKey: CryptoKey | undefined;
+  #seed: Uint8Array | undefined;
+
+  /** @internal Use `generateMlDsaSigningKey` or `importMlDsaSeed`. */
+  constructor(route: Route, publicKey: Uint8Array, key: CryptoKey | Uint8Array) {
+    this.route = route;
+    this.#publicKey = publicKey;
+    if (key instanceof Uint8Array) this.#seed = key;
+    else this.#webCryptoKey = key;
+  }
+
+  /** The 1952-byte public key (a copy). */
+  get publicKey(): Uint8Array {
+    return this.#publicKey.slice();
+  }
+
+  /** The non-extractable WebCrypto key (usage `sign`) on the native route; `undefined` on wasm and once disposed. */
+  get webCryptoKey(): CryptoKey | undefined {
+    return this.#webCryptoKey;
+  }
+
+  /**
+   * A hedged 3309-byte FIPS 204 signature of `message` under `options.context` (≤ 255 bytes,
+   * else `RangeError`). It verifies with `mlDsaVerify(publicKey, message, signature, { context })`.
+   */
+  async sign(message: Uint8Array, options?: MlDsaContextOptions): Promise<Uint8Array> {
+    if (!this.#webCryptoKey && !this.#seed) throw disposedError('this ML-DSA-65 key');
+    const m = bytes('message', message);
+    const context = contextOf(options);
+    if (this.#webCryptoKey) return new Uint8Array(await subtle().sign(mlDsaParams(context), this.#webCryptoKey, bufferSource(m)));
+    if (this.#seed) return mlDsaSign(this.#seed, m, { context });
+    throw disposedError('this ML-DSA-65 key');
+  }
+
+  /** Forgets the key (wipes the wasm route's seed, drops the WebCrypto key). Idempotent; `sign` then rejects with `INVALID_STATE`. */
+  dispose(): void {
+    if (this.#seed) wipe(this.#seed);
+    this.#seed = undefined;
+    this.#webCryptoKey = undefined;
+  }
+
+  /** Same as {@link MlDsaSigningKey.dispose}. */
+  [disposeSymbol](): void {
+    this.dispose();
+  }
+}
+
+/** A fresh ML-DSA-65 signing key. On the native route WebCrypto generates it and the private key never exists as bytes. */
+export async function generateMlDsaSigningKey(options?: KeyHandleOptions): Promise<MlDsaSigningKey> {
+  const route = routeFor('mlDsaSigningKey', options);
+  if (route === 'wasm') {
+    const [seed, publicKey] = mlDsaKeygen();
+    return new MlDsaSigningKey('wasm', publicKey, seed);
+  }
+  const s = subtle();
+  const pair = (await s.generateKey({ name: 'ML-DSA-65' }, false, ['sign', 'verify'])) as CryptoKeyPair;
+  const pk = new Uint8Array(await s.exportKey('raw-public', pair.publicKey));
+  if (pk.length !== ML_DSA_65.publicKeyLength) throw new VeilError('INTERNAL', 'WebCrypto exported an ML-DSA-65 public key of another length');
+  return new MlDsaSigningKey('native', pk, pair.privateKey);
+}
+
+/**
+ * The ML-DSA-65 signing key of a 32-byte seed ξ (FIPS 204 `ML-DSA.KeyGen_internal`, as `mlDsaKeygen(seed)`),
+ * as a handle. The public key is derived by the core once, here. The caller's seed is not modified.
+ */
+export async function importMlDsaSeed(seed: Uint8Array, options?: KeyHandleOptions): Promise<MlDsaSigningKey> {
+  const s32 = exact('seed', seed, ML_DSA_65.secretKeyLength);
+  const route = routeFor('mlDsaSigningKey', options);
+  const [secret, publicKey] = mlDsaKeygen(s32);
+  if (route === 'wasm') return new MlDsaSigningKey('wasm', publicKey, secret);
+  wipe(secret);
+  return new MlDsaSigningKey('native', publicKey, await importSeedKey(subtle(), 'ml-dsa-65', s32));
+}
+
+/** An ML-DSA-65 public key, checked and imported once. */
+export class MlDsaPublicKey {
+  /** Where verification runs. */
+  readonly route: Route;
+  readonly #bytes: Uint8Array;
+  readonly #webCryptoKey: CryptoKey | undefined;
+
+  /** @internal Use `importMlDsaPublicKey`. */
+  constructor(route: Route, pk: Uint8Array, key: CryptoKey | undefined) {
+    this.route = route;
+    this.#bytes = pk;
+    this.#webCryptoKey = key;
+  }
+
+  /** The 1952 bytes (a copy). */
+  get bytes(): Uint8Array {
+    return this.#bytes.slice();
+  }
+
+  /** The WebCrypto public key (usage `verify`) on the native route. */
+  get webCryptoKey(): CryptoKey | undefined {
+    return this.#webCryptoKey;
+  }
+
+  /**
+   * Whether `signature` is this key's FIPS 204 signature of `message` under `options.context`: the
+   * same verdict as `mlDsaVerify` (`false` for any invalid signature, one of the wrong length too).
+   */
+  async verify(message: Uint8Array, signature: Uint8Array, options?: MlDsaContextOptions): Promise<boolean> {
+    const m = bytes('message', message);
+    const sig = bytes('signature', signature);
+    const context = contextOf(options);
+    if (!this.#webCryptoKey) return mlDsaVerify(this.#bytes, m, sig, { context });
+    if (sig.length !== ML_DSA_65.signatureLength) return false;
+    return subtle().verify(mlDsaParams(context), this.#webCryptoKey, bufferSource(sig), bufferSource(m));
+  }
+}
+
+/**
+ * An ML-DSA-65 public key of 1952 bytes (someone else's: a wrong length is `VeilError('INVALID_LENGTH')`).
+ * The caller's bytes are copied.
+ */
+export async function importMlDsaPublicKey(publicKey: Uint8Array, options?: KeyHandleOptions): Promise<MlDsaPublicKey> {
+  const pk = copyBytes(untrustedExact('publicKey', publicKey, ML_DSA_65.publicKeyLength, 'INVALID_LENGTH'));
+  const route = routeFor('mlDsaPublicKey', options);
+  if (route === 'wasm') return new MlDsaPublicKey('wasm', pk, undefined);
+  return new MlDsaPublicKey('native', pk, await subtle().importKey('raw-public', pk, { name: 'ML-DSA-65' }, true, ['verify']));
 }

@@ -77,7 +77,7 @@ async function main() {
     const median = sorted[Math.floor(sorted.length / 2)];
     results.push({ name, mibps: bytes / MIB / (median / 1000), bestMibps: bytes / MIB / (sorted[0] / 1000), ms: ms.map((x) => Math.round(x)), note });
   };
-  const want = (name) => !only || name.includes(only);
+  const want = (name) => !only || only.split('|').some((s) => name.includes(s));
   /** Cases that could not run here, with the reason (never dropped silently). */
   const notRun = [];
   const section = async (name, fn) => {

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// npm run bench:files [-- --browser chromium|firefox|webkit] [-- --mib 256] [-- --reps 3] [-- --only <substring>]
+// npm run bench:files [-- --browser chromium|firefox|webkit] [-- --mib 256] [-- --reps 3] [-- --only <substring>[|<substring>…]]
 //                     [-- --batch <MiB>] [-- --concurrency <n>]
 //
 // Browser file encryption benchmark (issue #5), never part of `npm test`: in

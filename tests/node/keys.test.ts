@@ -83,3 +83,39 @@ test('a disposed handle is INVALID_STATE whatever it is given', async () => {
     await assert.rejects(x.sharedSecret(new Uint8Array(3)), (e) => e instanceof api.VeilError && e.code === 'INVALID_STATE');
   }
 });
+
+test('ML-DSA-65 handles: the byte API\'s public key, signatures both ways, the caller\'s buffers untouched, dispose wipes', async () => {
+  await api.init();
+  // Node's WebCrypto has no ML-DSA-65: both preferences give the wasm route (Chromium's native route: native.spec.ts).
+  for (const route of ['wasm', 'native'] as const) {
+    const seed = rnd(32);
+    const seedCopy = seed.slice();
+    const key = await api.importMlDsaSeed(seed, { route });
+    assert.equal(key.route, api.capabilities().webCrypto.mlDsa65.selfTest && route === 'native' ? 'native' : 'wasm');
+    const [, pk] = api.mlDsaKeygen(seed);
+    assert.deepEqual(key.publicKey, pk);
+    const msg = rnd(333);
+    const context = rnd(255);
+    const sig = await key.sign(msg, { context });
+    assert.deepEqual(seed, seedCopy);
+    assert.ok(api.mlDsaVerify(pk, msg, sig, { context }));
+    const pub = await api.importMlDsaPublicKey(pk, { route });
+    const ctxCopy = context.slice();
+    assert.equal(await pub.verify(msg, sig, { context }), true);
+    assert.equal(await pub.verify(msg, sig), false, 'another context');
+    assert.equal(await pub.verify(msg, api.mlDsaSign(seed, msg, { context, deterministic: true }), { context }), true);
+    sig[7]! ^= 1;
+    assert.equal(await pub.verify(msg, sig, { context }), false, 'altered signature');
+    assert.equal(await pub.verify(msg, sig.subarray(1), { context }), false, 'short signature');
+    assert.deepEqual(context, ctxCopy);
+    await assert.rejects(key.sign(msg, { context: new Uint8Array(256) }), RangeError);
+    await assert.rejects(api.importMlDsaPublicKey(pk.subarray(1), { route }), (e) => e instanceof api.VeilError && e.code === 'INVALID_LENGTH');
+    key.dispose();
+    await assert.rejects(key.sign(msg), (e) => e instanceof api.VeilError && e.code === 'INVALID_STATE');
+    const gen = await api.generateMlDsaSigningKey({ route });
+    const s2 = await gen.sign(msg);
+    assert.equal(s2.length, 3309);
+    assert.ok(api.mlDsaVerify(gen.publicKey, msg, s2));
+    gen.dispose();
+  }
+});

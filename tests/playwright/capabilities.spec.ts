@@ -38,6 +38,7 @@ test('capabilities() and the keystore report what the engine really has, and the
       ed25519SelfTest: wc.ed25519.selfTest,
       mlKem768: wc.mlKem768.supported && wc.mlKem768.selfTest && wc.mlKem768.nonExtractable,
       mlKem768SeedImport: wc.mlKem768.seedImport,
+      mlDsa65: wc.mlDsa65.supported && wc.mlDsa65.selfTest && wc.mlDsa65.nonExtractable && wc.mlDsa65.seedImport,
     }).toEqual({
       where,
       pbkdf2: pr.webCrypto.pbkdf2,
@@ -46,6 +47,7 @@ test('capabilities() and the keystore report what the engine really has, and the
       ed25519SelfTest: pr.webCrypto.ed25519 && pr.webCrypto.ed25519CoreRules,
       mlKem768: pr.webCrypto.mlKem768,
       mlKem768SeedImport: pr.webCrypto.mlKem768SeedImport,
+      mlDsa65: pr.webCrypto.mlDsa65,
     });
     expect({ where, routes: caps.routes }).toEqual({ where, routes: expectedRoutes(pr).routes });
     expect(caps.routePreference).toBe('auto');

@@ -29,7 +29,7 @@ test.beforeEach(async ({ page }) => {
       const m = (await import(url)) as Veilkit;
       await m.init({ threads: false });
       const w = m.capabilities().webCrypto;
-      return { missing: (['x25519', 'ed25519', 'mlKem768'] as const).filter((a) => !w[a].supported), ed25519SelfTest: w.ed25519.selfTest };
+      return { missing: (['x25519', 'ed25519', 'mlKem768', 'mlDsa65'] as const).filter((a) => !w[a].supported), ed25519SelfTest: w.ed25519.selfTest };
     });
     missingNative = found.missing;
     ed25519SelfTest = found.ed25519SelfTest;
@@ -37,8 +37,9 @@ test.beforeEach(async ({ page }) => {
   // Every test here compares the native WebCrypto routes with wasm (the wasm route alone is what
   // vectors.spec.ts and the other suites run in every engine). Without WebCrypto X25519 or Ed25519
   // nothing here is native; without ML-KEM-768 (Firefox, WebKit) its cases run on wasm under every
-  // route, and the ML-KEM key-handle test skips on its own.
-  const core = missingNative.filter((a) => a !== 'mlKem768');
+  // route, and the ML-KEM key-handle test skips on its own; without ML-DSA-65 (Firefox, WebKit) its
+  // handles run on wasm under every route.
+  const core = missingNative.filter((a) => a !== 'mlKem768' && a !== 'mlDsa65');
   skipIf(core.length > 0, `this engine's WebCrypto lacks ${core.join(', ')}: the native routes this spec compares with wasm cannot run`);
 });
 
@@ -81,13 +82,14 @@ for (const route of ['wasm', 'native', 'auto'] as const) {
       .toEqual({ x25519: true, ed25519: true, mlKem768: nativeMlKem() });
     const want = route === 'wasm' ? 'wasm' : 'native';
     const kem = nativeMlKem() ? want : 'wasm';
+    const dsa = missingNative?.includes('mlDsa65') === false ? want : 'wasm';
     const ed = ed25519SelfTest === true ? want : 'wasm';
     // 'auto' keeps Ed25519 signing on wasm (WebCrypto with a key import per call is no faster).
     const sign = route === 'native' ? ed : 'wasm';
     expect(caps.routes).toEqual({
       ecdhSharedSecret: want, signMessage: sign, verifySignature: ed, mlKemEncapsulate: kem, derivePbkdf2: want,
       mlKemDecapsulate: 'wasm', mlKemKeygen: 'wasm', mlKemDecapsulationKey: kem,
-      ed25519SigningKey: ed, x25519Key: want, mlKemEncapsulationKey: kem,
+      ed25519SigningKey: ed, x25519Key: want, mlKemEncapsulationKey: kem, mlDsaSigningKey: dsa, mlDsaPublicKey: dsa,
     });
   });
 }
@@ -244,4 +246,25 @@ test('key handles (X25519, Ed25519 signing, ML-KEM-768 encapsulation keys): both
   ]);
   expect(r.crossRoute).toEqual([true, true, true]);
   expect(r.misuse).toEqual(['RangeError', 'TypeError', 'VeilError[INVALID_LENGTH]', 'VeilError[INVALID_LENGTH]', 'TypeError']);
+});
+
+test('ML-DSA-65 key handles: both routes give the Wycheproof verdicts and ACVP public keys; signatures verify across routes; native keys are non-extractable', async ({ page }) => {
+  test.setTimeout(3 * 60_000);
+  const r = await page.evaluate(() => window.nativeTests.mlDsaHandles());
+  expect(r.failures).toEqual([]);
+  // mldsa_65_verify_test.json: 210 cases; 8 ACVP ML-DSA-65 keygen seeds.
+  expect(r.checked).toEqual({ 'wasm ml-dsa verify': 210, 'native ml-dsa verify': 210, 'wasm ml-dsa keygen+sign': 8, 'native ml-dsa keygen+sign': 8 });
+  const diffs = r.transcripts.wasm.map((line, i) => (line === r.transcripts.native[i] ? undefined : `${line} ≠ ${r.transcripts.native[i]}`)).filter(Boolean);
+  expect(diffs).toEqual([]);
+  expect(r.transcripts.wasm).toContain('ml-dsa verify 1 true');
+  // Native where this engine's WebCrypto has ML-DSA-65 and passed the self-test (Chromium), under 'auto' too.
+  const native = r.supported ? 'native' : 'wasm';
+  expect(r.supported).toBe(missingNative?.includes('mlDsa65') === false);
+  expect(r.routes).toEqual({ wasm: ['wasm', 'wasm'], native: [native, native] });
+  expect(r.defaults).toEqual({ mlDsaSigningKey: native, mlDsaPublicKey: native });
+  expect(r.nativeKeys).toEqual(r.supported ? [{ type: 'private', extractable: false, algorithm: 'ML-DSA-65', usages: ['sign'] }] : []);
+  expect(r.crossRoute).toEqual({ 'wasm imported': true, 'native imported': true, 'wasm generated': true, 'native generated': true });
+  expect(r.disposed).toEqual(['wasm VeilError[INVALID_STATE] true', 'native VeilError[INVALID_STATE] true']);
+  // The seed and the context are the caller's arguments; a public key or signature of the wrong length is someone else's.
+  expect(r.misuse).toEqual(['RangeError', 'TypeError', 'VeilError[INVALID_LENGTH]', 'RangeError', 'TypeError', 'false', 'TypeError', 'TypeError']);
 });

@@ -22,7 +22,7 @@ export type EngineName = keyof typeof ENGINE_NAMES;
  * The routes `capabilities()` must report under `'auto'` for what the probe found
  * (ts/webcrypto/routes.ts: native where WebCrypto works and measured faster; Ed25519 signing and
  * ML-KEM keygen / expanded-key decapsulation always wasm), and the keystore's key routes
- * (ML-DSA-65 and X-Wing always wasm).
+ * (X-Wing always wasm).
  */
 export function expectedRoutes(p: ContextProbe): {
   routes: Record<string, 'native' | 'wasm'>;
@@ -45,13 +45,17 @@ export function expectedRoutes(p: ContextProbe): {
       ed25519SigningKey: r(w.ed25519 && w.ed25519CoreRules),
       x25519Key: r(w.x25519),
       mlKemEncapsulationKey: r(w.mlKem768),
+      // ML-DSA-65 handles: native where a non-extractable key signs and verifies (the probe) — veilkit
+      // also requires its seed import and known answer, which every engine with ML-DSA-65 has.
+      mlDsaSigningKey: r(w.mlDsa65),
+      mlDsaPublicKey: r(w.mlDsa65),
     },
     keystore: {
       'ed25519': r(w.ed25519),
       'x25519': r(w.x25519),
       'ml-kem-768': r(w.mlKem768 && w.mlKem768SeedImport),
       'x-wing': 'wasm',
-      'ml-dsa-65': 'wasm',
+      'ml-dsa-65': r(w.mlDsa65),
     },
   };
 }
@@ -86,8 +90,10 @@ export function renderRow(engine: EngineName, version: string, p: EngineProbe): 
       : 'Ed25519 (keystore keys only: `verifySignature` stays on wasm because this engine verifies edge cases (low-order components) unlike the core, failing the self-test)'),
     c.pbkdf2 && 'PBKDF2',
     c.mlKem768 && (c.mlKem768SeedImport ? 'ML-KEM-768 (encapsulation, key handles, keystore)' : 'ML-KEM-768 (encapsulation)'),
+    c.mlDsa65 && 'ML-DSA-65 (key handles, keystore)',
   ].filter((x): x is string => typeof x === 'string');
-  const wasmOnly = [!c.x25519 && 'X25519', !c.ed25519 && 'Ed25519', !c.pbkdf2 && 'PBKDF2', !c.mlKem768 && 'ML-KEM-768'].filter((x): x is string => typeof x === 'string');
+  const wasmOnly = [!c.x25519 && 'X25519', !c.ed25519 && 'Ed25519', !c.pbkdf2 && 'PBKDF2', !c.mlKem768 && 'ML-KEM-768', !c.mlDsa65 && 'ML-DSA-65']
+    .filter((x): x is string => typeof x === 'string');
   const routes = `${native.length ? native.join(', ') : 'none'}${wasmOnly.length ? `; wasm: ${wasmOnly.join(', ')}` : ''}`;
   const threads = expectedWorkerBuild(w, p.userAgent, false) === 'threads'
     ? 'threads build in workers (SharedArrayBuffer under COOP/COEP)'

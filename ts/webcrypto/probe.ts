@@ -6,14 +6,16 @@
  * whether private keys stay non-extractable, and a **known-answer self-test**
  * through the same native operations the routes use (ops.ts): RFC 7748 §6.1
  * (X25519), RFC 8032 §7.1 TEST 1 (Ed25519, both secret forms, and the refusal
- * of a mismatched public half), RFC 7914 §11 (PBKDF2-HMAC-SHA256) and an
- * ML-KEM-768 round trip. `'auto'` takes a native route only where the
+ * of a mismatched public half), RFC 7914 §11 (PBKDF2-HMAC-SHA256), an
+ * ML-KEM-768 round trip and ML-DSA-65 (the public key of a fixed seed, by its
+ * SHA-256, and a signature with a context string that verifies, refused once
+ * altered or under another context). `'auto'` takes a native route only where the
  * self-test passed (routes.ts).
  *
  * The keystore's check of seed-imported keys against the wasm core is in
  * probe-keys.ts (it needs the core, loaded by then).
  */
-import { copyBytes, equalBytes, hexToBytes } from '../bytes.js';
+import { base64urlDecode, copyBytes, equalBytes, hexToBytes } from '../bytes.js';
 import { ed25519SignNative, ed25519VerifyNative, mlKemEncapsulateNative, pbkdf2Native, x25519Native } from './ops.js';
 import { findSubtle, type Subtle } from './subtle.js';
 
@@ -44,6 +46,10 @@ export interface WebCryptoSupport {
     readonly seedImport: boolean;
     /** The 2400-byte expanded decapsulation key can be imported (PKCS#8 `expandedKey`). */
     readonly expandedImport: boolean;
+  };
+  readonly mlDsa65: AlgorithmSupport & {
+    /** A signing key can be imported from its 32-byte seed ξ (`raw-seed`). */
+    readonly seedImport: boolean;
   };
 }
 
@@ -163,10 +169,47 @@ async function probeMlKem(s: Subtle): Promise<WebCryptoSupport['mlKem768']> {
   };
 }
 
+// ML-DSA-65 (FIPS 204): SHA-256 of the public key of ξ = 00 01 … 1f (the wasm core's mlDsaKeygen agrees).
+const ML_DSA_KAT_PUBLIC_SHA256 = 'd666806e11cee19a7c989f7445f90dd419cf4d2d51db8c0fdb4c0f0a542238c9';
+
+async function probeMlDsa(s: Subtle): Promise<WebCryptoSupport['mlDsa65']> {
+  const none = { ...NONE, seedImport: false };
+  const alg = { name: 'ML-DSA-65' };
+  const gen = (await attempt(() => s.generateKey(alg, false, ['sign', 'verify']) as Promise<CryptoKeyPair>));
+  if (!gen) return none;
+  const seed = Uint8Array.from({ length: 32 }, (_, i) => i);
+  const seedKey = await attempt(() => s.importKey('raw-seed', copyBytes(seed), alg, false, ['sign']));
+  const selfTest = await attempt(async () => {
+    // The public key only leaves an extractable private key, in its JWK (`pub`).
+    const jwk = await s.exportKey('jwk', await s.importKey('raw-seed', copyBytes(seed), alg, true, ['sign']));
+    const field = (jwk as { pub?: unknown }).pub;
+    const pub = typeof field === 'string' ? base64urlDecode(field) : undefined;
+    if (pub?.length !== 1952) return false;
+    const hash = new Uint8Array(await s.digest('SHA-256', copyBytes(pub)));
+    const msg = new TextEncoder().encode('veilkit ML-DSA-65 self-test');
+    const context = msg.subarray(0, 7);
+    const verifier = await s.importKey('raw-public', copyBytes(pub), alg, false, ['verify']);
+    const sig = new Uint8Array(await s.sign({ ...alg, context }, gen.privateKey, msg));
+    const own = new Uint8Array(await s.sign({ ...alg, context }, seedKey ?? gen.privateKey, msg));
+    const verify = (key: CryptoKey, sg: Uint8Array, ctx: Uint8Array): Promise<boolean> => s.verify({ ...alg, context: ctx }, key, copyBytes(sg), msg);
+    const altered = own.map((x, i) => (i === 100 ? x ^ 1 : x));
+    const [good, genGood, bad, otherContext] = await Promise.all([
+      verify(verifier, own, context), verify(gen.publicKey, sig, context), verify(verifier, altered, context), verify(verifier, own, msg.subarray(0, 6)),
+    ]);
+    return equalBytes(hash, hexToBytes(ML_DSA_KAT_PUBLIC_SHA256)) && seedKey !== undefined && own.length === 3309 && good && genGood && !bad && !otherContext;
+  });
+  return {
+    supported: true,
+    nonExtractable: gen.privateKey.extractable === false && seedKey?.extractable === false,
+    selfTest: selfTest === true,
+    seedImport: seedKey !== undefined,
+  };
+}
+
 /** Probes WebCrypto (a few milliseconds; runs alongside the wasm download in `init()`). */
 export async function detectWebCrypto(): Promise<WebCryptoSupport> {
   const s = findSubtle();
-  if (!s) return { available: false, pbkdf2: NONE, x25519: NONE, ed25519: NONE, mlKem768: { ...NONE, seedImport: false, expandedImport: false } };
+  if (!s) return { available: false, pbkdf2: NONE, x25519: NONE, ed25519: NONE, mlKem768: { ...NONE, seedImport: false, expandedImport: false }, mlDsa65: { ...NONE, seedImport: false } };
   // One algorithm after another, and a failed generateKey tried twice: a WebKitGTK CI run once
   // reported Ed25519 unsupported on a page while the probes ran concurrently (the cause is not
   // established; a few milliseconds more at init()).
@@ -174,5 +217,6 @@ export async function detectWebCrypto(): Promise<WebCryptoSupport> {
   const x25519 = await probeX25519(s);
   const ed25519 = await probeEd25519(s);
   const mlKem768 = await probeMlKem(s);
-  return { available: true, pbkdf2, x25519, ed25519, mlKem768 };
+  const mlDsa65 = await probeMlDsa(s);
+  return { available: true, pbkdf2, x25519, ed25519, mlKem768, mlDsa65 };
 }

@@ -33,8 +33,9 @@
  * (`generateMlKemKey`, `importMlKemSeed`) take that route instead: a
  * non-extractable WebCrypto key, decapsulated natively
  * (`routes.mlKemDecapsulationKey`). The handles of ts/keys.ts do the same for
- * Ed25519 signing, X25519 and ML-KEM-768 encapsulation keys
+ * Ed25519 signing, X25519, ML-KEM-768 encapsulation and ML-DSA-65 keys
  * (`routes.ed25519SigningKey`, `x25519Key`, `mlKemEncapsulationKey`,
+ * `mlDsaSigningKey` — which also needs `raw-seed` import — and `mlDsaPublicKey`,
  * {@link handleRoute}): native under `'auto'` too, since the key is imported once.
  */
 import { VeilError } from '../../protocol/errors.js';
@@ -71,6 +72,10 @@ export interface Routes {
   readonly x25519Key: Route;
   /** ML-KEM-768 encapsulation-key handles (`importMlKemEncapsulationKey`, ts/keys.ts). */
   readonly mlKemEncapsulationKey: Route;
+  /** ML-DSA-65 signing-key handles (`generateMlDsaSigningKey`, `importMlDsaSeed`, ts/keys.ts). */
+  readonly mlDsaSigningKey: Route;
+  /** ML-DSA-65 public-key handles (`importMlDsaPublicKey`, ts/keys.ts). */
+  readonly mlDsaPublicKey: Route;
 }
 
 /** The capability report of this thread's veilkit instance (`capabilities()`). */
@@ -87,7 +92,7 @@ export interface Capabilities {
   readonly webCrypto: WebCryptoSupport;
 }
 
-export type RoutedPrimitive = Exclude<keyof Routes, 'mlKemDecapsulate' | 'mlKemKeygen' | 'mlKemDecapsulationKey' | 'ed25519SigningKey' | 'x25519Key' | 'mlKemEncapsulationKey'>;
+export type RoutedPrimitive = Exclude<keyof Routes, 'mlKemDecapsulate' | 'mlKemKeygen' | 'mlKemDecapsulationKey' | 'ed25519SigningKey' | 'x25519Key' | 'mlKemEncapsulationKey' | 'mlDsaSigningKey' | 'mlDsaPublicKey'>;
 
 // ---------------------------------------------------------------------------
 // Choosing
@@ -128,6 +133,8 @@ export function chooseRoutes(pref: RoutePreference, wc: WebCryptoSupport): Route
     ed25519SigningKey: handleRoute(pref, wc.ed25519, true),
     x25519Key: handleRoute(pref, wc.x25519, true),
     mlKemEncapsulationKey: handleRoute(pref, wc.mlKem768, false),
+    mlDsaSigningKey: wc.mlDsa65.seedImport ? handleRoute(pref, wc.mlDsa65, true) : 'wasm',
+    mlDsaPublicKey: handleRoute(pref, wc.mlDsa65, false),
   };
 }
 
@@ -155,11 +162,13 @@ export function mlKemKeyRoute(pref: RoutePreference, wc: WebCryptoSupport): Rout
 
 /**
  * The keystore's routes for the keys of a new identity (`ks.capabilities().routes`).
- * Ed25519, X25519 and ML-KEM-768 are native when their seed-imported key passed
- * the self-test against the core (probe-keys.ts). ML-DSA-65 is always wasm, even
- * where WebCrypto has it: bundle signatures must be deterministic (FIPS 204
- * deterministic variant) so that a restored identity publishes a byte-identical
- * bundle, and WebCrypto signs hedged only. X-Wing has no WebCrypto algorithm.
+ * Ed25519, X25519, ML-KEM-768 and ML-DSA-65 are native when their seed-imported
+ * key passed the self-test against the core (probe-keys.ts). The route of ML-DSA-65
+ * decides the app and container-header signatures, which are hedged on both
+ * routes; the public bundle's deterministic signature (so that a restored identity
+ * publishes a byte-identical bundle) is made by the core from the seed when the
+ * identity is made or restored, whatever the route (worker/keystore/identities.ts).
+ * X-Wing has no WebCrypto algorithm.
  */
 export function keyRoutes(support: SeedKeySupport): Record<KeyType, Route> {
   const route = (ok: boolean): Route => (ok ? 'native' : 'wasm');
@@ -168,7 +177,7 @@ export function keyRoutes(support: SeedKeySupport): Record<KeyType, Route> {
     'x25519': route(support.x25519),
     'ml-kem-768': route(support['ml-kem-768']),
     'x-wing': 'wasm',
-    'ml-dsa-65': 'wasm',
+    'ml-dsa-65': route(support['ml-dsa-65']),
   };
 }
 

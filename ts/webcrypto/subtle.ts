@@ -28,6 +28,7 @@ export interface ModernSubtle {
     algorithm: { name: string }, key: CryptoKey, ciphertext: BufferSource, sharedKeyAlgorithm: { name: string }, extractable: boolean, usages: string[],
   ): Promise<CryptoKey>;
   sign(algorithm: { name: string; context?: Uint8Array | undefined }, key: CryptoKey, data: BufferSource): Promise<ArrayBuffer>;
+  verify(algorithm: { name: string; context?: Uint8Array | undefined }, key: CryptoKey, signature: BufferSource, data: BufferSource): Promise<boolean>;
 }
 
 /** `crypto.subtle` with the DOM typings and the newer methods (which a browser may still lack: probe before use). */
