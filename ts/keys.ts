@@ -33,13 +33,14 @@
 import * as wasm from './wasm/veilkit.js';
 import { VeilError } from '../protocol/errors.js';
 import { call } from './init.js';
-import { disposeSymbol, disposedError } from './dispose.js';
+import { disposeSymbol } from './dispose.js';
+import { KeySlot } from './key-slot.js';
 import { ED25519_PUBLIC_KEY_LENGTH, ED25519_SEED_LENGTH } from './ed25519.js';
 import { X25519_KEY_LENGTH, ecdhSharedSecret, generateX25519Keypair, x25519PublicKey } from './x25519.js';
 import { ML_KEM_768, mlKemEncapsulate } from './mlkem.js';
 import { ML_DSA_65, mlDsaContext, mlDsaKeygen, mlDsaSign, mlDsaVerify } from './mldsa.js';
 import type { EncapsulationResult } from './split.js';
-import { capabilities, handleRoute, type Route, type RoutePreference } from './webcrypto/routes.js';
+import { capabilities, handlePreference, handleRoute, type Route, type RoutePreference } from './webcrypto/routes.js';
 import { importMlKemPublic, mlKemEncapsulateWith, x25519DeriveNative } from './webcrypto/ops.js';
 import { importSeedKey, subtle } from './webcrypto/subtle.js';
 import { bytes, exact, untrustedExact, wipe } from './validate.js';
@@ -55,11 +56,8 @@ type HandleKind = 'ed25519SigningKey' | 'x25519Key' | 'mlKemEncapsulationKey' | 
 
 /** The route a new handle of `kind` gets (routes.ts `handleRoute`, for this thread's WebCrypto). */
 function routeFor(kind: HandleKind, options: KeyHandleOptions | undefined): Route {
-  if (options !== undefined && (typeof options !== 'object' || options === null)) throw new TypeError('options must be an object');
-  const caps = capabilities();
-  const pref = options?.route ?? caps.routePreference;
-  if (pref !== 'auto' && pref !== 'wasm' && pref !== 'native') throw new TypeError(`route must be 'auto', 'wasm' or 'native'`);
-  const wc = caps.webCrypto;
+  const pref = handlePreference(options);
+  const wc = capabilities().webCrypto;
   if (kind === 'ed25519SigningKey') return handleRoute(pref, wc.ed25519, true);
   if (kind === 'x25519Key') return handleRoute(pref, wc.x25519, true);
   if (kind === 'mlDsaSigningKey') return wc.mlDsa65.seedImport ? handleRoute(pref, wc.mlDsa65, true) : 'wasm';
@@ -75,19 +73,14 @@ export class Ed25519SigningKey {
   /** Where this key lives and signs. */
   readonly route: Route;
   readonly #publicKey: Uint8Array;
-  /**
-   * Exactly one of the two until `dispose()`, neither after. On wasm, the core's signer in wasm
-   * memory (its public key derived once: a signature is one fixed-base multiplication).
-   */
-  #webCryptoKey: CryptoKey | undefined;
-  #signer: wasm.Ed25519SignerHandle | undefined;
+  /** On wasm, the core's signer in wasm memory (its public key derived once: a signature is one fixed-base multiplication). */
+  readonly #key: KeySlot<wasm.Ed25519SignerHandle>;
 
   /** @internal Use `generateEd25519SigningKey` or `importEd25519Seed`. */
   constructor(route: Route, publicKey: Uint8Array, key: CryptoKey | wasm.Ed25519SignerHandle) {
     this.route = route;
     this.#publicKey = publicKey;
-    if (key instanceof wasm.Ed25519SignerHandle) this.#signer = key;
-    else this.#webCryptoKey = key;
+    this.#key = new KeySlot(key, (signer) => signer.free(), 'this Ed25519 key');
   }
 
   /** The 32-byte public key (a copy). */
@@ -97,24 +90,20 @@ export class Ed25519SigningKey {
 
   /** The non-extractable WebCrypto key (usage `sign`) on the native route; `undefined` on wasm and once disposed. */
   get webCryptoKey(): CryptoKey | undefined {
-    return this.#webCryptoKey;
+    return this.#key.webCryptoKey;
   }
 
   /** The 64-byte RFC 8032 signature of `message`: the same bytes as `signMessage` with this key's seed. */
   async sign(message: Uint8Array): Promise<Uint8Array> {
-    if (!this.#webCryptoKey && !this.#signer) throw disposedError('this Ed25519 key');
+    const key = this.#key.held();
     const m = bytes('message', message);
-    if (this.#webCryptoKey) return new Uint8Array(await subtle().sign({ name: 'Ed25519' }, this.#webCryptoKey, bufferSource(m)));
-    const signer = this.#signer;
-    if (signer) return call(() => signer.sign(m));
-    throw disposedError('this Ed25519 key');
+    if (key instanceof CryptoKey) return new Uint8Array(await subtle().sign({ name: 'Ed25519' }, key, bufferSource(m)));
+    return call(() => key.sign(m));
   }
 
   /** Forgets the key (frees the wasm route's signer, which wipes it; drops the WebCrypto key). Idempotent; `sign` then rejects with `INVALID_STATE`. */
   dispose(): void {
-    this.#signer?.free();
-    this.#signer = undefined;
-    this.#webCryptoKey = undefined;
+    this.#key.release();
   }
 
   /** Same as {@link Ed25519SigningKey.dispose} (`using key = await generateEd25519SigningKey()`). */
@@ -137,7 +126,7 @@ export async function generateEd25519SigningKey(options?: KeyHandleOptions): Pro
   const s = subtle();
   const pair = (await s.generateKey({ name: 'Ed25519' }, false, ['sign', 'verify'])) as CryptoKeyPair;
   const pk = new Uint8Array(await s.exportKey('raw', pair.publicKey));
-  if (pk.length !== ED25519_PUBLIC_KEY_LENGTH) throw new VeilError('INTERNAL', 'WebCrypto exported an Ed25519 public key of another length', { details: { reason: 'invariant' } });
+  if (pk.length !== ED25519_PUBLIC_KEY_LENGTH) throw new VeilError('INTERNAL', 'WebCrypto exported an Ed25519 public key of another length');
   return new Ed25519SigningKey('native', pk, pair.privateKey);
 }
 
@@ -164,15 +153,14 @@ export class X25519Key {
   /** Where this key lives and agrees. */
   readonly route: Route;
   readonly #publicKey: Uint8Array;
-  #webCryptoKey: CryptoKey | undefined;
-  #secret: Uint8Array | undefined;
+  /** On wasm, the 32-byte secret. */
+  readonly #key: KeySlot<Uint8Array>;
 
   /** @internal Use `generateX25519Key` or `importX25519Secret`. */
   constructor(route: Route, publicKey: Uint8Array, key: CryptoKey | Uint8Array) {
     this.route = route;
     this.#publicKey = publicKey;
-    if (key instanceof Uint8Array) this.#secret = key;
-    else this.#webCryptoKey = key;
+    this.#key = new KeySlot(key, wipe, 'this X25519 key');
   }
 
   /** The 32-byte public key (a copy). */
@@ -182,7 +170,7 @@ export class X25519Key {
 
   /** The non-extractable WebCrypto key (usage `deriveBits`) on the native route; `undefined` on wasm and once disposed. */
   get webCryptoKey(): CryptoKey | undefined {
-    return this.#webCryptoKey;
+    return this.#key.webCryptoKey;
   }
 
   /**
@@ -191,18 +179,15 @@ export class X25519Key {
    * bytes `VeilError('INVALID_LENGTH')` (it is the peer's).
    */
   async sharedSecret(theirPublic: Uint8Array): Promise<Uint8Array> {
-    if (!this.#webCryptoKey && !this.#secret) throw disposedError('this X25519 key');
+    const key = this.#key.held();
     const pub = untrustedExact('theirPublic', theirPublic, X25519_KEY_LENGTH, 'INVALID_LENGTH');
-    if (this.#webCryptoKey) return x25519DeriveNative(subtle(), this.#webCryptoKey, pub);
-    if (this.#secret) return ecdhSharedSecret(this.#secret, pub);
-    throw disposedError('this X25519 key');
+    if (key instanceof CryptoKey) return x25519DeriveNative(subtle(), key, pub);
+    return ecdhSharedSecret(key, pub);
   }
 
   /** Forgets the key (wipes the wasm route's secret, drops the WebCrypto key). Idempotent; `sharedSecret` then rejects with `INVALID_STATE`. */
   dispose(): void {
-    if (this.#secret) wipe(this.#secret);
-    this.#secret = undefined;
-    this.#webCryptoKey = undefined;
+    this.#key.release();
   }
 
   /** Same as {@link X25519Key.dispose}. */
@@ -221,7 +206,7 @@ export async function generateX25519Key(options?: KeyHandleOptions): Promise<X25
   const s = subtle();
   const pair = (await s.generateKey({ name: 'X25519' }, false, ['deriveBits'])) as CryptoKeyPair;
   const pk = new Uint8Array(await s.exportKey('raw', pair.publicKey));
-  if (pk.length !== X25519_KEY_LENGTH) throw new VeilError('INTERNAL', 'WebCrypto exported an X25519 public key of another length', { details: { reason: 'invariant' } });
+  if (pk.length !== X25519_KEY_LENGTH) throw new VeilError('INTERNAL', 'WebCrypto exported an X25519 public key of another length');
   return new X25519Key('native', pk, pair.privateKey);
 }
 
@@ -308,16 +293,14 @@ export class MlDsaSigningKey {
   /** Where this key lives and signs. */
   readonly route: Route;
   readonly #publicKey: Uint8Array;
-  /** Exactly one of the two until `dispose()`, neither after. On wasm, a copy of the 32-byte seed ξ. */
-  #webCryptoKey: CryptoKey | undefined;
-  #seed: Uint8Array | undefined;
+  /** On wasm, a copy of the 32-byte seed ξ. */
+  readonly #key: KeySlot<Uint8Array>;
 
   /** @internal Use `generateMlDsaSigningKey` or `importMlDsaSeed`. */
   constructor(route: Route, publicKey: Uint8Array, key: CryptoKey | Uint8Array) {
     this.route = route;
     this.#publicKey = publicKey;
-    if (key instanceof Uint8Array) this.#seed = key;
-    else this.#webCryptoKey = key;
+    this.#key = new KeySlot(key, wipe, 'this ML-DSA-65 key');
   }
 
   /** The 1952-byte public key (a copy). */
@@ -327,7 +310,7 @@ export class MlDsaSigningKey {
 
   /** The non-extractable WebCrypto key (usage `sign`) on the native route; `undefined` on wasm and once disposed. */
   get webCryptoKey(): CryptoKey | undefined {
-    return this.#webCryptoKey;
+    return this.#key.webCryptoKey;
   }
 
   /**
@@ -335,19 +318,16 @@ export class MlDsaSigningKey {
    * else `RangeError`). It verifies with `mlDsaVerify(publicKey, message, signature, { context })`.
    */
   async sign(message: Uint8Array, options?: MlDsaContextOptions): Promise<Uint8Array> {
-    if (!this.#webCryptoKey && !this.#seed) throw disposedError('this ML-DSA-65 key');
+    const key = this.#key.held();
     const m = bytes('message', message);
     const context = contextOf(options);
-    if (this.#webCryptoKey) return new Uint8Array(await subtle().sign(mlDsaParams(context), this.#webCryptoKey, bufferSource(m)));
-    if (this.#seed) return mlDsaSign(this.#seed, m, { context });
-    throw disposedError('this ML-DSA-65 key');
+    if (key instanceof CryptoKey) return new Uint8Array(await subtle().sign(mlDsaParams(context), key, bufferSource(m)));
+    return mlDsaSign(key, m, { context });
   }
 
   /** Forgets the key (wipes the wasm route's seed, drops the WebCrypto key). Idempotent; `sign` then rejects with `INVALID_STATE`. */
   dispose(): void {
-    if (this.#seed) wipe(this.#seed);
-    this.#seed = undefined;
-    this.#webCryptoKey = undefined;
+    this.#key.release();
   }
 
   /** Same as {@link MlDsaSigningKey.dispose}. */

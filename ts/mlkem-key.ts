@@ -19,9 +19,10 @@
  * - `'auto'`: native when WebCrypto has ML-KEM-768, keeps keys
  *   non-extractable and passed the self-test of `init()`.
  */
-import { disposeSymbol, disposedError } from './dispose.js';
+import { disposeSymbol } from './dispose.js';
+import { KeySlot } from './key-slot.js';
 import { mlKemDecapsulate, mlKemKeygen, ML_KEM_768 } from './mlkem.js';
-import { capabilities, mlKemKeyRoute, type Route, type RoutePreference } from './webcrypto/routes.js';
+import { capabilities, handlePreference, mlKemKeyRoute, type Route, type RoutePreference } from './webcrypto/routes.js';
 import { importSeedKey, subtle } from './webcrypto/subtle.js';
 import { exact, untrustedExact, wipe } from './validate.js';
 import { bufferSource } from './bytes.js';
@@ -37,10 +38,7 @@ export interface MlKemKeyOptions {
 
 /** The route a handle gets: see the module notes. */
 function routeFor(options: MlKemKeyOptions | undefined): Route {
-  const caps = capabilities();
-  const pref = options?.route ?? caps.routePreference;
-  if (pref !== 'auto' && pref !== 'wasm' && pref !== 'native') throw new TypeError(`route must be 'auto', 'wasm' or 'native'`);
-  return mlKemKeyRoute(pref, caps.webCrypto);
+  return mlKemKeyRoute(handlePreference(options), capabilities().webCrypto);
 }
 
 /** An ML-KEM-768 decapsulation key held as a handle (never as bytes on the native route). */
@@ -48,16 +46,14 @@ export class MlKemDecapsulationKey {
   /** Where this key lives and decapsulates. */
   readonly route: Route;
   readonly #encapsulationKey: Uint8Array;
-  /** Exactly one of the two until `dispose()`, neither after. */
-  #webCryptoKey: CryptoKey | undefined;
-  #expanded: Uint8Array | undefined;
+  /** On wasm, the 2400-byte expanded decapsulation key. */
+  readonly #key: KeySlot<Uint8Array>;
 
   /** @internal Use `generateMlKemKey` or `importMlKemSeed`. */
   constructor(route: Route, encapsulationKey: Uint8Array, key: CryptoKey | Uint8Array) {
     this.route = route;
     this.#encapsulationKey = encapsulationKey;
-    if (key instanceof Uint8Array) this.#expanded = key;
-    else this.#webCryptoKey = key;
+    this.#key = new KeySlot(key, wipe, 'this ML-KEM key');
   }
 
   /** The 1184-byte encapsulation (public) key: send it to whoever encapsulates to you (a copy). */
@@ -70,11 +66,7 @@ export class MlKemDecapsulationKey {
    * `undefined` on wasm and once the key is disposed (a property, not a use of the key: it does not throw).
    */
   get webCryptoKey(): CryptoKey | undefined {
-    return this.#webCryptoKey;
-  }
-
-  #live(): void {
-    if (this.#webCryptoKey === undefined && this.#expanded === undefined) throw disposedError('this ML-KEM key');
+    return this.#key.webCryptoKey;
   }
 
   /**
@@ -83,9 +75,7 @@ export class MlKemDecapsulationKey {
    * `encapsulationKey` and `route` stay readable.
    */
   dispose(): void {
-    if (this.#expanded) wipe(this.#expanded);
-    this.#expanded = undefined;
-    this.#webCryptoKey = undefined;
+    this.#key.release();
   }
 
   /** Same as {@link MlKemDecapsulationKey.dispose} (`using key = await generateMlKemKey()`). */
@@ -105,15 +95,11 @@ export class MlKemDecapsulationKey {
    * one of another length (the sender's bytes) is `VeilError('INVALID_LENGTH')`.
    */
   async decapsulate(ciphertext: Uint8Array): Promise<Uint8Array> {
-    this.#live();
+    const key = this.#key.held();
     const ct = untrustedExact('ciphertext', ciphertext, ML_KEM_768.ciphertextLength, 'INVALID_LENGTH');
-    if (this.#webCryptoKey) {
-      // WebCrypto copies its input; only a view of shared memory needs a copy first.
-      const input = bufferSource(ct);
-      return new Uint8Array(await subtle().decapsulateBits(ALG, this.#webCryptoKey, input));
-    }
-    if (this.#expanded) return mlKemDecapsulate(this.#expanded, ct);
-    throw disposedError('this ML-KEM key'); // not reached: #live() checked it
+    // WebCrypto copies its input; only a view of shared memory needs a copy first.
+    if (key instanceof CryptoKey) return new Uint8Array(await subtle().decapsulateBits(ALG, key, bufferSource(ct)));
+    return mlKemDecapsulate(key, ct);
   }
 }
 

@@ -139,6 +139,17 @@ export function chooseRoutes(pref: RoutePreference, wc: WebCryptoSupport): Route
 }
 
 /**
+ * The route preference a key handle is made with (ts/keys.ts, ts/mlkem-key.ts): `options.route`,
+ * else the one `init()` was given; `TypeError` for options that are not an object or another route.
+ */
+export function handlePreference(options: { route?: RoutePreference } | undefined): RoutePreference {
+  if (options !== undefined && (typeof options !== 'object' || options === null)) throw new TypeError('options must be an object');
+  const pref = options?.route ?? capabilities().routePreference;
+  if (pref !== 'auto' && pref !== 'wasm' && pref !== 'native') throw new TypeError(`route must be 'auto', 'wasm' or 'native'`);
+  return pref;
+}
+
+/**
  * The route of a key handle (ts/keys.ts): native where WebCrypto has the algorithm and passed the
  * self-test (and, for a private key, keeps it non-extractable), under `'auto'` as under
  * `'native'`: a key imported once and used many times is where WebCrypto wins (no import per call).
