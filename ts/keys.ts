@@ -80,7 +80,7 @@ export class Ed25519SigningKey {
   constructor(route: Route, publicKey: Uint8Array, key: CryptoKey | wasm.Ed25519SignerHandle) {
     this.route = route;
     this.#publicKey = publicKey;
-    this.#key = new KeySlot(key, (signer) => signer.free(), 'this Ed25519 key');
+    this.#key = new KeySlot(route, key, (signer) => signer.free(), 'this Ed25519 key');
   }
 
   /** The 32-byte public key (a copy). */
@@ -97,8 +97,8 @@ export class Ed25519SigningKey {
   async sign(message: Uint8Array): Promise<Uint8Array> {
     const key = this.#key.held();
     const m = bytes('message', message);
-    if (key instanceof CryptoKey) return new Uint8Array(await subtle().sign({ name: 'Ed25519' }, key, bufferSource(m)));
-    return call(() => key.sign(m));
+    if ('native' in key) return new Uint8Array(await subtle().sign({ name: 'Ed25519' }, key.native, bufferSource(m)));
+    return call(() => key.wasm.sign(m));
   }
 
   /** Forgets the key (frees the wasm route's signer, which wipes it; drops the WebCrypto key). Idempotent; `sign` then rejects with `INVALID_STATE`. */
@@ -160,7 +160,7 @@ export class X25519Key {
   constructor(route: Route, publicKey: Uint8Array, key: CryptoKey | Uint8Array) {
     this.route = route;
     this.#publicKey = publicKey;
-    this.#key = new KeySlot(key, wipe, 'this X25519 key');
+    this.#key = new KeySlot(route, key, wipe, 'this X25519 key');
   }
 
   /** The 32-byte public key (a copy). */
@@ -181,8 +181,8 @@ export class X25519Key {
   async sharedSecret(theirPublic: Uint8Array): Promise<Uint8Array> {
     const key = this.#key.held();
     const pub = untrustedExact('theirPublic', theirPublic, X25519_KEY_LENGTH, 'INVALID_LENGTH');
-    if (key instanceof CryptoKey) return x25519DeriveNative(subtle(), key, pub);
-    return ecdhSharedSecret(key, pub);
+    if ('native' in key) return x25519DeriveNative(subtle(), key.native, pub);
+    return ecdhSharedSecret(key.wasm, pub);
   }
 
   /** Forgets the key (wipes the wasm route's secret, drops the WebCrypto key). Idempotent; `sharedSecret` then rejects with `INVALID_STATE`. */
@@ -300,7 +300,7 @@ export class MlDsaSigningKey {
   constructor(route: Route, publicKey: Uint8Array, key: CryptoKey | Uint8Array) {
     this.route = route;
     this.#publicKey = publicKey;
-    this.#key = new KeySlot(key, wipe, 'this ML-DSA-65 key');
+    this.#key = new KeySlot(route, key, wipe, 'this ML-DSA-65 key');
   }
 
   /** The 1952-byte public key (a copy). */
@@ -321,8 +321,8 @@ export class MlDsaSigningKey {
     const key = this.#key.held();
     const m = bytes('message', message);
     const context = contextOf(options);
-    if (key instanceof CryptoKey) return new Uint8Array(await subtle().sign(mlDsaParams(context), key, bufferSource(m)));
-    return mlDsaSign(key, m, { context });
+    if ('native' in key) return new Uint8Array(await subtle().sign(mlDsaParams(context), key.native, bufferSource(m)));
+    return mlDsaSign(key.wasm, m, { context });
   }
 
   /** Forgets the key (wipes the wasm route's seed, drops the WebCrypto key). Idempotent; `sign` then rejects with `INVALID_STATE`. */

@@ -53,7 +53,7 @@ export class MlKemDecapsulationKey {
   constructor(route: Route, encapsulationKey: Uint8Array, key: CryptoKey | Uint8Array) {
     this.route = route;
     this.#encapsulationKey = encapsulationKey;
-    this.#key = new KeySlot(key, wipe, 'this ML-KEM key');
+    this.#key = new KeySlot(route, key, wipe, 'this ML-KEM key');
   }
 
   /** The 1184-byte encapsulation (public) key: send it to whoever encapsulates to you (a copy). */
@@ -98,8 +98,8 @@ export class MlKemDecapsulationKey {
     const key = this.#key.held();
     const ct = untrustedExact('ciphertext', ciphertext, ML_KEM_768.ciphertextLength, 'INVALID_LENGTH');
     // WebCrypto copies its input; only a view of shared memory needs a copy first.
-    if (key instanceof CryptoKey) return new Uint8Array(await subtle().decapsulateBits(ALG, key, bufferSource(ct)));
-    return mlKemDecapsulate(key, ct);
+    if ('native' in key) return new Uint8Array(await subtle().decapsulateBits(ALG, key.native, bufferSource(ct)));
+    return mlKemDecapsulate(key.wasm, ct);
   }
 }
 

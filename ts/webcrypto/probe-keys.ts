@@ -3,7 +3,7 @@
  * core (docs/KEYSTORE.md, "Key routes"): per key type, a key imported from a
  * fixed derived seed (subtle.ts `importSeedKey`, as the keystore imports its
  * keys) must agree with the core — the Ed25519 and ML-DSA-65 signatures verify
- * in wasm, the X25519 shared secret and the ML-KEM-768 decapsulation match the
+ * in wasm (ML-DSA-65 under a context string, and not without it), the X25519 shared secret and the ML-KEM-768 decapsulation match the
  * core's. Run once per worker, after `init()` (the page-level known-answer
  * tests are in probe.ts).
  */
@@ -52,9 +52,13 @@ export function detectSeedKeys(): Promise<SeedKeySupport> {
         return equalBytes(ss, sharedSecret);
       }),
       'ml-dsa-65': await check(async () => {
+        // Every keystore ML-DSA-65 signature has a context string (app, header, registry): the
+        // native one must verify in the core under that context, and only under it.
         const k = deriveKeySeed(seed, 'ml-dsa-65');
-        const sig = new Uint8Array(await s.sign({ name: 'ML-DSA-65' }, await importSeedKey(s, 'ml-dsa-65', k), msg));
-        return P.mlDsaVerify(publicKeyFromKeySeed('ml-dsa-65', k), msg, sig);
+        const pk = publicKeyFromKeySeed('ml-dsa-65', k);
+        const context = enc.encode('veilkit-keystore-selftest');
+        const sig = new Uint8Array(await s.sign({ name: 'ML-DSA-65', context }, await importSeedKey(s, 'ml-dsa-65', k), msg));
+        return P.mlDsaVerify(pk, msg, sig, { context }) && !P.mlDsaVerify(pk, msg, sig);
       }),
     };
     return result;

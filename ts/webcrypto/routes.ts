@@ -175,8 +175,8 @@ export function mlKemKeyRoute(pref: RoutePreference, wc: WebCryptoSupport): Rout
  * The keystore's routes for the keys of a new identity (`ks.capabilities().routes`).
  * Ed25519, X25519, ML-KEM-768 and ML-DSA-65 are native when their seed-imported
  * key passed the self-test against the core (probe-keys.ts). The route of ML-DSA-65
- * decides the app and container-header signatures, which are hedged on both
- * routes; the public bundle's deterministic signature (so that a restored identity
+ * decides the app, container-header and device-registry signatures, which are
+ * hedged on both routes; the public bundle's deterministic signature (so that a restored identity
  * publishes a byte-identical bundle) is made by the core from the seed when the
  * identity is made or restored, whatever the route (worker/keystore/identities.ts).
  * X-Wing has no WebCrypto algorithm.
