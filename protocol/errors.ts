@@ -197,6 +197,11 @@ export function poisonedError(): VeilError | undefined {
   return poisoned;
 }
 
+/** Whether `e` is an `Error` or a `DOMException` (not every engine makes it an `Error`): it has a `name` and a `message`. */
+export function isErrorLike(e: unknown): e is Error | DOMException {
+  return e instanceof Error || (typeof DOMException === 'function' && e instanceof DOMException);
+}
+
 /**
  * Converts whatever a wasm call threw into a {@link VeilError}.
  * Errors from the core arrive as `Error` objects named `VeilError` with a

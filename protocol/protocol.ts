@@ -22,7 +22,7 @@ import type * as Primitives from '../ts/primitives.js';
 import type { Capabilities, RoutePreference } from '../ts/webcrypto/routes.js';
 import type { KeystoreReplies } from './keystore.protocol.js';
 import type { FilesReplies } from './files.protocol.js';
-import { VeilError, type VeilErrorDetails } from './errors.js';
+import { VeilError, isErrorLike, type VeilErrorDetails } from './errors.js';
 
 /** Primitives callable in a worker (pure functions of their arguments). */
 export const WORKER_PRIMITIVES = [
@@ -150,7 +150,7 @@ export function serializeError(e: unknown): SerializedError {
   if (e instanceof TypeError || e instanceof RangeError) return { name: e.name, message: e.message };
   // Any other error keeps its name (a DOMException's `NotReadableError`, `DataCloneError`, …): the
   // page turns it into `VeilError('INTERNAL')` with that name as `details.reason` (ts/pool.ts deserializeError).
-  if (e instanceof Error || (typeof DOMException === 'function' && e instanceof DOMException)) {
+  if (isErrorLike(e)) {
     return { name: typeof e.name === 'string' && e.name !== '' ? e.name.slice(0, 64) : 'Error', message: e.message };
   }
   return { name: typeof e, message: String(e) };

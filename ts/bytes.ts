@@ -4,7 +4,7 @@
  * views WebCrypto's `BufferSource` parameters want. Argument checks live in
  * ts/validate.ts.
  */
-import { VeilError } from '../protocol/errors.js';
+import { VeilError, isErrorLike } from '../protocol/errors.js';
 
 /** The parts one after the other, in a fresh buffer. */
 export function concatBytes(parts: readonly Uint8Array[]): Uint8Array<ArrayBuffer> {
@@ -107,8 +107,8 @@ export async function readBlob(blob: Blob): Promise<Uint8Array<ArrayBuffer>> {
   try {
     return new Uint8Array(await blob.arrayBuffer());
   } catch (e) {
-    const reason = e instanceof Error || (typeof DOMException === 'function' && e instanceof DOMException) ? e.name : typeof e;
-    const why = e instanceof Error || (typeof DOMException === 'function' && e instanceof DOMException) ? e.message : String(e);
+    const reason = isErrorLike(e) ? e.name : typeof e;
+    const why = isErrorLike(e) ? e.message : String(e);
     throw new VeilError('READ_FAILED', `the browser could not read a Blob (${reason}: ${why}); a picked file may have changed since, or the browser's blob storage is full`, { cause: e, details: { reason } });
   }
 }

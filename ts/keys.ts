@@ -40,7 +40,7 @@ import { X25519_KEY_LENGTH, ecdhSharedSecret, generateX25519Keypair, x25519Publi
 import { ML_KEM_768, mlKemEncapsulate } from './mlkem.js';
 import { ML_DSA_65, mlDsaContext, mlDsaKeygen, mlDsaSign, mlDsaVerify } from './mldsa.js';
 import type { EncapsulationResult } from './split.js';
-import { capabilities, handlePreference, handleRoute, type Route, type RoutePreference } from './webcrypto/routes.js';
+import { capabilities, chooseRoutes, handlePreference, type Route, type RoutePreference } from './webcrypto/routes.js';
 import { importMlKemPublic, mlKemEncapsulateWith, x25519DeriveNative } from './webcrypto/ops.js';
 import { importSeedKey, subtle } from './webcrypto/subtle.js';
 import { bytes, exact, untrustedExact, wipe } from './validate.js';
@@ -54,15 +54,9 @@ export interface KeyHandleOptions {
 
 type HandleKind = 'ed25519SigningKey' | 'x25519Key' | 'mlKemEncapsulationKey' | 'mlDsaSigningKey' | 'mlDsaPublicKey';
 
-/** The route a new handle of `kind` gets (routes.ts `handleRoute`, for this thread's WebCrypto). */
+/** The route a new handle of `kind` gets: the one `capabilities().routes` reports, for the handle's preference. */
 function routeFor(kind: HandleKind, options: KeyHandleOptions | undefined): Route {
-  const pref = handlePreference(options);
-  const wc = capabilities().webCrypto;
-  if (kind === 'ed25519SigningKey') return handleRoute(pref, wc.ed25519, true);
-  if (kind === 'x25519Key') return handleRoute(pref, wc.x25519, true);
-  if (kind === 'mlDsaSigningKey') return wc.mlDsa65.seedImport ? handleRoute(pref, wc.mlDsa65, true) : 'wasm';
-  if (kind === 'mlDsaPublicKey') return handleRoute(pref, wc.mlDsa65, false);
-  return handleRoute(pref, wc.mlKem768, false);
+  return chooseRoutes(handlePreference(options), capabilities().webCrypto)[kind];
 }
 
 // ---------------------------------------------------------------------------

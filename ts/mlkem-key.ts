@@ -22,7 +22,7 @@
 import { disposeSymbol } from './dispose.js';
 import { KeySlot } from './key-slot.js';
 import { mlKemDecapsulate, mlKemKeygen, ML_KEM_768 } from './mlkem.js';
-import { capabilities, handlePreference, mlKemKeyRoute, type Route, type RoutePreference } from './webcrypto/routes.js';
+import { capabilities, chooseRoutes, handlePreference, type Route, type RoutePreference } from './webcrypto/routes.js';
 import { importSeedKey, subtle } from './webcrypto/subtle.js';
 import { exact, untrustedExact, wipe } from './validate.js';
 import { bufferSource } from './bytes.js';
@@ -38,7 +38,7 @@ export interface MlKemKeyOptions {
 
 /** The route a handle gets: see the module notes. */
 function routeFor(options: MlKemKeyOptions | undefined): Route {
-  return mlKemKeyRoute(handlePreference(options), capabilities().webCrypto);
+  return chooseRoutes(handlePreference(options), capabilities().webCrypto).mlKemDecapsulationKey;
 }
 
 /** An ML-KEM-768 decapsulation key held as a handle (never as bytes on the native route). */
